@@ -1,0 +1,169 @@
+#include "admission/chain.h"
+
+#include <fmt/format.h>
+
+#include "admission/limit_ranger.h"
+#include "admission/pod_security.h"
+#include "api/defaults.h"
+#include "api/field.h"
+#include "api/limit_range_defaults.h"
+#include "api/objects.h"
+#include "validation/drop_disabled.h"
+#include "validation/limit_range.h"
+#include "validation/object_meta.h"
+#include "validation/pod.h"
+
+namespace podlimits::admission {
+namespace {
+
+struct NamespaceState {
+  api::Namespace ns;
+  std::vector<api::LimitRange> limit_ranges;
+};
+
+class Chain {
+ public:
+  explicit Chain(const ChainOptions& options) : options_(options) {}
+
+  std::vector<Outcome> Run(std::vector<api::DecodeResult> decoded) {
+    std::vector<Outcome> outcomes(decoded.size());
+    // Pass 1: everything but pods (namespaces and limit ranges shape how pods are admitted).
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
+      if (auto* err = std::get_if<api::DecodeError>(&decoded[i])) {
+        outcomes[i] = Failed(*err);
+      } else if (auto* obj = std::get_if<api::DecodedObject>(&decoded[i]); obj->kind != "Pod") {
+        outcomes[i] = obj->kind == "Namespace" ? AdmitNamespace(*obj) : AdmitLimitRange(*obj);
+      }
+    }
+    // Pass 2: pods.
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
+      auto* obj = std::get_if<api::DecodedObject>(&decoded[i]);
+      if (obj && obj->kind == "Pod") outcomes[i] = AdmitPod(*obj);
+    }
+    return outcomes;
+  }
+
+ private:
+  static Outcome Failed(const api::DecodeError& err) {
+    Outcome o;
+    o.from_server = err.from_server;
+    o.reason = err.reason;
+    o.message = err.message;
+    return o;
+  }
+
+  static Outcome Rejected(std::string kind, std::string name, std::string reason,
+                          std::string message, std::vector<std::string> warnings) {
+    Outcome o;
+    o.kind = std::move(kind);
+    o.name = std::move(name);
+    o.reason = std::move(reason);
+    o.message = std::move(message);
+    o.warnings = std::move(warnings);
+    return o;
+  }
+
+  static Outcome Admitted(std::string kind, std::string name, api::Node tree,
+                          std::vector<std::string> warnings) {
+    api::CanonicalizeOrder(tree, kind);
+    Outcome o;
+    o.admitted = true;
+    o.kind = std::move(kind);
+    o.name = std::move(name);
+    o.object = std::move(tree);
+    o.warnings = std::move(warnings);
+    return o;
+  }
+
+  NamespaceState& State(const std::string& name) {
+    auto [it, inserted] = namespaces_.try_emplace(name);
+    if (inserted) it->second.ns.metadata.name = name;
+    return it->second;
+  }
+
+  Outcome AdmitNamespace(api::DecodedObject& obj) {
+    api::SetDefaultsNamespace(obj.tree);
+    api::Namespace ns = api::ReadNamespace(obj.tree);
+    field::ErrorList errs = validation::ValidateObjectMeta(
+        ns.metadata, false, validation::NameRule::kDNSLabel, field::Path("metadata"));
+    if (!errs.empty()) {
+      return Rejected("Namespace", ns.metadata.name, "Invalid",
+                      validation::InvalidMessage("Namespace", ns.metadata, errs), obj.warnings);
+    }
+    State(ns.metadata.name).ns = ns;
+    return Admitted("Namespace", ns.metadata.name, std::move(obj.tree), std::move(obj.warnings));
+  }
+
+  Outcome AdmitLimitRange(api::DecodedObject& obj) {
+    api::SetDefaultNamespace(obj.tree);
+    api::SetDefaultsLimitRange(obj.tree);
+    api::LimitRange lr = api::ReadLimitRange(obj.tree);
+    field::ErrorList errs = validation::ValidateLimitRange(lr);
+    if (!errs.empty()) {
+      return Rejected("LimitRange", lr.metadata.name, "Invalid",
+                      validation::LimitRangeInvalidMessage(lr.metadata.name, errs), obj.warnings);
+    }
+    State(lr.metadata.namespace_).limit_ranges.push_back(lr);
+    return Admitted("LimitRange", lr.metadata.name, std::move(obj.tree), std::move(obj.warnings));
+  }
+
+  Outcome AdmitPod(api::DecodedObject& obj) {
+    const auto& gates = options_.gates;
+    std::vector<std::string> warnings = std::move(obj.warnings);
+    api::Node& tree = obj.tree;
+    api::SetDefaultNamespace(tree);
+    for (auto& w : validation::DropDisabledPodFields(tree, gates)) warnings.push_back(std::move(w));
+    api::SetDefaultsPod(tree, api::DefaultingOptions{gates.pod_level_resources});
+    std::string ns_name = api::ReadObjectMeta(tree).namespace_;
+    NamespaceState& state = State(ns_name);
+
+    std::optional<LimitRanger> limit_ranger;
+    if (options_.run_admission_plugins) {
+      limit_ranger.emplace(state.limit_ranges, gates);
+      limit_ranger->Admit(tree);
+    }
+    api::Pod pod = api::ReadPod(tree);
+    validation::ValidationResult v = validation::ValidatePodCreate(pod, gates);
+    for (auto& w : v.warnings) warnings.push_back(std::move(w));
+    if (!v.errors.empty()) {
+      return Rejected("Pod", pod.metadata.name, "Invalid",
+                      validation::InvalidMessage("Pod", pod.metadata, v.errors),
+                      std::move(warnings));
+    }
+    if (!options_.run_admission_plugins) {
+      return Admitted("Pod", pod.metadata.name, std::move(tree), std::move(warnings));
+    }
+    if (auto forbidden = limit_ranger->Validate(pod)) {
+      return Rejected("Pod", pod.metadata.name, "Forbidden", *forbidden, std::move(warnings));
+    }
+    psa::PodSecurityDecision security =
+        pod_security().Evaluate(state.ns, pod, tree, options_.username);
+    for (auto& w : security.warnings) warnings.push_back(std::move(w));
+    if (security.forbidden_message) {
+      return Rejected("Pod", pod.metadata.name, "Forbidden", *security.forbidden_message,
+                      std::move(warnings));
+    }
+    Outcome o = Admitted("Pod", pod.metadata.name, std::move(tree), std::move(warnings));
+    o.audit_annotations = std::move(security.audit_annotations);
+    return o;
+  }
+
+  const psa::PodSecurity& pod_security() {
+    if (options_.pod_security) return *options_.pod_security;
+    if (!default_pod_security_) default_pod_security_.emplace();
+    return *default_pod_security_;
+  }
+
+  const ChainOptions& options_;
+  std::map<std::string, NamespaceState> namespaces_;
+  std::optional<psa::PodSecurity> default_pod_security_;
+};
+
+}  // namespace
+
+std::vector<Outcome> RunChain(std::vector<api::DecodeResult> decoded, const ChainOptions& options) {
+  Chain chain(options);
+  return chain.Run(std::move(decoded));
+}
+
+}  // namespace podlimits::admission

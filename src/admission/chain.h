@@ -1,0 +1,46 @@
+// The admission chain, in kube-apiserver order:
+//   strict decode → drop disabled fields → API defaulting → mutating admission (LimitRanger)
+//   → validation → validating admission (LimitRanger, Pod Security).
+// Namespaces and LimitRanges are admitted first, so the pods of a stream see them whatever
+// the order of the documents; results come back in input order.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/decode.h"
+#include "api/node.h"
+#include "validation/feature_gates.h"
+
+namespace podlimits::admission {
+
+namespace psa {
+class PodSecurity;
+}
+
+struct ChainOptions {
+  validation::FeatureGates gates;
+  // false: API validation only (`podlimits validate`); true: the admission plugins run too.
+  bool run_admission_plugins = true;
+  const psa::PodSecurity* pod_security = nullptr;  // nullptr: Pod Security defaults (privileged)
+  std::string username;                            // the requesting user, for PSA exemptions
+};
+
+struct Outcome {
+  bool admitted = false;
+  std::string kind;
+  std::string name;
+  api::Node object;  // the stored form, when admitted
+  std::vector<std::string> warnings;
+  // When rejected: whether the apiserver said it (vs. a client-side error), its reason
+  // (BadRequest, Invalid, Forbidden) and its Status.message.
+  bool from_server = true;
+  std::string reason;
+  std::string message;
+  std::map<std::string, std::string> audit_annotations;
+};
+
+std::vector<Outcome> RunChain(std::vector<api::DecodeResult> decoded, const ChainOptions& options);
+
+}  // namespace podlimits::admission

@@ -1,0 +1,225 @@
+#include "api/defaults.h"
+
+#include <algorithm>
+
+#include "api/quantity.h"
+#include "api/schema.h"
+
+namespace podlimits::api {
+namespace {
+
+void Default(Node& obj, std::string_view key, Node value) {
+  if (!obj.Find(key)) obj.Set(key, std::move(value));
+}
+
+// kubelet/apiserver rule: images without a tag, or tagged :latest, are pulled Always.
+std::string_view DefaultPullPolicy(std::string_view image) {
+  if (image.find('@') != std::string_view::npos) return "IfNotPresent";
+  std::size_t slash = image.rfind('/');
+  std::string_view last = slash == std::string_view::npos ? image : image.substr(slash + 1);
+  std::size_t colon = last.rfind(':');
+  if (colon == std::string_view::npos) return "Always";
+  return last.substr(colon + 1) == "latest" ? "Always" : "IfNotPresent";
+}
+
+void SetDefaultsHandler(Node& handler) {
+  if (Node* http = handler.Find("httpGet")) {
+    Default(*http, "path", Node::String("/"));
+    Default(*http, "scheme", Node::String("HTTP"));
+  }
+}
+
+void SetDefaultsProbe(Node& probe) {
+  Default(probe, "timeoutSeconds", Node::Int(1));
+  Default(probe, "periodSeconds", Node::Int(10));
+  Default(probe, "successThreshold", Node::Int(1));
+  Default(probe, "failureThreshold", Node::Int(3));
+  SetDefaultsHandler(probe);
+}
+
+void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
+  Default(c, "terminationMessagePath", Node::String("/dev/termination-log"));
+  Default(c, "terminationMessagePolicy", Node::String("File"));
+  if (!c.Find("imagePullPolicy")) {
+    const Node* image = c.Find("image");
+    c.Set("imagePullPolicy",
+          Node::String(std::string(DefaultPullPolicy(image ? image->Str() : ""))));
+  }
+  if (Node* ports = c.Find("ports"); ports && ports->IsArray()) {
+    for (auto& p : ports->items) Default(p, "protocol", Node::String("TCP"));
+  }
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
+    if (Node* p = c.Find(probe)) SetDefaultsProbe(*p);
+  }
+  if (Node* lifecycle = c.Find("lifecycle")) {
+    for (auto& hook : lifecycle->members) SetDefaultsHandler(hook.value);
+  }
+  if (Node* env = c.Find("env"); env && env->IsArray()) {
+    for (auto& e : env->items) {
+      Node* value_from = e.Find("valueFrom");
+      Node* ref = value_from ? value_from->Find("fieldRef") : nullptr;
+      if (ref) Default(*ref, "apiVersion", Node::String("v1"));
+    }
+  }
+  if (Node* resources = c.Find("resources")) {
+    if (Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
+    if (Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
+    // "If limits are specified, but requests are not, default requests to limits."
+    if (Node* limits = resources->Find("limits");
+        copy_limits_to_requests && limits && limits->IsObject()) {
+      Node copy = *limits;
+      Node& requests = resources->Ensure("requests");
+      for (auto& m : copy.members) Default(requests, m.key, std::move(m.value));
+    }
+  }
+}
+
+void SetDefaultsVolume(Node& v) {
+  bool has_source = std::any_of(v.members.begin(), v.members.end(),
+                                [](const Member& m) { return m.key != "name"; });
+  if (!has_source) v.Set("emptyDir", Node::Object());
+  for (const char* source : {"secret", "configMap", "downwardAPI", "projected"}) {
+    if (Node* s = v.Find(source)) Default(*s, "defaultMode", Node::Int(420));
+  }
+}
+
+// KEP-2837 defaulting of spec.resources, for the resources pod-level resources support.
+// pid (KEP-6063) is limit-only and never gets a request.
+void SetDefaultsPodLevelResources(Node& spec) {
+  Node* resources = spec.Find("resources");
+  if (!resources || !resources->IsObject()) return;
+  Node* limits = resources->Find("limits");
+  if (!limits || !limits->IsObject() || limits->members.empty()) return;
+  Node& requests = resources->Ensure("requests");
+  // Aggregated container requests for cpu and memory (sum over containers; init containers
+  // use the max rule, which the validation re-checks precisely).
+  for (std::string_view name : {"cpu", "memory"}) {
+    if (requests.Find(name)) continue;
+    std::optional<Quantity> total;
+    if (const Node* containers = spec.Find("containers")) {
+      for (const auto& c : containers->items) {
+        const Node* q = c.FindPath({"resources", "requests"});
+        q = q ? q->Find(name) : nullptr;
+        if (!q) continue;
+        auto parsed = Quantity::Parse(q->scalar);
+        if (!parsed) continue;
+        if (total)
+          total->Add(*parsed);
+        else
+          total = *parsed;
+      }
+    }
+    if (total) requests.Set(name, Node::String(total->String()));
+  }
+  for (const auto& m : limits->members) {
+    if (m.key == "pid") continue;
+    bool supported = m.key == "cpu" || m.key == "memory" || m.key.starts_with("hugepages-");
+    if (supported && !requests.Find(m.key)) requests.Set(m.key, m.value);
+  }
+  if (requests.members.empty()) resources->Erase("requests");
+}
+
+}  // namespace
+
+void RoundResourceListToMilli(Node& list) {
+  if (!list.IsObject()) return;
+  for (auto& m : list.members) {
+    auto q = Quantity::Parse(m.value.scalar);
+    if (!q) continue;
+    Quantity rounded = Quantity::NewMilliQuantity(q->MilliValue(), q->Format());
+    if (q->Cmp(rounded) != 0) m.value.scalar = rounded.String();
+  }
+}
+
+void SetDefaultNamespace(Node& object, std::string_view ns) {
+  Node& meta = object.Ensure("metadata");
+  if (!meta.Find("namespace")) meta.Set("namespace", Node::String(std::string(ns)));
+}
+
+void SetDefaultsPod(Node& pod, const DefaultingOptions& options) {
+  Node& spec = pod.Ensure("spec");
+  Default(spec, "restartPolicy", Node::String("Always"));
+  Default(spec, "terminationGracePeriodSeconds", Node::Int(30));
+  Default(spec, "dnsPolicy", Node::String("ClusterFirst"));
+  Default(spec, "securityContext", Node::Object());
+  Default(spec, "schedulerName", Node::String("default-scheduler"));
+  Default(spec, "enableServiceLinks", Node::Bool(true));
+  for (const char* list : {"containers", "initContainers"}) {
+    if (Node* cs = spec.Find(list); cs && cs->IsArray()) {
+      for (auto& c : cs->items) SetDefaultsContainer(c, true);
+    }
+  }
+  if (Node* cs = spec.Find("ephemeralContainers"); cs && cs->IsArray()) {
+    for (auto& c : cs->items) SetDefaultsContainer(c, false);
+  }
+  if (Node* vols = spec.Find("volumes"); vols && vols->IsArray()) {
+    for (auto& v : vols->items) SetDefaultsVolume(v);
+  }
+  if (Node* overhead = spec.Find("overhead")) RoundResourceListToMilli(*overhead);
+  if (Node* resources = spec.Find("resources")) {
+    if (Node* l = resources->Find("limits")) RoundResourceListToMilli(*l);
+    if (Node* r = resources->Find("requests")) RoundResourceListToMilli(*r);
+  }
+  if (options.pod_level_resources) SetDefaultsPodLevelResources(spec);
+}
+
+void SetDefaultsNamespace(Node& ns) {
+  Node& meta = ns.Ensure("metadata");
+  const Node* name = meta.Find("name");
+  if (name && name->IsString() && !name->scalar.empty()) {
+    Node& labels = meta.Ensure("labels");
+    labels.Set("kubernetes.io/metadata.name", Node::String(name->scalar));
+  }
+  Node& spec = ns.Ensure("spec");
+  if (!spec.Find("finalizers")) {
+    Node finalizers = Node::Array();
+    finalizers.items.push_back(Node::String("kubernetes"));
+    spec.Set("finalizers", std::move(finalizers));
+  }
+  Node& status = ns.Ensure("status");
+  Default(status, "phase", Node::String("Active"));
+}
+
+namespace {
+
+void Reorder(Node& n, const FieldSpec& spec);
+
+void ReorderObject(Node& n, const TypeDef& type) {
+  if (!n.IsObject()) return;
+  std::stable_sort(n.members.begin(), n.members.end(), [&](const Member& a, const Member& b) {
+    auto ia = type.index.find(a.key), ib = type.index.find(b.key);
+    std::size_t ra = ia == type.index.end() ? SIZE_MAX : ia->second;
+    std::size_t rb = ib == type.index.end() ? SIZE_MAX : ib->second;
+    return ra < rb;
+  });
+  for (auto& m : n.members) {
+    if (const FieldDef* f = type.Field(m.key)) Reorder(m.value, f->spec);
+  }
+}
+
+void Reorder(Node& n, const FieldSpec& spec) {
+  switch (spec.kind) {
+    case FieldSpec::Kind::kRef:
+      ReorderObject(n, *spec.ref);
+      break;
+    case FieldSpec::Kind::kList:
+      for (auto& item : n.items) Reorder(item, *spec.elem);
+      break;
+    case FieldSpec::Kind::kMap:
+      if (!n.IsObject()) break;
+      std::stable_sort(n.members.begin(), n.members.end(),
+                       [](const Member& a, const Member& b) { return a.key < b.key; });
+      for (auto& m : n.members) Reorder(m.value, *spec.elem);
+      break;
+    case FieldSpec::Kind::kScalar:
+      break;
+  }
+}
+
+}  // namespace
+
+void CanonicalizeOrder(Node& object, std::string_view kind) {
+  if (const TypeDef* t = Schema::Objects().Root(kind)) ReorderObject(object, *t);
+}
+
+}  // namespace podlimits::api

@@ -1,0 +1,162 @@
+#include "api/json_codec.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+
+namespace podlimits::api {
+namespace {
+
+// Limits that keep hostile input from exhausting the stack or memory.
+constexpr std::size_t kMaxDepth = 256;
+
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(std::vector<Node>& out) : out_(out) {}
+
+  bool Null() { return Add(Node{}); }
+  bool Bool(bool b) { return Add(Node::Bool(b)); }
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(int64_t) { return false; }
+  bool Uint64(uint64_t) { return false; }
+  bool Double(double) { return false; }
+  bool RawNumber(const char* s, rapidjson::SizeType len, bool) {
+    Node n;
+    n.kind = Node::Kind::kNumber;
+    n.scalar.assign(s, len);
+    return Add(std::move(n));
+  }
+  bool String(const char* s, rapidjson::SizeType len, bool) {
+    Node n;
+    n.kind = Node::Kind::kString;
+    n.scalar.assign(s, len);
+    return Add(std::move(n));
+  }
+  bool StartObject() { return Open(Node::Object()); }
+  bool Key(const char* s, rapidjson::SizeType len, bool) {
+    stack_.back()->members.push_back(Member{std::string(s, len), Node{}});
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    stack_.pop_back();
+    return true;
+  }
+  bool StartArray() { return Open(Node::Array()); }
+  bool EndArray(rapidjson::SizeType) {
+    stack_.pop_back();
+    return true;
+  }
+
+ private:
+  Node* Place(Node n) {
+    if (stack_.empty()) {
+      out_.push_back(std::move(n));
+      return &out_.back();
+    }
+    Node* parent = stack_.back();
+    if (parent->kind == Node::Kind::kArray) {
+      parent->items.push_back(std::move(n));
+      return &parent->items.back();
+    }
+    parent->members.back().value = std::move(n);
+    return &parent->members.back().value;
+  }
+  bool Add(Node n) {
+    Place(std::move(n));
+    return true;
+  }
+  bool Open(Node n) {
+    if (stack_.size() >= kMaxDepth) return false;
+    stack_.push_back(Place(std::move(n)));
+    return true;
+  }
+
+  std::vector<Node>& out_;
+  std::vector<Node*> stack_;
+};
+
+std::uint32_t LineAt(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+}
+
+template <typename Writer>
+void Write(const Node& n, Writer& w) {
+  switch (n.kind) {
+    case Node::Kind::kNull:
+      w.Null();
+      break;
+    case Node::Kind::kBool:
+      w.Bool(n.scalar == "true");
+      break;
+    case Node::Kind::kNumber:
+      w.RawValue(n.scalar.data(), n.scalar.size(), rapidjson::kNumberType);
+      break;
+    case Node::Kind::kString:
+      w.String(n.scalar.data(), static_cast<rapidjson::SizeType>(n.scalar.size()));
+      break;
+    case Node::Kind::kArray:
+      w.StartArray();
+      for (const auto& item : n.items) Write(item, w);
+      w.EndArray();
+      break;
+    case Node::Kind::kObject:
+      w.StartObject();
+      for (const auto& m : n.members) {
+        w.Key(m.key.data(), static_cast<rapidjson::SizeType>(m.key.size()));
+        Write(m.value, w);
+      }
+      w.EndObject();
+      break;
+  }
+}
+
+}  // namespace
+
+std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text) {
+  std::vector<Node> docs;
+  rapidjson::MemoryStream ms(text.data(), text.size());
+  rapidjson::Reader reader;
+  constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
+                              rapidjson::kParseStopWhenDoneFlag |
+                              rapidjson::kParseValidateEncodingFlag;
+  while (true) {
+    // Skip whitespace between documents.
+    while (ms.Peek() == ' ' || ms.Peek() == '\n' || ms.Peek() == '\r' || ms.Peek() == '\t')
+      ms.Take();
+    if (ms.Peek() == '\0' && ms.Tell() >= text.size()) break;
+    TreeBuilder builder(docs);
+    std::size_t start = ms.Tell();
+    rapidjson::ParseResult ok = reader.Parse<kFlags>(ms, builder);
+    if (!ok) {
+      std::size_t at = ok.Offset();
+      std::string message = rapidjson::GetParseError_En(ok.Code());
+      if (ok.Code() == rapidjson::kParseErrorTermination) message = "nesting too deep";
+      (void)start;
+      return std::unexpected(SyntaxError{std::move(message), LineAt(text, at)});
+    }
+  }
+  return docs;
+}
+
+std::string EncodeJson(const Node& node, int indent) {
+  rapidjson::StringBuffer buf;
+  if (indent <= 0) {
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    Write(node, w);
+  } else {
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+    w.SetIndent(' ', static_cast<unsigned>(indent));
+    w.SetFormatOptions(rapidjson::kFormatDefault);
+    Write(node, w);
+  }
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+}  // namespace podlimits::api

@@ -1,0 +1,75 @@
+// The generic object tree every manifest is decoded into.
+//
+// podlimits keeps each object as the tree the user wrote (in key order, with every field,
+// including the many it does not interpret), so that decode → encode loses nothing. Typed views
+// (objects.h) read the fields podlimits interprets; mutations (defaulting, LimitRanger) edit the
+// tree directly, so there is one source of truth.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace podlimits::api {
+
+struct Member;
+
+struct Node {
+  enum class Kind : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
+
+  Kind kind = Kind::kNull;
+  // A YAML plain (unquoted) scalar: resolved to bool/number/null as YAML does, but allowed to
+  // stand for a string where the schema wants one (as sigs.k8s.io/yaml does for typed targets).
+  bool yaml_plain = false;
+  // 1-based line in the source document; 0 when unknown.
+  std::uint32_t line = 0;
+  // kBool: "true"/"false"; kNumber: the literal as written; kString: the value.
+  std::string scalar;
+  std::vector<Node> items;      // kArray
+  std::vector<Member> members;  // kObject, in source order
+
+  static Node Null() { return Node{}; }
+  static Node String(std::string s);
+  static Node Bool(bool b);
+  static Node Int(std::int64_t v);
+  static Node Object();
+  static Node Array();
+
+  bool IsNull() const { return kind == Kind::kNull; }
+  bool IsObject() const { return kind == Kind::kObject; }
+  bool IsArray() const { return kind == Kind::kArray; }
+  bool IsString() const { return kind == Kind::kString; }
+
+  // Object access. Find returns nullptr when absent (or when this is not an object).
+  const Node* Find(std::string_view key) const;
+  Node* Find(std::string_view key);
+  // Walks nested objects: FindPath({"spec", "resources"}).
+  const Node* FindPath(std::initializer_list<std::string_view> keys) const;
+  // Returns the member `key`, appending an empty one (of kind `kind`) if absent. Turns a null
+  // node into an object first.
+  Node& Ensure(std::string_view key, Kind kind = Kind::kObject);
+  // Replaces or appends `key`.
+  Node& Set(std::string_view key, Node value);
+  bool Erase(std::string_view key);
+
+  // Scalar helpers for nodes already checked by the schema.
+  std::string_view Str() const { return scalar; }
+  std::optional<std::int64_t> AsInt() const;
+  bool AsBool() const { return kind == Kind::kBool && scalar == "true"; }
+
+  bool operator==(const Node& other) const;
+};
+
+struct Member {
+  std::string key;
+  Node value;
+  bool operator==(const Member& other) const = default;
+};
+
+// Short description of a node's kind as Go's encoding/json names it: "string", "number",
+// "bool", "array", "object", "null".
+std::string_view GoJsonKindName(const Node& n);
+
+}  // namespace podlimits::api

@@ -1,0 +1,276 @@
+#include "api/objects.h"
+
+namespace podlimits::api {
+namespace {
+
+std::string Str(const Node* n) {
+  return n && n->IsString() ? n->scalar : std::string();
+}
+
+std::optional<std::string> OptStr(const Node* n) {
+  if (!n || !n->IsString()) return std::nullopt;
+  return n->scalar;
+}
+
+std::optional<bool> OptBool(const Node* n) {
+  if (!n || n->kind != Node::Kind::kBool) return std::nullopt;
+  return n->AsBool();
+}
+
+std::optional<std::int64_t> OptInt(const Node* n) {
+  if (!n) return std::nullopt;
+  return n->AsInt();
+}
+
+std::vector<std::string> Strings(const Node* n) {
+  std::vector<std::string> out;
+  if (!n || !n->IsArray()) return out;
+  out.reserve(n->items.size());
+  for (const auto& i : n->items) out.push_back(i.scalar);
+  return out;
+}
+
+std::map<std::string, std::string> StringMap(const Node* n) {
+  std::map<std::string, std::string> out;
+  if (!n || !n->IsObject()) return out;
+  for (const auto& m : n->members) out[m.key] = m.value.scalar;
+  return out;
+}
+
+ResourceList ReadResourceList(const Node* n) {
+  ResourceList out;
+  if (!n || !n->IsObject()) return out;
+  for (const auto& m : n->members) {
+    // Already canonical after StrictDecode; a parse failure here would be a bug upstream of us.
+    if (auto q = Quantity::Parse(m.value.scalar)) out.insert_or_assign(m.key, *q);
+  }
+  return out;
+}
+
+std::optional<SELinuxOptions> ReadSELinux(const Node* n) {
+  if (!n) return std::nullopt;
+  return SELinuxOptions{Str(n->Find("user")), Str(n->Find("role")), Str(n->Find("type")),
+                        Str(n->Find("level"))};
+}
+
+std::optional<SeccompProfile> ReadSeccomp(const Node* n) {
+  if (!n) return std::nullopt;
+  return SeccompProfile{Str(n->Find("type")), OptStr(n->Find("localhostProfile"))};
+}
+
+std::optional<AppArmorProfile> ReadAppArmor(const Node* n) {
+  if (!n) return std::nullopt;
+  return AppArmorProfile{Str(n->Find("type")), OptStr(n->Find("localhostProfile"))};
+}
+
+std::optional<WindowsSecurityContextOptions> ReadWindows(const Node* n) {
+  if (!n) return std::nullopt;
+  return WindowsSecurityContextOptions{OptBool(n->Find("hostProcess")), true};
+}
+
+std::optional<SecurityContext> ReadSecurityContext(const Node* n) {
+  if (!n || !n->IsObject()) return std::nullopt;
+  SecurityContext sc;
+  if (const Node* caps = n->Find("capabilities")) {
+    sc.capabilities = Capabilities{Strings(caps->Find("add")), Strings(caps->Find("drop"))};
+  }
+  sc.privileged = OptBool(n->Find("privileged"));
+  sc.se_linux_options = ReadSELinux(n->Find("seLinuxOptions"));
+  sc.windows_options = ReadWindows(n->Find("windowsOptions"));
+  sc.run_as_user = OptInt(n->Find("runAsUser"));
+  sc.run_as_group = OptInt(n->Find("runAsGroup"));
+  sc.run_as_non_root = OptBool(n->Find("runAsNonRoot"));
+  sc.read_only_root_filesystem = OptBool(n->Find("readOnlyRootFilesystem"));
+  sc.allow_privilege_escalation = OptBool(n->Find("allowPrivilegeEscalation"));
+  sc.proc_mount = OptStr(n->Find("procMount"));
+  sc.seccomp_profile = ReadSeccomp(n->Find("seccompProfile"));
+  sc.app_armor_profile = ReadAppArmor(n->Find("appArmorProfile"));
+  if (const Node* u = n->Find("ulimits"); u && u->IsArray()) {
+    std::vector<Ulimit> ulimits;
+    ulimits.reserve(u->items.size());
+    for (const auto& item : u->items) {
+      ulimits.push_back(Ulimit{Str(item.Find("name")), OptInt(item.Find("soft")).value_or(0),
+                               OptInt(item.Find("hard")).value_or(0)});
+    }
+    sc.ulimits = std::move(ulimits);
+  }
+  if (const Node* c = n->Find("cgroupOptions")) {
+    sc.cgroup_options = CgroupOptions{OptStr(c->Find("mountMode"))};
+  }
+  return sc;
+}
+
+std::optional<PodSecurityContext> ReadPodSecurityContext(const Node* n) {
+  if (!n || !n->IsObject()) return std::nullopt;
+  PodSecurityContext sc;
+  sc.se_linux_options = ReadSELinux(n->Find("seLinuxOptions"));
+  sc.windows_options = ReadWindows(n->Find("windowsOptions"));
+  sc.run_as_user = OptInt(n->Find("runAsUser"));
+  sc.run_as_group = OptInt(n->Find("runAsGroup"));
+  sc.run_as_non_root = OptBool(n->Find("runAsNonRoot"));
+  if (const Node* g = n->Find("supplementalGroups"); g && g->IsArray()) {
+    for (const auto& i : g->items) sc.supplemental_groups.push_back(i.AsInt().value_or(0));
+  }
+  sc.fs_group = OptInt(n->Find("fsGroup"));
+  if (const Node* s = n->Find("sysctls"); s && s->IsArray()) {
+    for (const auto& i : s->items)
+      sc.sysctls.push_back({Str(i.Find("name")), Str(i.Find("value"))});
+  }
+  sc.seccomp_profile = ReadSeccomp(n->Find("seccompProfile"));
+  sc.app_armor_profile = ReadAppArmor(n->Find("appArmorProfile"));
+  return sc;
+}
+
+void ReadHandlerHosts(const Node& handler, const std::string& prefix,
+                      std::vector<HandlerHost>& out) {
+  for (const char* action : {"httpGet", "tcpSocket"}) {
+    if (const Node* a = handler.Find(action)) {
+      if (const Node* host = a->Find("host")) {
+        out.push_back({prefix + "." + action + ".host", host->scalar});
+      }
+    }
+  }
+}
+
+Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
+  Container c;
+  c.kind = kind;
+  c.index = index;
+  c.name = Str(n.Find("name"));
+  c.image = Str(n.Find("image"));
+  c.command = Strings(n.Find("command"));
+  c.args = Strings(n.Find("args"));
+  c.working_dir = Str(n.Find("workingDir"));
+  if (const Node* ports = n.Find("ports"); ports && ports->IsArray()) {
+    for (const auto& p : ports->items) {
+      ContainerPort port;
+      if (auto hp = OptInt(p.Find("hostPort"))) port.host_port = static_cast<std::int32_t>(*hp);
+      port.container_port = static_cast<std::int32_t>(OptInt(p.Find("containerPort")).value_or(0));
+      port.protocol = Str(p.Find("protocol"));
+      port.host_ip = Str(p.Find("hostIP"));
+      c.ports.push_back(std::move(port));
+    }
+  }
+  if (const Node* env = n.Find("env"); env && env->IsArray()) {
+    for (const auto& e : env->items)
+      c.env.push_back({Str(e.Find("name")), OptStr(e.Find("value"))});
+  }
+  if (const Node* r = n.Find("resources")) {
+    c.resources = ReadResourceRequirements(*r);
+    c.resources_set = true;
+  }
+  c.restart_policy = OptStr(n.Find("restartPolicy"));
+  c.security_context = ReadSecurityContext(n.Find("securityContext"));
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
+    if (const Node* p = n.Find(probe)) ReadHandlerHosts(*p, probe, c.handler_hosts);
+  }
+  if (const Node* lifecycle = n.Find("lifecycle")) {
+    for (const char* hook : {"postStart", "preStop"}) {
+      if (const Node* h = lifecycle->Find(hook)) {
+        ReadHandlerHosts(*h, std::string("lifecycle.") + hook, c.handler_hosts);
+      }
+    }
+  }
+  c.tty = OptBool(n.Find("tty")).value_or(false);
+  return c;
+}
+
+std::vector<Container> ReadContainers(const Node* list, ContainerKind kind) {
+  std::vector<Container> out;
+  if (!list || !list->IsArray()) return out;
+  out.reserve(list->items.size());
+  for (std::size_t i = 0; i < list->items.size(); ++i) {
+    out.push_back(ReadContainer(list->items[i], kind, i));
+  }
+  return out;
+}
+
+}  // namespace
+
+ObjectMeta ReadObjectMeta(const Node& object) {
+  ObjectMeta m;
+  const Node* meta = object.Find("metadata");
+  if (!meta) return m;
+  m.name = Str(meta->Find("name"));
+  m.generate_name = Str(meta->Find("generateName"));
+  m.namespace_ = Str(meta->Find("namespace"));
+  m.uid = Str(meta->Find("uid"));
+  m.labels = StringMap(meta->Find("labels"));
+  m.annotations = StringMap(meta->Find("annotations"));
+  return m;
+}
+
+ResourceRequirements ReadResourceRequirements(const Node& node) {
+  ResourceRequirements r;
+  r.limits = ReadResourceList(node.Find("limits"));
+  r.requests = ReadResourceList(node.Find("requests"));
+  if (const Node* claims = node.Find("claims")) {
+    r.claims_set = true;
+    r.claims = claims->items.size();
+  }
+  return r;
+}
+
+Pod ReadPod(const Node& object) {
+  Pod pod;
+  pod.metadata = ReadObjectMeta(object);
+  const Node* spec = object.Find("spec");
+  if (!spec) return pod;
+  PodSpec& s = pod.spec;
+  if (const Node* os = spec->Find("os")) s.os_name = Str(os->Find("name"));
+  s.host_pid = OptBool(spec->Find("hostPID")).value_or(false);
+  s.host_network = OptBool(spec->Find("hostNetwork")).value_or(false);
+  s.host_ipc = OptBool(spec->Find("hostIPC")).value_or(false);
+  s.host_users = OptBool(spec->Find("hostUsers"));
+  s.security_context = ReadPodSecurityContext(spec->Find("securityContext"));
+  s.containers = ReadContainers(spec->Find("containers"), ContainerKind::kContainer);
+  s.init_containers = ReadContainers(spec->Find("initContainers"), ContainerKind::kInit);
+  s.ephemeral_containers =
+      ReadContainers(spec->Find("ephemeralContainers"), ContainerKind::kEphemeral);
+  if (const Node* vols = spec->Find("volumes"); vols && vols->IsArray()) {
+    for (const auto& v : vols->items) {
+      Volume vol;
+      for (const auto& m : v.members) {
+        if (m.key == "name")
+          vol.name = m.value.scalar;
+        else if (vol.source.empty())
+          vol.source = m.key;
+      }
+      if (vol.source == "hostPath") vol.host_path = Str(v.FindPath({"hostPath", "path"}));
+      s.volumes.push_back(std::move(vol));
+    }
+  }
+  if (const Node* r = spec->Find("resources")) s.resources = ReadResourceRequirements(*r);
+  if (const Node* o = spec->Find("overhead")) {
+    s.overhead = ReadResourceList(o);
+    s.overhead_set = true;
+  }
+  s.restart_policy = Str(spec->Find("restartPolicy"));
+  s.runtime_class_name = OptStr(spec->Find("runtimeClassName"));
+  s.termination_grace_period_seconds = OptInt(spec->Find("terminationGracePeriodSeconds"));
+  return pod;
+}
+
+LimitRange ReadLimitRange(const Node& object) {
+  LimitRange lr;
+  lr.metadata = ReadObjectMeta(object);
+  const Node* limits = object.FindPath({"spec", "limits"});
+  if (!limits || !limits->IsArray()) return lr;
+  for (const auto& item : limits->items) {
+    LimitRangeItem it;
+    it.type = Str(item.Find("type"));
+    it.max = ReadResourceList(item.Find("max"));
+    it.min = ReadResourceList(item.Find("min"));
+    it.default_limit = ReadResourceList(item.Find("default"));
+    it.default_request = ReadResourceList(item.Find("defaultRequest"));
+    it.max_limit_request_ratio = ReadResourceList(item.Find("maxLimitRequestRatio"));
+    lr.limits.push_back(std::move(it));
+  }
+  return lr;
+}
+
+Namespace ReadNamespace(const Node& object) {
+  return Namespace{ReadObjectMeta(object)};
+}
+
+}  // namespace podlimits::api

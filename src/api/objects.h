@@ -1,0 +1,201 @@
+// Typed, read-only views of the objects podlimits interprets.
+//
+// The Node tree (node.h) holds an object exactly as written; these structs hold the fields the
+// validation, admission and node code reason about, extracted from a tree that has already passed
+// StrictDecode (so every scalar has the right type). They are rebuilt after a mutation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "api/quantity.h"
+
+namespace podlimits::api {
+
+// Resource names to quantities. Sorted by name, as Go's JSON encoding sorts map keys, which also
+// makes every message that walks a ResourceList deterministic.
+using ResourceList = std::map<std::string, Quantity>;
+
+struct ObjectMeta {
+  std::string name;
+  std::string generate_name;
+  std::string namespace_;
+  std::string uid;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+struct ResourceRequirements {
+  ResourceList limits;
+  ResourceList requests;
+  std::size_t claims = 0;  // number of claims entries (contents are not interpreted)
+  bool claims_set = false;
+};
+
+struct Ulimit {
+  std::string name;
+  std::int64_t soft = 0;
+  std::int64_t hard = 0;
+};
+
+struct CgroupOptions {
+  std::optional<std::string> mount_mode;
+};
+
+struct SELinuxOptions {
+  std::string user, role, type, level;
+};
+
+struct SeccompProfile {
+  std::string type;
+  std::optional<std::string> localhost_profile;
+};
+
+struct AppArmorProfile {
+  std::string type;
+  std::optional<std::string> localhost_profile;
+};
+
+struct WindowsSecurityContextOptions {
+  std::optional<bool> host_process;
+  bool set = false;
+};
+
+struct Capabilities {
+  std::vector<std::string> add;
+  std::vector<std::string> drop;
+};
+
+struct SecurityContext {
+  std::optional<Capabilities> capabilities;
+  std::optional<bool> privileged;
+  std::optional<SELinuxOptions> se_linux_options;
+  std::optional<WindowsSecurityContextOptions> windows_options;
+  std::optional<std::int64_t> run_as_user;
+  std::optional<std::int64_t> run_as_group;
+  std::optional<bool> run_as_non_root;
+  std::optional<bool> read_only_root_filesystem;
+  std::optional<bool> allow_privilege_escalation;
+  std::optional<std::string> proc_mount;
+  std::optional<SeccompProfile> seccomp_profile;
+  std::optional<AppArmorProfile> app_armor_profile;
+  std::optional<std::vector<Ulimit>> ulimits;   // KEP-5758
+  std::optional<CgroupOptions> cgroup_options;  // KEP-5474
+};
+
+struct Sysctl {
+  std::string name, value;
+};
+
+struct PodSecurityContext {
+  std::optional<SELinuxOptions> se_linux_options;
+  std::optional<WindowsSecurityContextOptions> windows_options;
+  std::optional<std::int64_t> run_as_user;
+  std::optional<std::int64_t> run_as_group;
+  std::optional<bool> run_as_non_root;
+  std::vector<std::int64_t> supplemental_groups;
+  std::optional<std::int64_t> fs_group;
+  std::vector<Sysctl> sysctls;
+  std::optional<SeccompProfile> seccomp_profile;
+  std::optional<AppArmorProfile> app_armor_profile;
+};
+
+struct ContainerPort {
+  std::optional<std::int32_t> host_port;
+  std::int32_t container_port = 0;
+  std::string protocol;
+  std::string host_ip;
+};
+
+struct EnvVar {
+  std::string name;
+  std::optional<std::string> value;  // absent for valueFrom
+};
+
+// A probe or lifecycle handler that names a host (PSA's hostProbesAndLifecycleHooks check).
+struct HandlerHost {
+  std::string field;  // e.g. "livenessProbe.httpGet.host"
+  std::string host;
+};
+
+enum class ContainerKind { kContainer, kInit, kEphemeral };
+
+struct Container {
+  ContainerKind kind = ContainerKind::kContainer;
+  std::size_t index = 0;  // position in its list
+  std::string name;
+  std::string image;
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::string working_dir;
+  std::vector<ContainerPort> ports;
+  std::vector<EnvVar> env;
+  ResourceRequirements resources;
+  bool resources_set = false;
+  std::optional<std::string> restart_policy;  // init containers: "Always" makes a sidecar
+  std::optional<SecurityContext> security_context;
+  std::vector<HandlerHost> handler_hosts;
+  bool tty = false;
+
+  bool IsSidecar() const { return kind == ContainerKind::kInit && restart_policy == "Always"; }
+};
+
+struct Volume {
+  std::string name;
+  // The volume source set (hostPath, emptyDir, configMap, ...); empty when none is.
+  std::string source;
+  std::string host_path;  // for hostPath
+};
+
+struct PodSpec {
+  std::optional<std::string> os_name;
+  bool host_pid = false;
+  bool host_network = false;
+  bool host_ipc = false;
+  std::optional<bool> host_users;
+  std::optional<PodSecurityContext> security_context;
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  std::vector<Container> ephemeral_containers;
+  std::vector<Volume> volumes;
+  std::optional<ResourceRequirements> resources;  // pod-level (PodLevelResources)
+  ResourceList overhead;
+  bool overhead_set = false;
+  std::string restart_policy;
+  std::optional<std::string> runtime_class_name;
+  std::optional<std::int64_t> termination_grace_period_seconds;
+
+  bool IsWindows() const { return os_name == "windows"; }
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+};
+
+struct LimitRangeItem {
+  std::string type;
+  ResourceList max, min, default_limit, default_request, max_limit_request_ratio;
+};
+
+struct LimitRange {
+  ObjectMeta metadata;
+  std::vector<LimitRangeItem> limits;
+};
+
+struct Namespace {
+  ObjectMeta metadata;
+};
+
+// Extraction from strictly-decoded trees.
+ObjectMeta ReadObjectMeta(const Node& object);
+ResourceRequirements ReadResourceRequirements(const Node& node);
+Pod ReadPod(const Node& object);
+LimitRange ReadLimitRange(const Node& object);
+Namespace ReadNamespace(const Node& object);
+
+}  // namespace podlimits::api

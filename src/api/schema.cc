@@ -1,0 +1,329 @@
+#include "api/schema.h"
+
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+
+#include <cerrno>
+#include <climits>
+#include <functional>
+#include <stdexcept>
+
+#include "api/field.h"
+#include "api/quantity.h"
+
+namespace podlimits::api {
+
+std::string_view EmbeddedObjectSchema();  // generated from schema/k8s-v1-schema.json
+std::string_view EmbeddedConfigSchema();  // generated from schema/k8s-config-schema.json
+
+namespace {
+
+FieldSpec::Scalar ScalarOf(std::string_view t) {
+  if (t == "string") return FieldSpec::Scalar::kString;
+  if (t == "integer") return FieldSpec::Scalar::kInteger;
+  if (t == "number") return FieldSpec::Scalar::kNumber;
+  if (t == "boolean") return FieldSpec::Scalar::kBoolean;
+  if (t == "quantity") return FieldSpec::Scalar::kQuantity;
+  if (t == "int-or-string") return FieldSpec::Scalar::kIntOrString;
+  return FieldSpec::Scalar::kAny;
+}
+
+std::string LastComponents(std::string_view id, int n) {
+  std::size_t pos = id.size();
+  for (int i = 0; i < n; ++i) {
+    pos = id.rfind('.', pos - 1);
+    if (pos == std::string_view::npos) return std::string(id);
+  }
+  return std::string(id.substr(pos + 1));
+}
+
+}  // namespace
+
+Schema::Schema(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject())
+    throw std::runtime_error("embedded schema is not JSON");
+  const auto& types = doc["types"];
+  for (auto it = types.MemberBegin(); it != types.MemberEnd(); ++it) {
+    auto t = std::make_unique<TypeDef>();
+    t->id = it->name.GetString();
+    t->go_name = LastComponents(t->id, 2);
+    t->short_name = LastComponents(t->id, 1);
+    types_.emplace(t->id, std::move(t));
+  }
+  // Second pass: fields, now that every ref can be resolved.
+  std::function<void(const rapidjson::Value&, FieldSpec&)> parse_spec =
+      [&](const rapidjson::Value& v, FieldSpec& spec) {
+        if (v.HasMember("proposed")) spec.proposed = v["proposed"].GetString();
+        if (v.HasMember("format")) spec.format = v["format"].GetString();
+        if (v.HasMember("ref")) {
+          spec.kind = FieldSpec::Kind::kRef;
+          spec.ref = Type(v["ref"].GetString());
+          if (!spec.ref)
+            throw std::runtime_error(std::string("schema: unknown ref ") + v["ref"].GetString());
+        } else if (v.HasMember("list")) {
+          spec.kind = FieldSpec::Kind::kList;
+          spec.elem = std::make_unique<FieldSpec>();
+          parse_spec(v["list"], *spec.elem);
+        } else if (v.HasMember("map")) {
+          spec.kind = FieldSpec::Kind::kMap;
+          spec.elem = std::make_unique<FieldSpec>();
+          parse_spec(v["map"], *spec.elem);
+        } else {
+          spec.kind = FieldSpec::Kind::kScalar;
+          spec.scalar = ScalarOf(v.HasMember("type") ? v["type"].GetString() : "any");
+        }
+      };
+  for (auto it = types.MemberBegin(); it != types.MemberEnd(); ++it) {
+    TypeDef& t = *types_.at(it->name.GetString());
+    if (!it->value.HasMember("fields")) continue;
+    const auto& fields = it->value["fields"];
+    t.fields.reserve(fields.MemberCount());
+    for (auto f = fields.MemberBegin(); f != fields.MemberEnd(); ++f) {
+      FieldDef def;
+      def.name = f->name.GetString();
+      parse_spec(f->value, def.spec);
+      t.fields.push_back(std::move(def));
+    }
+    for (std::size_t i = 0; i < t.fields.size(); ++i) t.index.emplace(t.fields[i].name, i);
+  }
+  const auto& roots = doc["roots"];
+  for (auto it = roots.MemberBegin(); it != roots.MemberEnd(); ++it) {
+    roots_.emplace(it->name.GetString(), Type(it->value.GetString()));
+  }
+}
+
+const Schema& Schema::Objects() {
+  static const Schema schema(EmbeddedObjectSchema());
+  return schema;
+}
+
+const Schema& Schema::Config() {
+  static const Schema schema(EmbeddedConfigSchema());
+  return schema;
+}
+
+const TypeDef* Schema::Root(std::string_view kind) const {
+  auto it = roots_.find(std::string(kind));
+  return it == roots_.end() ? nullptr : it->second;
+}
+
+const TypeDef* Schema::Type(std::string_view id) const {
+  auto it = types_.find(std::string(id));
+  return it == types_.end() ? nullptr : it->second.get();
+}
+
+namespace {
+
+std::string GoTypeName(const FieldSpec& s) {
+  switch (s.kind) {
+    case FieldSpec::Kind::kRef:
+      return s.ref->go_name;
+    case FieldSpec::Kind::kList:
+      return "[]" + GoTypeName(*s.elem);
+    case FieldSpec::Kind::kMap:
+      if (s.elem->kind == FieldSpec::Kind::kScalar &&
+          s.elem->scalar == FieldSpec::Scalar::kQuantity) {
+        return "v1.ResourceList";
+      }
+      return "map[string]" + GoTypeName(*s.elem);
+    case FieldSpec::Kind::kScalar:
+      break;
+  }
+  switch (s.scalar) {
+    case FieldSpec::Scalar::kString:
+      return s.format == "byte" ? "[]uint8" : "string";
+    case FieldSpec::Scalar::kInteger:
+      return s.format.empty() ? "int64" : s.format;
+    case FieldSpec::Scalar::kNumber:
+      return "float64";
+    case FieldSpec::Scalar::kBoolean:
+      return "bool";
+    case FieldSpec::Scalar::kQuantity:
+      return "resource.Quantity";
+    case FieldSpec::Scalar::kIntOrString:
+      return "intstr.IntOrString";
+    default:
+      return "interface {}";
+  }
+}
+
+bool IntegerFits(const std::string& literal, std::string_view format) {
+  if (literal.empty()) return false;
+  std::size_t i = literal[0] == '-' ? 1 : 0;
+  if (i == literal.size()) return false;
+  for (std::size_t k = i; k < literal.size(); ++k) {
+    if (literal[k] < '0' || literal[k] > '9') return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(literal.c_str(), &end, 10);
+  if (errno == ERANGE) return false;
+  if (format == "int32") return v >= INT32_MIN && v <= INT32_MAX;
+  if (format == "uint32") return v >= 0 && v <= static_cast<long long>(UINT32_MAX);
+  if (format == "uint64") return v >= 0;
+  return true;
+}
+
+class Decoder {
+ public:
+  Decoder(FieldValidation mode, StrictDecodeResult& result) : mode_(mode), result_(result) {}
+
+  // Returns false once a fatal error stops decoding.
+  bool Object(Node& node, const TypeDef& type, const std::string& path,
+              const std::string& go_path) {
+    // Duplicates: Go keeps the last value; strict decoding reports each repeat.
+    if (node.members.size() > 1) Deduplicate(node, path);
+    for (std::size_t i = 0; i < node.members.size();) {
+      Member& m = node.members[i];
+      const FieldDef* def = type.Field(m.key);
+      std::string child_path = path.empty() ? m.key : path + "." + m.key;
+      if (!def) {
+        if (mode_ != FieldValidation::kIgnore) {
+          result_.strict_errors.push_back(
+              fmt::format("unknown field {}", field::GoQuote(child_path)));
+        }
+        if (mode_ != FieldValidation::kStrict) {
+          node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(i));
+          continue;
+        }
+        ++i;
+        continue;
+      }
+      if (m.value.IsNull()) {
+        // null leaves a Go field at its zero value: the field is simply absent.
+        node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      std::string child_go = go_path.empty() ? m.key : go_path + "." + m.key;
+      if (!Value(m.value, def->spec, child_path, child_go, type.short_name)) return false;
+      ++i;
+    }
+    return true;
+  }
+
+ private:
+  void Deduplicate(Node& node, const std::string& path) {
+    for (std::size_t i = 0; i < node.members.size(); ++i) {
+      for (std::size_t j = i + 1; j < node.members.size(); ++j) {
+        if (node.members[j].key != node.members[i].key) continue;
+        std::string p = path.empty() ? node.members[i].key : path + "." + node.members[i].key;
+        if (mode_ != FieldValidation::kIgnore) {
+          result_.strict_errors.push_back(fmt::format("duplicate field {}", field::GoQuote(p)));
+        }
+        node.members[i].value = std::move(node.members[j].value);
+        node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(j));
+        --j;
+      }
+    }
+  }
+
+  bool TypeError(const Node& n, std::string_view value_desc, const FieldSpec& spec,
+                 const std::string& go_path, std::string_view go_struct) {
+    result_.fatal = fmt::format("json: cannot unmarshal {} into Go struct field {}.{} of type {}",
+                                value_desc, go_struct, go_path, GoTypeName(spec));
+    result_.fatal_line = n.line;
+    return false;
+  }
+
+  bool Value(Node& n, const FieldSpec& spec, const std::string& path, const std::string& go_path,
+             std::string_view go_struct) {
+    switch (spec.kind) {
+      case FieldSpec::Kind::kRef:
+        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        return Object(n, *spec.ref, path, go_path);
+      case FieldSpec::Kind::kList:
+        if (!n.IsArray()) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        for (std::size_t i = 0; i < n.items.size(); ++i) {
+          Node& item = n.items[i];
+          if (item.IsNull() && spec.elem->kind != FieldSpec::Kind::kScalar) {
+            item = spec.elem->kind == FieldSpec::Kind::kList ? Node::Array() : Node::Object();
+            continue;
+          }
+          if (!Value(item, *spec.elem, path + "[" + std::to_string(i) + "]", go_path, go_struct)) {
+            return false;
+          }
+        }
+        return true;
+      case FieldSpec::Kind::kMap:
+        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        if (n.members.size() > 1) Deduplicate(n, path);
+        for (auto& m : n.members) {
+          if (m.value.IsNull() && spec.elem->kind == FieldSpec::Kind::kScalar &&
+              spec.elem->scalar == FieldSpec::Scalar::kString) {
+            m.value = Node::String("");
+            continue;
+          }
+          if (!Value(m.value, *spec.elem, path + "." + m.key, go_path, go_struct)) return false;
+        }
+        return true;
+      case FieldSpec::Kind::kScalar:
+        return Scalar(n, spec, go_path, go_struct);
+    }
+    return true;
+  }
+
+  bool Scalar(Node& n, const FieldSpec& spec, const std::string& go_path,
+              std::string_view go_struct) {
+    using S = FieldSpec::Scalar;
+    using K = Node::Kind;
+    switch (spec.scalar) {
+      case S::kString:
+        if (n.kind == K::kString) return true;
+        if (n.yaml_plain && (n.kind == K::kBool || n.kind == K::kNumber)) {
+          n.kind = K::kString;  // `image: 1.0` in YAML means the string "1.0"
+          return true;
+        }
+        return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+      case S::kInteger:
+        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        if (!IntegerFits(n.scalar, spec.format)) {
+          return TypeError(n, "number " + n.scalar, spec, go_path, go_struct);
+        }
+        return true;
+      case S::kNumber:
+        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        return true;
+      case S::kBoolean:
+        if (n.kind != K::kBool) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        return true;
+      case S::kIntOrString:
+        if (n.kind == K::kString || n.kind == K::kNumber) return true;
+        return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+      case S::kQuantity: {
+        if (n.kind == K::kArray || n.kind == K::kObject) {
+          return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        }
+        auto q = Quantity::ParseJSONScalar(n.scalar);
+        if (!q) {
+          result_.fatal = std::string(Message(q.error()));
+          result_.fatal_line = n.line;
+          return false;
+        }
+        n.kind = K::kString;
+        n.yaml_plain = false;
+        n.scalar = q->String();
+        return true;
+      }
+      case S::kAny:
+      case S::kNone:
+        return true;
+    }
+    return true;
+  }
+
+  FieldValidation mode_;
+  StrictDecodeResult& result_;
+};
+
+}  // namespace
+
+StrictDecodeResult StrictDecode(Node& node, const TypeDef& type, FieldValidation mode) {
+  StrictDecodeResult result;
+  Decoder d(mode, result);
+  d.Object(node, type, "", "");
+  return result;
+}
+
+}  // namespace podlimits::api

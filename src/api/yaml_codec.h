@@ -1,0 +1,36 @@
+// YAML text ⇄ Node, through yaml-cpp.
+//
+// Plain scalars are resolved the way sigs.k8s.io/yaml (go-yaml v2, YAML 1.1) resolves them when
+// kubectl turns YAML into JSON: null/~/empty → null, true/false/yes/no/on/off → bool, integers
+// (decimal, 0x, 0o, 0b) and floats → number; everything else, and every quoted scalar, is a
+// string. Duplicate mapping keys are an error, as in go-yaml.
+#pragma once
+
+#include <expected>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/json_codec.h"
+#include "api/node.h"
+
+namespace podlimits::api {
+
+// One document of a YAML stream; `error` is set when that document could not be read.
+struct YamlDocument {
+  Node node;
+  std::uint32_t line = 0;  // first line of the document
+};
+
+// Parses a multi-document stream. A syntax error anywhere fails the whole stream, as it does
+// for kubectl (the stream cannot be split reliably past it).
+std::expected<std::vector<YamlDocument>, SyntaxError> ParseYamlStream(std::string_view text);
+
+// Emits one document in block style, in the layout `kubectl get -o yaml` uses.
+std::string EncodeYaml(const Node& node);
+
+// True when a plain scalar with this text would not read back as the same string (so the
+// emitter must quote it).
+bool PlainScalarNeedsQuotes(std::string_view s);
+
+}  // namespace podlimits::api

@@ -1,0 +1,124 @@
+// The podlimits command. The command-line contract is in DESIGN.md; change it only by extending.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "admission/chain.h"
+#include "admission/pod_security.h"
+#include "api/decode.h"
+#include "cli/input.h"
+#include "cli/report.h"
+#include "validation/feature_gates.h"
+
+namespace podlimits::cli {
+namespace {
+
+constexpr int kExitUsage = 2;
+
+struct CommonFlags {
+  std::vector<std::string> files;
+  std::string validate_mode = "strict";
+  std::string feature_gates;
+};
+
+std::optional<api::FieldValidation> ParseValidateMode(const std::string& mode) {
+  if (mode == "strict" || mode == "true") return api::FieldValidation::kStrict;
+  if (mode == "warn") return api::FieldValidation::kWarn;
+  if (mode == "ignore" || mode == "false") return api::FieldValidation::kIgnore;
+  return std::nullopt;
+}
+
+void AddCommonFlags(CLI::App* cmd, CommonFlags& flags) {
+  cmd->add_option("-f,--filename", flags.files, "Files, directories or - (stdin) to read")
+      ->required();
+  cmd->add_option("--validate", flags.validate_mode,
+                  "Unknown-field handling: strict (default), warn or ignore");
+}
+
+int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat format) {
+  auto mode = ParseValidateMode(flags.validate_mode);
+  if (!mode) {
+    std::fprintf(stderr, "error: invalid --validate value \"%s\": must be strict, warn or ignore\n",
+                 flags.validate_mode.c_str());
+    return kExitUsage;
+  }
+  auto gates = validation::FeatureGates::Parse(flags.feature_gates);
+  if (!gates) {
+    std::fprintf(stderr, "error: invalid argument \"%s\" for \"--feature-gates\" flag: %s\n",
+                 flags.feature_gates.c_str(), gates.error().c_str());
+    return kExitUsage;
+  }
+  options.gates = *gates;
+  auto inputs = ReadInputs(flags.files);
+  if (!inputs) {
+    std::fprintf(stderr, "%s\n", inputs.error().c_str());
+    return kExitUsage;
+  }
+  std::vector<api::DecodeResult> decoded;
+  api::DecodeOptions decode_options;
+  decode_options.field_validation = *mode;
+  for (const auto& in : *inputs) {
+    for (auto& r : api::DecodeManifests(in.name, in.text, decode_options)) {
+      decoded.push_back(std::move(r));
+    }
+  }
+  return Report(admission::RunChain(std::move(decoded), options), format);
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  CLI::App app{"podlimits: Kubernetes pod process limits — admission and enforcement"};
+  app.require_subcommand(1);
+
+  CommonFlags validate_flags;
+  CLI::App* validate = app.add_subcommand("validate", "API validation only");
+  AddCommonFlags(validate, validate_flags);
+  validate->add_option("--feature-gates", validate_flags.feature_gates,
+                       "Feature gates, e.g. ContainerUlimits=false,PerPodPIDLimit=true");
+
+  CommonFlags admit_flags;
+  std::string output = "yaml";
+  std::string admission_config;
+  std::string username = "kubernetes-admin";
+  CLI::App* admit =
+      app.add_subcommand("admit", "The apiserver admission chain; admitted objects to stdout");
+  AddCommonFlags(admit, admit_flags);
+  admit->add_option("--feature-gates", admit_flags.feature_gates,
+                    "Feature gates, e.g. ContainerUlimits=false,PerPodPIDLimit=true");
+  admit->add_option("--admission-config", admission_config,
+                    "AdmissionConfiguration file (PodSecurity defaults and exemptions)");
+  admit->add_option("-o,--output", output, "yaml or json")->check(CLI::IsMember({"yaml", "json"}));
+  admit->add_option("--as", username, "The requesting user (for Pod Security exemptions)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+
+  if (validate->parsed()) {
+    admission::ChainOptions options;
+    options.run_admission_plugins = false;
+    return Run(validate_flags, options, OutputFormat::kName);
+  }
+  admission::ChainOptions options;
+  options.username = username;
+  std::optional<admission::psa::PodSecurity> pod_security;
+  if (!admission_config.empty()) {
+    auto loaded = admission::psa::LoadAdmissionConfiguration(admission_config);
+    if (!loaded) {
+      std::fprintf(stderr, "error: %s\n", loaded.error().c_str());
+      return kExitUsage;
+    }
+    pod_security.emplace(std::move(*loaded));
+    options.pod_security = &*pod_security;
+  }
+  return Run(admit_flags, options, output == "json" ? OutputFormat::kJson : OutputFormat::kYaml);
+}
+
+}  // namespace podlimits::cli
+
+int main(int argc, char** argv) {
+  return podlimits::cli::Main(argc, argv);
+}

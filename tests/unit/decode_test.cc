@@ -1,0 +1,224 @@
+#include "api/decode.h"
+
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+#include "api/yaml_codec.h"
+#include "test_support.h"
+
+namespace podlimits::api {
+namespace {
+
+using podlimits::testing::DecodeErrorOf;
+using podlimits::testing::DecodeOne;
+
+constexpr std::string_view kPodPrefix = "Pod in version \"v1\" cannot be handled as a Pod: ";
+
+TEST(StrictDecode, RejectsWhatTheApiserverRejects) {
+  struct Case {
+    const char* name;
+    const char* yaml;
+    std::string want;  // after the "Pod in version ... as a Pod: " prefix
+  };
+  const Case cases[] = {
+      {"typo in a limit field is an unknown field with its full path",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    image: i\n    securityContext:\n      ulimit: []\n",
+       "strict decoding error: unknown field \"spec.containers[0].securityContext.ulimit\""},
+      {"several unknown fields are listed in order",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labelz: {}}\nspec:\n  containerz: []\n",
+       "strict decoding error: unknown field \"metadata.labelz\", unknown field "
+       "\"spec.containerz\""},
+      {"unknown field inside a ulimit",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    image: i\n    securityContext:\n      ulimits: [{name: nofile, soft: 1, hard: 1, max: "
+       "2}]\n",
+       "strict decoding error: unknown field "
+       "\"spec.containers[0].securityContext.ulimits[0].max\""},
+      {"unknown field in cgroupOptions",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    image: i\n    securityContext:\n      cgroupOptions: {mode: Writable}\n",
+       "strict decoding error: unknown field "
+       "\"spec.containers[0].securityContext.cgroupOptions.mode\""},
+      {"string where an integer belongs",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    image: i\n    securityContext:\n      ulimits: [{name: nofile, soft: \"1\", hard: "
+       "1}]\n",
+       "json: cannot unmarshal string into Go struct field Ulimit.spec.containers.securityContext."
+       "ulimits.soft of type int64 (line 9)"},
+      {"fraction where an integer belongs",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  terminationGracePeriodSeconds: "
+       "1.5\n"
+       "  containers: []\n",
+       "json: cannot unmarshal number 1.5 into Go struct field "
+       "PodSpec.spec.terminationGracePeriodSeconds"
+       " of type int64 (line 5)"},
+      {"list where a map belongs",
+       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: [a]\n",
+       "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type "
+       "map[string]string (line 5)"},
+      {"map where a list belongs",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: {name: c}\n",
+       "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type "
+       "[]v1.Container (line 5)"},
+      {"int32 overflow",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    ports: [{containerPort: 4294967296}]\n",
+       "json: cannot unmarshal number 4294967296 into Go struct field "
+       "ContainerPort.spec.containers."
+       "ports.containerPort of type int32 (line 7)"},
+      {"bad quantity",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resources:\n    limits:\n"
+       "      pid: 1x\n",
+       "quantities must match the regular expression "
+       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (line 7)"},
+      {"bad quantity suffix",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    resources: {limits: {cpu: 1K}}\n",
+       "unable to parse quantity's suffix (line 7)"},
+      {"duplicate field in JSON",
+       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}})",
+       "strict decoding error: duplicate field \"metadata.name\""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(DecodeErrorOf(c.yaml), std::string(kPodPrefix) + c.want);
+  }
+}
+
+TEST(StrictDecode, WarnModeDropsUnknownFieldsAndWarns) {
+  const char* yaml =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+      "    image: i\n    securityContext:\n      ulimit: []\n";
+  DecodeOptions options;
+  options.field_validation = FieldValidation::kWarn;
+  auto results = DecodeManifests("t.yaml", yaml, options);
+  ASSERT_EQ(results.size(), 1u);
+  auto& obj = std::get<DecodedObject>(results[0]);
+  ASSERT_EQ(obj.warnings.size(), 1u);
+  EXPECT_EQ(obj.warnings[0], "unknown field \"spec.containers[0].securityContext.ulimit\"");
+  EXPECT_EQ(obj.tree.FindPath({"spec"})
+                ->Find("containers")
+                ->items[0]
+                .Find("securityContext")
+                ->members.size(),
+            0u);
+
+  options.field_validation = FieldValidation::kIgnore;
+  results = DecodeManifests("t.yaml", yaml, options);
+  EXPECT_TRUE(std::get<DecodedObject>(results[0]).warnings.empty());
+}
+
+TEST(StrictDecode, YamlPlainScalarsBecomeStringsWhereTheSchemaWantsStrings) {
+  auto obj = DecodeOne(
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {version: 1.0, on: yes}\n"
+      "spec:\n  containers: [{name: c, image: 3}]\n");
+  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "version"})->kind, Node::Kind::kString);
+  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "version"})->scalar, "1.0");
+  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "on"})->scalar, "true");
+}
+
+TEST(StrictDecode, JsonNumbersAreNotStrings) {
+  EXPECT_EQ(DecodeErrorOf(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":1}})"),
+            std::string(kPodPrefix) +
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of "
+                "type string");
+}
+
+TEST(StrictDecode, QuantitiesAreCanonicalised) {
+  auto obj = DecodeOne(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+      "    resources: {limits: {cpu: 1000m, memory: 1024Mi}, requests: {cpu: 0.5}}\n");
+  const Node* res = obj.tree.FindPath({"spec"})->Find("containers")->items[0].Find("resources");
+  EXPECT_EQ(res->FindPath({"limits", "cpu"})->scalar, "1");
+  EXPECT_EQ(res->FindPath({"limits", "memory"})->scalar, "1Gi");
+  EXPECT_EQ(res->FindPath({"requests", "cpu"})->scalar, "500m");
+}
+
+TEST(StrictDecode, NullFieldsAreDropped) {
+  auto obj = DecodeOne("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: null}\nspec: ~\n");
+  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels"}), nullptr);
+  EXPECT_EQ(obj.tree.Find("spec"), nullptr);
+}
+
+TEST(StrictDecode, NothingIsLostOnTheWayThrough) {
+  // Fields podlimits does not interpret survive decode → encode → decode unchanged.
+  const char* yaml = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels: {app: web}
+  annotations: {note: keep me}
+spec:
+  tolerations:
+  - {key: k, operator: Exists, effect: NoSchedule}
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: zone, operator: In, values: [a, b]}]
+  containers:
+  - name: web
+    image: nginx:1.27
+    ports: [{containerPort: 8080, name: http}]
+    volumeMounts: [{name: data, mountPath: /data, readOnly: true}]
+    livenessProbe: {httpGet: {path: /healthz, port: http}, initialDelaySeconds: 3}
+    env: [{name: A, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+    securityContext:
+      ulimits: [{name: nofile, soft: 1024, hard: 4096}]
+      cgroupOptions: {mountMode: Writable}
+  volumes:
+  - {name: data, emptyDir: {sizeLimit: 1Gi}}
+)";
+  auto first = DecodeOne(yaml);
+  std::string json = EncodeJson(first.tree);
+  auto again = DecodeManifests("again.json", json);
+  ASSERT_EQ(again.size(), 1u);
+  auto& second = std::get<DecodedObject>(again[0]);
+  EXPECT_EQ(second.tree, first.tree);
+  auto yaml_again = DecodeManifests("again.yaml", EncodeYaml(first.tree));
+  EXPECT_EQ(std::get<DecodedObject>(yaml_again[0]).tree, first.tree);
+  EXPECT_NE(json.find("matchExpressions"), std::string::npos);
+  EXPECT_NE(json.find("\"sizeLimit\": \"1Gi\""), std::string::npos);
+}
+
+TEST(DecodeManifests, ListsAreFlattenedAndKindsChecked) {
+  const char* yaml = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: a}}
+- {apiVersion: v1, kind: LimitRange, metadata: {name: l}, spec: {limits: []}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p}}
+- {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}}
+- {apiVersion: v1, metadata: {name: x}}
+)";
+  auto results = DecodeManifests("list.yaml", yaml);
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(std::get<DecodedObject>(results[0]).kind, "Namespace");
+  EXPECT_EQ(std::get<DecodedObject>(results[1]).kind, "LimitRange");
+  EXPECT_EQ(std::get<DecodedObject>(results[2]).kind, "Pod");
+  EXPECT_EQ(std::get<DecodeError>(results[3]).message,
+            "resource mapping not found for name: \"d\" namespace: \"\" from \"list.yaml\": no "
+            "matches for kind \"Deployment\" in version \"apps/v1\"");
+  EXPECT_FALSE(std::get<DecodeError>(results[3]).from_server);
+  EXPECT_EQ(std::get<DecodeError>(results[4]).message,
+            "unable to decode \"list.yaml\": Object 'Kind' is missing");
+}
+
+TEST(DecodeManifests, SyntaxErrorsNameFileAndLine) {
+  auto results = DecodeManifests("bad.yaml", "a: b\n  c: d\n");
+  ASSERT_EQ(results.size(), 1u);
+  auto& err = std::get<DecodeError>(results[0]);
+  EXPECT_FALSE(err.from_server);
+  EXPECT_EQ(
+      err.message.rfind("error parsing bad.yaml: error converting YAML to JSON: yaml: line 2: ", 0),
+      0u)
+      << err.message;
+  auto dup = DecodeManifests("dup.yaml", "apiVersion: v1\nkind: Pod\nkind: Pod\n");
+  EXPECT_EQ(std::get<DecodeError>(dup[0]).message,
+            "error parsing dup.yaml: error converting YAML to JSON: yaml: line 3: key \"kind\" "
+            "already set in map");
+}
+
+}  // namespace
+}  // namespace podlimits::api
