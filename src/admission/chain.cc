@@ -98,7 +98,7 @@ class Chain {
     api::SetDefaultNamespace(obj.tree);
     api::SetDefaultsLimitRange(obj.tree);
     api::LimitRange lr = api::ReadLimitRange(obj.tree);
-    field::ErrorList errs = validation::ValidateLimitRange(lr);
+    field::ErrorList errs = validation::ValidateLimitRange(lr, options_.gates);
     if (!errs.empty()) {
       return Rejected("LimitRange", lr.metadata.name, "Invalid",
                       validation::LimitRangeInvalidMessage(lr.metadata.name, errs), obj.warnings);

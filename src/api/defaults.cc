@@ -126,8 +126,8 @@ void RoundResourceListToMilli(Node& list) {
   for (auto& m : list.members) {
     auto q = Quantity::Parse(m.value.scalar);
     if (!q) continue;
-    Quantity rounded = Quantity::NewMilliQuantity(q->MilliValue(), q->Format());
-    if (q->Cmp(rounded) != 0) m.value.scalar = rounded.String();
+    // RoundUp reports whether the value was already exact at milli scale.
+    if (!q->RoundUp(-3)) m.value.scalar = q->String();
   }
 }
 

@@ -166,23 +166,48 @@ bool IntegerFits(const std::string& literal, std::string_view format) {
   return true;
 }
 
+// Where the decoder is, as a chain of stack frames: paths are only rendered when an error
+// needs one, so a valid object costs no string building.
+struct Crumb {
+  enum class Kind { kRoot, kField, kIndex, kMapKey };
+  const Crumb* parent = nullptr;
+  Kind kind = Kind::kRoot;
+  std::string_view name;
+  std::size_t index = 0;
+
+  // "spec.containers[0].securityContext.ulimit": strict decoding's field path.
+  std::string Path() const {
+    if (kind == Kind::kRoot) return {};
+    std::string p = parent->Path();
+    if (kind == Kind::kIndex) return p + "[" + std::to_string(index) + "]";
+    return p.empty() ? std::string(name) : p + "." + std::string(name);
+  }
+  // "spec.containers.securityContext.ulimits.soft": Go's UnmarshalTypeError.Field (struct
+  // fields only).
+  std::string GoPath() const {
+    if (kind == Kind::kRoot) return {};
+    std::string p = parent->GoPath();
+    if (kind != Kind::kField) return p;
+    return p.empty() ? std::string(name) : p + "." + std::string(name);
+  }
+};
+
 class Decoder {
  public:
   Decoder(FieldValidation mode, StrictDecodeResult& result) : mode_(mode), result_(result) {}
 
   // Returns false once a fatal error stops decoding.
-  bool Object(Node& node, const TypeDef& type, const std::string& path,
-              const std::string& go_path) {
+  bool Object(Node& node, const TypeDef& type, const Crumb& at) {
     // Duplicates: Go keeps the last value; strict decoding reports each repeat.
-    if (node.members.size() > 1) Deduplicate(node, path);
+    if (node.members.size() > 1) Deduplicate(node, at);
     for (std::size_t i = 0; i < node.members.size();) {
       Member& m = node.members[i];
       const FieldDef* def = type.Field(m.key);
-      std::string child_path = path.empty() ? m.key : path + "." + m.key;
+      Crumb child{&at, Crumb::Kind::kField, m.key};
       if (!def) {
         if (mode_ != FieldValidation::kIgnore) {
           result_.strict_errors.push_back(
-              fmt::format("unknown field {}", field::GoQuote(child_path)));
+              fmt::format("unknown field {}", field::GoQuote(child.Path())));
         }
         if (mode_ != FieldValidation::kStrict) {
           node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(i));
@@ -196,21 +221,21 @@ class Decoder {
         node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(i));
         continue;
       }
-      std::string child_go = go_path.empty() ? m.key : go_path + "." + m.key;
-      if (!Value(m.value, def->spec, child_path, child_go, type.short_name)) return false;
+      if (!Value(m.value, def->spec, child, type.short_name)) return false;
       ++i;
     }
     return true;
   }
 
  private:
-  void Deduplicate(Node& node, const std::string& path) {
+  void Deduplicate(Node& node, const Crumb& at) {
     for (std::size_t i = 0; i < node.members.size(); ++i) {
       for (std::size_t j = i + 1; j < node.members.size(); ++j) {
         if (node.members[j].key != node.members[i].key) continue;
-        std::string p = path.empty() ? node.members[i].key : path + "." + node.members[i].key;
         if (mode_ != FieldValidation::kIgnore) {
-          result_.strict_errors.push_back(fmt::format("duplicate field {}", field::GoQuote(p)));
+          Crumb dup{&at, Crumb::Kind::kField, node.members[i].key};
+          result_.strict_errors.push_back(
+              fmt::format("duplicate field {}", field::GoQuote(dup.Path())));
         }
         node.members[i].value = std::move(node.members[j].value);
         node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(j));
@@ -220,52 +245,50 @@ class Decoder {
   }
 
   bool TypeError(const Node& n, std::string_view value_desc, const FieldSpec& spec,
-                 const std::string& go_path, std::string_view go_struct) {
+                 const Crumb& at, std::string_view go_struct) {
     result_.fatal = fmt::format("json: cannot unmarshal {} into Go struct field {}.{} of type {}",
-                                value_desc, go_struct, go_path, GoTypeName(spec));
+                                value_desc, go_struct, at.GoPath(), GoTypeName(spec));
     result_.fatal_line = n.line;
     return false;
   }
 
-  bool Value(Node& n, const FieldSpec& spec, const std::string& path, const std::string& go_path,
-             std::string_view go_struct) {
+  bool Value(Node& n, const FieldSpec& spec, const Crumb& at, std::string_view go_struct) {
     switch (spec.kind) {
       case FieldSpec::Kind::kRef:
-        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
-        return Object(n, *spec.ref, path, go_path);
+        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        return Object(n, *spec.ref, at);
       case FieldSpec::Kind::kList:
-        if (!n.IsArray()) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        if (!n.IsArray()) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
         for (std::size_t i = 0; i < n.items.size(); ++i) {
           Node& item = n.items[i];
           if (item.IsNull() && spec.elem->kind != FieldSpec::Kind::kScalar) {
             item = spec.elem->kind == FieldSpec::Kind::kList ? Node::Array() : Node::Object();
             continue;
           }
-          if (!Value(item, *spec.elem, path + "[" + std::to_string(i) + "]", go_path, go_struct)) {
-            return false;
-          }
+          Crumb child{&at, Crumb::Kind::kIndex, {}, i};
+          if (!Value(item, *spec.elem, child, go_struct)) return false;
         }
         return true;
       case FieldSpec::Kind::kMap:
-        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
-        if (n.members.size() > 1) Deduplicate(n, path);
+        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (n.members.size() > 1) Deduplicate(n, at);
         for (auto& m : n.members) {
           if (m.value.IsNull() && spec.elem->kind == FieldSpec::Kind::kScalar &&
               spec.elem->scalar == FieldSpec::Scalar::kString) {
             m.value = Node::String("");
             continue;
           }
-          if (!Value(m.value, *spec.elem, path + "." + m.key, go_path, go_struct)) return false;
+          Crumb child{&at, Crumb::Kind::kMapKey, m.key};
+          if (!Value(m.value, *spec.elem, child, go_struct)) return false;
         }
         return true;
       case FieldSpec::Kind::kScalar:
-        return Scalar(n, spec, go_path, go_struct);
+        return Scalar(n, spec, at, go_struct);
     }
     return true;
   }
 
-  bool Scalar(Node& n, const FieldSpec& spec, const std::string& go_path,
-              std::string_view go_struct) {
+  bool Scalar(Node& n, const FieldSpec& spec, const Crumb& at, std::string_view go_struct) {
     using S = FieldSpec::Scalar;
     using K = Node::Kind;
     switch (spec.scalar) {
@@ -275,25 +298,25 @@ class Decoder {
           n.kind = K::kString;  // `image: 1.0` in YAML means the string "1.0"
           return true;
         }
-        return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
       case S::kInteger:
-        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
         if (!IntegerFits(n.scalar, spec.format)) {
-          return TypeError(n, "number " + n.scalar, spec, go_path, go_struct);
+          return TypeError(n, "number " + n.scalar, spec, at, go_struct);
         }
         return true;
       case S::kNumber:
-        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
         return true;
       case S::kBoolean:
-        if (n.kind != K::kBool) return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        if (n.kind != K::kBool) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
         return true;
       case S::kIntOrString:
         if (n.kind == K::kString || n.kind == K::kNumber) return true;
-        return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+        return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
       case S::kQuantity: {
         if (n.kind == K::kArray || n.kind == K::kObject) {
-          return TypeError(n, GoJsonKindName(n), spec, go_path, go_struct);
+          return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
         }
         auto q = Quantity::ParseJSONScalar(n.scalar);
         if (!q) {
@@ -303,7 +326,8 @@ class Decoder {
         }
         n.kind = K::kString;
         n.yaml_plain = false;
-        n.scalar = q->String();
+        std::string canonical = q->String();
+        if (canonical != n.scalar) n.scalar = std::move(canonical);
         return true;
       }
       case S::kAny:
@@ -322,7 +346,7 @@ class Decoder {
 StrictDecodeResult StrictDecode(Node& node, const TypeDef& type, FieldValidation mode) {
   StrictDecodeResult result;
   Decoder d(mode, result);
-  d.Object(node, type, "", "");
+  d.Object(node, type, Crumb{});
   return result;
 }
 
