@@ -1,0 +1,271 @@
+#include "admission/pod_security.h"
+
+#include <algorithm>
+
+#include "api/field.h"
+
+namespace podlimits::admission::psa {
+namespace {
+
+std::string Annotation(std::string_view key) {
+  return std::string(kAuditAnnotationPrefix) + std::string(key);
+}
+
+bool Contains(const std::vector<std::string>& haystack, std::string_view needle) {
+  return std::find(haystack.begin(), haystack.end(), needle) != haystack.end();
+}
+
+// Pod subresources that cannot change what PSA checks.
+bool IgnoredPodSubresource(std::string_view sub) {
+  for (std::string_view s :
+       {"exec", "attach", "binding", "eviction", "log", "portforward", "proxy", "status"}) {
+    if (sub == s) return true;
+  }
+  return false;
+}
+
+// isSignificantPodUpdate: only container counts, images and new ephemeral containers can change
+// the verdict (everything else PSA reads is immutable once the pod exists).
+bool SignificantPodUpdate(const api::Pod& pod, const api::Pod& old) {
+  const auto& s = pod.spec;
+  const auto& o = old.spec;
+  if (s.containers.size() != o.containers.size()) return true;
+  if (s.init_containers.size() != o.init_containers.size()) return true;
+  for (std::size_t i = 0; i < s.containers.size(); ++i) {
+    if (s.containers[i].image != o.containers[i].image) return true;
+  }
+  for (std::size_t i = 0; i < s.init_containers.size(); ++i) {
+    if (s.init_containers[i].image != o.init_containers[i].image) return true;
+  }
+  for (const auto& c : s.ephemeral_containers) {
+    auto it = std::find_if(o.ephemeral_containers.begin(), o.ephemeral_containers.end(),
+                           [&](const api::Container& oc) { return oc.name == c.name; });
+    if (it == o.ephemeral_containers.end() || it->image != c.image) return true;
+  }
+  return false;
+}
+
+// The field a legacy AppArmor annotation value stands for, if any (podutil's
+// ApparmorFieldForAnnotation): "localhost/" alone and unknown values map to nothing.
+std::optional<api::AppArmorProfile> AppArmorFieldForAnnotation(std::string_view value) {
+  if (value == "unconfined") return api::AppArmorProfile{"Unconfined", std::nullopt};
+  if (value == "runtime/default") return api::AppArmorProfile{"RuntimeDefault", std::nullopt};
+  constexpr std::string_view kLocalhost = "localhost/";
+  if (value.starts_with(kLocalhost) && value.size() > kLocalhost.size()) {
+    return api::AppArmorProfile{"Localhost", std::string(value.substr(kLocalhost.size()))};
+  }
+  return std::nullopt;
+}
+
+bool SameProfile(const api::AppArmorProfile& a, const std::optional<api::AppArmorProfile>& b) {
+  return b && a.type == b->type && a.localhost_profile == b->localhost_profile;
+}
+
+// What the pod looks like when validating admission runs. kube-apiserver has by then
+// defaulted it and run the pod strategy's PrepareForCreate, and three of those steps change
+// PSA's verdict:
+//  - a volume with no source becomes emptyDir;
+//  - with hostNetwork, every containerPort is copied into a zero hostPort (containers and
+//    initContainers only);
+//  - on CREATE, a legacy AppArmor annotation is copied into the container's empty
+//    appArmorProfile field unless it equals the pod-level profile (applyAppArmorVersionSkew,
+//    not for Windows pods).
+// All three are idempotent, so PSA gives the apiserver's answer whether or not the caller has
+// applied them already.
+api::PodSpec AsAdmitted(const api::Pod& pod, Operation operation) {
+  api::PodSpec out = pod.spec;
+  for (auto& v : out.volumes) {
+    if (v.source.empty()) v.source = "emptyDir";
+  }
+  if (out.host_network) {
+    for (auto* list : {&out.containers, &out.init_containers}) {
+      for (auto& c : *list) {
+        for (auto& p : c.ports) {
+          if (p.host_port.value_or(0) == 0) p.host_port = p.container_port;
+        }
+      }
+    }
+  }
+  if (operation == Operation::kCreate && !out.IsWindows()) {
+    std::optional<api::AppArmorProfile> pod_profile;
+    if (out.security_context) pod_profile = out.security_context->app_armor_profile;
+    for (auto* list : {&out.init_containers, &out.containers, &out.ephemeral_containers}) {
+      for (auto& c : *list) {
+        auto it = pod.metadata.annotations.find("container.apparmor.security.beta.kubernetes.io/" +
+                                                c.name);
+        if (it == pod.metadata.annotations.end()) continue;
+        if (c.security_context && c.security_context->app_armor_profile) continue;
+        auto field = AppArmorFieldForAnnotation(it->second);
+        if (!field || SameProfile(*field, pod_profile)) continue;
+        if (!c.security_context) c.security_context.emplace();
+        c.security_context->app_armor_profile = std::move(field);
+      }
+    }
+  }
+  return out;
+}
+
+// apierrors.NewForbidden(pods, name, err).Error().
+std::string ForbiddenMessage(std::string_view name, const std::string& err) {
+  if (name.empty()) return "pods is forbidden: " + err;
+  return "pods " + field::GoQuote(name) + " is forbidden: " + err;
+}
+
+}  // namespace
+
+PodSecurity::PodSecurity(PodSecurityConfiguration config, const Evaluator& evaluator)
+    : config_(std::move(config)), evaluator_(&evaluator) {}
+
+bool PodSecurity::ExemptNamespace(std::string_view ns) const {
+  return !ns.empty() && Contains(config_.exemptions.namespaces, ns);
+}
+
+bool PodSecurity::ExemptUser(std::string_view username) const {
+  return !username.empty() && Contains(config_.exemptions.usernames, username);
+}
+
+bool PodSecurity::ExemptRuntimeClass(const std::optional<std::string>& runtime_class) const {
+  return runtime_class && !runtime_class->empty() &&
+         Contains(config_.exemptions.runtime_classes, *runtime_class);
+}
+
+NamespacePolicy PodSecurity::PolicyFor(const api::Namespace& ns) const {
+  return PolicyToEvaluate(ns.metadata.labels, config_.defaults);
+}
+
+PodSecurityDecision PodSecurity::Evaluate(const api::Namespace& ns, const api::Pod& pod,
+                                          [[maybe_unused]] const api::Node& pod_tree,
+                                          std::string_view username,
+                                          const PodRequest& request) const {
+  PodSecurityDecision out;
+  if (IgnoredPodSubresource(request.subresource)) return out;
+
+  const std::string& ns_name =
+      ns.metadata.name.empty() ? pod.metadata.namespace_ : ns.metadata.name;
+  if (ExemptNamespace(ns_name)) {
+    out.audit_annotations[Annotation("exempt")] = "namespace";
+    return out;
+  }
+  if (ExemptUser(username)) {
+    out.audit_annotations[Annotation("exempt")] = "user";
+    return out;
+  }
+
+  NamespacePolicy ns_policy = PolicyFor(ns);
+  if (ns_policy.errors.empty() && ns_policy.policy.FullyPrivileged()) {
+    out.audit_annotations[Annotation("enforce-policy")] =
+        LevelVersion{Level::kPrivileged, Version::Latest()}.String();
+    return out;
+  }
+  if (request.operation == Operation::kUpdate && request.old_pod &&
+      !SignificantPodUpdate(pod, *request.old_pod)) {
+    return out;
+  }
+  return EvaluatePod(ns_policy, pod, request.operation);
+}
+
+PodSecurityDecision PodSecurity::EvaluatePod(const NamespacePolicy& ns_policy, const api::Pod& pod,
+                                             Operation operation) const {
+  PodSecurityDecision out;
+  if (ExemptRuntimeClass(pod.spec.runtime_class_name)) {
+    out.audit_annotations[Annotation("exempt")] = "runtimeClass";
+    return out;
+  }
+  const Policy& policy = ns_policy.policy;
+  if (!ns_policy.errors.empty()) {
+    // Bad labels do not block the pod: the fallbacks apply and the audit log says why.
+    out.audit_annotations[Annotation("error")] =
+        "Failed to parse policy: " + field::Aggregate(ns_policy.errors);
+  }
+
+  const api::PodSpec spec = AsAdmitted(pod, operation);
+  std::map<std::string, AggregateCheckResult> cache;  // by LevelVersion::String()
+  auto evaluate = [&](const LevelVersion& lv) -> const AggregateCheckResult& {
+    auto [it, inserted] = cache.try_emplace(lv.String());
+    if (inserted) {
+      it->second = AggregateCheckResults(evaluator_->EvaluatePod(lv, pod.metadata, spec));
+    }
+    return it->second;
+  };
+
+  out.audit_annotations[Annotation("enforce-policy")] = policy.enforce.String();
+  const AggregateCheckResult& enforce = evaluate(policy.enforce);
+  if (!enforce.allowed) {
+    // The label text is quoted, not the clamped version: "restricted:latest", "baseline:v1.99".
+    out.forbidden_message = ForbiddenMessage(
+        pod.metadata.name, "violates PodSecurity " + field::GoQuote(policy.enforce.String()) +
+                               ": " + enforce.ForbiddenDetail());
+  }
+  const AggregateCheckResult& audit = evaluate(policy.audit);
+  if (!audit.allowed) {
+    out.audit_annotations[Annotation("audit-violations")] = "would violate PodSecurity " +
+                                                            field::GoQuote(policy.audit.String()) +
+                                                            ": " + audit.ForbiddenDetail();
+  }
+  // No warnings on a request that is already rejected.
+  if (out.allowed()) {
+    const AggregateCheckResult& warn = evaluate(policy.warn);
+    if (!warn.allowed) {
+      out.warnings.push_back("would violate PodSecurity " + field::GoQuote(policy.warn.String()) +
+                             ": " + warn.ForbiddenDetail());
+    }
+  }
+  return out;
+}
+
+NamespaceDecision PodSecurity::ValidateNamespace(const api::Namespace& ns,
+                                                 const api::Namespace* old_ns) const {
+  NamespaceDecision out;
+  NamespacePolicy now = PolicyFor(ns);
+  auto invalid = [&] {
+    out.invalid_message = "Namespace " + field::GoQuote(ns.metadata.name) +
+                          " is invalid: " + field::Aggregate(now.errors);
+  };
+  auto exempt_warning = [&] {
+    if (!ExemptNamespace(ns.metadata.name)) return;
+    std::string w = ExemptNamespaceWarning(ns, now.policy);
+    if (!w.empty()) out.warnings.push_back(std::move(w));
+  };
+  if (!old_ns) {
+    if (!now.errors.empty()) {
+      invalid();
+      return out;
+    }
+    exempt_warning();
+    return out;
+  }
+  NamespacePolicy before = PolicyFor(*old_ns);
+  // Unchanged bad labels must not block unrelated updates of the namespace.
+  if (!now.errors.empty() && (before.errors.empty() || before.errors != now.errors)) {
+    invalid();
+    return out;
+  }
+  const LevelVersion& e = now.policy.enforce;
+  const LevelVersion& old_e = before.policy.enforce;
+  if (e == old_e || e.level == Level::kPrivileged) return out;
+  if (e.version == old_e.version && e.level <= old_e.level) return out;  // relaxed
+  exempt_warning();
+  return out;
+}
+
+std::string PodSecurity::ExemptNamespaceWarning(const api::Namespace& ns,
+                                                const Policy& policy) const {
+  if (policy.FullyPrivileged() || policy.Equivalent(config_.defaults)) return "";
+  // Only the non-privileged modes the labels set explicitly.
+  const auto& labels = ns.metadata.labels;
+  auto has = [&](std::string_view key) { return labels.contains(std::string(key)); };
+  std::vector<std::string> parts;
+  auto add = [&](std::string_view mode, const LevelVersion& lv, std::string_view level_label,
+                 std::string_view version_label) {
+    if (lv.level != Level::kPrivileged && (has(level_label) || has(version_label))) {
+      parts.push_back(std::string(mode) + "=" + lv.String());
+    }
+  };
+  add("enforce", policy.enforce, kEnforceLevelLabel, kEnforceVersionLabel);
+  add("audit", policy.audit, kAuditLevelLabel, kAuditVersionLabel);
+  add("warn", policy.warn, kWarnLevelLabel, kWarnVersionLabel);
+  return "namespace " + field::GoQuote(ns.metadata.name) +
+         " is exempt from Pod Security, and the policy (" + Join(parts, ", ") + ") will be ignored";
+}
+
+}  // namespace podlimits::admission::psa
