@@ -9,7 +9,7 @@ namespace podlimits::api {
 namespace {
 
 void Default(Node& obj, std::string_view key, Node value) {
-  if (!obj.Find(key)) obj.Set(key, std::move(value));
+  if (!obj.Find(key)) obj.members.push_back(Member{std::string(key), std::move(value)});
 }
 
 // kubelet/apiserver rule: images without a tag, or tagged :latest, are pulled Always.

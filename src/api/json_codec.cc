@@ -15,66 +15,77 @@ namespace {
 // Limits that keep hostile input from exhausting the stack or memory.
 constexpr std::size_t kMaxDepth = 256;
 
+// Builds Nodes in place: every SAX event fills the slot it belongs to (a new array item, the
+// value of the last key, or a new document) instead of building a temporary and moving it.
 class TreeBuilder {
  public:
   explicit TreeBuilder(std::vector<Node>& out) : out_(out) {}
 
-  bool Null() { return Add(Node{}); }
-  bool Bool(bool b) { return Add(Node::Bool(b)); }
+  bool Null() {
+    Slot();
+    return true;
+  }
+  bool Bool(bool b) {
+    Node& n = Slot();
+    n.kind = Node::Kind::kBool;
+    n.scalar = b ? "true" : "false";
+    return true;
+  }
   bool Int(int) { return false; }
   bool Uint(unsigned) { return false; }
   bool Int64(int64_t) { return false; }
   bool Uint64(uint64_t) { return false; }
   bool Double(double) { return false; }
   bool RawNumber(const char* s, rapidjson::SizeType len, bool) {
-    Node n;
+    Node& n = Slot();
     n.kind = Node::Kind::kNumber;
     n.scalar.assign(s, len);
-    return Add(std::move(n));
+    return true;
   }
   bool String(const char* s, rapidjson::SizeType len, bool) {
-    Node n;
+    Node& n = Slot();
     n.kind = Node::Kind::kString;
     n.scalar.assign(s, len);
-    return Add(std::move(n));
+    return true;
   }
-  bool StartObject() { return Open(Node::Object()); }
+  bool StartObject() {
+    if (stack_.size() >= kMaxDepth) return false;
+    Node& n = Slot();
+    n.kind = Node::Kind::kObject;
+    // Most Kubernetes objects have a handful of fields; reserving avoids regrowth copies.
+    n.members.reserve(8);
+    stack_.push_back(&n);
+    return true;
+  }
   bool Key(const char* s, rapidjson::SizeType len, bool) {
-    stack_.back()->members.push_back(Member{std::string(s, len), Node{}});
+    Member& m = stack_.back()->members.emplace_back();
+    m.key.assign(s, len);
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
     stack_.pop_back();
     return true;
   }
-  bool StartArray() { return Open(Node::Array()); }
+  bool StartArray() {
+    if (stack_.size() >= kMaxDepth) return false;
+    Node& n = Slot();
+    n.kind = Node::Kind::kArray;
+    stack_.push_back(&n);
+    return true;
+  }
   bool EndArray(rapidjson::SizeType) {
     stack_.pop_back();
     return true;
   }
 
  private:
-  Node* Place(Node n) {
-    if (stack_.empty()) {
-      out_.push_back(std::move(n));
-      return &out_.back();
-    }
+  // Pointers on the stack stay valid: a container only grows while it is the innermost open
+  // one, and its own ancestors are not touched meanwhile.
+  Node& Slot() {
+    if (stack_.empty()) return out_.emplace_back();
     Node* parent = stack_.back();
-    if (parent->kind == Node::Kind::kArray) {
-      parent->items.push_back(std::move(n));
-      return &parent->items.back();
-    }
-    parent->members.back().value = std::move(n);
-    return &parent->members.back().value;
-  }
-  bool Add(Node n) {
-    Place(std::move(n));
-    return true;
-  }
-  bool Open(Node n) {
-    if (stack_.size() >= kMaxDepth) return false;
-    stack_.push_back(Place(std::move(n)));
-    return true;
+    if (parent->kind == Node::Kind::kArray) return parent->items.emplace_back();
+    return parent->members.back().value;
   }
 
   std::vector<Node>& out_;

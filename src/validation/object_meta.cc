@@ -121,7 +121,7 @@ std::vector<std::string> IsQualifiedName(std::string_view value) {
   } else if (name.size() > 63) {
     errs.push_back("name part " + MaxLenError(63));
   }
-  if (!name.empty() && !MatchesQualifiedNamePart(name)) {
+  if (!MatchesQualifiedNamePart(name)) {
     errs.push_back("name part " + RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
                                              {"MyName", "my.name", "123-abc"}));
   }

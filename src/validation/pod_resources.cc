@@ -17,6 +17,12 @@ constexpr std::int64_t kMaxPodPidLimit = 16384;
 
 enum class Level { kContainer, kPod };
 
+// The names nearly every pod uses; checked without building a field path.
+bool CommonValidName(std::string_view name, Level level) {
+  if (name == "cpu" || name == "memory") return true;
+  return level == Level::kContainer && name == "ephemeral-storage";
+}
+
 field::ErrorList ValidateName(std::string_view name, Level level, const field::Path& path,
                               const FeatureGates& gates) {
   bool pid_supported = gates.per_pod_pid_limit && gates.pod_level_resources;
@@ -51,6 +57,10 @@ field::ErrorList ValidateQuantityValue(std::string_view name, const Quantity& q,
   return errs;
 }
 
+bool QuantityValueSuspect(std::string_view name, const Quantity& q) {
+  return q.Sign() < 0 || IsIntegerResourceName(name);
+}
+
 std::optional<std::string> HugePageValueError(std::string_view name, const Quantity& q) {
   if (!IsHugePageResourceName(name)) return std::nullopt;
   auto page = Quantity::Parse(name.substr(std::string_view("hugepages-").size()));
@@ -69,33 +79,34 @@ field::ErrorList ValidateRequirements(const api::ResourceRequirements& r, Level 
   bool lim_cpu_or_memory = false, req_cpu_or_memory = false;
   bool lim_hugepages = false, req_hugepages = false;
   for (const auto& [name, q] : r.limits) {
-    field::Path p = lim_path.Key(name);
-    field::Append(errs, ValidateName(name, level, p, gates));
-    field::Append(errs, ValidateQuantityValue(name, q, p));
+    // Paths are built only when something is wrong: this loop runs for every container.
+    auto p = [&lim_path, &name] { return lim_path.Key(name); };
+    if (!CommonValidName(name, level)) field::Append(errs, ValidateName(name, level, p(), gates));
+    if (QuantityValueSuspect(name, q)) field::Append(errs, ValidateQuantityValue(name, q, p()));
     if (IsHugePageResourceName(name)) {
       lim_hugepages = true;
-      if (auto e = HugePageValueError(name, q)) errs.push_back(field::Invalid(p, q.String(), *e));
+      if (auto e = HugePageValueError(name, q)) errs.push_back(field::Invalid(p(), q.String(), *e));
     }
     if (name == "cpu" || name == "memory") lim_cpu_or_memory = true;
     if (name == kPid && level == Level::kPod && gates.per_pod_pid_limit) {
       if (q.MilliValue() % 1000 != 0) {
-        errs.push_back(field::Invalid(p, q.String(), "must be an integer"));
+        errs.push_back(field::Invalid(p(), q.String(), "must be an integer"));
       } else if (q.Value() < kMinPodPidLimit || q.Value() > kMaxPodPidLimit) {
         errs.push_back(field::Invalid(
-            p, q.String(),
+            p(), q.String(),
             fmt::format("must be between {} and {}, inclusive", kMinPodPidLimit, kMaxPodPidLimit)));
       }
     }
   }
   for (const auto& [name, q] : r.requests) {
-    field::Path p = req_path.Key(name);
+    auto p = [&req_path, &name] { return req_path.Key(name); };
     if (name == kPid && level == Level::kPod && gates.per_pod_pid_limit) {
       // KEP-6063: pid is limit-only; a request is rejected rather than silently ignored.
-      errs.push_back(field::Forbidden(p, "pid may only be set in spec.resources.limits"));
+      errs.push_back(field::Forbidden(p(), "pid may only be set in spec.resources.limits"));
       continue;
     }
-    field::Append(errs, ValidateName(name, level, p, gates));
-    field::Append(errs, ValidateQuantityValue(name, q, p));
+    if (!CommonValidName(name, level)) field::Append(errs, ValidateName(name, level, p(), gates));
+    if (QuantityValueSuspect(name, q)) field::Append(errs, ValidateQuantityValue(name, q, p()));
     auto lim = r.limits.find(name);
     if (lim != r.limits.end()) {
       if (q.Cmp(lim->second) != 0 && !IsOvercommitAllowed(name)) {
@@ -113,7 +124,7 @@ field::ErrorList ValidateRequirements(const api::ResourceRequirements& r, Level 
     }
     if (IsHugePageResourceName(name)) {
       req_hugepages = true;
-      if (auto e = HugePageValueError(name, q)) errs.push_back(field::Invalid(p, q.String(), *e));
+      if (auto e = HugePageValueError(name, q)) errs.push_back(field::Invalid(p(), q.String(), *e));
     }
     if (name == "cpu" || name == "memory") req_cpu_or_memory = true;
   }
@@ -187,7 +198,9 @@ field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const Featu
   field::Append(errs, ValidateRequirements(pod, Level::kPod, path, gates));
 
   // Consistency between the pod's resources and its containers' (current upstream rules).
-  ResourceList aggregate_requests = AggregateContainers(spec, false);
+  // The aggregates are only needed for what the pod itself sets.
+  ResourceList aggregate_requests;
+  if (!pod.requests.empty()) aggregate_requests = AggregateContainers(spec, false);
   for (const auto& [name, ctr_total] : aggregate_requests) {
     auto pod_req = pod.requests.find(name);
     if (pod_req == pod.requests.end()) continue;
@@ -198,7 +211,10 @@ field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const Featu
                       ctr_total.String())));
     }
   }
-  ResourceList aggregate_limits = AggregateContainers(spec, true);
+  bool pod_hugepage_limits = false;
+  for (const auto& [name, q] : pod.limits) pod_hugepage_limits |= IsHugePageResourceName(name);
+  ResourceList aggregate_limits;
+  if (pod_hugepage_limits) aggregate_limits = AggregateContainers(spec, true);
   for (const auto& [name, ctr_total] : aggregate_limits) {
     if (!IsHugePageResourceName(name)) continue;
     auto pod_lim = pod.limits.find(name);
