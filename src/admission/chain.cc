@@ -11,6 +11,7 @@
 #include "validation/drop_disabled.h"
 #include "validation/limit_range.h"
 #include "validation/object_meta.h"
+#include "validation/persistent_volume_claim.h"
 #include "validation/pod.h"
 
 namespace podlimits::admission {
@@ -32,13 +33,18 @@ class Chain {
       if (auto* err = std::get_if<api::DecodeError>(&decoded[i])) {
         outcomes[i] = Failed(*err);
       } else if (auto* obj = std::get_if<api::DecodedObject>(&decoded[i]); obj->kind != "Pod") {
-        outcomes[i] = obj->kind == "Namespace" ? AdmitNamespace(*obj) : AdmitLimitRange(*obj);
+        if (obj->kind == "Namespace")
+          outcomes[i] = AdmitNamespace(*obj);
+        else if (obj->kind == "LimitRange")
+          outcomes[i] = AdmitLimitRange(*obj);
       }
     }
-    // Pass 2: pods.
+    // Pass 2: the objects LimitRanges apply to.
     for (std::size_t i = 0; i < decoded.size(); ++i) {
       auto* obj = std::get_if<api::DecodedObject>(&decoded[i]);
       if (obj && obj->kind == "Pod") outcomes[i] = AdmitPod(*obj);
+      if (obj && obj->kind == "PersistentVolumeClaim")
+        outcomes[i] = AdmitPersistentVolumeClaim(*obj);
     }
     return outcomes;
   }
@@ -105,6 +111,32 @@ class Chain {
     }
     State(lr.metadata.namespace_).limit_ranges.push_back(lr);
     return Admitted("LimitRange", lr.metadata.name, std::move(obj.tree), std::move(obj.warnings));
+  }
+
+  Outcome AdmitPersistentVolumeClaim(api::DecodedObject& obj) {
+    api::SetDefaultNamespace(obj.tree);
+    api::Node& spec = obj.tree.Ensure("spec");
+    if (!spec.Find("volumeMode")) spec.Set("volumeMode", api::Node::String("Filesystem"));
+    if (api::Node* resources = spec.Find("resources")) {
+      if (api::Node* requests = resources->Find("requests"))
+        api::RoundResourceListToMilli(*requests);
+    }
+    api::PersistentVolumeClaim pvc = api::ReadPersistentVolumeClaim(obj.tree);
+    field::ErrorList errs = validation::ValidatePersistentVolumeClaim(pvc);
+    if (!errs.empty()) {
+      return Rejected("PersistentVolumeClaim", pvc.metadata.name, "Invalid",
+                      validation::InvalidMessage("PersistentVolumeClaim", pvc.metadata, errs),
+                      std::move(obj.warnings));
+    }
+    if (options_.run_admission_plugins) {
+      LimitRanger limit_ranger(State(pvc.metadata.namespace_).limit_ranges, options_.gates);
+      if (auto forbidden = limit_ranger.ValidatePersistentVolumeClaim(pvc)) {
+        return Rejected("PersistentVolumeClaim", pvc.metadata.name, "Forbidden", *forbidden,
+                        std::move(obj.warnings));
+      }
+    }
+    return Admitted("PersistentVolumeClaim", pvc.metadata.name, std::move(obj.tree),
+                    std::move(obj.warnings));
   }
 
   Outcome AdmitPod(api::DecodedObject& obj) {

@@ -45,6 +45,11 @@ class LimitRanger {
   // Status.message (HTTP 403, reason Forbidden): `pods "NAME" is forbidden: ERRORS`, where NAME
   // is metadata.name, else metadata.generateName, else "Unknown", and ERRORS is the aggregate of
   // the first rejecting LimitRange's messages (de-duplicated, bracketed when more than one).
+  // PersistentVolumeClaim items against a PVC's storage requests; the Status.message
+  // (`persistentvolumeclaims "NAME" is forbidden: ...`) when rejected.
+  std::optional<std::string> ValidatePersistentVolumeClaim(
+      const api::PersistentVolumeClaim& pvc) const;
+
   std::optional<std::string> Validate(const api::Pod& pod) const;
 
  private:

@@ -20,7 +20,8 @@ bool LooksLikeJson(std::string_view text) {
 }
 
 const std::vector<std::string>& DefaultKinds() {
-  static const std::vector<std::string> kinds = {"Pod", "LimitRange", "Namespace"};
+  static const std::vector<std::string> kinds = {"Pod", "LimitRange", "Namespace",
+                                                 "PersistentVolumeClaim"};
   return kinds;
 }
 

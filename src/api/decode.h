@@ -14,7 +14,7 @@
 namespace podlimits::api {
 
 struct DecodedObject {
-  std::string kind;  // Pod, LimitRange, Namespace
+  std::string kind;  // Pod, LimitRange, Namespace, PersistentVolumeClaim
   Node tree;
   std::string source;  // file name ("-" for stdin)
   std::uint32_t line = 0;
@@ -37,7 +37,7 @@ using DecodeResult = std::variant<DecodedObject, DecodeError>;
 struct DecodeOptions {
   FieldValidation field_validation = FieldValidation::kStrict;
   // Which kinds this command accepts; others are rejected as unknown. Empty: Pod, LimitRange,
-  // Namespace.
+  // Namespace, PersistentVolumeClaim.
   std::vector<std::string> kinds;
 };
 

@@ -88,9 +88,16 @@ void SetDefaultsVolume(Node& v) {
 void SetDefaultsPodLevelResources(Node& spec) {
   Node* resources = spec.Find("resources");
   if (!resources || !resources->IsObject()) return;
-  Node* limits = resources->Find("limits");
-  if (!limits || !limits->IsObject() || limits->members.empty()) return;
+  const Node* existing_limits = resources->Find("limits");
+  if (!existing_limits || !existing_limits->IsObject()) return;
+  // pid is limit-only with no QoS effect (KEP-6063): a pod whose only pod-level limit is pid
+  // has no pod-level resources to default requests for.
+  bool qos_limits = std::any_of(existing_limits->members.begin(), existing_limits->members.end(),
+                                [](const Member& m) { return m.key != "pid"; });
+  if (!qos_limits) return;
+  // Ensure may grow resources->members, so look limits up again afterwards.
   Node& requests = resources->Ensure("requests");
+  const Node* limits = resources->Find("limits");
   // Aggregated container requests for cpu and memory (sum over containers; init containers
   // use the max rule, which the validation re-checks precisely).
   for (std::string_view name : {"cpu", "memory"}) {

@@ -274,3 +274,24 @@ Namespace ReadNamespace(const Node& object) {
 }
 
 }  // namespace podlimits::api
+
+namespace podlimits::api {
+
+PersistentVolumeClaim ReadPersistentVolumeClaim(const Node& object) {
+  PersistentVolumeClaim pvc;
+  pvc.metadata = ReadObjectMeta(object);
+  const Node* spec = object.Find("spec");
+  if (!spec) return pvc;
+  if (const Node* modes = spec->Find("accessModes"); modes && modes->IsArray()) {
+    for (const auto& m : modes->items) pvc.access_modes.push_back(m.scalar);
+  }
+  if (const Node* r = spec->Find("resources")) {
+    // VolumeResourceRequirements has the same limits/requests shape as a container's.
+    ResourceRequirements req = ReadResourceRequirements(*r);
+    pvc.requests = std::move(req.requests);
+    pvc.limits = std::move(req.limits);
+  }
+  return pvc;
+}
+
+}  // namespace podlimits::api

@@ -191,11 +191,20 @@ struct Namespace {
   ObjectMeta metadata;
 };
 
+// What LimitRanger reads of a PersistentVolumeClaim.
+struct PersistentVolumeClaim {
+  ObjectMeta metadata;
+  std::vector<std::string> access_modes;
+  ResourceList requests;
+  ResourceList limits;
+};
+
 // Extraction from strictly-decoded trees.
 ObjectMeta ReadObjectMeta(const Node& object);
 ResourceRequirements ReadResourceRequirements(const Node& node);
 Pod ReadPod(const Node& object);
 LimitRange ReadLimitRange(const Node& object);
 Namespace ReadNamespace(const Node& object);
+PersistentVolumeClaim ReadPersistentVolumeClaim(const Node& object);
 
 }  // namespace podlimits::api

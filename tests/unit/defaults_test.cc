@@ -70,3 +70,20 @@ TEST(SetDefaultsNamespace, LabelFinalizerPhase) {
 
 }  // namespace
 }  // namespace podlimits::api
+
+namespace podlimits::api {
+namespace {
+
+TEST(SetDefaultsPod, PidOnlyPodLevelLimitsDefaultNoRequests) {
+  // KEP-6063: pid is limit-only and has no QoS effect, so it does not turn on pod-level request
+  // defaulting (which would make a Guaranteed pod Burstable).
+  Node pod = podlimits::testing::DefaultedPodTree(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {pid: "
+      "4096}}\n"
+      "  containers:\n  - {name: a, image: i, resources: {limits: {cpu: 1, memory: 1Gi}}}\n");
+  EXPECT_EQ(pod.FindPath({"spec", "resources", "requests"}), nullptr);
+  EXPECT_EQ(pod.FindPath({"spec", "resources", "limits", "pid"})->scalar, "4096");
+}
+
+}  // namespace
+}  // namespace podlimits::api
