@@ -1,0 +1,235 @@
+#include "cgroups/pod_cgroups.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "cgroups/file_io.h"
+
+namespace podlimits::cgroups {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kKubepods = "kubepods";  // defaultNodeAllocatableCgroupName
+constexpr std::string_view kPodPrefix = "pod";      // podCgroupNamePrefix
+
+bool Contains(const std::vector<std::string>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// "/a//b/" -> "a/b"; "." and ".." are left for the tree to refuse.
+fs::path Normalized(const fs::path& cgroup) {
+  fs::path out;
+  for (const fs::path& part : cgroup) {
+    if (part.empty() || part == "/") continue;
+    out /= part;
+  }
+  return out;
+}
+
+Result<void> ValidatePlan(const PodCgroupPlan& plan, const std::vector<ManagedHierarchy>& hs) {
+  const fs::path where = PodCgroupPath(plan.cgroup_root, plan.qos, plan.pod_uid);
+  const std::string& uid = plan.pod_uid;
+  if (uid.empty() || uid == "." || uid == ".." ||
+      uid.find_first_of(std::string_view("/_\0\n", 4)) != std::string::npos) {
+    return Failure("plan pod cgroup", where,
+                   "invalid pod UID \"" + uid +
+                       "\": a kubelet cgroup name is not empty and has no \"/\" or \"_\"");
+  }
+  for (const fs::path& part : plan.cgroup_root) {
+    if (part == "." || part == "..") {
+      return Failure("plan pod cgroup", where,
+                     "cgroupRoot \"" + plan.cgroup_root.string() + "\" has a \".\" or \"..\"");
+    }
+  }
+  auto negative = [&](std::string_view what, std::optional<std::int64_t> v) -> Result<void> {
+    if (v && *v < 0) {
+      return Failure("plan pod cgroup", where,
+                     std::string(what) + " must not be negative, got " + std::to_string(*v));
+    }
+    return {};
+  };
+  if (auto ok = negative("kubepods pids.max", plan.kubepods_pids_max); !ok) return ok;
+  if (auto ok = negative("pod pids.max", plan.pod_pids_max); !ok) return ok;
+  if (plan.writable) {
+    if (auto ok = negative("cgroup.max.descendants", plan.writable->max_descendants); !ok) {
+      return ok;
+    }
+    if (auto ok = negative("cgroup.max.depth", plan.writable->max_depth); !ok) return ok;
+    const bool v2 = std::any_of(hs.begin(), hs.end(), [](const ManagedHierarchy& h) {
+      return h.version == CgroupVersion::kV2;
+    });
+    if (!v2) {
+      return Failure("plan pod cgroup", where,
+                     "a writable cgroup mount needs cgroup v2, and no managed hierarchy is v2");
+    }
+  }
+  if (hs.empty()) return Failure("plan pod cgroup", where, "no cgroup hierarchy is managed");
+  return {};
+}
+
+Result<ReadBack> ReadMax(const CgroupTree& tree, const fs::path& cgroup, std::string_view file) {
+  auto dir = tree.Path(cgroup);
+  if (!dir) return std::unexpected(dir.error());
+  auto text = tree.Read(cgroup, file);
+  if (!text) return std::unexpected(text.error());
+  auto value = ParseMaxValue(*text, *dir / file);
+  if (!value) return std::unexpected(value.error());
+  return ReadBack{*dir / file, *value};
+}
+
+Result<ReadBack> WriteAndReadBack(CgroupTree& tree, const fs::path& cgroup, std::string_view file,
+                                  std::int64_t value) {
+  if (auto ok = tree.Write(cgroup, file, std::to_string(value)); !ok) {
+    return std::unexpected(ok.error());
+  }
+  return ReadMax(tree, cgroup, file);
+}
+
+bool CreatedBy(const CgroupTree& tree, const fs::path& cgroup) {
+  const std::vector<fs::path> created = tree.created();
+  return std::find(created.begin(), created.end(), cgroup) != created.end();
+}
+
+// cgroup v2: creates the cgroups from the root down to `parent`, and makes sure each of them,
+// the root included, has pids in cgroup.subtree_control, so every cgroup below it has pids.max.
+Result<void> CreateWithPids(CgroupTree& tree, const fs::path& parent, HierarchyReadBack& rb) {
+  std::vector<fs::path> chain = {fs::path()};
+  for (const fs::path& part : parent) chain.push_back(chain.back() / part);
+  for (const fs::path& dir : chain) {
+    if (!dir.empty()) {
+      if (auto ok = tree.Create(dir); !ok) return ok;
+    }
+    auto enabled = tree.Read(dir, "cgroup.subtree_control");
+    if (!enabled) return std::unexpected(enabled.error());
+    if (Contains(Words(*enabled), "pids")) continue;
+    if (auto ok = tree.Write(dir, "cgroup.subtree_control", "+pids"); !ok) return ok;
+    if (dir.empty() || !CreatedBy(tree, dir)) {
+      auto abs = tree.Path(dir);
+      rb.pids_enabled_in.push_back(abs ? *abs : dir);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+fs::path KubepodsCgroup(const fs::path& cgroup_root) {
+  return fs::path("/") / Normalized(cgroup_root) / kKubepods;
+}
+
+fs::path QosCgroup(const fs::path& cgroup_root, QosClass qos) {
+  switch (qos) {
+    case QosClass::kGuaranteed:
+      return KubepodsCgroup(cgroup_root);
+    case QosClass::kBurstable:
+      return KubepodsCgroup(cgroup_root) / "burstable";
+    case QosClass::kBestEffort:
+      return KubepodsCgroup(cgroup_root) / "besteffort";
+  }
+  return KubepodsCgroup(cgroup_root);
+}
+
+fs::path PodCgroupPath(const fs::path& cgroup_root, QosClass qos, std::string_view pod_uid) {
+  return QosCgroup(cgroup_root, qos) / (std::string(kPodPrefix) + std::string(pod_uid));
+}
+
+PodCgroup::PodCgroup(std::vector<ManagedHierarchy> hierarchies)
+    : hierarchies_(std::move(hierarchies)) {}
+
+Result<HierarchyReadBack> PodCgroup::ApplyTo(ManagedHierarchy& h, const PodCgroupPlan& plan) {
+  CgroupTree& tree = h.tree;
+  const fs::path kubepods = Normalized(KubepodsCgroup(plan.cgroup_root));
+  const fs::path qos = Normalized(QosCgroup(plan.cgroup_root, plan.qos));
+  const fs::path pod = Normalized(PodCgroupPath(plan.cgroup_root, plan.qos, plan.pod_uid));
+
+  HierarchyReadBack rb;
+  rb.version = h.version;
+  auto pod_dir = tree.Path(pod);
+  if (!pod_dir) return std::unexpected(pod_dir.error());
+  rb.pod_cgroup_dir = *pod_dir;
+
+  bool has_pids = h.HasV1Controller("pids");
+  if (h.version == CgroupVersion::kV2) {
+    auto text = tree.Read("", "cgroup.controllers");
+    if (!text) return std::unexpected(text.error());
+    const std::vector<std::string> controllers = Words(*text);
+    has_pids = Contains(controllers, "pids");
+    if (!has_pids && (plan.kubepods_pids_max || plan.pod_pids_max)) {
+      return Failure("enable pids controller", tree.root(),
+                     "pids is not in cgroup.controllers (\"" + Join(controllers) +
+                         "\"), so pids.max cannot be set");
+    }
+    if (has_pids) {
+      if (auto ok = CreateWithPids(tree, qos, rb); !ok) return std::unexpected(ok.error());
+    }
+  }
+  if (auto ok = tree.Create(qos); !ok) return std::unexpected(ok.error());
+
+  if (has_pids && plan.kubepods_pids_max) {
+    auto read = WriteAndReadBack(tree, kubepods, "pids.max", *plan.kubepods_pids_max);
+    if (!read) return std::unexpected(read.error());
+    rb.kubepods_pids_max = *read;
+  }
+
+  if (auto ok = tree.Create(pod, CgroupTree::CreateMode::kExclusive); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (has_pids) {
+    if (plan.pod_pids_max) {
+      if (auto ok = tree.Write(pod, "pids.max", std::to_string(*plan.pod_pids_max)); !ok) {
+        return std::unexpected(ok.error());
+      }
+    }
+    auto read = ReadMax(tree, pod, "pids.max");
+    if (!read) return std::unexpected(read.error());
+    rb.pod_pids_max = *read;
+  }
+  if (plan.writable && h.version == CgroupVersion::kV2) {
+    auto descendants =
+        WriteAndReadBack(tree, pod, "cgroup.max.descendants", plan.writable->max_descendants);
+    if (!descendants) return std::unexpected(descendants.error());
+    rb.max_descendants = *descendants;
+    auto depth = WriteAndReadBack(tree, pod, "cgroup.max.depth", plan.writable->max_depth);
+    if (!depth) return std::unexpected(depth.error());
+    rb.max_depth = *depth;
+  }
+  return rb;
+}
+
+Result<AppliedPodCgroup> PodCgroup::Apply(const PodCgroupPlan& plan) {
+  if (auto ok = ValidatePlan(plan, hierarchies_); !ok) return std::unexpected(ok.error());
+  AppliedPodCgroup applied;
+  applied.cgroup = PodCgroupPath(plan.cgroup_root, plan.qos, plan.pod_uid);
+  for (ManagedHierarchy& h : hierarchies_) {
+    auto rb = ApplyTo(h, plan);
+    if (!rb) {
+      Error error = rb.error();
+      if (auto undone = Teardown(); !undone) {
+        error.detail += (error.detail.empty() ? "" : "; ") + std::string("rollback: ") +
+                        undone.error().Message();
+      }
+      return std::unexpected(std::move(error));
+    }
+    applied.hierarchies.push_back(std::move(*rb));
+  }
+  return applied;
+}
+
+Result<void> PodCgroup::Teardown() {
+  std::optional<Error> first;
+  for (ManagedHierarchy& h : hierarchies_) {
+    if (auto ok = h.tree.Teardown(); !ok && !first) first = ok.error();
+  }
+  if (first) return std::unexpected(*first);
+  return {};
+}
+
+}  // namespace podlimits::cgroups

@@ -1,0 +1,104 @@
+// The kubelet's pod cgroups, cgroupfs driver (pkg/kubelet/cm; runtime.md §6):
+//
+//   <cgroupRoot>/kubepods/pod<uid>              Guaranteed
+//   <cgroupRoot>/kubepods/burstable/pod<uid>    Burstable
+//   <cgroupRoot>/kubepods/besteffort/pod<uid>   BestEffort
+//
+// PodCgroup::Apply creates that path in every managed hierarchy and writes the pod's limits
+// before any container process exists: kubepods' pids.max (node allocatable, when asked; the
+// QoS cgroups stay unbounded), the pod's pids.max, and for a pod with a writable cgroup mount
+// (v2 only) cgroup.max.descendants / cgroup.max.depth. Each value is read back after writing and
+// returned as read. Teardown removes exactly what Apply created; a failed Apply has already
+// undone itself when it returns.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cgroups/detect.h"
+#include "cgroups/error.h"
+#include "cgroups/hierarchies.h"
+#include "cgroups/pids.h"
+#include "cgroups/qos.h"
+
+namespace podlimits::cgroups {
+
+// The bounds on the pod cgroup of a pod with a writable container (KEP-5474 defaults).
+struct DescendantBounds {
+  std::int64_t max_descendants = 250;
+  std::int64_t max_depth = 50;
+};
+
+struct PodCgroupPlan {
+  std::string pod_uid;
+  QosClass qos = QosClass::kBestEffort;
+  std::filesystem::path cgroup_root = "/";  // KubeletConfiguration cgroupRoot
+  // kubepods' pids.max: the node's allocatable pids when pods are in enforceNodeAllocatable;
+  // nullopt leaves kubepods' pids.max as it is.
+  std::optional<std::int64_t> kubepods_pids_max;
+  // The pod's effective pids.max; nullopt means no limit (the new cgroup keeps "max").
+  std::optional<std::int64_t> pod_pids_max;
+  // Set for a pod with a writable container; needs a managed cgroup v2 hierarchy.
+  std::optional<DescendantBounds> writable;
+};
+
+// Cgroup paths relative to a hierarchy root, e.g. "/kubepods/burstable/pod1234".
+std::filesystem::path KubepodsCgroup(const std::filesystem::path& cgroup_root);
+std::filesystem::path QosCgroup(const std::filesystem::path& cgroup_root, QosClass qos);
+std::filesystem::path PodCgroupPath(const std::filesystem::path& cgroup_root, QosClass qos,
+                                    std::string_view pod_uid);
+
+// A limit file as read back after writing it.
+struct ReadBack {
+  std::filesystem::path file;  // absolute, e.g. /sys/fs/cgroup/pids/kubepods/pod1234/pids.max
+  MaxValue value;              // nullopt: "max"
+};
+
+// What one hierarchy holds after Apply, read back from the kernel.
+struct HierarchyReadBack {
+  CgroupVersion version = CgroupVersion::kV2;
+  std::filesystem::path pod_cgroup_dir;  // absolute, e.g. /sys/fs/cgroup/pids/kubepods/pod1234
+  // Absent when the hierarchy has no pids controller (a v1 hierarchy of another controller, or a
+  // v2 tree whose cgroup.controllers lacks pids while no pids limit was asked for).
+  std::optional<ReadBack> kubepods_pids_max;  // also absent when it was not written
+  std::optional<ReadBack> pod_pids_max;
+  // Present when bounds were written (v2, writable container).
+  std::optional<ReadBack> max_descendants;
+  std::optional<ReadBack> max_depth;
+  // Directories that existed before Apply in whose cgroup.subtree_control Apply wrote "+pids".
+  // Teardown does not undo this, as the kubelet does not: other cgroups may rely on it by then.
+  std::vector<std::filesystem::path> pids_enabled_in;
+};
+
+struct AppliedPodCgroup {
+  std::filesystem::path cgroup;  // relative to each hierarchy root
+  std::vector<HierarchyReadBack> hierarchies;
+};
+
+class PodCgroup {
+ public:
+  explicit PodCgroup(std::vector<ManagedHierarchy> hierarchies);
+
+  // Creates the pod cgroup (which must not exist yet) and its parents in every hierarchy and
+  // writes the plan. On failure everything created so far is removed before returning the
+  // error (the rollback's own failure, if any, is appended to the error's detail).
+  Result<AppliedPodCgroup> Apply(const PodCgroupPlan& plan);
+
+  // Kills whatever still runs in the pod cgroup and removes every cgroup Apply created, deepest
+  // first. Shared parents (kubepods, QoS) it created are kept while other pods use them.
+  Result<void> Teardown();
+
+  const std::vector<ManagedHierarchy>& hierarchies() const { return hierarchies_; }
+  std::vector<ManagedHierarchy>& hierarchies() { return hierarchies_; }
+
+ private:
+  Result<HierarchyReadBack> ApplyTo(ManagedHierarchy& h, const PodCgroupPlan& plan);
+
+  std::vector<ManagedHierarchy> hierarchies_;
+};
+
+}  // namespace podlimits::cgroups
