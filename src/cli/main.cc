@@ -1,12 +1,19 @@
 // The podlimits command. The command-line contract is in DESIGN.md; change it only by extending.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 
 #include "admission/chain.h"
 #include "admission/pod_security.h"
 #include "api/decode.h"
 #include "cli/input.h"
 #include "cli/report.h"
+#include "node/node_capabilities.h"
+#include "node/node_config.h"
+#include "node/node_info.h"
+#include "node/pid_capacity.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::cli {
@@ -64,6 +71,29 @@ int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat 
   return Report(admission::RunChain(std::move(decoded), options), format);
 }
 
+int NodeInfoCommand(const std::string& node_config, const std::string& output) {
+  auto config = node_config.empty() ? node::DefaultNodeConfig() : node::LoadNodeConfig(node_config);
+  if (!config) {
+    std::fprintf(stderr, "error: %s\n", config.error().c_str());
+    return kExitUsage;
+  }
+  node::ProbeOptions probe;
+  const char* path = std::getenv("PATH");
+  probe.path_env = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  probe.runtime_version = true;
+  node::NodeCapabilities caps = node::ProbeNodeCapabilities(*config, probe);
+  node::PidCapacity capacity = node::ReadPidCapacity();
+  auto tasks = node::ReadTaskCount();
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  node::NodeInfo info = node::CollectNodeInfo(*config, caps, capacity,
+                                              tasks ? std::optional(*tasks) : std::nullopt, host);
+  std::string text =
+      output == "json" ? node::RenderNodeInfoJson(info) + "\n" : node::RenderNodeInfoText(info);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -90,6 +120,16 @@ int Main(int argc, char** argv) {
   admit->add_option("-o,--output", output, "yaml or json")->check(CLI::IsMember({"yaml", "json"}));
   admit->add_option("--as", username, "The requesting user (for Pod Security exemptions)");
 
+  std::string node_config;
+  std::string node_info_output = "text";
+  CLI::App* node_info = app.add_subcommand(
+      "node-info",
+      "Capacity, allocatable, cgroup mode, runtime, declared features, rlimit ceilings");
+  node_info->add_option("--node-config", node_config,
+                        "KubeletConfiguration (+ podlimits NodeConfiguration) file");
+  node_info->add_option("-o,--output", node_info_output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -97,6 +137,7 @@ int Main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
 
+  if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
   if (validate->parsed()) {
     admission::ChainOptions options;
     options.run_admission_plugins = false;
