@@ -172,11 +172,10 @@ void SetDefaultsPod(Node& pod, const DefaultingOptions& options) {
 
 void SetDefaultsNamespace(Node& ns) {
   Node& meta = ns.Ensure("metadata");
-  const Node* name = meta.Find("name");
-  if (name && name->IsString() && !name->scalar.empty()) {
-    Node& labels = meta.Ensure("labels");
-    labels.Set("kubernetes.io/metadata.name", Node::String(name->scalar));
-  }
+  const Node* name_node = meta.Find("name");
+  // Copied: Ensure("labels") below may grow meta's members and move name_node.
+  std::string name = name_node && name_node->IsString() ? name_node->scalar : "";
+  if (!name.empty()) meta.Ensure("labels").Set("kubernetes.io/metadata.name", Node::String(name));
   Node& spec = ns.Ensure("spec");
   if (!spec.Find("finalizers")) {
     Node finalizers = Node::Array();

@@ -43,6 +43,8 @@ struct Node {
   bool IsString() const { return kind == Kind::kString; }
 
   // Object access. Find returns nullptr when absent (or when this is not an object).
+  // Members live in a vector: Ensure, Set and Erase on an object invalidate every pointer and
+  // reference into that object's members (look them up again afterwards).
   const Node* Find(std::string_view key) const;
   Node* Find(std::string_view key);
   // Walks nested objects: FindPath({"spec", "resources"}).
