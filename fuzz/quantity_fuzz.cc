@@ -70,6 +70,12 @@ void Exercise(const Quantity& q, std::string_view input) {
   if (!q.IsZero() && Quantity::FormatRatioForMessage(q, q) != "1.000000") {
     Fail("FormatRatioForMessage(q, q)", input, q);
   }
+  if (!q.IsZero()) {
+    // Mixed magnitudes: must answer quickly whatever the exponents.
+    (void)Quantity::FormatRatioForMessage(one, q);
+    (void)Quantity::FormatRatioForMessage(q, one);
+    (void)Quantity::CmpRatio(one, q, twice);
+  }
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "api/quantity_internal.h"
 
@@ -188,6 +190,29 @@ std::int64_t StripTrailingZeros(BigInt& x) {
 
 std::int64_t Low64(const BigInt& x) {
   return Low64OfScaled(x, 0);
+}
+
+std::string ToDecimalString(const BigInt& x) {
+  if (x == 0) return "0";
+  constexpr int kChunkDigits = 18;
+  static const BigInt kChunk = Pow10(kChunkDigits);
+  std::vector<std::uint64_t> chunks;  // least significant first
+  BigInt rest = abs(x);
+  BigInt quotient;
+  BigInt remainder;
+  while (rest != 0) {
+    boost::multiprecision::divide_qr(rest, kChunk, quotient, remainder);
+    chunks.push_back(static_cast<std::uint64_t>(remainder));
+    rest.swap(quotient);
+  }
+  std::string text = x < 0 ? "-" : "";
+  text.append(std::to_string(chunks.back()));
+  for (auto it = chunks.rbegin() + 1; it != chunks.rend(); ++it) {
+    const std::string digits = std::to_string(*it);
+    text.append(kChunkDigits - digits.size(), '0');
+    text.append(digits);
+  }
+  return text;
 }
 
 BigDecimal DecimalFromUnscaled(BigInt unscaled, std::int32_t scale) {

@@ -33,7 +33,7 @@ Mantissa DecimalMantissa(const BigDecimal& d) {
     exponent = Wrap32(std::int64_t{exponent} - 1);
     --exact;
   }
-  return {amount.str(), exponent, exponent != exact};
+  return {quantity_internal::ToDecimalString(amount), exponent, exponent != exact};
 }
 
 // int64Amount.AsCanonicalBytes. Unlike the inf.Dec loop it adjusts only once, which differs
@@ -129,13 +129,13 @@ std::optional<Base1024> Base1024Mantissa(const Quantity& rounded) {
     }
   }
   const BigDecimal integer = quantity_internal::RoundAwayFromZero(Access::AsDecimal(rounded), 0);
-  if (integer.exp > quantity_internal::kMaxAlignDigits) return std::nullopt;
+  if (integer.exp < 0 || integer.exp > quantity_internal::kMaxAlignDigits) return std::nullopt;
   BigInt magnitude =
       abs(integer.coef) * quantity_internal::Pow10(static_cast<std::uint64_t>(integer.exp));
   const auto times = static_cast<std::int64_t>(boost::multiprecision::lsb(magnitude)) / 10;
   magnitude >>= static_cast<unsigned>(times * 10);
   if (integer.coef < 0) magnitude = -magnitude;
-  return Base1024{magnitude.str(), times};
+  return Base1024{quantity_internal::ToDecimalString(magnitude), times};
 }
 
 std::string WithSuffix(std::string digits, std::string_view suffix) {
@@ -185,7 +185,8 @@ std::string Quantity::Canonical(bool* loses_value) const {
     return WithSuffix(std::move(mantissa.digits), suffix.value_or(""));
   }
   if (mantissa.exponent == 0) return std::move(mantissa.digits);
-  return WithSuffix(std::move(mantissa.digits), "e" + std::to_string(mantissa.exponent));
+  mantissa.digits.push_back('e');
+  return WithSuffix(std::move(mantissa.digits), std::to_string(mantissa.exponent));
 }
 
 std::string Quantity::String() const {

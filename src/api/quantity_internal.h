@@ -27,6 +27,7 @@
 #endif
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "api/quantity.h"
@@ -90,6 +91,8 @@ std::int64_t DigitCount(const BigInt& x);
 std::int64_t StripTrailingZeros(BigInt& x);
 // x mod 2^64 as Go's big.Int.Int64() returns it.
 std::int64_t Low64(const BigInt& x);
+// big.Int.String(). (cpp_int's own str() trips GCC 12's -Wrestrict false positive at -O3.)
+std::string ToDecimalString(const BigInt& x);
 
 // An inf.Dec with unscaled value `unscaled` and scale `scale`.
 BigDecimal DecimalFromUnscaled(BigInt unscaled, std::int32_t scale);

@@ -36,8 +36,8 @@ BigInt DivideHalfEven(const BigInt& num, const BigInt& den) {
 
 // inf.Dec.String of units at scale 6.
 std::string SixDecimals(const BigInt& units) {
-  std::string digits = units.str();
-  if (digits.size() <= 6) return "0." + std::string(6 - digits.size(), '0') + digits;
+  std::string digits = quantity_internal::ToDecimalString(units);
+  if (digits.size() <= 6) digits.insert(0, 7 - digits.size(), '0');
   digits.insert(digits.size() - 6, 1, '.');
   return digits;
 }
@@ -64,7 +64,10 @@ std::string Quantity::FormatRatioForMessage(const Quantity& limit, const Quantit
   const std::int64_t scale_gap = std::int64_t{r.scale} - l.scale;
   if (scale_gap >= -kRatioFoldLimit && scale_gap <= kRatioFoldLimit) {
     const std::int64_t shift = exponent + 6;
-    if (TextLength(l_coef) - TextLength(r_coef) + shift <= quantity_internal::kMaxAlignDigits) {
+    // ratio * 10^6 < 10^(magnitude + 1); below 0.1 it rounds to 0 without writing out 10^-shift.
+    const std::int64_t magnitude = TextLength(l_coef) - TextLength(r_coef) + shift;
+    if (magnitude <= -2) return "0.000000";
+    if (magnitude <= quantity_internal::kMaxAlignDigits) {
       BigInt num = l_coef;
       BigInt den = r_coef;
       if (shift >= 0) num *= Pow10(static_cast<std::uint64_t>(shift));
@@ -91,7 +94,10 @@ std::string Quantity::FormatRatioForMessage(const Quantity& limit, const Quantit
   }
   const std::int64_t final_exponent = exponent - shift;
   std::string text = SixDecimals(units);
-  if (final_exponent != 0) text += "e" + std::to_string(final_exponent);
+  if (final_exponent != 0) {
+    text.push_back('e');
+    text.append(std::to_string(final_exponent));
+  }
   return text;
 }
 
