@@ -198,8 +198,9 @@ class Decoder {
 
   // Returns false once a fatal error stops decoding.
   bool Object(Node& node, const TypeDef& type, const Crumb& at) {
-    // Duplicates: Go keeps the last value; strict decoding reports each repeat.
-    if (node.members.size() > 1) Deduplicate(node, at);
+    // Duplicates: Go keeps the last value; strict decoding reports each repeat. Known fields
+    // are checked by schema index (cheap); the quadratic pass runs only when one repeats.
+    if (HasDuplicateKnownField(node, type)) Deduplicate(node, at);
     for (std::size_t i = 0; i < node.members.size();) {
       Member& m = node.members[i];
       const FieldDef* def = type.Field(m.key);
@@ -228,6 +229,19 @@ class Decoder {
   }
 
  private:
+  static bool HasDuplicateKnownField(const Node& node, const TypeDef& type) {
+    if (node.members.size() < 2) return false;
+    std::uint64_t seen[4] = {0, 0, 0, 0};  // no Kubernetes type has 256 fields
+    for (const auto& m : node.members) {
+      auto it = type.index.find(m.key);
+      if (it == type.index.end() || it->second >= 256) continue;
+      std::uint64_t bit = std::uint64_t{1} << (it->second % 64);
+      if (seen[it->second / 64] & bit) return true;
+      seen[it->second / 64] |= bit;
+    }
+    return false;
+  }
+
   void Deduplicate(Node& node, const Crumb& at) {
     for (std::size_t i = 0; i < node.members.size(); ++i) {
       for (std::size_t j = i + 1; j < node.members.size(); ++j) {
