@@ -8,8 +8,10 @@
 #include "admission/chain.h"
 #include "admission/pod_security.h"
 #include "api/decode.h"
+#include "cli/image_command.h"
 #include "cli/input.h"
 #include "cli/report.h"
+#include "cli/run_command.h"
 #include "node/node_capabilities.h"
 #include "node/node_config.h"
 #include "node/node_info.h"
@@ -130,6 +132,40 @@ int Main(int argc, char** argv) {
   node_info->add_option("-o,--output", node_info_output, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  RunFlags run_flags;
+  CLI::App* run = app.add_subcommand(
+      "run", "Admit a pod and run it on this node with its limits enforced by the kernel");
+  run->add_option("-f,--filename", run_flags.files,
+                  "The pod (with its Namespace and LimitRanges, if any); files or -")
+      ->required();
+  run->add_option("--node-config", run_flags.node_config,
+                  "KubeletConfiguration (+ podlimits NodeConfiguration) file");
+  run->add_option("-o,--output", run_flags.output, "json: end with a PodRunStatus object")
+      ->check(CLI::IsMember({"json"}));
+  run->add_option("--validate", run_flags.validate_mode,
+                  "Unknown-field handling: strict (default), warn or ignore");
+  run->add_option("--image-root", run_flags.image_root,
+                  "The image store (default /var/lib/podlimits/images)");
+
+  std::string image_root;
+  CLI::App* image = app.add_subcommand("image", "The local image store");
+  image->require_subcommand(1);
+  image->add_option("--image-root", image_root,
+                    "The image store (default /var/lib/podlimits/images)");
+  std::string load_source, load_name;
+  CLI::App* image_load = image->add_subcommand(
+      "load", "Load an OCI image layout directory, an OCI archive or a docker archive");
+  image_load->add_option("SOURCE", load_source, "Directory or archive")->required();
+  image_load->add_option("--name", load_name, "NAME[:TAG] (default tag: latest)")->required();
+  std::string ls_output = "text";
+  CLI::App* image_ls = image->add_subcommand("ls", "List the images");
+  image_ls->add_option("-o,--output", ls_output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  std::string rm_name;
+  CLI::App* image_rm =
+      image->add_subcommand("rm", "Remove an image name (and the image with its last name)");
+  image_rm->add_option("NAME", rm_name, "NAME[:TAG]")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -138,6 +174,10 @@ int Main(int argc, char** argv) {
   }
 
   if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
+  if (run->parsed()) return RunCommand(run_flags);
+  if (image_load->parsed()) return ImageLoadCommand(image_root, load_source, load_name);
+  if (image_ls->parsed()) return ImageListCommand(image_root, ls_output);
+  if (image_rm->parsed()) return ImageRemoveCommand(image_root, rm_name);
   if (validate->parsed()) {
     admission::ChainOptions options;
     options.run_admission_plugins = false;

@@ -60,6 +60,8 @@ int Report(const std::vector<admission::Outcome>& outcomes, OutputFormat format)
       case OutputFormat::kName:
         std::fprintf(stdout, "%s/%s valid\n", Lower(o.kind).c_str(), o.name.c_str());
         break;
+      case OutputFormat::kNone:
+        break;
     }
     std::fflush(stdout);
   }

@@ -10,7 +10,8 @@
 
 namespace podlimits::cli {
 
-enum class OutputFormat { kYaml, kJson, kName };
+// kNone: warnings and rejections only (`run`, which goes on with the admitted objects).
+enum class OutputFormat { kYaml, kJson, kName, kNone };
 
 // Prints everything and returns the exit code: 0 when every object was admitted, 1 otherwise.
 int Report(const std::vector<admission::Outcome>& outcomes, OutputFormat format);

@@ -1,0 +1,74 @@
+// Running one admitted, planned pod to completion on this node, as the kubelet's SyncPod and
+// pod workers do for a pod bound to it:
+//
+//   1. every image is looked up before anything is created (a missing one fails the pod with
+//      ErrImageNeverPull: podlimits never pulls)
+//   2. the pod cgroup is created and its limits written and read back (cgroups/pod_cgroups.h)
+//      before any container process exists; PIDLimitCapped is recorded then
+//   3. init containers run one at a time, in order, each to a successful exit; a sidecar
+//      (restartPolicy: Always) is started and left running
+//   4. the app containers start, in order; restartPolicy decides what an exit means: Never
+//      (done), OnFailure (restart unless it exited 0), Always (restart); restarts back off as
+//      the kubelet's do (immediately, then 10 s doubling to 300 s) with a BackOff event
+//   5. once every app container is done, the sidecars are stopped in reverse order
+//   6. SIGINT or SIGTERM stops the pod: SIGTERM to every container (Killing events), SIGKILL
+//      after terminationGracePeriodSeconds (a second signal: at once)
+//   7. teardown, whatever happened: every container deleted from the runtime, its overlay
+//      unmounted and bundle removed, the pod cgroup removed, the pod directory removed
+//
+// Events stream to the recorder as they happen. Single-threaded: one poll loop over the
+// containers' output pipes and a signalfd; podlimits is the containers' subreaper, so each
+// container's init process is its child to wait for.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cgroups/hierarchies.h"
+#include "cgroups/pod_cgroups.h"
+#include "node/events.h"
+#include "node/metrics.h"
+#include "runtime/container_lifecycle.h"
+#include "runtime/image_store.h"
+#include "runtime/pod_plan.h"
+#include "runtime/process_limits.h"
+
+namespace podlimits::runtime {
+
+struct PodRunEnvironment {
+  OciRuntimeClient* runtime = nullptr;
+  const ImageStore* images = nullptr;
+  std::vector<cgroups::ManagedHierarchy> hierarchies;  // RunPod moves them into the pod cgroup
+  std::vector<std::string> host_capabilities;
+  node::EventRecorder* events = nullptr;
+  node::MetricsRegistry* metrics = nullptr;
+  int output_fd = 1;   // where "[name] line" goes
+  int signal_fd = -1;  // signalfd for SIGCHLD, SIGINT, SIGTERM (blocked by the caller)
+};
+
+struct ContainerRunResult {
+  std::string name;
+  bool init = false;
+  bool sidecar = false;
+  bool started = false;
+  std::optional<int> exit_code;  // the last run's; 128+N when killed by signal N
+  int restarts = 0;
+  std::vector<ProcessLimit> limits;  // /proc/<pid>/limits of the last run, before start
+};
+
+struct PodRunResult {
+  std::string phase;                                // "Succeeded" or "Failed"
+  bool node_failure = false;                        // the node or runtime failed (not the workload)
+  std::string failure;                              // what failed, for node failures
+  bool interrupted = false;                         // stopped by SIGINT/SIGTERM
+  std::optional<cgroups::AppliedPodCgroup> cgroup;  // as read back after writing
+  std::vector<ContainerRunResult> containers;       // init containers first, in spec order
+  std::vector<std::string> teardown_errors;         // empty when everything was removed
+};
+
+PodRunResult RunPod(const PodPlan& plan, PodRunEnvironment& env);
+
+}  // namespace podlimits::runtime

@@ -1,0 +1,33 @@
+// The status object `podlimits run -o json` ends with: what the pod became on this node, as read
+// back from the kernel rather than as asked for.
+//
+//   {"apiVersion": "podlimits.dev/v1alpha1", "kind": "PodRunStatus",
+//    "pod": {"name", "namespace", "uid"}, "qosClass", "phase",
+//    "cgroup": {"path": "/kubepods/besteffort/pod<uid>", "pidsMax": 1024 | "max",
+//               "kubepodsPidsMax", "maxDescendants", "maxDepth",
+//               "hierarchies": [{"version": "v1"|"v2", "dir", "pidsMax"}]},
+//    "containers": [{"name", "init", "sidecar", "exitCode", "restarts",
+//                    "rlimits": {"core": {"soft": N | "unlimited", "hard": ...}, "memlock",
+//                                "nice", "nofile", "rtprio", "stack"}}],
+//    "events": [{"type", "reason", "message"}],
+//    "metrics": {"kubelet_pod_pid_limit_applied_total": N}}
+//
+// "rlimits" holds the six ulimit names of KEP-5758 as /proc/<pid>/limits showed them for the
+// container's init process after create (and any correction), before it started.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "node/events.h"
+#include "node/metrics.h"
+#include "runtime/pod_plan.h"
+#include "runtime/pod_runner.h"
+
+namespace podlimits::runtime {
+
+api::Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
+                           const std::vector<node::Event>& events, node::MetricsRegistry& metrics);
+
+}  // namespace podlimits::runtime

@@ -1,0 +1,310 @@
+// `podlimits run` end to end on this machine, as root: the real binary, a real OCI runtime, the
+// busybox image, the v1 pids hierarchy. Every test checks that nothing is left behind: no cgroup
+// in the pids hierarchy, nothing ever in the memory hierarchy, no mount, no state directory.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cgroups/detect.h"
+#include "run_test_support.h"
+
+namespace podlimits::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kPidsRoot = "/sys/fs/cgroup/pids";
+const fs::path kMemoryRoot = "/sys/fs/cgroup/memory";
+const fs::path kBinary = fs::path(PODLIMITS_BINARY_DIR) / "src/cli/podlimits";
+
+std::string ReadText(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The mounts of this mount namespace without the per-mount ids, which change with every mount.
+std::string MountsSummary() {
+  std::string out;
+  std::istringstream in(ReadText("/proc/self/mountinfo"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("podlimits") != std::string::npos) out += line + "\n";
+  }
+  return out;
+}
+
+class RunPodTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0 || !fs::exists("/bin/busybox") || !fs::exists(kPidsRoot)) return;
+    scratch_ = new fs::path(fs::temp_directory_path() /
+                            ("podlimits-run-test-" + std::to_string(getpid())));
+    fs::create_directories(*scratch_);
+    auto built =
+        RunCommand({"/bin/bash", std::string(PODLIMITS_SOURCE_DIR) + "/scripts/build-busybox-image",
+                    (*scratch_ / "image").string()});
+    ASSERT_EQ(built.exit_code, 0) << built.err;
+    auto loaded = RunCommand(
+        {kBinary.string(), "image", "--image-root", (*scratch_ / "images").string(), "load",
+         (*scratch_ / "image/busybox-oci").string(), "--name", "busybox:latest"});
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  }
+  static void TearDownTestSuite() {
+    if (!scratch_) return;
+    std::error_code ec;
+    fs::remove_all(*scratch_, ec);
+    delete scratch_;
+    scratch_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, mounts, an OCI runtime)";
+    if (!scratch_) GTEST_SKIP() << "busybox-static or the v1 pids hierarchy is missing";
+    auto layout = cgroups::DetectLayout();
+    if (!layout || layout->mode == cgroups::CgroupMode::kV2) {
+      GTEST_SKIP() << "these tests are for a v1/hybrid machine (the VM suite covers v2)";
+    }
+    pids_before_ = DirectoriesBelow(kPidsRoot);
+    memory_before_ = DirectoriesBelow(kMemoryRoot);
+    mounts_before_ = MountsSummary();
+  }
+
+  void TearDown() override {
+    if (IsSkipped()) return;
+    // Nothing left: the pids tree as it was (other sessions' cgroups aside, ours are named by
+    // kubepods), nothing new under memory, no mount, no pod state.
+    for (const auto& d : DirectoriesBelow(kPidsRoot)) {
+      if (!pids_before_.count(d)) ADD_FAILURE() << "cgroup left behind: " << kPidsRoot / d;
+    }
+    for (const auto& d : DirectoriesBelow(kMemoryRoot)) {
+      if (d.find("kubepods") != std::string::npos) ADD_FAILURE() << "memory cgroup created: " << d;
+    }
+    EXPECT_EQ(MountsSummary(), mounts_before_);
+    std::error_code ec;
+    fs::path pods = *scratch_ / "state/pods";
+    if (fs::exists(pods)) {
+      EXPECT_TRUE(fs::is_empty(pods, ec)) << "pod state left in " << pods;
+    }
+  }
+
+  // Writes `yaml` and a node config (KubeletConfiguration text + the scratch state directory)
+  // and runs the pod.
+  CommandResult Run(const std::string& yaml, const std::string& kubelet = "",
+                    const std::string& runtime = "crun", std::vector<std::string> extra = {},
+                    RunOptions options = {}) {
+    fs::path pod = *scratch_ / "pod.yaml";
+    std::ofstream(pod) << yaml;
+    fs::path node = *scratch_ / "node.yaml";
+    std::ofstream(node) << "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                        << kubelet
+                        << "---\napiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
+                        << "runtime: {name: " << runtime
+                        << "}\nstateDirectory: " << (*scratch_ / "state").string() << "\n";
+    std::vector<std::string> argv = {
+        kBinary.string(), "run",         "-f",           pod.string(),
+        "--node-config",  node.string(), "--image-root", (*scratch_ / "images").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, options);
+  }
+
+  static fs::path* scratch_;
+  std::set<std::string> pids_before_, memory_before_;
+  std::string mounts_before_;
+};
+
+fs::path* RunPodTest::scratch_ = nullptr;
+
+std::string Pod(const std::string& containers, const std::string& extra_spec = "") {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: t}\nspec:\n  restartPolicy: Never\n"
+         "  terminationGracePeriodSeconds: 2\n" +
+         extra_spec + "  containers:\n" + containers;
+}
+
+const char* kUlimitContainer = R"(  - name: app
+    image: busybox:latest
+    command: [cat, /proc/self/limits]
+    securityContext:
+      ulimits:
+      - {name: nofile, soft: 256, hard: 512}
+      - {name: core, soft: 0, hard: -1}
+      - {name: memlock, soft: 4096, hard: -1}
+      - {name: stack, soft: 1048576, hard: 8388608}
+)";
+
+// The soft and hard columns of a /proc/<pid>/limits row, as printed.
+std::string Row(const std::string& out, const std::string& name) {
+  for (const auto& line : LinesWith(out, name)) {
+    std::istringstream in(line.substr(line.find(name) + name.size()));
+    std::string soft, hard;
+    in >> soft >> hard;
+    return soft + " " + hard;
+  }
+  return "<no row " + name + ">";
+}
+
+void CheckUlimits(const CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Row(r.out, "Max open files"), "256 512") << r.out;
+  EXPECT_EQ(Row(r.out, "Max core file size"), "0 unlimited") << r.out;
+  // -1 for memlock: this machine's ceiling (root lacks CAP_SYS_RESOURCE), with a Warning.
+  std::string memlock_hard = std::to_string(8 * 1024 * 1024);
+  EXPECT_EQ(Row(r.out, "Max locked memory"), "4096 " + memlock_hard) << r.out;
+  EXPECT_EQ(Row(r.out, "Max stack size"), "1048576 8388608") << r.out;
+  EXPECT_FALSE(LinesWith(r.err, "UlimitClamped").empty()) << r.err;
+  EXPECT_FALSE(LinesWith(r.out, "[app] ").empty()) << "output is prefixed: " << r.out;
+}
+
+TEST_F(RunPodTest, UlimitsVisibleInProcLimitsWithCrun) {
+  CheckUlimits(Run(Pod(kUlimitContainer)));
+}
+
+// runc 1.1 on cgroup v1 needs the devices hierarchy, which podlimits does not manage by default
+// (and may not touch on these machines): a clear error before anything is created.
+TEST_F(RunPodTest, RuncOnV1WithoutDevicesHierarchyRefusedUpFront) {
+  auto r = Run(Pod(kUlimitContainer), "", "runc");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("runc on a cgroup v1 node needs the devices hierarchy, which podlimits "
+                       "does not manage here (managedControllers: [pids])"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Created container"), std::string::npos) << r.err;
+}
+
+TEST_F(RunPodTest, JsonStatusReportsRlimitsAndCgroup) {
+  auto r = Run(Pod(kUlimitContainer), "podPidsLimit: 100\n", "crun", {"-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // stdout is only the status; the container's lines went to stderr.
+  EXPECT_EQ(r.out.front(), '{') << r.out;
+  EXPECT_NE(r.err.find("[app] Max open files"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"kind\": \"PodRunStatus\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"phase\": \"Succeeded\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"pidsMax\": 100"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"qosClass\": \"BestEffort\""), std::string::npos) << r.out;
+  std::regex nofile(R"re("nofile": \{\s*"soft": 256,\s*"hard": 512\s*\})re");
+  EXPECT_TRUE(std::regex_search(r.out, nofile)) << r.out;
+  std::regex path(R"re("path": "/kubepods/besteffort/pod[0-9a-f-]{36}")re");
+  EXPECT_TRUE(std::regex_search(r.out, path)) << r.out;
+}
+
+TEST_F(RunPodTest, UlimitAboveCeilingRejectedBeforeAnythingIsCreated) {
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    securityContext:
+      ulimits: [{name: nofile, soft: 30000, hard: 30000}]
+)"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("UlimitExceedsNodeCeiling"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("20000"), std::string::npos) << "names the ceiling: " << r.err;
+  EXPECT_NE(r.err.find("CAP_SYS_RESOURCE"), std::string::npos) << "says why: " << r.err;
+  EXPECT_EQ(r.err.find("Operation not permitted"), std::string::npos) << r.err;
+}
+
+TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command:
+    - sh
+    - -c
+    - |
+      cat /proc/self/cgroup | grep pids
+      sh -c 'n=0; while true; do sleep 30 & n=$((n+1)); echo $n > /tmp/n; done' 2>&1
+      read n < /tmp/n
+      echo "forked $n"
+)"),
+               "podPidsLimit: 10\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("can't fork: Resource temporarily unavailable"), std::string::npos) << r.out;
+  // pids.max 10 on the pod cgroup: the container's init sh, the forking sh and 8 sleeps.
+  EXPECT_NE(r.out.find("[app] forked 8"), std::string::npos) << r.out;
+}
+
+TEST_F(RunPodTest, PodPidLimitRejectedOnThisHost) {
+  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\"}\n",
+                   "  resources: {limits: {pid: \"2048\"}}\n"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("FailedNodeDeclaredFeaturesCheck"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("per-pod PID limit requires cgroupsv2, but this node is running "
+                       "cgroupsv1; pod t specifies spec.resources.limits.pid"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(RunPodTest, WritableCgroupRejectedOnThisHost) {
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    securityContext: {cgroupOptions: {mountMode: Writable}}
+)"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("CgroupOptions.MountMode=Writable requires cgroup v2"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(RunPodTest, InitContainersRunInOrderBeforeApps) {
+  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [echo, app]}\n",
+                   "  initContainers:\n"
+                   "  - {name: first, image: \"busybox:latest\", command: [echo, one]}\n"
+                   "  - {name: second, image: \"busybox:latest\", command: [echo, two]}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto one = r.out.find("[first] one"), two = r.out.find("[second] two"),
+       app = r.out.find("[app] app");
+  ASSERT_NE(one, std::string::npos) << r.out;
+  ASSERT_NE(two, std::string::npos) << r.out;
+  ASSERT_NE(app, std::string::npos) << r.out;
+  EXPECT_LT(one, two);
+  EXPECT_LT(two, app);
+}
+
+TEST_F(RunPodTest, FailingInitContainerFailsThePodUnderNever) {
+  auto r =
+      Run(Pod("  - {name: app, image: \"busybox:latest\", command: [echo, app]}\n",
+              "  initContainers:\n"
+              "  - {name: broken, image: \"busybox:latest\", command: [sh, -c, \"exit 3\"]}\n"),
+          "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find("[app] app"), std::string::npos) << "the app never ran: " << r.err;
+  EXPECT_NE(r.out.find("\"exitCode\": 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"phase\": \"Failed\""), std::string::npos) << r.out;
+}
+
+TEST_F(RunPodTest, FailedContainerFailsThePod) {
+  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [sh, -c, \"exit 7\"]}\n"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("Failed"), std::string::npos) << r.err;
+}
+
+TEST_F(RunPodTest, MissingImageFailsBeforeAnythingIsCreated) {
+  auto r = Run(Pod("  - {name: app, image: \"nosuch:1.0\"}\n"));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("ErrImageNeverPull"), std::string::npos) << r.err;
+}
+
+TEST_F(RunPodTest, SigintStopsThePodAndTearsDown) {
+  RunOptions options;
+  options.interrupt_on = "Started container app";
+  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [sleep, \"1000\"]}\n"), "",
+               "crun", {}, options);
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Stopping container app"), std::string::npos) << r.err;
+}
+
+TEST_F(RunPodTest, OnFailureRestartsWithBackOff) {
+  RunOptions options;
+  options.interrupt_on = "Back-off restarting failed container app";
+  auto r =
+      Run("apiVersion: v1\nkind: Pod\nmetadata: {name: t}\nspec:\n  restartPolicy: OnFailure\n"
+          "  terminationGracePeriodSeconds: 2\n  containers:\n"
+          "  - {name: app, image: \"busybox:latest\", command: [sh, -c, \"echo try; exit 1\"]}\n",
+          "", "crun", {"-o", "json"}, options);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // The first restart is immediate, the second waits: two tries before the BackOff.
+  EXPECT_EQ(LinesWith(r.err, "[app] try").size(), 2u) << r.err;
+  EXPECT_NE(r.out.find("\"restarts\": 2"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace podlimits::testing
