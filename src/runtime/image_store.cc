@@ -7,6 +7,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "runtime/image_fs.h"
+#include "runtime/image_lease.h"
 #include "runtime/image_manifest.h"
 #include "runtime/image_metadata.h"
 #include "runtime/image_name.h"
@@ -90,7 +91,8 @@ std::expected<Image, std::string> ImageStore::Load(const fs::path& source_path,
     // leaving it dangling, except that podlimits keeps no dangling images. One in use stays.
     if (!previous.empty() && previous != id && tags->References(previous) == 0) {
       auto users = OverlaysUsingLowerDir(root_ / previous / "rootfs");
-      if (users && users->empty()) (void)RemoveTree(root_ / previous);
+      auto leased = ImageLeased(root_ / previous);
+      if (users && users->empty() && leased && !*leased) (void)RemoveTree(root_ / previous);
     }
     return Read(name->String(), id);
   }
@@ -146,6 +148,12 @@ std::expected<void, std::string> ImageStore::Remove(std::string_view name_text) 
   if (last) {
     auto users = OverlaysUsingLowerDir(root_ / id / "rootfs");
     if (!users) return std::unexpected(users.error());
+    auto leased = ImageLeased(root_ / id);
+    if (!leased) return std::unexpected(leased.error());
+    if (*leased) {
+      return std::unexpected(
+          fmt::format("remove image \"{}\": in use by a running pod", name->String()));
+    }
     if (!users->empty()) {
       std::vector<std::string> paths;
       for (const auto& p : *users) paths.push_back(p.string());

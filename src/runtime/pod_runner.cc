@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 
+#include "runtime/image_lease.h"
 #include "runtime/output_prefixer.h"
 
 namespace podlimits::runtime {
@@ -88,6 +89,7 @@ class PodRun {
   bool cgroup_applied_ = false;
   ContainerContext ctx_;
   std::vector<Slot> slots_;  // init containers, then app containers
+  std::vector<ImageLease> leases_;
   std::size_t next_init_ = 0;
   bool apps_started_ = false;
   bool init_failed_ = false;
@@ -116,6 +118,15 @@ bool PodRun::ResolveImages() {
                               s.plan->container.image, image.error()));
       return false;
     }
+    // Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
+    auto lease = ImageLease::Acquire(env_.images->root() / image->id);
+    if (!lease) {
+      NodeFailure("ErrImageNeverPull",
+                  fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
+                              s.plan->container.image, lease.error()));
+      return false;
+    }
+    leases_.push_back(std::move(*lease));
     s.image = std::move(*image);
   }
   return true;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "image_test_support.h"
+#include "runtime/image_lease.h"
 #include "runtime/image_manifest.h"
 
 namespace podlimits::runtime {
@@ -172,6 +173,37 @@ TEST_F(ImageStoreTest, ReloadingANameWithADifferentImageDropsTheOldOne) {
   EXPECT_NE(image->id, old_id);
   EXPECT_EQ(ReadFile(image->rootfs / "bin/app"), "v3");
   EXPECT_FALSE(fs::exists(root_ / old_id));
+}
+
+// A running pod's overlays live in its private mount namespace, out of `rm`'s sight; its lease
+// is what keeps the image (image_lease.h).
+TEST_F(ImageStoreTest, LeasedImageIsNeitherRemovedNorReplaced) {
+  auto v1 = TwoLayers();
+  ASSERT_TRUE(store_.Load(image_testing::WriteOciLayout(tmp_ / "v1", v1, ConfigJson(v1)), "app"));
+  auto image = store_.Find("app");
+  ASSERT_TRUE(image) << image.error();
+  fs::path dir = root_ / image->id;
+  {
+    auto lease = ImageLease::Acquire(dir);
+    ASSERT_TRUE(lease) << lease.error();
+    EXPECT_EQ(ImageLeased(dir), true);
+    auto refused = store_.Remove("app");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error(), "remove image \"app:latest\": in use by a running pod");
+    EXPECT_TRUE(store_.Find("app")) << "a refused rm keeps the name";
+    // Moving the name to another image keeps the leased one's files.
+    auto v2 = std::vector<Layer>{MakeLayer({TarEntry::File("bin/app", "v3")})};
+    ASSERT_TRUE(store_.Load(image_testing::WriteOciLayout(tmp_ / "v2", v2, ConfigJson(v2)), "app"));
+    EXPECT_TRUE(fs::exists(dir / "rootfs/bin/app"));
+  }
+  EXPECT_EQ(ImageLeased(dir), false) << "the lease goes with its holder";
+  ASSERT_TRUE(store_.Remove("app"));
+}
+
+TEST_F(ImageStoreTest, LeaseOfARemovedImageFails) {
+  auto lease = ImageLease::Acquire(root_ / "no-such-image");
+  ASSERT_FALSE(lease);
+  EXPECT_NE(lease.error().find("open"), std::string::npos) << lease.error();
 }
 
 // A load that fails leaves the store exactly as it was.
