@@ -30,7 +30,7 @@ struct Node {
   std::vector<Node> items;      // kArray
   std::vector<Member> members;  // kObject, in source order
 
-  static Node Null() { return Node{}; }
+  static Node Null();
   static Node String(std::string s);
   static Node Bool(bool b);
   static Node Int(std::int64_t v);
@@ -69,6 +69,10 @@ struct Member {
   Node value;
   bool operator==(const Member& other) const = default;
 };
+
+// Defined once Member is complete: clang instantiates vector<Member>'s destructor at the point
+// of an inline definition inside Node.
+inline Node Node::Null() { return Node{}; }
 
 // Short description of a node's kind as Go's encoding/json names it: "string", "number",
 // "bool", "array", "object", "null".
