@@ -144,8 +144,10 @@ const std::vector<Evaluator::Entry>& Evaluator::EntriesFor(const LevelVersion& l
 
 std::vector<CheckResult> Evaluator::EvaluatePod(const LevelVersion& lv, const api::ObjectMeta& meta,
                                                 const api::PodSpec& spec) const {
+  const std::vector<Entry>& entries = EntriesFor(lv);
   std::vector<CheckResult> results;
-  for (const auto& e : EntriesFor(lv)) results.push_back(e.fn(meta, spec));
+  results.reserve(entries.size());  // one allocation per pod and level, not one per doubling
+  for (const auto& e : entries) results.push_back(e.fn(meta, spec));
   return results;
 }
 

@@ -1,6 +1,9 @@
 #include "api/defaults.h"
 
 #include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <vector>
 
 #include "api/quantity.h"
 #include "api/schema.h"
@@ -190,16 +193,41 @@ namespace {
 
 void Reorder(Node& n, const FieldSpec& spec);
 
+// Where a member goes: its field's index in the type (kUnknownField after every field), ties
+// kept in source order.
+struct Placement {
+  static constexpr std::size_t kUnknownField = SIZE_MAX;
+  std::size_t field;
+  std::size_t position;
+  auto operator<=>(const Placement&) const = default;
+};
+
+// Puts `members` in the type's field order (a stable sort) and returns their placements in the
+// new order. Each key is looked up once: a comparator looking up both keys costs 2·n·log n hash
+// lookups per object, which made canonical ordering a large part of admitting a pod.
+std::vector<Placement> SortByFieldOrder(std::vector<Member>& members, const TypeDef& type) {
+  std::vector<Placement> order;
+  order.reserve(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    auto it = type.index.find(members[i].key);
+    order.push_back({it == type.index.end() ? Placement::kUnknownField : it->second, i});
+  }
+  if (std::is_sorted(order.begin(), order.end())) return order;
+  std::sort(order.begin(), order.end());
+  std::vector<Member> sorted;
+  sorted.reserve(members.size());
+  for (const Placement& p : order) sorted.push_back(std::move(members[p.position]));
+  members = std::move(sorted);
+  return order;
+}
+
 void ReorderObject(Node& n, const TypeDef& type) {
   if (!n.IsObject()) return;
-  std::stable_sort(n.members.begin(), n.members.end(), [&](const Member& a, const Member& b) {
-    auto ia = type.index.find(a.key), ib = type.index.find(b.key);
-    std::size_t ra = ia == type.index.end() ? SIZE_MAX : ia->second;
-    std::size_t rb = ib == type.index.end() ? SIZE_MAX : ib->second;
-    return ra < rb;
-  });
-  for (auto& m : n.members) {
-    if (const FieldDef* f = type.Field(m.key)) Reorder(m.value, f->spec);
+  std::vector<Placement> order = SortByFieldOrder(n.members, type);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i].field != Placement::kUnknownField) {
+      Reorder(n.members[i].value, type.fields[order[i].field].spec);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "api/json_codec.h"
 
 #include <rapidjson/error/en.h>
+#include <rapidjson/filewritestream.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/reader.h>
@@ -8,6 +9,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace podlimits::api {
 namespace {
@@ -17,6 +19,12 @@ constexpr std::size_t kMaxDepth = 256;
 
 // Builds Nodes in place: every SAX event fills the slot it belongs to (a new array item, the
 // value of the last key, or a new document) instead of building a temporary and moving it.
+//
+// An open container collects its children in a scratch vector kept per nesting depth (and
+// reused by every container at that depth); when it closes they move into a vector of exactly
+// their count. A 10,000-pod List holds hundreds of thousands of small containers: growing each
+// vector in place, or reserving for a guess, costs a regrowth copy or hundreds of unused bytes
+// each, and with them most of the decode time goes to malloc and page faults.
 class TreeBuilder {
  public:
   explicit TreeBuilder(std::vector<Node>& out) : out_(out) {}
@@ -48,48 +56,66 @@ class TreeBuilder {
     n.scalar.assign(s, len);
     return true;
   }
-  bool StartObject() {
-    if (stack_.size() >= kMaxDepth) return false;
-    Node& n = Slot();
-    n.kind = Node::Kind::kObject;
-    // Most Kubernetes objects have a handful of fields; reserving avoids regrowth copies.
-    n.members.reserve(8);
-    stack_.push_back(&n);
-    return true;
-  }
+  bool StartObject() { return Open(Node::Kind::kObject); }
   bool Key(const char* s, rapidjson::SizeType len, bool) {
-    Member& m = stack_.back()->members.emplace_back();
+    Member& m = ScratchMembers(stack_.size() - 1).emplace_back();
     m.key.assign(s, len);
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
+    std::vector<Member>& children = ScratchMembers(stack_.size() - 1);
+    stack_.back()->members = MoveOut(children);
     stack_.pop_back();
     return true;
   }
-  bool StartArray() {
-    if (stack_.size() >= kMaxDepth) return false;
-    Node& n = Slot();
-    n.kind = Node::Kind::kArray;
-    stack_.push_back(&n);
-    return true;
-  }
+  bool StartArray() { return Open(Node::Kind::kArray); }
   bool EndArray(rapidjson::SizeType) {
+    std::vector<Node>& children = ScratchItems(stack_.size() - 1);
+    stack_.back()->items = MoveOut(children);
     stack_.pop_back();
     return true;
   }
 
  private:
-  // Pointers on the stack stay valid: a container only grows while it is the innermost open
-  // one, and its own ancestors are not touched meanwhile.
+  bool Open(Node::Kind kind) {
+    if (stack_.size() >= kMaxDepth) return false;
+    Node& n = Slot();
+    n.kind = kind;
+    stack_.push_back(&n);
+    return true;
+  }
+
+  // Pointers on the stack stay valid: a slot lives in the scratch vector of its parent's depth
+  // (or in out_), which only grows while that parent is the innermost open container.
   Node& Slot() {
     if (stack_.empty()) return out_.emplace_back();
-    Node* parent = stack_.back();
-    if (parent->kind == Node::Kind::kArray) return parent->items.emplace_back();
-    return parent->members.back().value;
+    std::size_t depth = stack_.size() - 1;
+    if (stack_.back()->kind == Node::Kind::kArray) return ScratchItems(depth).emplace_back();
+    return ScratchMembers(depth).back().value;
+  }
+
+  std::vector<Member>& ScratchMembers(std::size_t depth) {
+    if (members_.size() <= depth) members_.resize(depth + 1);
+    return members_[depth];
+  }
+  std::vector<Node>& ScratchItems(std::size_t depth) {
+    if (items_.size() <= depth) items_.resize(depth + 1);
+    return items_[depth];
+  }
+
+  // The children, moved into a vector of exactly their size; the scratch keeps its capacity.
+  template <typename T>
+  static std::vector<T> MoveOut(std::vector<T>& scratch) {
+    std::vector<T> exact(std::make_move_iterator(scratch.begin()),
+                         std::make_move_iterator(scratch.end()));
+    scratch.clear();
+    return exact;
   }
 
   std::vector<Node>& out_;
   std::vector<Node*> stack_;
+  std::vector<std::vector<Member>> members_;  // by depth of the open object
+  std::vector<std::vector<Node>> items_;      // by depth of the open array
 };
 
 std::uint32_t LineAt(std::string_view text, std::size_t offset) {
@@ -137,12 +163,12 @@ std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view t
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
                               rapidjson::kParseStopWhenDoneFlag |
                               rapidjson::kParseValidateEncodingFlag;
+  TreeBuilder builder(docs);  // one for the stream: its scratch vectors serve every document
   while (true) {
     // Skip whitespace between documents.
     while (ms.Peek() == ' ' || ms.Peek() == '\n' || ms.Peek() == '\r' || ms.Peek() == '\t')
       ms.Take();
     if (ms.Peek() == '\0' && ms.Tell() >= text.size()) break;
-    TreeBuilder builder(docs);
     std::size_t start = ms.Tell();
     rapidjson::ParseResult ok = reader.Parse<kFlags>(ms, builder);
     if (!ok) {
@@ -168,6 +194,52 @@ std::string EncodeJson(const Node& node, int indent) {
     Write(node, w);
   }
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+struct PrettyJsonWriter::Impl {
+  Impl(std::FILE* out, int indent) : stream(out, buffer, sizeof(buffer)), writer(stream) {
+    writer.SetIndent(' ', static_cast<unsigned>(indent));
+    writer.SetFormatOptions(rapidjson::kFormatDefault);
+  }
+
+  char buffer[64 * 1024];
+  rapidjson::FileWriteStream stream;
+  rapidjson::PrettyWriter<rapidjson::FileWriteStream> writer;
+};
+
+PrettyJsonWriter::PrettyJsonWriter(std::FILE* out, int indent)
+    : impl_(std::make_unique<Impl>(out, indent)) {}
+
+PrettyJsonWriter::~PrettyJsonWriter() {
+  Flush();
+}
+
+void PrettyJsonWriter::StartObject() {
+  impl_->writer.StartObject();
+}
+
+void PrettyJsonWriter::Key(std::string_view key) {
+  impl_->writer.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+
+void PrettyJsonWriter::EndObject() {
+  impl_->writer.EndObject();
+}
+
+void PrettyJsonWriter::StartArray() {
+  impl_->writer.StartArray();
+}
+
+void PrettyJsonWriter::EndArray() {
+  impl_->writer.EndArray();
+}
+
+void PrettyJsonWriter::Value(const Node& node) {
+  Write(node, impl_->writer);
+}
+
+void PrettyJsonWriter::Flush() {
+  impl_->stream.Flush();
 }
 
 }  // namespace podlimits::api

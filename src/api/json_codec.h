@@ -1,7 +1,9 @@
 // JSON text ⇄ Node, through RapidJSON (SAX in, Writer out).
 #pragma once
 
+#include <cstdio>
 #include <expected>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,5 +23,29 @@ std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view t
 // Serialises a node. indent 0 writes compact JSON; otherwise pretty-printed with that many
 // spaces (kubectl's -o json uses 4).
 std::string EncodeJson(const Node& node, int indent = 4);
+
+// Writes one JSON value to a FILE while it is produced, with the same bytes as EncodeJson with
+// `indent` (> 0) spaces, so a large document (a List of thousands of objects) is neither held
+// whole as a string nor assembled as one tree first. The calls must form one JSON value, as
+// with RapidJSON's writers. Output is buffered; Flush (or the destructor) hands it to the FILE.
+class PrettyJsonWriter {
+ public:
+  PrettyJsonWriter(std::FILE* out, int indent);
+  ~PrettyJsonWriter();
+  PrettyJsonWriter(const PrettyJsonWriter&) = delete;
+  PrettyJsonWriter& operator=(const PrettyJsonWriter&) = delete;
+
+  void StartObject();
+  void Key(std::string_view key);
+  void EndObject();
+  void StartArray();
+  void EndArray();
+  void Value(const Node& node);
+  void Flush();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace podlimits::api

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <functional>
+
 #include "api/json_codec.h"
 #include "api/yaml_codec.h"
 #include "api/yaml_resolve.h"
@@ -136,6 +139,75 @@ TEST(JsonCodec, DuplicateKeysAreKeptForTheStrictDecoderToReport) {
   auto docs = ParseJsonStream(R"({"a":1,"a":2})");
   ASSERT_TRUE(docs);
   EXPECT_EQ((*docs)[0].members.size(), 2u);
+}
+
+// The builder fills each container from scratch space shared by its depth: siblings, nesting
+// and later documents of a stream must not see each other's children.
+TEST(JsonCodec, ContainersRoundTripThroughTheBuilder) {
+  const char* cases[] = {
+      R"({})",
+      R"([])",
+      R"({"a":{},"b":[],"c":null})",
+      R"({"a":{"x":1,"y":{"z":[1,{"k":"v"},[]]}},"b":{"x":2},"c":[{"p":true},{"q":false}]})",
+      R"([[1,2],[3,[4,[5]]],{"a":[6]},7])",
+      R"({"items":[{"kind":"Pod","metadata":{"name":"a"}},{"kind":"Pod","metadata":{"name":"b"}}]})",
+  };
+  for (const char* text : cases) {
+    SCOPED_TRACE(text);
+    std::string stream = std::string(text) + "\n" + text + " " + text;
+    auto docs = ParseJsonStream(stream);
+    ASSERT_TRUE(docs);
+    ASSERT_EQ(docs->size(), 3u);
+    for (const Node& doc : *docs) EXPECT_EQ(EncodeJson(doc, 0), text);
+  }
+}
+
+std::string WrittenBy(const std::function<void(PrettyJsonWriter&)>& write) {
+  std::FILE* f = std::tmpfile();
+  {
+    PrettyJsonWriter w(f, 4);
+    write(w);
+  }
+  std::string out(static_cast<std::size_t>(std::ftell(f)), '\0');
+  std::rewind(f);
+  out.resize(std::fread(out.data(), 1, out.size(), f));
+  std::fclose(f);
+  return out;
+}
+
+TEST(PrettyJsonWriter, WritesTheBytesOfEncodeJson) {
+  const char* cases[] = {
+      R"("s")",
+      R"({})",
+      R"({"a":[],"b":{},"c":[1,"x",true,null,{"d":-0.50}],"e":"\u00e9\n\""})",
+  };
+  for (const char* text : cases) {
+    SCOPED_TRACE(text);
+    auto docs = ParseJsonStream(text);
+    ASSERT_TRUE(docs);
+    const Node& n = (*docs)[0];
+    EXPECT_EQ(WrittenBy([&](PrettyJsonWriter& w) { w.Value(n); }), EncodeJson(n, 4));
+  }
+}
+
+TEST(PrettyJsonWriter, StreamedListEqualsTheEncodedTree) {
+  auto docs = ParseJsonStream(R"({"kind":"List","items":[{"a":1},{"b":[2]}],"metadata":{}})");
+  ASSERT_TRUE(docs);
+  const Node& list = (*docs)[0];
+  std::string streamed = WrittenBy([&](PrettyJsonWriter& w) {
+    w.StartObject();
+    w.Key("kind");
+    w.Value(*list.Find("kind"));
+    w.Key("items");
+    w.StartArray();
+    for (const Node& item : list.Find("items")->items) w.Value(item);
+    w.EndArray();
+    w.Key("metadata");
+    w.StartObject();
+    w.EndObject();
+    w.EndObject();
+  });
+  EXPECT_EQ(streamed, EncodeJson(list, 4));
 }
 
 }  // namespace
