@@ -141,8 +141,8 @@ std::vector<DecodeResult> DecodeManifests(std::string_view source, std::string_v
   auto docs = ParseYamlStream(text);
   if (!docs) {
     out.push_back(ClientError(
-        fmt::format("error parsing {}: error converting YAML to JSON: yaml: line {}: {}", source,
-                    docs.error().line, docs.error().message),
+        fmt::format("error parsing {}: error converting YAML to JSON: {}", source,
+                    DescribeYamlError(docs.error())),
         source, docs.error().line));
     return out;
   }

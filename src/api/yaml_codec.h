@@ -1,9 +1,11 @@
-// YAML text ⇄ Node, through yaml-cpp.
+// YAML text ⇄ Node: parsed with libyaml (yaml_parse.cc), emitted in kubectl's layout
+// (yaml_emit.cc).
 //
 // Plain scalars are resolved the way sigs.k8s.io/yaml (go-yaml v2, YAML 1.1) resolves them when
 // kubectl turns YAML into JSON: null/~/empty → null, true/false/yes/no/on/off → bool, integers
-// (decimal, 0x, 0o, 0b) and floats → number; everything else, and every quoted scalar, is a
-// string. Duplicate mapping keys are an error, as in go-yaml.
+// (decimal, 0x, 0o, 0b, legacy 0-octal, `_` separators) and floats → number; everything else,
+// and every quoted scalar, is a string. Duplicate mapping keys are an error, as in go-yaml's
+// strict mode; anchors, aliases (bounded) and `<<` merge keys work as in go-yaml.
 #pragma once
 
 #include <expected>
@@ -16,7 +18,7 @@
 
 namespace podlimits::api {
 
-// One document of a YAML stream; `error` is set when that document could not be read.
+// One document of a YAML stream.
 struct YamlDocument {
   Node node;
   std::uint32_t line = 0;  // first line of the document
@@ -24,7 +26,12 @@ struct YamlDocument {
 
 // Parses a multi-document stream. A syntax error anywhere fails the whole stream, as it does
 // for kubectl (the stream cannot be split reliably past it).
+// The error's message is libyaml's (go-yaml's) problem text; its line is 1-based in `text`, 0
+// when unknown.
 std::expected<std::vector<YamlDocument>, SyntaxError> ParseYamlStream(std::string_view text);
+
+// "yaml: line N: PROBLEM" (or "yaml: PROBLEM" without a line), as go-yaml words its errors.
+std::string DescribeYamlError(const SyntaxError& error);
 
 // Emits one document in block style, in the layout `kubectl get -o yaml` uses.
 std::string EncodeYaml(const Node& node);

@@ -62,6 +62,9 @@ std::string ResolveInt(std::string_view s) {
     body.remove_prefix(1);
   }
   if (!AllDigits(body, base)) return {};
+  // Go's ParseInt reads a leading 0 as octal: "0999" is not an integer (go-yaml then tries it
+  // as a float).
+  if (base == 10 && body.size() > 1 && body[0] == '0') return {};
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(body.data(), body.data() + body.size(), v, base);
   if (ec != std::errc() || p != body.data() + body.size()) return {};
@@ -92,6 +95,35 @@ bool IsFloat(std::string_view s) {
   return i == s.size();
 }
 
+// go-yaml v2 only tries a scalar as a number when its first character could start one.
+bool CouldBeNumber(std::string_view s) {
+  char c = s.front();
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+}
+
+// A float literal in the form JSON accepts, same value: no sign '+', no leading zeros in the
+// integer part ("0999" → "999"), digits on both sides of the point (".5" → "0.5", "1." → "1.0").
+std::string JsonFloatLiteral(std::string_view t) {
+  std::string lit;
+  if (t.front() == '+' || t.front() == '-') {
+    if (t.front() == '-') lit += '-';
+    t.remove_prefix(1);
+  }
+  std::size_t zeros = 0;
+  while (zeros + 1 < t.size() && t[zeros] == '0' && std::isdigit(static_cast<unsigned char>(t[zeros + 1])))
+    ++zeros;
+  t.remove_prefix(zeros);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    bool prev_digit = i > 0 && std::isdigit(static_cast<unsigned char>(t[i - 1]));
+    bool next_digit = i + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[i + 1]));
+    if (c == '.' && !prev_digit) lit += '0';
+    lit += c;
+    if (c == '.' && !next_digit) lit += '0';
+  }
+  return lit;
+}
+
 }  // namespace
 
 Node ResolvePlainScalar(std::string_view text) {
@@ -103,26 +135,22 @@ Node ResolvePlainScalar(std::string_view text) {
     n.scalar = b ? "true" : "false";
     return n;
   }
-  if (std::string i = ResolveInt(text); !i.empty()) {
-    n.kind = Node::Kind::kNumber;
-    n.scalar = std::move(i);
-    return n;
-  }
-  if (IsFloat(text)) {
-    // Keep the literal, but in a form JSON accepts too (".5" → "0.5", "1." → "1.0").
-    std::string_view t = text[0] == '+' ? text.substr(1) : text;
-    std::string lit;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      char c = t[i];
-      bool prev_digit = i > 0 && std::isdigit(static_cast<unsigned char>(t[i - 1]));
-      bool next_digit = i + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[i + 1]));
-      if (c == '.' && !prev_digit) lit += '0';
-      lit += c;
-      if (c == '.' && !next_digit) lit += '0';
+  if (CouldBeNumber(text)) {
+    // go-yaml v2 drops every '_' before trying the integer and float forms ("1_000" is 1000).
+    std::string digits(text);
+    std::erase(digits, '_');
+    if (!digits.empty()) {
+      if (std::string i = ResolveInt(digits); !i.empty()) {
+        n.kind = Node::Kind::kNumber;
+        n.scalar = std::move(i);
+        return n;
+      }
+      if (IsFloat(digits)) {
+        n.kind = Node::Kind::kNumber;
+        n.scalar = JsonFloatLiteral(digits);
+        return n;
+      }
     }
-    n.kind = Node::Kind::kNumber;
-    n.scalar = std::move(lit);
-    return n;
   }
   n.kind = Node::Kind::kString;
   n.scalar = std::string(text);

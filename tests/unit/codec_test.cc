@@ -34,6 +34,19 @@ TEST(YamlResolve, PlainScalarsResolveAsGoYamlV2) {
       {".5", Node::Kind::kNumber, "0.5"},
       {"1.", Node::Kind::kNumber, "1.0"},
       {"1e3", Node::Kind::kNumber, "1e3"},
+      // Floats are kept as written, in a form JSON accepts too.
+      {"0999", Node::Kind::kNumber, "999"},
+      {"-00.5", Node::Kind::kNumber, "-0.5"},
+      {"+.5", Node::Kind::kNumber, "0.5"},
+      {"0.5", Node::Kind::kNumber, "0.5"},
+      {"0e5", Node::Kind::kNumber, "0e5"},
+      // go-yaml v2 drops '_' before trying numbers, when the scalar could start one.
+      {"1_000", Node::Kind::kNumber, "1000"},
+      {"0x_1F", Node::Kind::kNumber, "31"},
+      {"1_0.5", Node::Kind::kNumber, "10.5"},
+      {"_1", Node::Kind::kString, "_1"},
+      {"-", Node::Kind::kString, "-"},
+      {"2001-12-14", Node::Kind::kString, "2001-12-14"},
       {"500m", Node::Kind::kString, "500m"},
       {"1Gi", Node::Kind::kString, "1Gi"},
       {"busybox", Node::Kind::kString, "busybox"},
@@ -91,7 +104,97 @@ TEST(YamlCodec, AliasExpansionIsBounded) {
   }
   auto docs = ParseYamlStream(bomb);
   ASSERT_FALSE(docs);
-  EXPECT_EQ(docs.error().message, "document expands to too many nodes");
+  EXPECT_EQ(docs.error().message, "document contains excessive aliasing");
+}
+
+// libyaml's problem strings are go-yaml v2's, so kubectl users see the words they know.
+TEST(YamlCodec, SyntaxErrorsUseGoYamlsWordsAndLines) {
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* message;
+    std::uint32_t line;
+  };
+  const Case cases[] = {
+      {"stray flow entry (yaml-cpp 0.7 looped forever on it)", ",", "did not find expected node content", 1},
+      {"flow entry after a comment", "# c\n,,,,\n", "did not find expected node content", 2},
+      {"unclosed flow sequence", "a: b\nc: [1, 2\n", "did not find expected ',' or ']'", 3},
+      {"mapping value in a plain scalar", "a: b: c\n", "mapping values are not allowed in this context", 1},
+      {"tab indentation", "a:\n\tb: c\n", "found character that cannot start any token", 2},
+      {"invalid UTF-8 lead byte", "a: 1\nname: neg\x92x\n", "invalid leading UTF-8 octet", 2},
+      {"truncated UTF-8", "name: \xE2\x82", "incomplete UTF-8 octet sequence", 1},
+      {"NUL byte", std::string("a: b\0c\n", 7), "control characters are not allowed", 1},
+      {"unknown alias", "a: *x\n", "unknown anchor 'x' referenced", 1},
+      {"recursive alias", "a: &x [1, *x]\n", "anchor 'x' value contains itself", 1},
+      {"sequence as key", "? [a]\n: b\n", "mapping key is not a string", 1},
+      {"merge of a scalar", "a: &s x\nb: {<<: *s}\n", "map merge requires map or sequence of maps as the value", 1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto docs = ParseYamlStream(c.text);
+    ASSERT_FALSE(docs);
+    EXPECT_EQ(docs.error().message, c.message);
+    EXPECT_EQ(docs.error().line, c.line);
+  }
+}
+
+TEST(YamlCodec, DescribeYamlErrorReadsLikeGoYaml) {
+  EXPECT_EQ(DescribeYamlError({"did not find expected key", 3}), "yaml: line 3: did not find expected key");
+  EXPECT_EQ(DescribeYamlError({"invalid leading UTF-8 octet", 0}), "yaml: invalid leading UTF-8 octet");
+}
+
+TEST(YamlCodec, AnchorsAliasesAndMergeKeys) {
+  auto docs = ParseYamlStream(
+      "base: &base {cpu: 1, memory: 1Gi}\n"
+      "small: {<<: *base, cpu: 500m}\n"
+      "first: {cpu: 2, <<: *base}\n"
+      "many: {<<: [{a: 1}, {a: 2, b: 2}]}\n"
+      "copy: *base\n"
+      "quoted: {\"<<\": x}\n");
+  ASSERT_TRUE(docs) << docs.error().message;
+  const Node& n = (*docs)[0].node;
+  EXPECT_EQ(n.FindPath({"small", "cpu"})->scalar, "500m");
+  EXPECT_EQ(n.FindPath({"small", "memory"})->scalar, "1Gi");
+  EXPECT_EQ(n.FindPath({"first", "cpu"})->scalar, "2");
+  EXPECT_EQ(n.FindPath({"many", "a"})->scalar, "1");
+  EXPECT_EQ(n.FindPath({"many", "b"})->scalar, "2");
+  EXPECT_EQ(*n.Find("copy"), *n.Find("base"));
+  // A quoted "<<" is an ordinary key.
+  EXPECT_EQ(n.FindPath({"quoted", "<<"})->scalar, "x");
+  // An explicit key may not repeat, even next to a merge.
+  EXPECT_FALSE(ParseYamlStream("a: {<<: {x: 1}, y: 1, y: 2}\n"));
+}
+
+TEST(YamlCodec, KeysAreTheTextOfTheirResolvedScalar) {
+  auto docs = ParseYamlStream("on: 1\n0x10: a\n~: b\n\"yes\": c\n");
+  ASSERT_TRUE(docs);
+  const Node& n = (*docs)[0].node;
+  ASSERT_EQ(n.members.size(), 4u);
+  EXPECT_EQ(n.members[0].key, "true");
+  EXPECT_EQ(n.members[1].key, "16");
+  EXPECT_EQ(n.members[2].key, "null");
+  EXPECT_EQ(n.members[3].key, "yes");
+}
+
+TEST(YamlCodec, EveryStringSurvivesEmitAndParse) {
+  const std::string strings[] = {
+      "plain", "", " lead", "trail ", "a: b", "#x", "- x", "-x", "--", "<<", "yes", "0999",
+      "1_000", "\t", "\x01\x7f", "nel\xC2\x85x", "ls\xE2\x80\xA8x", "bom\xEF\xBB\xBFx",
+      "c1\xC2\x9Fx", "\xEF\xBF\xBE", "emoji \xF0\x9F\x98\x80", "caf\xC3\xA9", std::string("nul\0x", 5),
+      "quote\"back\\slash", "line\nbreak", "...", "---x", "{a}", "[a]", "a,b", "%x", "@x", "`x",
+  };
+  for (const auto& s : strings) {
+    SCOPED_TRACE(s);
+    Node doc = Node::Object();
+    doc.Set(s, Node::String(s));
+    std::string text = EncodeYaml(doc);
+    auto again = ParseYamlStream(text);
+    ASSERT_TRUE(again) << text << again.error().message;
+    ASSERT_EQ((*again).size(), 1u) << text;
+    ASSERT_EQ((*again)[0].node.members.size(), 1u) << text;
+    EXPECT_EQ((*again)[0].node.members[0].key, s) << text;
+    EXPECT_EQ((*again)[0].node.members[0].value.scalar, s) << text;
+  }
 }
 
 TEST(YamlCodec, EncodeRoundTripsThroughTheParser) {

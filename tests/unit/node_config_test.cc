@@ -171,7 +171,7 @@ TEST(NodeConfig, Errors) {
        "node.yaml:4: more than one KubeletConfiguration"},
       {"not an object", "- a\n- b\n",
        "node.yaml:1: a node config document must be an object, got array"},
-      {"yaml syntax", "a: [\n", "node.yaml: yaml: line 2: end of sequence flow not found"},
+      {"yaml syntax", "a: [\n", "node.yaml: yaml: line 2: did not find expected node content"},
       // KubeletConfiguration values, with the kubelet's messages.
       {"feature gate", Kubelet("featureGates: {PerPodPIDLimits: true}\n"),
        "node.yaml: featureGates: unrecognized feature gate: PerPodPIDLimits"},
