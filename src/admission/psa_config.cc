@@ -55,8 +55,7 @@ std::expected<api::Node, std::string> ParseDocument(std::string_view text,
   } else {
     auto parsed = api::ParseYamlStream(text);
     if (!parsed) {
-      return std::unexpected(std::string(source) + ": yaml: line " +
-                             std::to_string(parsed.error().line) + ": " + parsed.error().message);
+      return std::unexpected(std::string(source) + ": " + api::DescribeYamlError(parsed.error()));
     }
     for (auto& d : *parsed) {
       if (!d.node.IsNull()) docs.push_back(std::move(d.node));

@@ -49,7 +49,7 @@ std::expected<std::vector<Document>, std::string> SplitDocuments(std::string_vie
   auto parsed = api::ParseYamlStream(text);
   if (!parsed) {
     return std::unexpected(
-        fmt::format("{}: yaml: line {}: {}", source, parsed.error().line, parsed.error().message));
+        fmt::format("{}: {}", source, api::DescribeYamlError(parsed.error())));
   }
   for (auto& d : *parsed) {
     if (!d.node.IsNull()) docs.push_back({std::move(d.node), d.line});
