@@ -15,6 +15,9 @@ namespace podlimits::api {
 struct SyntaxError {
   std::string message;  // what the parser said
   std::uint32_t line = 0;
+  // YAML only: the text was YAML, but not YAML that has a JSON form (e.g. `.inf`), the step
+  // where sigs.k8s.io/yaml fails with encoding/json's message rather than a "yaml:" one.
+  bool json_conversion = false;
 };
 
 // Parses a stream of one or more JSON values (whitespace-separated, as kubectl accepts).

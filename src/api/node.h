@@ -20,9 +20,6 @@ struct Node {
   enum class Kind : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
 
   Kind kind = Kind::kNull;
-  // A YAML plain (unquoted) scalar: resolved to bool/number/null as YAML does, but allowed to
-  // stand for a string where the schema wants one (as sigs.k8s.io/yaml does for typed targets).
-  bool yaml_plain = false;
   // 1-based line in the source document; 0 when unknown.
   std::uint32_t line = 0;
   // kBool: "true"/"false"; kNumber: the literal as written; kString: the value.

@@ -248,8 +248,12 @@ class Decoder {
         if (node.members[j].key != node.members[i].key) continue;
         if (mode_ != FieldValidation::kIgnore) {
           Crumb dup{&at, Crumb::Kind::kField, node.members[i].key};
-          result_.strict_errors.push_back(
-              fmt::format("duplicate field {}", field::GoQuote(dup.Path())));
+          std::string error = fmt::format("duplicate field {}", field::GoQuote(dup.Path()));
+          // YAML input knows where the repeat is; the apiserver's message (from JSON) cannot.
+          if (std::uint32_t line = node.members[j].value.line) {
+            error += fmt::format(" (line {})", line);
+          }
+          result_.strict_errors.push_back(std::move(error));
         }
         node.members[i].value = std::move(node.members[j].value);
         node.members.erase(node.members.begin() + static_cast<std::ptrdiff_t>(j));
@@ -308,10 +312,6 @@ class Decoder {
     switch (spec.scalar) {
       case S::kString:
         if (n.kind == K::kString) return true;
-        if (n.yaml_plain && (n.kind == K::kBool || n.kind == K::kNumber)) {
-          n.kind = K::kString;  // `image: 1.0` in YAML means the string "1.0"
-          return true;
-        }
         return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
       case S::kInteger:
         if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
@@ -339,7 +339,6 @@ class Decoder {
           return false;
         }
         n.kind = K::kString;
-        n.yaml_plain = false;
         std::string canonical = q->String();
         if (canonical != n.scalar) n.scalar = std::move(canonical);
         return true;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "api/field.h"
@@ -31,7 +32,8 @@ constexpr std::string_view kYamlTagPrefix = "tag:yaml.org,2002:";
 
 struct ParseFailure {
   std::string message;
-  std::uint32_t line;
+  std::uint32_t line = 0;
+  bool json_conversion = false;  // failed turning YAML into JSON, not reading YAML
 };
 
 std::uint32_t LineOf(const yaml_mark_t& mark) {
@@ -50,45 +52,36 @@ std::size_t CountNodes(const Node& n) {
   return count;
 }
 
+// Whether a scalar's text goes through plain-scalar resolution: untagged plain scalars, and
+// scalars tagged with a core-schema type other than !!str.
+bool ResolvesAsPlain(const yaml_event_t& event) {
+  const char* tag = reinterpret_cast<const char*>(event.data.scalar.tag);
+  if (!tag) return event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+  std::string_view t(tag);
+  if (!t.starts_with(kYamlTagPrefix)) return false;
+  std::string_view type = t.substr(kYamlTagPrefix.size());
+  return type == "int" || type == "float" || type == "bool" || type == "null";
+}
+
 // A scalar's node: plain scalars resolve as go-yaml v2 resolves them; quoted and block scalars
 // are strings; an explicit core-schema tag (`!!int 7`) resolves the text as that type would.
 Node ScalarNode(const yaml_event_t& event) {
   std::string_view text(reinterpret_cast<const char*>(event.data.scalar.value),
                         event.data.scalar.length);
-  const char* tag = reinterpret_cast<const char*>(event.data.scalar.tag);
-  if (!tag) {
-    if (event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE) return ResolvePlainScalar(text);
-    return Node::String(std::string(text));
-  }
-  std::string_view t(tag);
-  if (t.starts_with(kYamlTagPrefix)) {
-    std::string_view type = t.substr(kYamlTagPrefix.size());
-    if (type == "int" || type == "float" || type == "bool" || type == "null") {
-      Node n = ResolvePlainScalar(text);
-      n.yaml_plain = false;
-      return n;
-    }
-  }
+  if (ResolvesAsPlain(event)) return ResolvePlainScalar(text);
   return Node::String(std::string(text));
-}
-
-// The text a scalar stands for as a mapping key, as sigs.k8s.io/yaml turns go-yaml's decoded
-// keys into JSON object keys: null → "null", booleans → "true"/"false", numbers as resolved.
-std::string KeyTextOf(const Node& key) {
-  if (key.kind == Node::Kind::kNull) return "null";
-  return key.scalar;
 }
 
 // One open mapping or sequence.
 struct Frame {
   Node node;
   std::string anchor;
-  // Mappings: the key waiting for its value, and which keys were written explicitly (merged
-  // keys may be overridden by them; explicit keys may not repeat).
+  // Mappings: the key waiting for its value, and the keys that came from a merge (`<<`), which
+  // a key written in the mapping itself overrides.
   bool have_key = false;
   bool key_is_merge = false;
   std::string key;
-  std::set<std::string, std::less<>> explicit_keys;
+  std::set<std::string, std::less<>> merged_keys;
 };
 
 class TreeBuilder {
@@ -110,7 +103,8 @@ class TreeBuilder {
                                                                         yaml_event_delete);
       if (event.type == YAML_STREAM_END_EVENT) break;
       if (auto failed = Handle(event); !failed.message.empty()) {
-        return std::unexpected(SyntaxError{std::move(failed.message), failed.line});
+        return std::unexpected(
+            SyntaxError{std::move(failed.message), failed.line, failed.json_conversion});
       }
     }
     return std::move(docs_);
@@ -127,8 +121,14 @@ class TreeBuilder {
       case YAML_SCALAR_EVENT: {
         Node n = ScalarNode(event);
         n.line = LineOf(event.start_mark);
-        bool merge_key = IsMergeKey(event, n);
-        return Complete(std::move(n), Anchor(event.data.scalar.anchor), merge_key);
+        if (!stack_.empty() && stack_.back().node.IsObject() && !stack_.back().have_key) {
+          return ScalarKey(stack_.back(), event, n);
+        }
+        if (IsYamlSpecialFloat(n)) return UnsupportedValue(n);
+        std::string anchor = Anchor(event.data.scalar.anchor);
+        std::optional<std::string> key_text;
+        if (!anchor.empty()) key_text = KeyText(event);
+        return Complete(std::move(n), std::move(anchor), std::move(key_text));
       }
       case YAML_ALIAS_EVENT:
         return Alias(event);
@@ -141,7 +141,7 @@ class TreeBuilder {
         Frame frame = std::move(stack_.back());
         stack_.pop_back();
         open_anchors_.erase(frame.anchor);
-        return Complete(std::move(frame.node), std::move(frame.anchor), false);
+        return Complete(std::move(frame.node), std::move(frame.anchor));
       }
       default:  // stream start, document end
         return {};
@@ -186,13 +186,17 @@ class TreeBuilder {
     }
     nodes_ += it->second.size;
     if (nodes_ > kMaxNodes) return {"document contains excessive aliasing", line};
+    if (!stack_.empty() && stack_.back().node.IsObject() && !stack_.back().have_key) {
+      return AliasKey(stack_.back(), it->second.key_text, line);
+    }
+    if (IsYamlSpecialFloat(it->second.node)) return UnsupportedValue(it->second.node);
     Node copy = it->second.node;
-    return Complete(std::move(copy), std::string(), false);
+    return Complete(std::move(copy), std::string());
   }
 
-  // A node is finished: it becomes an array item, a key, a value, or a document.
-  ParseFailure Complete(Node n, std::string anchor, bool is_merge_key) {
-    if (!anchor.empty()) anchors_[anchor] = Anchored{n, CountNodes(n)};
+  // A node is finished: it becomes an array item, a mapping value, or a document.
+  ParseFailure Complete(Node n, std::string anchor, std::optional<std::string> key_text = {}) {
+    if (!anchor.empty()) anchors_[anchor] = Anchored{n, CountNodes(n), std::move(key_text)};
     if (stack_.empty()) {
       std::uint32_t line = n.line;
       docs_.push_back(YamlDocument{std::move(n), line});
@@ -203,32 +207,54 @@ class TreeBuilder {
       top.node.items.push_back(std::move(n));
       return {};
     }
-    if (!top.have_key) return Key(top, n, is_merge_key);
+    if (!top.have_key) return {"mapping key is not a string", n.line, true};
     top.have_key = false;
     if (top.key_is_merge) return Merge(top, n);
-    // A key written after a merge replaces the merged value.
-    for (auto& m : top.node.members) {
-      if (m.key == top.key) {
-        m.value = std::move(n);
-        return {};
+    if (auto merged = top.merged_keys.find(top.key); merged != top.merged_keys.end()) {
+      // The mapping's own key overrides the merged one.
+      top.merged_keys.erase(merged);
+      for (auto& m : top.node.members) {
+        if (m.key == top.key) {
+          m.value = std::move(n);
+          return {};
+        }
       }
     }
+    // A repeated key stays: strict decoding reports it with its field path, as it does for
+    // JSON, and Go's last-one-wins applies when it is tolerated.
     top.node.members.push_back(Member{std::move(top.key), std::move(n)});
     return {};
   }
 
-  ParseFailure Key(Frame& top, const Node& key, bool is_merge_key) {
-    if (key.kind == Node::Kind::kArray || key.kind == Node::Kind::kObject) {
-      return {"mapping key is not a string", key.line};
-    }
+  // A scalar in key position becomes the JSON object key sigs.k8s.io/yaml would write.
+  ParseFailure ScalarKey(Frame& top, const yaml_event_t& event, const Node& n) {
+    std::optional<std::string> key = KeyText(event);
+    if (!key) return {"mapping key is null", n.line, true};
+    std::string anchor = Anchor(event.data.scalar.anchor);
+    if (!anchor.empty()) anchors_[anchor] = Anchored{n, 1, key};
     top.have_key = true;
-    top.key_is_merge = is_merge_key;
-    if (is_merge_key) return {};
-    top.key = KeyTextOf(key);
-    if (!top.explicit_keys.insert(top.key).second) {
-      // go-yaml v2's strict mode (sigs.k8s.io/yaml's UnmarshalStrict), as kubectl reports it.
-      return {fmt::format("key {} already set in map", field::GoQuote(top.key)), key.line};
-    }
+    top.key_is_merge = IsMergeKey(event, n);
+    top.key = std::move(*key);
+    return {};
+  }
+
+  static std::optional<std::string> KeyText(const yaml_event_t& event) {
+    std::string_view text(reinterpret_cast<const char*>(event.data.scalar.value),
+                          event.data.scalar.length);
+    if (ResolvesAsPlain(event)) return ResolvePlainKey(text);
+    return std::string(text);
+  }
+
+  // sigs.k8s.io/yaml hands YAML's infinities and NaN to encoding/json, which refuses them.
+  static ParseFailure UnsupportedValue(const Node& n) {
+    return {fmt::format("json: unsupported value: {}", n.scalar), n.line, true};
+  }
+
+  ParseFailure AliasKey(Frame& top, const std::optional<std::string>& key, std::uint32_t line) {
+    if (!key) return {"mapping key is not a string", line, true};
+    top.have_key = true;
+    top.key_is_merge = false;
+    top.key = *key;
     return {};
   }
 
@@ -242,7 +268,9 @@ class TreeBuilder {
       for (const auto& m : source.members) {
         bool present = std::any_of(top.node.members.begin(), top.node.members.end(),
                                    [&](const Member& have) { return have.key == m.key; });
-        if (!present) top.node.members.push_back(m);
+        if (present) continue;
+        top.node.members.push_back(m);
+        top.merged_keys.insert(m.key);
       }
       return {};
     };
@@ -267,6 +295,9 @@ class TreeBuilder {
   struct Anchored {
     Node node;
     std::size_t size = 0;
+    // The JSON key the anchored scalar makes when an alias of it is a mapping key; nullopt for
+    // collections and null.
+    std::optional<std::string> key_text;
   };
 
   std::string_view text_;
@@ -286,6 +317,10 @@ std::expected<std::vector<YamlDocument>, SyntaxError> ParseYamlStream(std::strin
 }
 
 std::string DescribeYamlError(const SyntaxError& error) {
+  if (error.json_conversion) {
+    if (error.line == 0) return error.message;
+    return fmt::format("{} (line {})", error.message, error.line);
+  }
   if (error.line == 0) return "yaml: " + error.message;
   return fmt::format("yaml: line {}: {}", error.line, error.message);
 }

@@ -3,7 +3,11 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+
+#include "api/go_format.h"
 
 namespace podlimits::api {
 namespace {
@@ -38,8 +42,9 @@ bool AllDigits(std::string_view s, int base) {
   return true;
 }
 
-// Integer forms go-yaml v2 accepts: [-+]decimal, 0x.., 0o.., 0b.., and legacy 0-prefixed octal.
-// Returns the decimal text, or empty when `s` is not an integer (or does not fit int64).
+// Integer forms go-yaml v2 accepts (Go's ParseInt, then ParseUint, with base 0): [-+]decimal,
+// 0x.., 0o.., 0b.., and legacy 0-prefixed octal. Returns the decimal text encoding/json would
+// write for the value, or empty when `s` is not an integer that fits int64 (or uint64).
 std::string ResolveInt(std::string_view s) {
   std::string_view body = s;
   bool negative = false;
@@ -51,27 +56,25 @@ std::string ResolveInt(std::string_view s) {
   if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
     base = 16;
     body.remove_prefix(2);
-  } else if (body.size() > 2 && body[0] == '0' && body[1] == 'o') {
+  } else if (body.size() > 2 && body[0] == '0' && (body[1] == 'o' || body[1] == 'O')) {
     base = 8;
     body.remove_prefix(2);
-  } else if (body.size() > 2 && body[0] == '0' && body[1] == 'b') {
+  } else if (body.size() > 2 && body[0] == '0' && (body[1] == 'b' || body[1] == 'B')) {
     base = 2;
     body.remove_prefix(2);
-  } else if (body.size() > 1 && body[0] == '0' && AllDigits(body, 8)) {
+  } else if (body.size() > 1 && body[0] == '0') {
+    // Go's ParseInt reads a leading 0 as octal: "0999" is not an integer (go-yaml then tries
+    // it as a float).
     base = 8;
     body.remove_prefix(1);
   }
   if (!AllDigits(body, base)) return {};
-  // Go's ParseInt reads a leading 0 as octal: "0999" is not an integer (go-yaml then tries it
-  // as a float).
-  if (base == 10 && body.size() > 1 && body[0] == '0') return {};
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(body.data(), body.data() + body.size(), v, base);
   if (ec != std::errc() || p != body.data() + body.size()) return {};
-  if (!negative && v > static_cast<std::uint64_t>(INT64_MAX)) return {};
   if (negative && v > static_cast<std::uint64_t>(INT64_MAX) + 1) return {};
-  if (base == 10) return std::string(s[0] == '+' ? s.substr(1) : s);
-  return negative ? "-" + std::to_string(v) : std::to_string(v);
+  if (!negative || v == 0) return std::to_string(v);
+  return "-" + std::to_string(v);
 }
 
 bool IsFloat(std::string_view s) {
@@ -101,44 +104,49 @@ bool CouldBeNumber(std::string_view s) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
 }
 
-// A float literal in the form JSON accepts, same value: no sign '+', no leading zeros in the
-// integer part ("0999" → "999"), digits on both sides of the point (".5" → "0.5", "1." → "1.0").
-std::string JsonFloatLiteral(std::string_view t) {
-  std::string lit;
-  if (t.front() == '+' || t.front() == '-') {
-    if (t.front() == '-') lit += '-';
-    t.remove_prefix(1);
+// YAML 1.1's infinities and NaN, which go-yaml v2 resolves to floats that JSON cannot hold.
+std::string_view SpecialFloat(std::string_view s) {
+  for (std::string_view inf : {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}) {
+    if (s == inf) return kYamlPositiveInfinity;
   }
-  std::size_t zeros = 0;
-  while (zeros + 1 < t.size() && t[zeros] == '0' && std::isdigit(static_cast<unsigned char>(t[zeros + 1])))
-    ++zeros;
-  t.remove_prefix(zeros);
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    char c = t[i];
-    bool prev_digit = i > 0 && std::isdigit(static_cast<unsigned char>(t[i - 1]));
-    bool next_digit = i + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[i + 1]));
-    if (c == '.' && !prev_digit) lit += '0';
-    lit += c;
-    if (c == '.' && !next_digit) lit += '0';
+  for (std::string_view inf : {"-.inf", "-.Inf", "-.INF"}) {
+    if (s == inf) return kYamlNegativeInfinity;
   }
-  return lit;
+  for (std::string_view nan : {".nan", ".NaN", ".NAN"}) {
+    if (s == nan) return kYamlNaN;
+  }
+  return {};
+}
+
+// A float as encoding/json writes go-yaml's float64, or empty when Go's ParseFloat would fail
+// (out of range: go-yaml then keeps the scalar as a string).
+std::string ResolveFloat(const std::string& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || std::isinf(v)) return {};
+  return GoJsonFloat(v);
 }
 
 }  // namespace
 
 Node ResolvePlainScalar(std::string_view text) {
   Node n;
-  n.yaml_plain = true;
   if (IsNull(text)) return n;
   if (int b = ResolveBool(text); b >= 0) {
     n.kind = Node::Kind::kBool;
     n.scalar = b ? "true" : "false";
     return n;
   }
+  if (std::string_view special = SpecialFloat(text); !special.empty()) {
+    n.kind = Node::Kind::kNumber;
+    n.scalar = std::string(special);
+    return n;
+  }
   if (CouldBeNumber(text)) {
-    // go-yaml v2 drops every '_' before trying the integer and float forms ("1_000" is 1000).
+    // go-yaml v2 drops every '_' before trying the integer and float forms ("1_000" is 1000);
+    // a scalar starting with '.' goes straight to ParseFloat, which refuses them.
     std::string digits(text);
-    std::erase(digits, '_');
+    if (text.front() != '.') std::erase(digits, '_');
     if (!digits.empty()) {
       if (std::string i = ResolveInt(digits); !i.empty()) {
         n.kind = Node::Kind::kNumber;
@@ -146,15 +154,41 @@ Node ResolvePlainScalar(std::string_view text) {
         return n;
       }
       if (IsFloat(digits)) {
-        n.kind = Node::Kind::kNumber;
-        n.scalar = JsonFloatLiteral(digits);
-        return n;
+        if (std::string f = ResolveFloat(digits); !f.empty()) {
+          n.kind = Node::Kind::kNumber;
+          n.scalar = std::move(f);
+          return n;
+        }
       }
     }
   }
   n.kind = Node::Kind::kString;
   n.scalar = std::string(text);
   return n;
+}
+
+bool IsYamlSpecialFloat(const Node& n) {
+  return n.kind == Node::Kind::kNumber &&
+         (n.scalar == kYamlPositiveInfinity || n.scalar == kYamlNegativeInfinity || n.scalar == kYamlNaN);
+}
+
+std::optional<std::string> ResolvePlainKey(std::string_view text) {
+  Node n = ResolvePlainScalar(text);
+  switch (n.kind) {
+    case Node::Kind::kNull:
+      return std::nullopt;
+    case Node::Kind::kNumber: {
+      if (n.scalar == kYamlPositiveInfinity) return ".inf";
+      if (n.scalar == kYamlNegativeInfinity) return "-.inf";
+      if (n.scalar == kYamlNaN) return ".nan";
+      std::string digits(text);
+      if (text.front() != '.') std::erase(digits, '_');
+      if (std::string i = ResolveInt(digits); !i.empty()) return i;
+      return GoFormatFloat32G(static_cast<float>(std::strtod(n.scalar.c_str(), nullptr)));
+    }
+    default:
+      return n.scalar;
+  }
 }
 
 }  // namespace podlimits::api

@@ -109,15 +109,21 @@ TEST(StrictDecode, WarnModeDropsUnknownFieldsAndWarns) {
   EXPECT_TRUE(std::get<DecodedObject>(results[0]).warnings.empty());
 }
 
-TEST(StrictDecode, YamlPlainScalarsBecomeStringsWhereTheSchemaWantsStrings) {
+TEST(StrictDecode, YamlNumbersAndBoolsAreNotStrings) {
+  // kubectl sends `version: 1.0` as the number 1 and `on: yes` as "true": true; a label value
+  // must be a string, so the apiserver refuses both (a quoted value is the fix).
+  EXPECT_EQ(DecodeErrorOf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {version: "
+                          "1.0}\nspec:\n  containers: [{name: c, image: x}]\n"),
+            std::string(kPodPrefix) +
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of "
+                "type string (line 5)");
   auto obj = DecodeOne(
-      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {version: 1.0, on: yes}\n"
-      "spec:\n  containers: [{name: c, image: 3}]\n");
-  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "version"})->kind, Node::Kind::kString);
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {version: \"1.0\", on: \"yes\"}\n"
+      "spec:\n  containers: [{name: c, image: \"3\"}]\n");
   EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "version"})->scalar, "1.0");
   // A plain `on` key is the boolean true, and sigs.k8s.io/yaml writes a boolean key as "true".
   ASSERT_NE(obj.tree.FindPath({"metadata", "labels", "true"}), nullptr);
-  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "true"})->scalar, "true");
+  EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "true"})->scalar, "yes");
   EXPECT_EQ(obj.tree.FindPath({"metadata", "labels", "on"}), nullptr);
 }
 
@@ -217,10 +223,66 @@ TEST(DecodeManifests, SyntaxErrorsNameFileAndLine) {
       err.message.rfind("error parsing bad.yaml: error converting YAML to JSON: yaml: line 2: ", 0),
       0u)
       << err.message;
-  auto dup = DecodeManifests("dup.yaml", "apiVersion: v1\nkind: Pod\nkind: Pod\n");
+  // A repeated key fails its own object only, with the field's path and the line.
+  auto dup = DecodeManifests(
+      "dup.yaml",
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: c\n"
+      "    image: x\n    image: z\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+      "spec: {containers: [{name: c, image: x}]}\n");
+  ASSERT_EQ(dup.size(), 2u);
   EXPECT_EQ(std::get<DecodeError>(dup[0]).message,
-            "error parsing dup.yaml: error converting YAML to JSON: yaml: line 3: key \"kind\" "
-            "already set in map");
+            "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: duplicate "
+            "field \"spec.containers[0].image\" (line 8)");
+  EXPECT_TRUE(std::holds_alternative<DecodedObject>(dup[1]));
+}
+
+// kubectl turns YAML into JSON without looking at the Pod's types (sigs.k8s.io/yaml into a
+// RawExtension): what go-yaml resolves to a number or a bool arrives as one, and the apiserver
+// rejects it where a string belongs.
+TEST(DecodeManifests, YamlScalarsArriveAsKubectlSendsThem) {
+  struct Case {
+    const char* name;
+    const char* spec;
+    const char* error;  // "" when admitted
+  };
+  const Case cases[] = {
+      {"number where a string belongs", "containers: [{name: c, image: x, env: [{name: A, value: 5}]}]",
+       "json: cannot unmarshal number into Go struct field EnvVar.spec.containers.env.value of type string (line 5)"},
+      {"y is a bool", "containers: [{name: y, image: x}]",
+       "json: cannot unmarshal bool into Go struct field Container.spec.containers.name of type string (line 5)"},
+      {"1.0 is the integer 1", "securityContext: {runAsUser: 1.0}\n  containers: [{name: c, image: x}]", ""},
+      {"1_000 is 1000", "securityContext: {runAsUser: 1_000}\n  containers: [{name: c, image: x}]", ""},
+      {"a float is not an integer", "securityContext: {runAsUser: 1.5}\n  containers: [{name: c, image: x}]",
+       "json: cannot unmarshal number 1.5 into Go struct field PodSecurityContext.spec.securityContext.runAsUser of type int64 (line 5)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string text = std::string("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  ") + c.spec + "\n";
+    auto results = DecodeManifests("p.yaml", text);
+    ASSERT_EQ(results.size(), 1u);
+    if (*c.error == 0) {
+      ASSERT_TRUE(std::holds_alternative<DecodedObject>(results[0]))
+          << std::get<DecodeError>(results[0]).message;
+      continue;
+    }
+    ASSERT_TRUE(std::holds_alternative<DecodeError>(results[0]));
+    EXPECT_EQ(std::get<DecodeError>(results[0]).message,
+              std::string("Pod in version \"v1\" cannot be handled as a Pod: ") + c.error);
+  }
+  auto one = DecodeManifests("p.yaml",
+                             "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  securityContext: "
+                             "{runAsUser: 1.0}\n  containers: [{name: c, image: x, resources: "
+                             "{limits: {cpu: 1e3, memory: 1_000}}}]\n");
+  const Node& tree = std::get<DecodedObject>(one[0]).tree;
+  EXPECT_EQ(tree.FindPath({"spec", "securityContext", "runAsUser"})->scalar, "1");
+  const Node& limits = *tree.FindPath({"spec"})->Find("containers")->items[0].FindPath({"resources", "limits"});
+  EXPECT_EQ(limits.Find("cpu")->scalar, "1k");
+  EXPECT_EQ(limits.Find("memory")->scalar, "1k");
+
+  auto inf = DecodeManifests("inf.yaml", "a: 1\nb: .inf\n");
+  ASSERT_EQ(inf.size(), 1u);
+  EXPECT_EQ(std::get<DecodeError>(inf[0]).message,
+            "error parsing inf.yaml: error converting YAML to JSON: json: unsupported value: +Inf (line 2)");
 }
 
 }  // namespace

@@ -298,7 +298,7 @@ TEST(OciSpec, Env) {
        {},
        {kDefaultPath, "HOSTNAME=web", "A=z", "B=a-$(C)", "E="}},
       {"valueFrom entries are left out",
-       "  containers: [{name: app, image: i, env: [{name: N, valueFrom: {fieldRef:"
+       "  containers: [{name: app, image: i, env: [{name: NAME, valueFrom: {fieldRef:"
        " {fieldPath: metadata.name}}}]}]\n",
        {},
        {kDefaultPath, "HOSTNAME=web"}},

@@ -325,7 +325,7 @@ TEST(PodSecurityTest, RequestKinds) {
     std::string spec;
   };
   const std::vector<Update> significant = {
-      {"image changed", "hostPID: true\ncontainers:\n- name: a\n  image: y\n"},
+      {"image changed", "hostPID: true\ncontainers:\n- name: a\n  image: z\n"},
       {"container added",
        "hostPID: true\ncontainers:\n- name: a\n  image: x\n- name: b\n  image: x\n"},
       {"init container added",
