@@ -1,8 +1,8 @@
 // The admission chain, in kube-apiserver order:
 //   strict decode → drop disabled fields → API defaulting → mutating admission (LimitRanger)
 //   → validation → validating admission (LimitRanger, Pod Security).
-// Namespaces and LimitRanges are admitted first, so the pods of a stream see them whatever
-// the order of the documents; results come back in input order.
+// Namespaces, then LimitRanges, are admitted first, so the objects of a stream see them
+// whatever the order of the documents; results come back in input order.
 #pragma once
 
 #include <map>
