@@ -7,6 +7,7 @@
 #include "api/defaults.h"
 #include "api/field.h"
 #include "api/limit_range_defaults.h"
+#include "api/name_generator.h"
 #include "api/objects.h"
 #include "validation/drop_disabled.h"
 #include "validation/limit_range.h"
@@ -94,6 +95,12 @@ class Chain {
     return it->second;
   }
 
+  api::NameGenerator& name_generator() {
+    if (options_.name_generator) return *options_.name_generator;
+    if (!own_name_generator_) own_name_generator_.emplace();
+    return *own_name_generator_;
+  }
+
   // NamespaceLifecycle, the first admission plugin: nothing is created in a namespace that
   // does not exist. Only a namespace whose Namespace documents were all rejected is missing.
   std::optional<Outcome> MissingNamespace(std::string kind, const api::Node& tree,
@@ -109,6 +116,7 @@ class Chain {
 
   Outcome AdmitNamespace(api::DecodedObject& obj) {
     api::SetDefaultsNamespace(obj.tree);
+    api::GenerateObjectName(obj.tree, name_generator());
     api::Namespace ns = api::ReadNamespace(obj.tree);
     auto reject = [&] {
       if (!ns.metadata.name.empty()) State(ns.metadata.name).rejected = true;
@@ -120,6 +128,8 @@ class Chain {
       return Rejected("Namespace", ns.metadata.name, "Invalid",
                       validation::InvalidMessage("Namespace", ns.metadata, errs), obj.warnings);
     }
+    // The namespace strategy's Canonicalize: the name label of a generated name.
+    api::SetNamespaceNameLabel(obj.tree);
     std::vector<std::string> warnings = std::move(obj.warnings);
     if (options_.run_admission_plugins) {
       psa::NamespaceDecision security = pod_security().ValidateNamespace(ns);
@@ -140,6 +150,7 @@ class Chain {
     api::SetDefaultNamespace(obj.tree);
     api::SetDefaultsLimitRange(obj.tree);
     if (auto missing = MissingNamespace("LimitRange", obj.tree, obj.warnings)) return *missing;
+    api::GenerateObjectName(obj.tree, name_generator());
     api::LimitRange lr = api::ReadLimitRange(obj.tree);
     field::ErrorList errs = validation::ValidateLimitRange(lr, options_.gates);
     if (!errs.empty()) {
@@ -161,6 +172,7 @@ class Chain {
     if (auto missing = MissingNamespace("PersistentVolumeClaim", obj.tree, obj.warnings)) {
       return *missing;
     }
+    api::GenerateObjectName(obj.tree, name_generator());
     api::PersistentVolumeClaim pvc = api::ReadPersistentVolumeClaim(obj.tree);
     field::ErrorList errs = validation::ValidatePersistentVolumeClaim(pvc);
     if (!errs.empty()) {
@@ -197,6 +209,7 @@ class Chain {
       limit_ranger.emplace(state.limit_ranges, gates);
       limit_ranger->Admit(tree);
     }
+    api::GenerateObjectName(tree, name_generator());
     api::Pod pod = api::ReadPod(tree);
     validation::ValidationResult v = validation::ValidatePodCreate(pod, gates);
     for (auto& w : v.warnings) warnings.push_back(std::move(w));
@@ -232,6 +245,7 @@ class Chain {
   const ChainOptions& options_;
   std::map<std::string, NamespaceState> namespaces_;
   std::optional<psa::PodSecurity> default_pod_security_;
+  std::optional<api::NameGenerator> own_name_generator_;
 };
 
 }  // namespace
