@@ -7,6 +7,7 @@
 #include "api/defaults.h"
 #include "api/field.h"
 #include "api/limit_range_defaults.h"
+#include "api/name_generator.h"
 #include "api/objects.h"
 #include "validation/drop_disabled.h"
 #include "validation/limit_range.h"
@@ -20,6 +21,11 @@ namespace {
 struct NamespaceState {
   api::Namespace ns;
   std::vector<api::LimitRange> limit_ranges;
+  // A Namespace document of the input created it / was rejected. A namespace the input never
+  // declares exists with no labels (podlimits has no cluster to look it up in); one whose
+  // only declarations were rejected does not exist.
+  bool created = false;
+  bool rejected = false;
 };
 
 class Chain {
@@ -28,24 +34,26 @@ class Chain {
 
   std::vector<Outcome> Run(std::vector<api::DecodeResult> decoded) {
     std::vector<Outcome> outcomes(decoded.size());
-    // Pass 1: everything but pods (namespaces and limit ranges shape how pods are admitted).
-    for (std::size_t i = 0; i < decoded.size(); ++i) {
-      if (auto* err = std::get_if<api::DecodeError>(&decoded[i])) {
-        outcomes[i] = Failed(*err);
-      } else if (auto* obj = std::get_if<api::DecodedObject>(&decoded[i]); obj->kind != "Pod") {
-        if (obj->kind == "Namespace")
-          outcomes[i] = AdmitNamespace(*obj);
-        else if (obj->kind == "LimitRange")
-          outcomes[i] = AdmitLimitRange(*obj);
+    auto each = [&](auto&& admit) {
+      for (std::size_t i = 0; i < decoded.size(); ++i) {
+        if (auto* obj = std::get_if<api::DecodedObject>(&decoded[i])) admit(*obj, outcomes[i]);
       }
-    }
-    // Pass 2: the objects LimitRanges apply to.
+    };
     for (std::size_t i = 0; i < decoded.size(); ++i) {
-      auto* obj = std::get_if<api::DecodedObject>(&decoded[i]);
-      if (obj && obj->kind == "Pod") outcomes[i] = AdmitPod(*obj);
-      if (obj && obj->kind == "PersistentVolumeClaim")
-        outcomes[i] = AdmitPersistentVolumeClaim(*obj);
+      if (auto* err = std::get_if<api::DecodeError>(&decoded[i])) outcomes[i] = Failed(*err);
     }
+    // Namespaces first (they decide whether the objects in them can exist), then limit ranges
+    // (they shape how pods and claims are admitted), then what they apply to.
+    each([&](api::DecodedObject& obj, Outcome& out) {
+      if (obj.kind == "Namespace") out = AdmitNamespace(obj);
+    });
+    each([&](api::DecodedObject& obj, Outcome& out) {
+      if (obj.kind == "LimitRange") out = AdmitLimitRange(obj);
+    });
+    each([&](api::DecodedObject& obj, Outcome& out) {
+      if (obj.kind == "Pod") out = AdmitPod(obj);
+      if (obj.kind == "PersistentVolumeClaim") out = AdmitPersistentVolumeClaim(obj);
+    });
     return outcomes;
   }
 
@@ -87,22 +95,62 @@ class Chain {
     return it->second;
   }
 
+  api::NameGenerator& name_generator() {
+    if (options_.name_generator) return *options_.name_generator;
+    if (!own_name_generator_) own_name_generator_.emplace();
+    return *own_name_generator_;
+  }
+
+  // NamespaceLifecycle, the first admission plugin: nothing is created in a namespace that
+  // does not exist. Only a namespace whose Namespace documents were all rejected is missing.
+  std::optional<Outcome> MissingNamespace(std::string kind, const api::Node& tree,
+                                          std::vector<std::string>& warnings) {
+    if (!options_.run_admission_plugins) return std::nullopt;
+    api::ObjectMeta meta = api::ReadObjectMeta(tree);
+    auto it = namespaces_.find(meta.namespace_);
+    if (it == namespaces_.end() || it->second.created || !it->second.rejected) return std::nullopt;
+    return Rejected(std::move(kind), meta.name, "NotFound",
+                    "namespaces " + field::GoQuote(meta.namespace_) + " not found",
+                    std::move(warnings));
+  }
+
   Outcome AdmitNamespace(api::DecodedObject& obj) {
     api::SetDefaultsNamespace(obj.tree);
+    api::GenerateObjectName(obj.tree, name_generator());
     api::Namespace ns = api::ReadNamespace(obj.tree);
+    auto reject = [&] {
+      if (!ns.metadata.name.empty()) State(ns.metadata.name).rejected = true;
+    };
     field::ErrorList errs = validation::ValidateObjectMeta(
         ns.metadata, false, validation::NameRule::kDNSLabel, field::Path("metadata"));
     if (!errs.empty()) {
+      reject();
       return Rejected("Namespace", ns.metadata.name, "Invalid",
                       validation::InvalidMessage("Namespace", ns.metadata, errs), obj.warnings);
     }
-    State(ns.metadata.name).ns = ns;
-    return Admitted("Namespace", ns.metadata.name, std::move(obj.tree), std::move(obj.warnings));
+    // The namespace strategy's Canonicalize: the name label of a generated name.
+    api::SetNamespaceNameLabel(obj.tree);
+    std::vector<std::string> warnings = std::move(obj.warnings);
+    if (options_.run_admission_plugins) {
+      psa::NamespaceDecision security = pod_security().ValidateNamespace(ns);
+      for (auto& w : security.warnings) warnings.push_back(std::move(w));
+      if (security.invalid_message) {
+        reject();
+        return Rejected("Namespace", ns.metadata.name, "Invalid", *security.invalid_message,
+                        std::move(warnings));
+      }
+    }
+    NamespaceState& state = State(ns.metadata.name);
+    state.ns = api::ReadNamespace(obj.tree);
+    state.created = true;
+    return Admitted("Namespace", ns.metadata.name, std::move(obj.tree), std::move(warnings));
   }
 
   Outcome AdmitLimitRange(api::DecodedObject& obj) {
     api::SetDefaultNamespace(obj.tree);
     api::SetDefaultsLimitRange(obj.tree);
+    if (auto missing = MissingNamespace("LimitRange", obj.tree, obj.warnings)) return *missing;
+    api::GenerateObjectName(obj.tree, name_generator());
     api::LimitRange lr = api::ReadLimitRange(obj.tree);
     field::ErrorList errs = validation::ValidateLimitRange(lr, options_.gates);
     if (!errs.empty()) {
@@ -121,6 +169,10 @@ class Chain {
       if (api::Node* requests = resources->Find("requests"))
         api::RoundResourceListToMilli(*requests);
     }
+    if (auto missing = MissingNamespace("PersistentVolumeClaim", obj.tree, obj.warnings)) {
+      return *missing;
+    }
+    api::GenerateObjectName(obj.tree, name_generator());
     api::PersistentVolumeClaim pvc = api::ReadPersistentVolumeClaim(obj.tree);
     field::ErrorList errs = validation::ValidatePersistentVolumeClaim(pvc);
     if (!errs.empty()) {
@@ -144,6 +196,9 @@ class Chain {
     std::vector<std::string> warnings = std::move(obj.warnings);
     api::Node& tree = obj.tree;
     api::SetDefaultNamespace(tree);
+    // Before the dropped-field warnings: upstream drops fields in PrepareForCreate, after
+    // admission, so a pod NamespaceLifecycle rejects never gets them.
+    if (auto missing = MissingNamespace("Pod", tree, warnings)) return *missing;
     for (auto& w : validation::DropDisabledPodFields(tree, gates)) warnings.push_back(std::move(w));
     api::SetDefaultsPod(tree, api::DefaultingOptions{gates.pod_level_resources});
     std::string ns_name = api::ReadObjectMeta(tree).namespace_;
@@ -154,6 +209,7 @@ class Chain {
       limit_ranger.emplace(state.limit_ranges, gates);
       limit_ranger->Admit(tree);
     }
+    api::GenerateObjectName(tree, name_generator());
     api::Pod pod = api::ReadPod(tree);
     validation::ValidationResult v = validation::ValidatePodCreate(pod, gates);
     for (auto& w : v.warnings) warnings.push_back(std::move(w));
@@ -189,6 +245,7 @@ class Chain {
   const ChainOptions& options_;
   std::map<std::string, NamespaceState> namespaces_;
   std::optional<psa::PodSecurity> default_pod_security_;
+  std::optional<api::NameGenerator> own_name_generator_;
 };
 
 }  // namespace

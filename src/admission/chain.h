@@ -1,8 +1,9 @@
 // The admission chain, in kube-apiserver order:
 //   strict decode → drop disabled fields → API defaulting → mutating admission (LimitRanger)
-//   → validation → validating admission (LimitRanger, Pod Security).
-// Namespaces and LimitRanges are admitted first, so the pods of a stream see them whatever
-// the order of the documents; results come back in input order.
+//   → name generation (generateName) → validation → validating admission (LimitRanger,
+//   Pod Security).
+// Namespaces, then LimitRanges, are admitted first, so the objects of a stream see them
+// whatever the order of the documents; results come back in input order.
 #pragma once
 
 #include <map>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "api/decode.h"
+#include "api/name_generator.h"
 #include "api/node.h"
 #include "validation/feature_gates.h"
 
@@ -25,6 +27,8 @@ struct ChainOptions {
   bool run_admission_plugins = true;
   const psa::PodSecurity* pod_security = nullptr;  // nullptr: Pod Security defaults (privileged)
   std::string username;                            // the requesting user, for PSA exemptions
+  // Names the objects that only set metadata.generateName; nullptr: a randomly seeded one.
+  api::NameGenerator* name_generator = nullptr;
 };
 
 struct Outcome {

@@ -42,15 +42,15 @@ class LimitRanger {
   void Admit(api::Node& pod_tree) const;
 
   // Validating admission: std::nullopt when the pod is admitted, otherwise the apiserver's
-  // Status.message (HTTP 403, reason Forbidden): `pods "NAME" is forbidden: ERRORS`, where NAME
-  // is metadata.name, else metadata.generateName, else "Unknown", and ERRORS is the aggregate of
-  // the first rejecting LimitRange's messages (de-duplicated, bracketed when more than one).
+  // Status.message (HTTP 403, reason Forbidden): `pods "NAME" is forbidden: ERRORS`, NAME as
+  // ForbiddenMessage picks it, and ERRORS the aggregate of the first rejecting LimitRange's
+  // messages (de-duplicated, bracketed when more than one).
+  std::optional<std::string> Validate(const api::Pod& pod) const;
+
   // PersistentVolumeClaim items against a PVC's storage requests; the Status.message
   // (`persistentvolumeclaims "NAME" is forbidden: ...`) when rejected.
   std::optional<std::string> ValidatePersistentVolumeClaim(
       const api::PersistentVolumeClaim& pvc) const;
-
-  std::optional<std::string> Validate(const api::Pod& pod) const;
 
  private:
   std::vector<std::string> ValidateAgainst(const api::LimitRange& limit_range,

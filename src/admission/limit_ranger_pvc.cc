@@ -3,6 +3,7 @@
 // and nothing is defaulted.
 #include <fmt/format.h>
 
+#include "admission/forbidden.h"
 #include "admission/limit_ranger.h"
 #include "api/field.h"
 
@@ -55,8 +56,7 @@ std::optional<std::string> LimitRanger::ValidatePersistentVolumeClaim(
       }
     }
     if (!errors.empty()) {
-      return fmt::format("persistentvolumeclaims {} is forbidden: {}",
-                         field::GoQuote(pvc.metadata.name), field::Aggregate(errors));
+      return ForbiddenMessage("persistentvolumeclaims", pvc.metadata, field::Aggregate(errors));
     }
   }
   return std::nullopt;

@@ -1,6 +1,7 @@
 // The validating half of LimitRanger: PodValidateLimitFunc and its constraint functions.
 #include <fmt/format.h>
 
+#include "admission/forbidden.h"
 #include "admission/limit_ranger.h"
 #include "api/field.h"
 #include "validation/resource_names.h"
@@ -50,13 +51,6 @@ void CheckItem(const api::LimitRangeItem& item, const ResourceList& requests,
     if (skipped(name)) continue;
     Collect(errors, LimitRequestRatioConstraint(item.type, name, enforced, requests, limits));
   }
-}
-
-std::string PodNameForMessage(const api::ObjectMeta& meta) {
-  // admission.NewForbidden names the object before name generation has happened.
-  if (!meta.name.empty()) return meta.name;
-  if (!meta.generate_name.empty()) return meta.generate_name;
-  return "Unknown";
 }
 
 }  // namespace
@@ -172,8 +166,7 @@ std::optional<std::string> LimitRanger::Validate(const api::Pod& pod) const {
   for (const api::LimitRange& limit_range : limit_ranges_) {
     std::vector<std::string> errors = ValidateAgainst(limit_range, pod);
     if (!errors.empty()) {
-      return fmt::format("pods {} is forbidden: {}",
-                         field::GoQuote(PodNameForMessage(pod.metadata)), field::Aggregate(errors));
+      return ForbiddenMessage("pods", pod.metadata, field::Aggregate(errors));
     }
   }
   return std::nullopt;

@@ -144,7 +144,8 @@ void ValidateExemptionList(const std::vector<std::string>& values, std::string_v
         continue;
       }
     } else if (v.empty()) {
-      errs.push_back(field::Required(path.Index(i), ""));
+      // validateUsernames: an Invalid error with its own detail, not Required.
+      errs.push_back(field::Invalid(path.Index(i), v, "username must not be empty"));
       continue;
     }
     if (!seen.insert(v).second) errs.push_back(field::Duplicate(path.Index(i), v));

@@ -173,12 +173,16 @@ void SetDefaultsPod(Node& pod, const DefaultingOptions& options) {
   if (options.pod_level_resources) SetDefaultsPodLevelResources(spec);
 }
 
-void SetDefaultsNamespace(Node& ns) {
+void SetNamespaceNameLabel(Node& ns) {
   Node& meta = ns.Ensure("metadata");
   const Node* name_node = meta.Find("name");
   // Copied: Ensure("labels") below may grow meta's members and move name_node.
   std::string name = name_node && name_node->IsString() ? name_node->scalar : "";
   if (!name.empty()) meta.Ensure("labels").Set("kubernetes.io/metadata.name", Node::String(name));
+}
+
+void SetDefaultsNamespace(Node& ns) {
+  SetNamespaceNameLabel(ns);
   Node& spec = ns.Ensure("spec");
   if (!spec.Find("finalizers")) {
     Node finalizers = Node::Array();

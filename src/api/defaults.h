@@ -16,7 +16,11 @@ struct DefaultingOptions {
 void SetDefaultNamespace(Node& object, std::string_view ns = "default");
 
 void SetDefaultsPod(Node& pod, const DefaultingOptions& options);
+// The kubernetes.io/metadata.name label (SetDefaults_Namespace, which skips a nameless
+// namespace) and the namespace strategy's Canonicalize, which sets it again once a generated
+// name exists.
 void SetDefaultsNamespace(Node& ns);
+void SetNamespaceNameLabel(Node& ns);
 
 // SetDefaults_ResourceList: rounds every quantity up to milli precision ("1.5m" → "2m").
 void RoundResourceListToMilli(Node& list);

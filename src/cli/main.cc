@@ -10,6 +10,7 @@
 #include "api/decode.h"
 #include "cli/image_command.h"
 #include "cli/input.h"
+#include "cli/name_seed.h"
 #include "cli/report.h"
 #include "cli/run_command.h"
 #include "node/node_capabilities.h"
@@ -57,6 +58,12 @@ int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat 
     return kExitUsage;
   }
   options.gates = *gates;
+  auto name_generator = NameGeneratorFromEnvironment();
+  if (!name_generator) {
+    std::fprintf(stderr, "error: %s\n", name_generator.error().c_str());
+    return kExitUsage;
+  }
+  options.name_generator = name_generator->get();
   auto inputs = ReadInputs(flags.files);
   if (!inputs) {
     std::fprintf(stderr, "%s\n", inputs.error().c_str());

@@ -17,6 +17,7 @@
 #include "cgroups/detect.h"
 #include "cgroups/hierarchies.h"
 #include "cli/input.h"
+#include "cli/name_seed.h"
 #include "cli/report.h"
 #include "node/declared_features.h"
 #include "node/events.h"
@@ -69,9 +70,15 @@ std::optional<api::Pod> AdmitInput(const RunFlags& flags, const validation::Feat
     for (auto& r : api::DecodeManifests(in.name, in.text, decode_options))
       decoded.push_back(std::move(r));
   }
+  auto name_generator = NameGeneratorFromEnvironment();
+  if (!name_generator) {
+    exit_code = Fail(kExitUsage, name_generator.error());
+    return std::nullopt;
+  }
   admission::ChainOptions options;
   options.gates = gates;
   options.username = "kubernetes-admin";
+  options.name_generator = name_generator->get();
   auto outcomes = admission::RunChain(std::move(decoded), options);
   if (Report(outcomes, OutputFormat::kNone) != 0) {
     exit_code = kExitRejected;

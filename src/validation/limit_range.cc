@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 
+#include "api/json_codec.h"
 #include "validation/object_meta.h"
 #include "validation/resource_names.h"
 
@@ -21,9 +22,11 @@ constexpr std::string_view kTypePersistentVolumeClaim = "PersistentVolumeClaim";
 constexpr std::int64_t kMinPodPidLimit = 1024;
 constexpr std::int64_t kMaxPodPidLimit = 16384;
 
-// Upstream prints a Quantity bad value through its String() method, without quotes.
+// ValidateLimitRange passes the resource.Quantity itself as the bad value, and field.ErrorBody
+// renders values that are not Go strings, integers or booleans with json.Marshal; Quantity's
+// MarshalJSON writes its canonical string as a JSON string: `Invalid value: "200m"`.
 field::BadValue QuantityValue(const Quantity& q) {
-  return field::Json{q.String()};
+  return field::Json{api::EncodeJson(api::Node::String(q.String()), 0)};
 }
 
 bool IsStandardLimitRangeType(std::string_view type) {

@@ -147,9 +147,12 @@ field::ErrorList ValidateObjectMeta(const api::ObjectMeta& meta, bool namespaced
     return rule == NameRule::kDNSLabel ? IsDNS1123Label(value) : IsDNS1123Subdomain(value);
   };
   if (!meta.generate_name.empty()) {
-    // generateName gets a random suffix; only its prefix form is checked (trailing '-' allowed).
-    std::string_view prefix = meta.generate_name;
-    if (prefix.back() == '-') prefix.remove_suffix(1);
+    // generateName gets a random suffix, so a trailing '-' is fine: upstream's maskTrailingDash
+    // checks the prefix with its last TWO bytes replaced by "a" (a quirk kept as is, it decides
+    // which prefixes pass: "x.-" does, then its generated name fails). On a lone "-" upstream's
+    // slice panics; it is checked unmasked here instead.
+    std::string prefix = meta.generate_name;
+    if (prefix.size() > 1 && prefix.back() == '-') prefix.replace(prefix.size() - 2, 2, "a");
     for (auto& msg : check_name(prefix)) {
       errs.push_back(field::Invalid(path.Child("generateName"), meta.generate_name, msg));
     }

@@ -35,8 +35,11 @@ TEST(FieldError, BodiesMatchUpstream) {
        "spec.x: Invalid value: \"2\": must be less"},
       {"invalid int is bare", Invalid(p, std::int64_t{4096}, "too big"),
        "spec.x: Invalid value: 4096: too big"},
-      {"invalid json is as rendered", Invalid(p, Json{"100m"}, "min"),
-       "spec.x: Invalid value: 100m: min"},
+      {"invalid json is as rendered", Invalid(p, Json{R"({"mountMode":"Writable"})"}, "d"),
+       R"(spec.x: Invalid value: {"mountMode":"Writable"}: d)"},
+      // A resource.Quantity marshals to a JSON string.
+      {"invalid quantity is a json string", Invalid(p, Json{R"("100m")"}, "min"),
+       R"(spec.x: Invalid value: "100m": min)"},
       {"not supported lists quoted values",
        NotSupported(p, std::string("nproc"), {"core", "nofile"}),
        "spec.x: Unsupported value: \"nproc\": supported values: \"core\", \"nofile\""},

@@ -144,31 +144,35 @@ TEST(LimitRangeValidation, UpstreamErrorCases) {
        {"spec.limits[0].defaultRequest: " + kPodForbidden}},
       {"min value 100m is greater than max value 10m",
        LimitRangeYaml("  - {type: Pod, max: {cpu: 10m}, min: {cpu: 100m}}\n"),
-       {"spec.limits[0].min[cpu]: Invalid value: 100m: min value 100m is greater than max value "
+       {"spec.limits[0].min[cpu]: Invalid value: \"100m\": min value 100m is greater than max "
+        "value "
         "10m"}},
       {"invalid spec default outside range",
        LimitRangeYaml("  - {type: Container, max: {cpu: 1}, min: {cpu: 100m}, default: {cpu: "
                       "2000m}}\n"),
-       {"spec.limits[0].default[cpu]: Invalid value: 1: default value 2 is greater than max "
+       {"spec.limits[0].default[cpu]: Invalid value: \"1\": default value 2 is greater than max "
         "value 1"}},
       {"invalid spec default request outside range",
        LimitRangeYaml("  - {type: Container, max: {cpu: 1}, min: {cpu: 100m}, defaultRequest: "
                       "{cpu: 2000m}}\n"),
-       {"spec.limits[0].defaultRequest[cpu]: Invalid value: 2: default request value 2 is "
+       {"spec.limits[0].defaultRequest[cpu]: Invalid value: \"2\": default request value 2 is "
         "greater than max value 1"}},
       {"invalid spec default request more than default",
        LimitRangeYaml("  - {type: Container, max: {cpu: 2}, min: {cpu: 100m}, default: {cpu: "
                       "500m}, defaultRequest: {cpu: 800m}}\n"),
-       {"spec.limits[0].defaultRequest[cpu]: Invalid value: 800m: default request value 800m is "
+       {"spec.limits[0].defaultRequest[cpu]: Invalid value: \"800m\": default request value 800m "
+        "is "
         "greater than default limit value 500m"}},
       {"invalid spec maxLimitRequestRatio less than 1",
        LimitRangeYaml("  - {type: Pod, maxLimitRequestRatio: {cpu: 800m}}\n"),
-       {"spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: 800m: ratio 800m is less than "
+       {"spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"800m\": ratio 800m is less "
+        "than "
         "1"}},
       {"invalid spec maxLimitRequestRatio greater than max/min",
        LimitRangeYaml("  - {type: Container, max: {memory: 2Gi}, min: {memory: 512Mi}, "
                       "maxLimitRequestRatio: {memory: 10}}\n"),
-       {"spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: 10: ratio 10 is greater than "
+       {"spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: \"10\": ratio 10 is greater "
+        "than "
         "max/min = 4.000000"}},
       {"invalid non standard limit type",
        LimitRangeYaml("  - {type: foo, max: {storage: 10000T}, min: {storage: 100Mi}, default: "
@@ -182,7 +186,7 @@ TEST(LimitRangeValidation, UpstreamErrorCases) {
       {"invalid min greater than max",
        LimitRangeYaml("  - {type: PersistentVolumeClaim, min: {storage: 10Gi}, max: {storage: "
                       "1Gi}}\n"),
-       {"spec.limits[0].min[storage]: Invalid value: 10Gi: min value 10Gi is greater than max "
+       {"spec.limits[0].min[storage]: Invalid value: \"10Gi\": min value 10Gi is greater than max "
         "value 1Gi"}},
   });
 }
@@ -191,21 +195,23 @@ TEST(LimitRangeValidation, EveryComparison) {
   RunCases({
       {"min greater than default request",
        LimitRangeYaml("  - {type: Container, min: {cpu: 500m}, defaultRequest: {cpu: 100m}}\n"),
-       {"spec.limits[0].defaultRequest[cpu]: Invalid value: 100m: min value 500m is greater than "
+       {"spec.limits[0].defaultRequest[cpu]: Invalid value: \"100m\": min value 500m is greater "
+        "than "
         "default request value 100m"}},
       {"min greater than default",
        LimitRangeYaml("  - {type: Container, min: {cpu: 500m}, default: {cpu: 100m}}\n"),
-       {"spec.limits[0].default[cpu]: Invalid value: 500m: min value 500m is greater than "
+       {"spec.limits[0].default[cpu]: Invalid value: \"500m\": min value 500m is greater than "
         "default value 100m"}},
       {"hugepages cannot be overcommitted",
        LimitRangeYaml("  - {type: Container, default: {hugepages-2Mi: 4Mi}, defaultRequest: "
                       "{hugepages-2Mi: 2Mi}}\n"),
-       {"spec.limits[0].defaultRequest[hugepages-2Mi]: Invalid value: 2Mi: default value 4Mi "
+       {"spec.limits[0].defaultRequest[hugepages-2Mi]: Invalid value: \"2Mi\": default value 4Mi "
         "must equal to defaultRequest value 2Mi in hugepages-2Mi"}},
       {"extended resources cannot be overcommitted",
        LimitRangeYaml("  - {type: Container, default: {example.com/gpu: 2}, defaultRequest: "
                       "{example.com/gpu: 1}}\n"),
-       {"spec.limits[0].defaultRequest[example.com/gpu]: Invalid value: 1: default value 2 must "
+       {"spec.limits[0].defaultRequest[example.com/gpu]: Invalid value: \"1\": default value 2 "
+        "must "
         "equal to defaultRequest value 1 in example.com/gpu"}},
       {"cpu may be overcommitted",
        LimitRangeYaml("  - {type: Container, default: {cpu: 2}, defaultRequest: {cpu: 1}}\n"),
@@ -213,17 +219,18 @@ TEST(LimitRangeValidation, EveryComparison) {
       {"every chain violation of one resource, in upstream's order",
        LimitRangeYaml("  - {type: Container, max: {cpu: 1}, min: {cpu: 3}, default: {cpu: 2}, "
                       "defaultRequest: {cpu: 4}, maxLimitRequestRatio: {cpu: 500m}}\n"),
-       {"spec.limits[0].min[cpu]: Invalid value: 3: min value 3 is greater than max value 1",
-        "spec.limits[0].defaultRequest[cpu]: Invalid value: 4: default request value 4 is "
+       {"spec.limits[0].min[cpu]: Invalid value: \"3\": min value 3 is greater than max value 1",
+        "spec.limits[0].defaultRequest[cpu]: Invalid value: \"4\": default request value 4 is "
         "greater than max value 1",
-        "spec.limits[0].defaultRequest[cpu]: Invalid value: 4: default request value 4 is "
+        "spec.limits[0].defaultRequest[cpu]: Invalid value: \"4\": default request value 4 is "
         "greater than default limit value 2",
-        "spec.limits[0].default[cpu]: Invalid value: 3: min value 3 is greater than default "
+        "spec.limits[0].default[cpu]: Invalid value: \"3\": min value 3 is greater than default "
         "value 2",
-        "spec.limits[0].default[cpu]: Invalid value: 1: default value 2 is greater than max "
+        "spec.limits[0].default[cpu]: Invalid value: \"1\": default value 2 is greater than max "
         "value 1",
-        "spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: 500m: ratio 500m is less than 1",
-        "spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: 500m: ratio 500m is greater "
+        "spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"500m\": ratio 500m is less "
+        "than 1",
+        "spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"500m\": ratio 500m is greater "
         "than max/min = 0.333333"}},
       {"ratio bound with min 0 is infinite",
        LimitRangeYaml("  - {type: Container, max: {cpu: 1}, min: {cpu: 0}, maxLimitRequestRatio: "
@@ -232,12 +239,13 @@ TEST(LimitRangeValidation, EveryComparison) {
       {"ratio bound is compared in milli units",
        LimitRangeYaml("  - {type: Pod, max: {cpu: 1500m}, min: {cpu: 1}, maxLimitRequestRatio: "
                       "{cpu: 1600m}}\n"),
-       {"spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: 1600m: ratio 1600m is greater "
+       {"spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"1600m\": ratio 1600m is "
+        "greater "
         "than max/min = 1.500000"}},
       {"ratio bound falls back to whole units for big values",
        LimitRangeYaml("  - {type: Container, max: {memory: 10000T}, min: {memory: 100T}, "
                       "maxLimitRequestRatio: {memory: 200}}\n"),
-       {"spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: 200: ratio 200 is greater "
+       {"spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: \"200\": ratio 200 is greater "
         "than max/min = 100.000000"}},
       {"Pod items may carry a ratio",
        LimitRangeYaml("  - {type: Pod, max: {cpu: 4}, min: {cpu: 1}, maxLimitRequestRatio: {cpu: "
@@ -246,14 +254,15 @@ TEST(LimitRangeValidation, EveryComparison) {
       {"resources are compared independently and in name order",
        LimitRangeYaml("  - {type: Container, max: {memory: 1Mi, cpu: 1m}, min: {memory: 2Mi, cpu: "
                       "2m}}\n"),
-       {"spec.limits[0].min[cpu]: Invalid value: 2m: min value 2m is greater than max value 1m",
-        "spec.limits[0].min[memory]: Invalid value: 2Mi: min value 2Mi is greater than max value "
+       {"spec.limits[0].min[cpu]: Invalid value: \"2m\": min value 2m is greater than max value 1m",
+        "spec.limits[0].min[memory]: Invalid value: \"2Mi\": min value 2Mi is greater than max "
+        "value "
         "1Mi"}},
       {"errors of several items in item order",
        LimitRangeYaml("  - {type: Pod, max: {cpu: 1}, min: {cpu: 2}}\n"
                       "  - {type: Container, max: {cpu: 1}, min: {cpu: 2}}\n"),
-       {"spec.limits[0].min[cpu]: Invalid value: 2: min value 2 is greater than max value 1",
-        "spec.limits[1].min[cpu]: Invalid value: 2: min value 2 is greater than max value 1"}},
+       {"spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1",
+        "spec.limits[1].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1"}},
       {"no non-negativity check outside pid",
        LimitRangeYaml("  - {type: Container, max: {cpu: -1}, min: {cpu: -2}}\n"),
        {}},
@@ -345,11 +354,11 @@ TEST(LimitRangeValidation, PidInPodItems) {
         "which has no request"}},
       {"default below the pod range",
        LimitRangeYaml("  - {type: Pod, default: {pid: 512}}\n"),
-       {"spec.limits[0].default[pid]: Invalid value: 512: must be between 1024 and 16384, "
+       {"spec.limits[0].default[pid]: Invalid value: \"512\": must be between 1024 and 16384, "
         "inclusive"}},
       {"default above the pod range",
        LimitRangeYaml("  - {type: Pod, default: {pid: 20000}}\n"),
-       {"spec.limits[0].default[pid]: Invalid value: 20k: must be between 1024 and 16384, "
+       {"spec.limits[0].default[pid]: Invalid value: \"20k\": must be between 1024 and 16384, "
         "inclusive"}},
       {"default at both ends of the pod range",
        LimitRangeYaml("  - {type: Pod, default: {pid: 1024}}\n"),
@@ -361,23 +370,24 @@ TEST(LimitRangeValidation, PidInPodItems) {
       {"pid quantities are whole numbers",
        LimitRangeYaml("  - {type: Pod, max: {pid: 4096.5}, min: {pid: 0.5}, default: {pid: "
                       "2048.5}}\n"),
-       {"spec.limits[0].max[pid]: Invalid value: 4096500m: must be an integer",
-        "spec.limits[0].min[pid]: Invalid value: 500m: must be an integer",
-        "spec.limits[0].default[pid]: Invalid value: 2048500m: must be an integer"}},
+       {"spec.limits[0].max[pid]: Invalid value: \"4096500m\": must be an integer",
+        "spec.limits[0].min[pid]: Invalid value: \"500m\": must be an integer",
+        "spec.limits[0].default[pid]: Invalid value: \"2048500m\": must be an integer"}},
       {"pid quantities are not negative",
        LimitRangeYaml("  - {type: Pod, min: {pid: -1}}\n"),
-       {"spec.limits[0].min[pid]: Invalid value: -1: must be greater than or equal to 0"}},
+       {"spec.limits[0].min[pid]: Invalid value: \"-1\": must be greater than or equal to 0"}},
       {"min above max",
        LimitRangeYaml("  - {type: Pod, min: {pid: 4096}, max: {pid: 2048}}\n"),
-       {"spec.limits[0].min[pid]: Invalid value: 4096: min value 4096 is greater than max value "
+       {"spec.limits[0].min[pid]: Invalid value: \"4096\": min value 4096 is greater than max "
+        "value "
         "2048"}},
       {"default above max",
        LimitRangeYaml("  - {type: Pod, max: {pid: 2048}, default: {pid: 4096}}\n"),
-       {"spec.limits[0].default[pid]: Invalid value: 2048: default value 4096 is greater than "
+       {"spec.limits[0].default[pid]: Invalid value: \"2048\": default value 4096 is greater than "
         "max value 2048"}},
       {"min above default",
        LimitRangeYaml("  - {type: Pod, min: {pid: 4096}, default: {pid: 2048}}\n"),
-       {"spec.limits[0].default[pid]: Invalid value: 4096: min value 4096 is greater than "
+       {"spec.limits[0].default[pid]: Invalid value: \"4096\": min value 4096 is greater than "
         "default value 2048"}},
   });
 }
@@ -451,13 +461,14 @@ TEST(LimitRangeValidation, InvalidMessage) {
   field::ErrorList errs = ValidateLimitRange(api::ReadLimitRange(tree));
   EXPECT_EQ(
       LimitRangeInvalidMessage("abc", errs),
-      "LimitRange \"abc\" is invalid: [spec.limits[0].min[cpu]: Invalid value: 2: min value 2 "
+      "LimitRange \"abc\" is invalid: [spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 "
       "is greater than max value 1, spec.limits[1].type: Duplicate value: \"Container\", "
-      "spec.limits[1].min[cpu]: Invalid value: 2: min value 2 is greater than max value 1]");
+      "spec.limits[1].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1]");
   field::ErrorList one = {errs.front(), errs.front()};
-  EXPECT_EQ(LimitRangeInvalidMessage("abc", one),
-            "LimitRange \"abc\" is invalid: spec.limits[0].min[cpu]: Invalid value: 2: min value 2 "
-            "is greater than max value 1");
+  EXPECT_EQ(
+      LimitRangeInvalidMessage("abc", one),
+      "LimitRange \"abc\" is invalid: spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 "
+      "is greater than max value 1");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,9 +531,9 @@ TEST(LimitRangeDefaults, DefaultedObjectsValidate) {
   RunCases({
       {"defaulted default is compared with an explicit request",
        LimitRangeYaml("  - {type: Container, max: {cpu: 1}, defaultRequest: {cpu: 2}}\n"),
-       {"spec.limits[0].defaultRequest[cpu]: Invalid value: 2: default request value 2 is "
+       {"spec.limits[0].defaultRequest[cpu]: Invalid value: \"2\": default request value 2 is "
         "greater than max value 1",
-        "spec.limits[0].defaultRequest[cpu]: Invalid value: 2: default request value 2 is "
+        "spec.limits[0].defaultRequest[cpu]: Invalid value: \"2\": default request value 2 is "
         "greater than default limit value 1"},
        true},
       {"hugepages max copied to default and request match",

@@ -847,11 +847,19 @@ TEST(LimitRangerValidate, PodNameInMessage) {
   EXPECT_EQ(AdmitAndValidate({lr}, named, Gates(true)),
             "pods \"web\" is forbidden: maximum cpu usage per Container is 1.  No limit is "
             "specified");
-  // Before name generation the object is named by its generateName.
-  Node generated = ValidPod("", 1, {});
-  generated.Ensure("metadata").Erase("name");
+  // Validate runs after the registry generated the name (the chain does that before calling
+  // it), so a generateName pod is named by its generated name.
+  Node generated = ValidPod("web-x7k2p", 1, {});
   generated.Ensure("metadata").Set("generateName", Node::String("web-"));
   EXPECT_EQ(AdmitAndValidate({lr}, generated, Gates(true)),
+            "pods \"web-x7k2p\" is forbidden: maximum cpu usage per Container is 1.  No limit "
+            "is specified");
+  // admission.NewForbidden's own fallbacks (extractResourceName) for an object without a
+  // name, which the chain never hands over: its generateName, else "Unknown".
+  Node ungenerated = ValidPod("", 1, {});
+  ungenerated.Ensure("metadata").Erase("name");
+  ungenerated.Ensure("metadata").Set("generateName", Node::String("web-"));
+  EXPECT_EQ(AdmitAndValidate({lr}, ungenerated, Gates(true)),
             "pods \"web-\" is forbidden: maximum cpu usage per Container is 1.  No limit is "
             "specified");
   Node nameless = ValidPod("", 1, {});

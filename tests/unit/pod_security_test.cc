@@ -83,11 +83,13 @@ TEST(PodSecurityTest, EnforceMessages) {
        R"(pods "nginx-hostnetwork-644cdd6598-7rb5m" is forbidden: violates PodSecurity "baseline:v1.23": host namespaces (hostNetwork=true))",
        {},
        {{kEnforcePolicy, "baseline:v1.23"}}},
-      {"no name",
+      // Validating admission runs after the registry generated the name (the chain does that
+      // before calling PSA), so a generateName pod is named by its generated name.
+      {"generated name",
        {{kEnforce, "baseline"}},
-       "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: web-\nspec:\n  hostIPC: true\n"
-       "  containers:\n  - name: a\n    image: x\n",
-       R"(pods is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostIPC=true))",
+       "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: web-\n  name: web-x7k2p\nspec:\n"
+       "  hostIPC: true\n  containers:\n  - name: a\n    image: x\n",
+       R"(pods "web-x7k2p" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostIPC=true))",
        {},
        {{kEnforcePolicy, "baseline:latest"}}},
       {"compliant pod",

@@ -336,6 +336,25 @@ TEST(ValidatePodMeta, NamesAndContainers) {
        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\nspec:\n  containers: [{name: a, "
        "image: i}]\n",
        {}},
+      // maskTrailingDash: the prefix is checked with its last two bytes replaced by "a".
+      {"generateName prefix masked as upstream",
+       "apiVersion: v1\nkind: Pod\nmetadata: {generateName: x.-}\nspec:\n  containers: [{name: a, "
+       "image: i}]\n",
+       {}},
+      {"invalid generateName",
+       "apiVersion: v1\nkind: Pod\nmetadata: {generateName: Web-}\nspec:\n  containers: [{name: "
+       "a, image: i}]\n",
+       {"metadata.generateName: Invalid value: \"Web-\": a lowercase RFC 1123 subdomain must "
+        "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+        "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"}},
+      {"generateName of a lone dash",
+       "apiVersion: v1\nkind: Pod\nmetadata: {generateName: \"-\"}\nspec:\n  containers: [{name: "
+       "a, image: i}]\n",
+       {"metadata.generateName: Invalid value: \"-\": a lowercase RFC 1123 subdomain must "
+        "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+        "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"}},
       {"invalid name",
        "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_1}\nspec:\n  containers: [{name: a, image: "
        "i}]\n",

@@ -154,8 +154,23 @@ TEST(PsaConfigTest, Errors) {
                "must start and end with an alphanumeric character (e.g. 'example.com', regex "
                "used for validation is "
                "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), "
-               "exemptions.usernames[1]: Required value, exemptions.usernames[2]: Duplicate "
-               "value: \"alice\"]"},
+               "exemptions.usernames[1]: Invalid value: \"\": username must not be empty, "
+               "exemptions.usernames[2]: Duplicate value: \"alice\"]"},
+      {"empty username", plugin("    exemptions:\n      usernames: [\"\"]\n"),
+       where + R"(PodSecurity invalid: exemptions.usernames[0]: Invalid value: "": username )"
+               "must not be empty"},
+      {"each exemption list reports its own duplicates, after the first occurrence",
+       plugin("    exemptions:\n      namespaces: [a, a, a]\n      runtimeClasses: [gvisor, "
+              "gvisor]\n      usernames: [bob, alice, bob]\n"),
+       where + R"(PodSecurity invalid: [exemptions.namespaces[1]: Duplicate value: "a", )"
+               R"(exemptions.namespaces[2]: Duplicate value: "a", exemptions.runtimeClasses[1]: )"
+               R"(Duplicate value: "gvisor", exemptions.usernames[2]: Duplicate value: "bob"])"},
+      {"an empty namespace is an invalid name",
+       plugin("    exemptions:\n      namespaces: [\"\"]\n"),
+       where + R"(PodSecurity invalid: exemptions.namespaces[0]: Invalid value: "": a lowercase )"
+               "RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+               "must start and end with an alphanumeric character (e.g. 'my-name',  or "
+               "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"},
       {"unknown field in the plugin configuration",
        plugin("    defaults:\n      enforcee: baseline\n"),
        where + "PodSecurityConfiguration in version "
