@@ -65,6 +65,12 @@ class Quantity {
   // ("1000E" -> "1"), as this upstream version does.
   std::string String() const;
 
+  // What Go's fmt prints for a resource.Quantity value (not a pointer, so not String()) with %v,
+  // as the kubelet's messages do: "{{40000 0} {<nil>}  DecimalSI}" (int64 amount and scale, the
+  // inf.Dec pointer, the cached string, the format). A value held as a big decimal prints its
+  // canonical form where Go would print the pointer.
+  std::string GoValueString() const;
+
   // ceil(q) and ceil(q*1000) for positive values. Negative values and overflow behave as
   // upstream's: away from zero in the int64 form, ceil(x)+1 for negative non-integers in the
   // decimal form, and silent wrap-around (or 0) on overflow. Compare against kMaxMilliValue

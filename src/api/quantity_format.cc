@@ -195,6 +195,19 @@ std::string Quantity::String() const {
   return Canonical(&loses_value);
 }
 
+std::string Quantity::GoValueString() const {
+  std::string_view format = "DecimalSI";
+  if (format_ == QuantityFormat::kBinarySI) format = "BinarySI";
+  if (format_ == QuantityFormat::kDecimalExponent) format = "DecimalExponent";
+  // {i int64Amount{value, scale}, d infDecAmount{*inf.Dec}, s string, Format}
+  if (big_) {
+    bool loses_value = false;
+    return "{{0 0} {" + Canonical(&loses_value) + "} " + cached_ + " " + std::string(format) + "}";
+  }
+  return "{{" + std::to_string(value_) + " " + std::to_string(scale_) + "} {<nil>} " + cached_ +
+         " " + std::string(format) + "}";
+}
+
 namespace quantity_internal {
 
 bool Access::CanonicalStringLosesValue(const Quantity& q) {

@@ -26,7 +26,20 @@ Result<std::vector<ManagedHierarchy>> ManagedHierarchies(const CgroupLayout& lay
     return out;
   }
   for (const std::string& controller : controllers) {
+    // Creating a cgroup in a v1 hierarchy creates it for every controller bound there, and the
+    // runtime joins every hierarchy it is shown: only pids, alone, is podlimits' to touch.
+    if (controller != "pids") {
+      return Failure("detect cgroups", "/sys/fs/cgroup",
+                     "podlimits manages only the pids hierarchy on a cgroup v1 or hybrid node, "
+                     "not " +
+                         controller);
+    }
     if (const V1Hierarchy* h = layout.V1For(controller)) {
+      if (h->controllers.size() != 1) {
+        return Failure("detect cgroups", h->mount_point,
+                       "the pids controller shares this hierarchy with other controllers, where "
+                       "podlimits must not create cgroups");
+      }
       const bool present = std::any_of(out.begin(), out.end(), [&](const ManagedHierarchy& m) {
         return m.version == CgroupVersion::kV1 && m.tree.root() == h->mount_point;
       });

@@ -27,7 +27,10 @@ struct ManagedHierarchy {
 
 // On v2, the cgroup2 mount. On v1/hybrid, for each of `controllers`, the v1 hierarchy it is
 // bound to, or the cgroup2 mount when it is available there instead (a hybrid machine that binds
-// it to no v1 hierarchy); each hierarchy appears once. A controller that is neither is an error.
+// it to no v1 hierarchy); each hierarchy appears once. A controller that is neither is an error,
+// and so is any controller but pids, or a pids hierarchy shared with other controllers: on
+// v1/hybrid podlimits never creates or joins a cgroup in any other hierarchy
+// (node/managed_controllers.h rejects such a configuration first, naming the field).
 Result<std::vector<ManagedHierarchy>> ManagedHierarchies(const CgroupLayout& layout,
                                                          std::span<const std::string> controllers);
 Result<std::vector<ManagedHierarchy>> ManagedHierarchies(const CgroupLayout& layout);  // {"pids"}

@@ -1,10 +1,12 @@
 #include "cgroups/pod_cgroups.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <utility>
 
 #include "cgroups/file_io.h"
+#include "cgroups/pod_parents.h"
 
 namespace podlimits::cgroups {
 namespace {
@@ -13,6 +15,8 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kKubepods = "kubepods";  // defaultNodeAllocatableCgroupName
 constexpr std::string_view kPodPrefix = "pod";      // podCgroupNamePrefix
+// How often Apply creates a parent chain that another run keeps removing under it.
+constexpr int kCreateAttempts = 5;
 
 bool Contains(const std::vector<std::string>& words, std::string_view word) {
   return std::find(words.begin(), words.end(), word) != words.end();
@@ -142,9 +146,10 @@ fs::path PodCgroupPath(const fs::path& cgroup_root, QosClass qos, std::string_vi
 }
 
 PodCgroup::PodCgroup(std::vector<ManagedHierarchy> hierarchies)
-    : hierarchies_(std::move(hierarchies)) {}
+    : hierarchies_(std::move(hierarchies)), pod_owned_(hierarchies_.size(), false) {}
 
-Result<HierarchyReadBack> PodCgroup::ApplyTo(ManagedHierarchy& h, const PodCgroupPlan& plan) {
+Result<HierarchyReadBack> PodCgroup::ApplyTo(std::size_t index, const PodCgroupPlan& plan) {
+  ManagedHierarchy& h = hierarchies_[index];
   CgroupTree& tree = h.tree;
   const fs::path kubepods = Normalized(KubepodsCgroup(plan.cgroup_root));
   const fs::path qos = Normalized(QosCgroup(plan.cgroup_root, plan.qos));
@@ -167,20 +172,30 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(ManagedHierarchy& h, const PodCgrou
                      "pids is not in cgroup.controllers (\"" + Join(controllers) +
                          "\"), so pids.max cannot be set");
     }
-    if (has_pids) {
-      if (auto ok = CreateWithPids(tree, qos, rb); !ok) return std::unexpected(ok.error());
-    }
   }
-  if (auto ok = tree.Create(qos); !ok) return std::unexpected(ok.error());
+  // Another run's teardown may remove a shared parent between two of our mkdirs (ENOENT): the
+  // chain is then created again. Once the pod cgroup exists it pins every parent.
+  for (int attempt = 1;; ++attempt) {
+    if (h.version == CgroupVersion::kV2 && has_pids) {
+      rb.pids_enabled_in.clear();
+      if (auto ok = CreateWithPids(tree, qos, rb); !ok) {
+        if (ok.error().errno_value == ENOENT && attempt < kCreateAttempts) continue;
+        return std::unexpected(ok.error());
+      }
+    }
+    auto made = tree.Create(pod, CgroupTree::CreateMode::kExclusive);
+    if (made) break;
+    if (made.error().errno_value == ENOENT && attempt < kCreateAttempts) continue;
+    return std::unexpected(made.error());
+  }
+  pod_owned_[index] = true;
 
+  // kubepods' allocatable, (re)written by every run: the run that created kubepods may not be
+  // the one that set it, and a kubepods removed and created again starts at "max".
   if (has_pids && plan.kubepods_pids_max) {
     auto read = WriteAndReadBack(tree, kubepods, "pids.max", *plan.kubepods_pids_max);
     if (!read) return std::unexpected(read.error());
     rb.kubepods_pids_max = *read;
-  }
-
-  if (auto ok = tree.Create(pod, CgroupTree::CreateMode::kExclusive); !ok) {
-    return std::unexpected(ok.error());
   }
   if (has_pids) {
     if (plan.pod_pids_max) {
@@ -206,10 +221,11 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(ManagedHierarchy& h, const PodCgrou
 
 Result<AppliedPodCgroup> PodCgroup::Apply(const PodCgroupPlan& plan) {
   if (auto ok = ValidatePlan(plan, hierarchies_); !ok) return std::unexpected(ok.error());
+  plan_ = plan;
   AppliedPodCgroup applied;
   applied.cgroup = PodCgroupPath(plan.cgroup_root, plan.qos, plan.pod_uid);
-  for (ManagedHierarchy& h : hierarchies_) {
-    auto rb = ApplyTo(h, plan);
+  for (std::size_t i = 0; i < hierarchies_.size(); ++i) {
+    auto rb = ApplyTo(i, plan);
     if (!rb) {
       Error error = rb.error();
       if (auto undone = Teardown(); !undone) {
@@ -220,13 +236,59 @@ Result<AppliedPodCgroup> PodCgroup::Apply(const PodCgroupPlan& plan) {
     }
     applied.hierarchies.push_back(std::move(*rb));
   }
+  const PodParents parents = ParentsOf(plan.cgroup_root, plan.qos);
+  for (const ManagedHierarchy& h : hierarchies_) {
+    for (const fs::path& dir : parents.root_dirs) {
+      if (CreatedBy(h.tree, dir)) applied.created_root_dirs.push_back(h.tree.root() / dir);
+    }
+  }
   return applied;
 }
 
-Result<void> PodCgroup::Teardown() {
+void PodCgroup::Adopt(const PodCgroupPlan& plan) {
+  plan_ = plan;
+  pod_owned_.assign(hierarchies_.size(), true);
+}
+
+Result<void> PodCgroup::Kill(const fs::path& cgroup) {
   std::optional<Error> first;
   for (ManagedHierarchy& h : hierarchies_) {
-    if (auto ok = h.tree.Teardown(); !ok && !first) first = ok.error();
+    auto dir = h.tree.Path(cgroup);
+    if (!dir) return std::unexpected(dir.error());
+    std::error_code ec;
+    if (!fs::exists(*dir, ec)) continue;
+    if (auto ok = h.tree.Kill(cgroup); !ok && !first) first = ok.error();
+  }
+  if (first) return std::unexpected(*first);
+  return {};
+}
+
+Result<void> PodCgroup::Teardown(std::span<const fs::path> owned_root_dirs) {
+  removed_root_dirs_.clear();
+  if (!plan_) return {};
+  const fs::path pod = PodCgroupPath(plan_->cgroup_root, plan_->qos, plan_->pod_uid);
+  const PodParents parents = ParentsOf(plan_->cgroup_root, plan_->qos);
+  std::optional<Error> first;
+  for (std::size_t i = 0; i < hierarchies_.size(); ++i) {
+    CgroupTree& tree = hierarchies_[i].tree;
+    if (pod_owned_[i]) {
+      if (auto removed = tree.RemoveTree(pod); !removed) {
+        if (!first) first = removed.error();
+        continue;  // its parents are still in use by it
+      }
+      pod_owned_[i] = false;
+    }
+    auto owns = [&](const fs::path& dir) {
+      if (CreatedBy(tree, dir)) return true;
+      return std::find(owned_root_dirs.begin(), owned_root_dirs.end(), tree.root() / dir) !=
+             owned_root_dirs.end();
+    };
+    auto removed = RemoveUnusedParents(tree, parents, owns);
+    if (!removed) {
+      if (!first) first = removed.error();
+      continue;
+    }
+    for (const fs::path& dir : *removed) removed_root_dirs_.push_back(tree.root() / dir);
   }
   if (first) return std::unexpected(*first);
   return {};

@@ -8,13 +8,15 @@
 // before any container process exists: kubepods' pids.max (node allocatable, when asked; the
 // QoS cgroups stay unbounded), the pod's pids.max, and for a pod with a writable cgroup mount
 // (v2 only) cgroup.max.descendants / cgroup.max.depth. Each value is read back after writing and
-// returned as read. Teardown removes exactly what Apply created; a failed Apply has already
-// undone itself when it returns.
+// returned as read. Teardown removes the pod cgroup Apply created (killing what still runs in it)
+// and the shared parents nobody uses any more, whoever created them (cgroups/pod_parents.h); a
+// failed Apply has already undone itself when it returns.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,28 +79,50 @@ struct HierarchyReadBack {
 struct AppliedPodCgroup {
   std::filesystem::path cgroup;  // relative to each hierarchy root
   std::vector<HierarchyReadBack> hierarchies;
+  // cgroupRoot's own directories Apply had to create, absolute, in every hierarchy: podlimits'
+  // to remove once unused (any later run may, see Teardown).
+  std::vector<std::filesystem::path> created_root_dirs;
 };
 
 class PodCgroup {
  public:
   explicit PodCgroup(std::vector<ManagedHierarchy> hierarchies);
 
-  // Creates the pod cgroup (which must not exist yet) and its parents in every hierarchy and
-  // writes the plan. On failure everything created so far is removed before returning the
-  // error (the rollback's own failure, if any, is appended to the error's detail).
+  // Creates the pod cgroup (which must not exist yet) and its missing parents in every
+  // hierarchy and writes the plan. A parent that another run removes meanwhile is created again.
+  // On failure everything created so far is removed before returning the error (the rollback's
+  // own failure, if any, is appended to the error's detail).
   Result<AppliedPodCgroup> Apply(const PodCgroupPlan& plan);
 
-  // Kills whatever still runs in the pod cgroup and removes every cgroup Apply created, deepest
-  // first. Shared parents (kubepods, QoS) it created are kept while other pods use them.
-  Result<void> Teardown();
+  // Takes over the pod cgroup of `plan` that an earlier run left behind (its podlimits is gone),
+  // so that Teardown kills and removes it as if Apply had created it.
+  void Adopt(const PodCgroupPlan& plan);
+
+  // Kills every process in `cgroup` (relative, e.g. a container cgroup below the pod cgroup) and
+  // below it, in every hierarchy, and waits until none is left; nothing to do where it does not
+  // exist. A hostPID container's background processes outlive its init process; the runtime's
+  // `delete` would spin on the busy cgroup.
+  Result<void> Kill(const std::filesystem::path& cgroup);
+
+  // Kills whatever still runs in the pod cgroup and removes it with every cgroup below it, then
+  // tries the shared parents bottom-up (cgroups/pod_parents.h): the QoS cgroup and kubepods
+  // whoever created them, cgroupRoot's own directories when this object created them or they
+  // are among `owned_root_dirs` (absolute; those some earlier run created). Keeps going after a
+  // failure and returns the first one. removed_root_dirs() says which cgroupRoot directories
+  // went.
+  Result<void> Teardown(std::span<const std::filesystem::path> owned_root_dirs = {});
+  const std::vector<std::filesystem::path>& removed_root_dirs() const { return removed_root_dirs_; }
 
   const std::vector<ManagedHierarchy>& hierarchies() const { return hierarchies_; }
   std::vector<ManagedHierarchy>& hierarchies() { return hierarchies_; }
 
  private:
-  Result<HierarchyReadBack> ApplyTo(ManagedHierarchy& h, const PodCgroupPlan& plan);
+  Result<HierarchyReadBack> ApplyTo(std::size_t index, const PodCgroupPlan& plan);
 
   std::vector<ManagedHierarchy> hierarchies_;
+  std::optional<PodCgroupPlan> plan_;
+  std::vector<bool> pod_owned_;  // per hierarchy: the pod cgroup there is ours to remove
+  std::vector<std::filesystem::path> removed_root_dirs_;
 };
 
 }  // namespace podlimits::cgroups

@@ -309,18 +309,23 @@ Result<void> CgroupTree::KillMembers(const fs::path& dir, bool recursive) {
   }
 }
 
-Result<void> CgroupTree::RemoveOne(const fs::path& dir) {
+Result<void> CgroupTree::UnlinkControlFiles(const fs::path& dir) {
+  for (const auto& [name, contents] : control_files_) {
+    if (::unlink((dir / name).c_str()) != 0 && errno != ENOENT) {
+      return SystemError("unlink", dir / name, errno);
+    }
+  }
+  return {};
+}
+
+Result<void> CgroupTree::RemoveOne(const fs::path& dir, bool owned) {
   auto rel = Relative(dir.lexically_relative(root_), root_);
   if (!rel) return std::unexpected(rel.error());
   if (rel->empty()) return Failure("rmdir", root_, "refusing to remove the hierarchy root");
   auto mine = std::find_if(created_.begin(), created_.end(),
                            [&](const Created& c) { return c.cgroup == *rel; });
-  if (!cgroupfs_ && mine != created_.end()) {
-    for (const auto& [name, contents] : control_files_) {
-      if (::unlink((dir / name).c_str()) != 0 && errno != ENOENT) {
-        return SystemError("unlink", dir / name, errno);
-      }
-    }
+  if (!cgroupfs_ && (owned || mine != created_.end())) {
+    if (auto ok = UnlinkControlFiles(dir); !ok) return ok;
   }
   const auto deadline = Clock::now() + kRemoveRetryTimeout;
   Backoff backoff;
@@ -342,12 +347,53 @@ Result<void> CgroupTree::RemoveOne(const fs::path& dir) {
   return {};
 }
 
-Result<void> CgroupTree::RemoveSubtree(const fs::path& dir) {
+Result<void> CgroupTree::RemoveSubtree(const fs::path& dir, bool owned) {
   if (auto killed = KillMembers(dir, true); !killed) return killed;
   for (const fs::path& d : SubtreeDeepestFirst(dir)) {
-    if (auto removed = RemoveOne(d); !removed) return removed;
+    if (auto removed = RemoveOne(d, owned); !removed) return removed;
   }
   return {};
+}
+
+Result<void> CgroupTree::RemoveTree(const fs::path& cgroup) {
+  auto dir = Path(cgroup);
+  if (!dir) return std::unexpected(dir.error());
+  if (*dir == root_) return Failure("rmdir", root_, "refusing to remove the hierarchy root");
+  struct stat st {};
+  if (::lstat(dir->c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return SystemError("stat", *dir, errno);
+  }
+  return RemoveSubtree(*dir, /*owned=*/true);
+}
+
+Result<CgroupTree::Removal> CgroupTree::RemoveIfUnused(const fs::path& cgroup) {
+  auto dir = Path(cgroup);
+  if (!dir) return std::unexpected(dir.error());
+  if (*dir == root_) return Failure("rmdir", root_, "refusing to remove the hierarchy root");
+  if (!cgroupfs_) {
+    // A plain directory stands for an unused cgroup when it holds only the "kernel's" files;
+    // cgroup.procs listing a pid counts as a process in it.
+    std::error_code ec;
+    if (!fs::exists(*dir, ec)) return Removal::kAbsent;
+    for (fs::directory_iterator it(*dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (it->is_directory(ec) || !control_files_.contains(name)) return Removal::kInUse;
+    }
+    auto pids = Members({*dir});
+    if (!pids) return std::unexpected(pids.error());
+    if (!pids->empty()) return Removal::kInUse;
+    if (auto ok = UnlinkControlFiles(*dir); !ok) return std::unexpected(ok.error());
+  }
+  if (::rmdir(dir->c_str()) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return Removal::kAbsent;
+    if (err == EBUSY || err == ENOTEMPTY || err == EEXIST) return Removal::kInUse;
+    return SystemError("rmdir", *dir, err);
+  }
+  auto rel = Relative(cgroup, root_);
+  if (rel) std::erase_if(created_, [&](const Created& c) { return c.cgroup == *rel; });
+  return Removal::kRemoved;
 }
 
 Result<void> CgroupTree::Remove(const fs::path& cgroup) {

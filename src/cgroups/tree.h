@@ -92,6 +92,24 @@ class CgroupTree {
   // kills them and retries for a short while before reporting EBUSY.
   Result<void> Remove(const std::filesystem::path& cgroup);
 
+  // What RemoveIfUnused found.
+  enum class Removal {
+    kRemoved,  // it was empty and is gone now
+    kInUse,    // a child cgroup or a process is still in it (EBUSY / ENOTEMPTY): left alone
+    kAbsent,   // it did not exist (any more)
+  };
+
+  // One rmdir(2) of a cgroup whoever created it, for shared parents such as kubepods and its QoS
+  // cgroups: removed when nothing uses it, left alone (kInUse) when a child cgroup or a process
+  // is still in it. Never kills and never retries. On a plain directory the "kernel's" control
+  // files are unlinked first, but only when the directory holds nothing else.
+  Result<Removal> RemoveIfUnused(const std::filesystem::path& cgroup);
+
+  // Kills every process in `cgroup` and below and removes the whole subtree, deepest first,
+  // whoever created it; nothing to do when it does not exist. For a cgroup the caller owns
+  // outright, such as a pod cgroup a dead run left behind.
+  Result<void> RemoveTree(const std::filesystem::path& cgroup);
+
   // Removes every directory this tree created, deepest first; see CreateMode. Keeps going after
   // a failure and returns the first one; what failed stays recorded, so a later call retries it.
   Result<void> Teardown();
@@ -111,8 +129,11 @@ class CgroupTree {
   CgroupTree(std::filesystem::path root, bool cgroupfs,
              std::map<std::string, std::string> control_files);
 
-  Result<void> RemoveOne(const std::filesystem::path& absolute);
-  Result<void> RemoveSubtree(const std::filesystem::path& absolute);
+  // `owned`: the caller owns the directory even though this tree did not create it, so a plain
+  // directory's control files go too.
+  Result<void> RemoveOne(const std::filesystem::path& absolute, bool owned = false);
+  Result<void> RemoveSubtree(const std::filesystem::path& absolute, bool owned = false);
+  Result<void> UnlinkControlFiles(const std::filesystem::path& absolute);
   Result<void> KillMembers(const std::filesystem::path& absolute, bool recursive);
   Result<void> SignalMembers(const std::filesystem::path& absolute);
 

@@ -13,6 +13,8 @@
 #include "cli/name_seed.h"
 #include "cli/report.h"
 #include "cli/run_command.h"
+#include "node/managed_controllers.h"
+#include "node/node_allocatable.h"
 #include "node/node_capabilities.h"
 #include "node/node_config.h"
 #include "node/node_info.h"
@@ -23,6 +25,7 @@ namespace podlimits::cli {
 namespace {
 
 constexpr int kExitUsage = 2;
+constexpr int kExitNodeFailure = 3;
 
 struct CommonFlags {
   std::vector<std::string> files;
@@ -91,7 +94,18 @@ int NodeInfoCommand(const std::string& node_config, const std::string& output) {
   probe.path_env = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   probe.runtime_version = true;
   node::NodeCapabilities caps = node::ProbeNodeCapabilities(*config, probe);
+  if (caps.cgroup_mode) {
+    if (auto ok = node::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
+      std::fprintf(stderr, "error: %s\n", ok.error().c_str());
+      return kExitUsage;
+    }
+  }
   node::PidCapacity capacity = node::ReadPidCapacity();
+  // A kubelet with reservations above its capacity does not start: neither does this node.
+  if (auto ok = node::ValidateNodeAllocatable(capacity.Capacity(), *config); !ok) {
+    std::fprintf(stderr, "error: %s\n", ok.error().c_str());
+    return kExitNodeFailure;
+  }
   auto tasks = node::ReadTaskCount();
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
@@ -172,6 +186,9 @@ int Main(int argc, char** argv) {
   CLI::App* image_rm =
       image->add_subcommand("rm", "Remove an image name (and the image with its last name)");
   image_rm->add_option("NAME", rm_name, "NAME[:TAG]")->required();
+  // `image load SRC --name N --image-root DIR`: an option of `image` given after its subcommand
+  // goes up to `image`, as it does when given before.
+  for (CLI::App* sub : {image_load, image_ls, image_rm}) sub->fallthrough();
 
   try {
     app.parse(argc, argv);

@@ -7,44 +7,43 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "admission/chain.h"
-#include "api/decode.h"
 #include "api/json_codec.h"
 #include "cgroups/detect.h"
 #include "cgroups/hierarchies.h"
-#include "cli/input.h"
-#include "cli/name_seed.h"
-#include "cli/report.h"
+#include "cgroups/qos.h"
+#include "cli/run_input.h"
 #include "node/declared_features.h"
 #include "node/events.h"
+#include "node/managed_controllers.h"
 #include "node/metrics.h"
 #include "node/node_admission.h"
+#include "node/node_allocatable.h"
 #include "node/node_capabilities.h"
 #include "node/node_config.h"
 #include "node/pid_capacity.h"
 #include "runtime/image_store.h"
 #include "runtime/oci_runtime.h"
 #include "runtime/oci_spec.h"
+#include "runtime/pod_claim.h"
 #include "runtime/pod_plan.h"
 #include "runtime/pod_runner.h"
 #include "runtime/pod_status.h"
 #include "runtime/runtime_mount_namespace.h"
+#include "runtime/stale_pods.h"
 
 namespace podlimits::cli {
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr int kExitRejected = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitNodeFailure = 3;
-
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  return code;
-}
 
 void PrintEvent(const node::Event& e) {
   std::string line = node::FormatEventLine(e) + "\n";
@@ -52,180 +51,212 @@ void PrintEvent(const node::Event& e) {
   std::fflush(stderr);
 }
 
-// The one pod of the input, admitted; nullopt (after printing why) when there is none.
-std::optional<api::Pod> AdmitInput(const RunFlags& flags, const validation::FeatureGates& gates,
-                                   int& exit_code) {
-  auto inputs = ReadInputs(flags.files);
-  if (!inputs) {
-    exit_code = Fail(kExitUsage, inputs.error());
-    return std::nullopt;
-  }
-  api::DecodeOptions decode_options;
-  if (flags.validate_mode == "warn") decode_options.field_validation = api::FieldValidation::kWarn;
-  if (flags.validate_mode == "ignore") {
-    decode_options.field_validation = api::FieldValidation::kIgnore;
-  }
-  std::vector<api::DecodeResult> decoded;
-  for (const auto& in : *inputs) {
-    for (auto& r : api::DecodeManifests(in.name, in.text, decode_options))
-      decoded.push_back(std::move(r));
-  }
-  auto name_generator = NameGeneratorFromEnvironment();
-  if (!name_generator) {
-    exit_code = Fail(kExitUsage, name_generator.error());
-    return std::nullopt;
-  }
-  admission::ChainOptions options;
-  options.gates = gates;
-  options.username = "kubernetes-admin";
-  options.name_generator = name_generator->get();
-  auto outcomes = admission::RunChain(std::move(decoded), options);
-  if (Report(outcomes, OutputFormat::kNone) != 0) {
-    exit_code = kExitRejected;
-    return std::nullopt;
-  }
-  std::vector<const admission::Outcome*> pods;
-  for (const auto& o : outcomes) {
-    if (o.kind == "Pod") pods.push_back(&o);
-  }
-  if (pods.size() != 1) {
-    exit_code =
-        Fail(kExitUsage, fmt::format("run takes exactly one Pod; the input has {}", pods.size()));
-    return std::nullopt;
-  }
-  return api::ReadPod(pods[0]->object);
-}
-
-// SIGINT/SIGTERM/SIGCHLD arrive through a signalfd from here on, also while the runtime runs;
-// children start with the mask cleared (the runtime client resets it after fork).
+// SIGINT, SIGTERM, SIGHUP (the terminal went away) and SIGPIPE (whoever reads our output went
+// away) all stop the pod gracefully; SIGCHLD reports container exits. They arrive through a
+// signalfd from here on, also while the runtime runs and during teardown, so none of them can
+// kill podlimits half-way; a write to a closed stdout fails with EPIPE instead. Children start
+// with the mask cleared and default dispositions (the runtime client resets both after fork).
 int BlockSignals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGCHLD);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) sigaddset(&set, sig);
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return -1;
   return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-}
-
-// runc 1.1 on cgroup v1 writes the container's device rules into the devices hierarchy and
-// refuses to start without it ("mountpoint for devices not found"); podlimits shows the runtime
-// only the hierarchies it manages, so runc needs "devices" among them there. Said before anything
-// is created, instead of runc's message after.
-std::optional<std::string> RuntimeUnusable(const std::string& runtime,
-                                           const cgroups::CgroupLayout& layout,
-                                           const std::vector<std::string>& managed) {
-  if (runtime != "runc" || layout.mode == cgroups::CgroupMode::kV2) return std::nullopt;
-  for (const auto& c : managed) {
-    if (c == "devices") return std::nullopt;
-  }
-  return fmt::format(
-      "runc on a cgroup v1 node needs the devices hierarchy, which podlimits does not manage "
-      "here (managedControllers: [{}]): add \"devices\" to managedControllers in the "
-      "NodeConfiguration, or use crun",
-      fmt::join(managed, ", "));
 }
 
 runtime::RuntimeKind KindOf(const std::string& name) {
   return name == "runc" ? runtime::RuntimeKind::kRunc : runtime::RuntimeKind::kCrun;
 }
 
+// How `run` ends once the pod is known: the error line, and with -o json the status object
+// (every outcome once the pod was decoded ends with one).
+class RunOutcome {
+ public:
+  explicit RunOutcome(bool json) : json_(json) {}
+
+  node::EventRecorder& events() { return events_; }
+  node::MetricsRegistry& metrics() { return metrics_; }
+  void set_pod(runtime::RejectedPod pod) { pod_ = std::move(pod); }
+
+  // The pod did not run: prints `error: MESSAGE` and, with -o json, a Failed status.
+  int NotRun(int code, const std::string& reason, const std::string& status_message,
+             const std::string& error) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    if (json_ && pod_) {
+      runtime::RejectedPod pod = *pod_;
+      pod.reason = reason;
+      pod.message = status_message;
+      Print(runtime::RejectedPodStatusTree(pod, events_.Events(), metrics_));
+    }
+    return code;
+  }
+
+  void Print(const api::Node& status) {
+    if (!json_) return;
+    std::string text = api::EncodeJson(status, 4) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+
+ private:
+  bool json_;
+  node::EventRecorder events_{PrintEvent};
+  node::MetricsRegistry metrics_;
+  std::optional<runtime::RejectedPod> pod_;
+};
+
 }  // namespace
 
 int RunCommand(const RunFlags& flags) {
   if (flags.validate_mode != "strict" && flags.validate_mode != "warn" &&
       flags.validate_mode != "ignore") {
-    return Fail(kExitUsage,
-                fmt::format("invalid --validate value \"{}\": must be strict, warn or ignore",
-                            flags.validate_mode));
+    std::fprintf(stderr, "error: invalid --validate value \"%s\": must be strict, warn or ignore\n",
+                 flags.validate_mode.c_str());
+    return kExitUsage;
   }
   auto config = flags.node_config.empty() ? node::DefaultNodeConfig()
                                           : node::LoadNodeConfig(flags.node_config);
-  if (!config) return Fail(kExitUsage, config.error());
+  if (!config) {
+    std::fprintf(stderr, "error: %s\n", config.error().c_str());
+    return kExitUsage;
+  }
   const validation::FeatureGates& gates = config->feature_gates;
+  const bool json = flags.output == "json";
 
-  int exit_code = 0;
-  auto pod = AdmitInput(flags, gates, exit_code);
-  if (!pod) return exit_code;
+  RunOutcome outcome(json);
+  RunInput input = AdmitRunInput(flags, gates);
+  if (!input.pod) {
+    if (input.rejected) {
+      outcome.Print(runtime::RejectedPodStatusTree(*input.rejected, {}, outcome.metrics()));
+    }
+    return input.exit_code;
+  }
+  const api::Pod& pod = *input.pod;
+  outcome.set_pod(
+      {pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid,
+       std::string(cgroups::Name(cgroups::ComputePodQos(pod, gates.pod_level_resources))), "", ""});
+  auto node_failure = [&](const std::string& message) {
+    return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message);
+  };
 
   if (geteuid() != 0) {
-    return Fail(kExitNodeFailure,
-                "podlimits run needs root: it creates cgroups, mounts the container's root "
-                "filesystem and runs the OCI runtime");
+    return node_failure(
+        "podlimits run needs root: it creates cgroups, mounts the container's root filesystem "
+        "and runs the OCI runtime");
   }
 
-  // Node admission: before anything is created.
+  // The node, as a kubelet checks it at start: before anything is created.
   node::ProbeOptions probe;
   const char* path = std::getenv("PATH");
   probe.path_env = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   node::NodeCapabilities caps = node::ProbeNodeCapabilities(*config, probe);
-  node::DeclaredFeatures features = node::DeclareFeatures(gates, caps);
-  node::AdmitResult admit = node::AdmitPod(*pod, features, caps);
-  if (!admit.admitted) {
-    PrintEvent(admit.RejectionEvent());
-    std::fprintf(stderr, "error: pod \"%s\" rejected by the node: %s\n", pod->metadata.name.c_str(),
-                 admit.message.c_str());
-    return kExitRejected;
+  if (caps.cgroup_mode) {
+    if (auto ok = node::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
+      return outcome.NotRun(kExitUsage, "InvalidNodeConfiguration", ok.error(), ok.error());
+    }
   }
-  if (!caps.runtime.Found()) return Fail(kExitNodeFailure, caps.runtime.error);
+  const std::optional<std::int64_t> pid_capacity = node::ReadPidCapacity().Capacity();
+  if (auto ok = node::ValidateNodeAllocatable(pid_capacity, *config); !ok) {
+    return node_failure(ok.error());
+  }
+  if (!caps.runtime.Found()) return node_failure(caps.runtime.error);
+  if (!caps.runtime.unusable.empty()) return node_failure(caps.runtime.unusable);
+
+  // Node admission: before anything is created.
+  node::DeclaredFeatures features = node::DeclareFeatures(gates, caps);
+  node::AdmitResult admit = node::AdmitPod(pod, features, caps);
+  if (!admit.admitted) {
+    outcome.events().Record(admit.RejectionEvent());
+    return outcome.NotRun(
+        kExitRejected, admit.reason, "Pod was rejected: " + admit.message,
+        fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, admit.message));
+  }
 
   auto layout = cgroups::DetectLayout();
-  if (!layout) return Fail(kExitNodeFailure, layout.error().Message());
+  if (!layout) return node_failure(layout.error().Message());
   auto managed = cgroups::ManagedHierarchies(*layout, config->managed_controllers);
-  if (!managed) return Fail(kExitNodeFailure, managed.error().Message());
-  if (auto why = RuntimeUnusable(caps.runtime.name, *layout, config->managed_controllers)) {
-    return Fail(kExitNodeFailure, *why);
-  }
+  if (!managed) return node_failure(managed.error().Message());
 
   int signal_fd = BlockSignals();
-  if (signal_fd < 0)
-    return Fail(kExitNodeFailure, fmt::format("signalfd: {}", std::strerror(errno)));
+  if (signal_fd < 0) return node_failure(fmt::format("signalfd: {}", std::strerror(errno)));
   // Container processes are re-parented to us when the runtime that forked them exits, so that
   // their exit status is ours to collect.
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-    return Fail(kExitNodeFailure,
-                fmt::format("prctl(PR_SET_CHILD_SUBREAPER): {}", std::strerror(errno)));
+    return node_failure(fmt::format("prctl(PR_SET_CHILD_SUBREAPER): {}", std::strerror(errno)));
   }
-  if (auto ns = runtime::EnterRuntimeMountNamespace(*managed); !ns) {
-    return Fail(kExitNodeFailure, ns.error());
-  }
+  // Also where a dead run's leftovers are cleaned up: the runtime must not see hierarchies it
+  // may not touch then either.
+  if (auto ns = runtime::EnterRuntimeMountNamespace(*managed); !ns) return node_failure(ns.error());
 
-  node::EventRecorder events(PrintEvent);
-  for (const auto& e : admit.events) events.Record(e);
-  node::MetricsRegistry metrics;
-  runtime::PodPlan plan =
-      runtime::PlanPod(*pod, *config, admit, gates, node::ReadPidCapacity().Capacity());
+  for (const auto& e : admit.events) outcome.events().Record(e);
+  runtime::PodPlan plan = runtime::PlanPod(pod, *config, admit, gates, pid_capacity);
+  outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, plan.uid,
+                   std::string(cgroups::Name(plan.qos)), "", ""});
+
+  // The uid is this run's alone from here on. A live run holding it is never touched: this one
+  // refuses, having created nothing.
+  const fs::path state_dir = config->state_directory;
+  auto claim = runtime::PodClaim::Acquire(state_dir / "pods", plan.uid);
+  if (!claim) {
+    if (!claim.error().in_use) return node_failure(claim.error().message);
+    const std::string message =
+        fmt::format("{}; its containers, cgroups and state in \"{}\" are left alone",
+                    claim.error().message, plan.pod_dir.string());
+    outcome.events().Eventf(node::EventType::kWarning, "PodUIDInUse", message);
+    return outcome.NotRun(
+        kExitRejected, "PodUIDInUse", "Pod was rejected: " + message,
+        fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+  }
+  // Leftovers of runs that died (SIGKILL): this pod's own uid first, then any other whose owner
+  // is gone. Pods of live runs are never touched.
+  runtime::StalePodEnvironment stale;
+  stale.state_dir = state_dir;
+  stale.hierarchies = [&]() {
+    auto fresh = cgroups::ManagedHierarchies(*layout, config->managed_controllers);
+    return fresh ? std::move(*fresh) : std::vector<cgroups::ManagedHierarchy>{};
+  };
+  if (claim->leftovers()) {
+    runtime::StalePodCleanup cleanup = runtime::CleanUpStalePod(*claim, stale);
+    outcome.events().Record(cleanup.ToEvent());
+    if (!cleanup.ok()) {
+      return node_failure(
+          fmt::format("the state a dead run left for pod uid \"{}\" could not "
+                      "be cleaned up: {}",
+                      plan.uid, fmt::join(cleanup.errors, "; ")));
+    }
+  }
+  for (const auto& cleanup : runtime::CleanUpStalePods(stale, plan.uid)) {
+    outcome.events().Record(cleanup.ToEvent());
+  }
 
   runtime::ImageStore images(flags.image_root.empty() ? runtime::ImageStore::kDefaultRoot
                                                       : flags.image_root);
-  runtime::OciRuntimeClient client(
-      KindOf(caps.runtime.name), caps.runtime.path,
-      std::filesystem::path(config->state_directory) / "runtime" / caps.runtime.name);
+  runtime::OciRuntimeClient client(KindOf(caps.runtime.name), caps.runtime.path,
+                                   state_dir / "runtime" / caps.runtime.name);
   runtime::PodRunEnvironment env;
   env.runtime = &client;
   env.images = &images;
   env.hierarchies = std::move(*managed);
+  env.state_dir = state_dir;
   env.host_capabilities = runtime::BoundingCapabilities();
-  env.events = &events;
-  env.metrics = &metrics;
-  env.output_fd = flags.output == "json" ? STDERR_FILENO : STDOUT_FILENO;
+  env.events = &outcome.events();
+  env.metrics = &outcome.metrics();
+  env.output_fd = json ? STDERR_FILENO : STDOUT_FILENO;
   env.signal_fd = signal_fd;
   runtime::PodRunResult result = runtime::RunPod(plan, env);
+  claim->Release();
   close(signal_fd);
 
   for (const auto& e : result.teardown_errors) {
     std::fprintf(stderr, "error: teardown: %s\n", e.c_str());
   }
-  if (flags.output == "json") {
-    std::string json =
-        api::EncodeJson(runtime::PodRunStatusTree(plan, result, events.Events(), metrics), 4) +
-        "\n";
-    std::fwrite(json.data(), 1, json.size(), stdout);
+  if (json) {
+    outcome.Print(
+        runtime::PodRunStatusTree(plan, result, outcome.events().Events(), outcome.metrics()));
   } else {
     std::fprintf(stderr, "pod %s/%s %s\n", plan.pod.metadata.namespace_.c_str(),
                  plan.pod.metadata.name.c_str(), result.phase.c_str());
   }
-  std::fflush(stdout);
   if (result.node_failure || !result.teardown_errors.empty()) return kExitNodeFailure;
   return result.phase == "Succeeded" ? 0 : kExitRejected;
 }

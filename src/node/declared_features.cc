@@ -23,7 +23,13 @@ std::string NoRuntime(const NodeCapabilities& caps, std::string_view what) {
     return caps.runtime.error.empty() ? std::string("no OCI runtime was found")
                                       : caps.runtime.error;
   }
+  if (!caps.runtime.unusable.empty()) return caps.runtime.unusable;
   return fmt::format("the OCI runtime {} does not {}", caps.runtime.name, what);
+}
+
+// A runtime `run` refuses on this node enforces nothing here, whatever it could do elsewhere.
+bool Usable(const NodeCapabilities& caps) {
+  return caps.runtime.Found() && caps.runtime.unusable.empty();
 }
 
 }  // namespace
@@ -56,7 +62,7 @@ DeclaredFeatures DeclareFeatures(const validation::FeatureGates& gates,
 
   if (!gates.container_ulimits) {
     Set(d.container_ulimits, Missing::kGate, GateOff("ContainerUlimits"));
-  } else if (!caps.runtime.applies_rlimits) {
+  } else if (!caps.runtime.applies_rlimits || !Usable(caps)) {
     Set(d.container_ulimits, Missing::kRuntime, NoRuntime(caps, "apply rlimits"));
   }
 
@@ -67,10 +73,10 @@ DeclaredFeatures DeclareFeatures(const validation::FeatureGates& gates,
     Set(cg, Missing::kCgroupV2, NotV2(caps));
   } else if (!caps.nsdelegate) {
     Set(cg, Missing::kNsdelegate, "the cgroup2 filesystem is not mounted with nsdelegate");
-  } else if (!caps.runtime.supports_writable_cgroups) {
+  } else if (!caps.runtime.supports_writable_cgroups || !Usable(caps)) {
     Set(cg, Missing::kRuntime,
-        caps.runtime.Found() ? std::string("the container runtime does not support CgroupOptions")
-                             : NoRuntime(caps, ""));
+        Usable(caps) ? std::string("the container runtime does not support CgroupOptions")
+                     : NoRuntime(caps, ""));
   }
   return d;
 }

@@ -2,7 +2,8 @@
 // gate is on and the node can really enforce it.
 //
 //   PerPodPIDLimit         gate PerPodPIDLimit, cgroup v2 (KEP-6063)
-//   ContainerUlimits       gate ContainerUlimits, an OCI runtime that applies rlimits (KEP-5758)
+//   ContainerUlimits       gate ContainerUlimits, an OCI runtime that applies rlimits and that
+//                          `run` can use on this node (KEP-5758)
 //   SupportsCgroupOptions  gate CgroupOptions, cgroup v2, nsdelegate on the cgroup2 mount, and a
 //                          runtime that mounts cgroup2 writable (KEP-5474)
 #pragma once

@@ -70,7 +70,10 @@ NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOpti
 
   if (auto runtime = FindRuntime(config.runtime, options.path_env)) {
     caps.runtime = std::move(*runtime);
-    if (options.runtime_version) caps.runtime.version = RuntimeVersion(caps.runtime.path);
+    caps.runtime.unusable = RuntimeUnusable(caps.runtime, caps.cgroup_mode);
+    if (options.runtime_version) {
+      caps.runtime.version = RuntimeVersion(caps.runtime.path);
+    }
   } else {
     caps.runtime.error = runtime.error();
   }

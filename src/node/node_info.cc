@@ -86,7 +86,9 @@ std::string RuntimeText(const RuntimeInfo& r) {
   if (!r.Found()) return "none: " + (r.error.empty() ? std::string("not found") : r.error);
   std::string out = r.name;
   if (!r.version.empty()) out += " " + r.version;
-  return out + " (" + r.path + ")";
+  out += " (" + r.path + ")";
+  if (!r.unusable.empty()) out += "; unusable here: " + r.unusable;
+  return out;
 }
 
 api::Node OptInt(std::optional<std::int64_t> v) {
@@ -223,6 +225,7 @@ api::Node NodeInfoTree(const NodeInfo& info) {
   rt.Set("path", api::Node::String(info.runtime.path));
   rt.Set("version", api::Node::String(info.runtime.version));
   if (!info.runtime.error.empty()) rt.Set("error", api::Node::String(info.runtime.error));
+  if (!info.runtime.unusable.empty()) rt.Set("unusable", api::Node::String(info.runtime.unusable));
   root.Set("runtime", std::move(rt));
 
   root.Set("declaredFeatures", Strings(info.features.Names()));

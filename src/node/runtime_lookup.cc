@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <vector>
 
 #include "api/field.h"
@@ -78,15 +80,38 @@ std::string ParseRuntimeVersion(std::string_view output) {
   return std::string(rest.substr(0, rest.find(' ')));
 }
 
+std::string RuntimeUnusable(const RuntimeInfo& runtime, std::optional<cgroups::CgroupMode> mode) {
+  if (!runtime.Found() || runtime.name != "runc" || !mode || *mode == cgroups::CgroupMode::kV2) {
+    return {};
+  }
+  return fmt::format(
+      "runc on a cgroup {} node needs the devices hierarchy for its device rules, and podlimits "
+      "manages only the pids hierarchy there: use crun (runtime.name in the NodeConfiguration)",
+      cgroups::Name(*mode));
+}
+
 std::string RuntimeVersion(const std::string& path) {
+  // crun creates its --root even to print its version: a private directory that goes with the
+  // probe, so that node-info leaves nothing behind (crun's default would be /run/crun).
+  std::string scratch =
+      (std::filesystem::temp_directory_path() / "podlimits-version-XXXXXX").string();
+  if (::mkdtemp(scratch.data()) == nullptr) return {};
+  struct RemoveScratch {
+    std::string dir;
+    ~RemoveScratch() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } remove_scratch{scratch};
+  const std::filesystem::path state_root = std::filesystem::path(scratch) / "root";
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return {};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::string arg0 = path, arg1 = "--version";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  std::string arg0 = path, arg1 = "--root", arg2 = state_root.string(), arg3 = "--version";
+  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), arg3.data(), nullptr};
   pid_t pid = 0;
   int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);

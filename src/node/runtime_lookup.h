@@ -3,9 +3,12 @@
 #pragma once
 
 #include <expected>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "cgroups/detect.h"
 #include "node/node_config.h"
 
 namespace podlimits::node {
@@ -21,6 +24,9 @@ struct RuntimeInfo {
   bool applies_rlimits = false;
   bool supports_writable_cgroups = false;
   std::string error;  // why no runtime was found
+  // Why `podlimits run` cannot use this runtime on this node at all (RuntimeUnusable); "" when
+  // it can. Nothing is declared for a runtime that cannot run.
+  std::string unusable;
 
   bool Found() const { return !path.empty(); }
 };
@@ -30,8 +36,16 @@ struct RuntimeInfo {
 std::expected<RuntimeInfo, std::string> FindRuntime(const RuntimeSettings& settings,
                                                     std::string_view path_env);
 
-// Runs `<path> --version` and returns the version of its first line ("crun version 1.8.1" ->
-// "1.8.1"); "" when that fails. Costs a process start, so only node-info asks for it.
+// Why `run` cannot use `runtime` on a node in cgroup `mode`, or "": runc 1.1 on cgroup v1 writes
+// the container's device rules into the devices hierarchy and refuses to start without it
+// ("mountpoint for devices not found"), and on a v1/hybrid node podlimits shows the runtime only
+// the pids hierarchy (managed_controllers.h). crun works there; on v2 both do.
+std::string RuntimeUnusable(const RuntimeInfo& runtime, std::optional<cgroups::CgroupMode> mode);
+
+// Runs `<path> --root <dir> --version` and returns the version of its first line ("crun version
+// 1.8.1" -> "1.8.1"); "" when that fails. crun creates its --root even for --version (/run/crun
+// by default), so <dir> is a temporary directory, removed again before returning. Costs a
+// process start, so only node-info asks for it.
 std::string RuntimeVersion(const std::string& path);
 
 // The version from `--version` output (first line, third word).

@@ -49,18 +49,20 @@ std::string LimitText(std::uint64_t v) {
 
 }  // namespace
 
-std::expected<ContainerInstance, std::string> CreateContainer(const ContainerContext& ctx,
-                                                              const PodPlan& pod,
-                                                              const ContainerPlan& plan,
-                                                              const Image& image,
-                                                              node::EventRecorder& events) {
+std::expected<ContainerInstance, ContainerError> CreateContainer(const ContainerContext& ctx,
+                                                                 const PodPlan& pod,
+                                                                 const ContainerPlan& plan,
+                                                                 const Image& image,
+                                                                 node::EventRecorder& events) {
   ContainerInstance inst;
   inst.name = plan.container.name;
   inst.id = plan.id;
   inst.dir = pod.pod_dir / plan.container.name;
-  auto fail = [&](std::string message) -> std::unexpected<std::string> {
+  auto fail = [&](std::string message,
+                  ContainerError::Kind kind =
+                      ContainerError::Kind::kNode) -> std::unexpected<ContainerError> {
     RemoveContainer(ctx, inst);
-    return std::unexpected(std::move(message));
+    return std::unexpected(ContainerError{kind, std::move(message)});
   };
 
   std::error_code ec;
@@ -95,11 +97,14 @@ std::expected<ContainerInstance, std::string> CreateContainer(const ContainerCon
   ContainerStdio stdio;
   stdio.stdout_fd = out[1];
   stdio.stderr_fd = err[1];
-  auto pid = ctx.runtime->Create(inst.id, inst.dir, stdio);
+  bool refused = false;
+  auto pid = ctx.runtime->Create(inst.id, inst.dir, stdio, &refused);
   // The container process holds its own copies now; ours would keep the pipes open forever.
   CloseFd(out[1]);
   CloseFd(err[1]);
-  if (!pid) return fail(pid.error());
+  if (!pid) {
+    return fail(pid.error(), refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode);
+  }
   inst.created = true;
   inst.pid = *pid;
 
@@ -122,13 +127,24 @@ std::expected<ContainerInstance, std::string> CreateContainer(const ContainerCon
   return inst;
 }
 
-std::expected<void, std::string> StartContainer(const ContainerContext& ctx,
-                                                ContainerInstance& instance) {
-  return ctx.runtime->Start(instance.id);
+std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
+                                                   ContainerInstance& instance) {
+  bool refused = false;
+  auto started = ctx.runtime->Start(instance.id, &refused);
+  if (!started) {
+    return std::unexpected(ContainerError{
+        refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode, started.error()});
+  }
+  return {};
 }
 
 std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerInstance& inst) {
   std::vector<std::string> errors;
+  if (inst.created && ctx.kill_cgroup) {
+    // Through the cgroup, before `delete`: strays of a hostPID container keep its cgroup busy,
+    // and the runtime's delete would spin on rmdir until they are gone.
+    if (auto k = ctx.kill_cgroup(ctx.pod_cgroup / inst.id); !k) errors.push_back(k.error());
+  }
   if (inst.created) {
     if (auto d = ctx.runtime->Delete(inst.id); !d) errors.push_back(d.error());
     inst.created = false;

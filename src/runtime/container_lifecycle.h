@@ -9,14 +9,18 @@
 //   Remove   `runtime delete --force`, the overlay unmounted, the bundle removed
 //
 // A failed Create has removed what it made before it returns; Remove is safe to call on any
-// instance, any number of times.
+// instance, any number of times. Remove kills what still runs in the container's cgroup first
+// (a hostPID container's background processes outlive its init), so that the runtime's `delete`
+// finds an empty cgroup.
 #pragma once
 
 #include <sys/types.h>
 
 #include <expected>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "node/events.h"
@@ -31,7 +35,30 @@ struct ContainerContext {
   OciRuntimeClient* runtime = nullptr;
   std::vector<std::string> host_capabilities;  // BoundingCapabilities()
   std::filesystem::path pod_cgroup;            // "/kubepods/besteffort/pod<uid>"
+  // Kills every process in a cgroup (relative to the hierarchy roots) in every managed
+  // hierarchy; unset: nothing is killed through the cgroup.
+  std::function<std::expected<void, std::string>(const std::filesystem::path&)> kill_cgroup;
 };
+
+// Why a container could not be created or started.
+struct ContainerError {
+  enum class Kind {
+    // The node could not prepare it (bundle, overlay, spec, an rlimit that does not hold): a
+    // node failure.
+    kNode,
+    // The OCI runtime's `create` or `start` refused it (e.g. its executable does not exist):
+    // the container's own failure, as the kubelet's StartError (exit code 128), which
+    // restartPolicy answers like any other exit.
+    kStart,
+  };
+  Kind kind = Kind::kNode;
+  std::string message;
+};
+
+// The kubelet's view of a container that could not start (containerd's errorStartReason and
+// errorStartExitCode).
+inline constexpr std::string_view kStartErrorReason = "StartError";
+inline constexpr int kStartErrorExitCode = 128;
 
 struct ContainerInstance {
   std::string name;
@@ -45,14 +72,15 @@ struct ContainerInstance {
   bool rootfs_mounted = false;
 };
 
-std::expected<ContainerInstance, std::string> CreateContainer(const ContainerContext& ctx,
-                                                              const PodPlan& pod,
-                                                              const ContainerPlan& container,
-                                                              const Image& image,
-                                                              node::EventRecorder& events);
+std::expected<ContainerInstance, ContainerError> CreateContainer(const ContainerContext& ctx,
+                                                                 const PodPlan& pod,
+                                                                 const ContainerPlan& container,
+                                                                 const Image& image,
+                                                                 node::EventRecorder& events);
 
-std::expected<void, std::string> StartContainer(const ContainerContext& ctx,
-                                                ContainerInstance& instance);
+// A failure the runtime reports is Kind::kStart; one of running it at all, Kind::kNode.
+std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
+                                                   ContainerInstance& instance);
 
 // Returns the errors met (empty when everything went); never stops half-way.
 std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerInstance& instance);

@@ -148,12 +148,9 @@ std::expected<void, std::string> ImageStore::Remove(std::string_view name_text) 
   if (last) {
     auto users = OverlaysUsingLowerDir(root_ / id / "rootfs");
     if (!users) return std::unexpected(users.error());
-    auto leased = ImageLeased(root_ / id);
-    if (!leased) return std::unexpected(leased.error());
-    if (*leased) {
-      return std::unexpected(
-          fmt::format("remove image \"{}\": in use by a running pod", name->String()));
-    }
+    auto use = ImageUse(root_ / id);
+    if (!use) return std::unexpected(use.error());
+    if (*use) return std::unexpected(fmt::format("remove image \"{}\": {}", name->String(), **use));
     if (!users->empty()) {
       std::vector<std::string> paths;
       for (const auto& p : *users) paths.push_back(p.string());

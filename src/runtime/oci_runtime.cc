@@ -125,7 +125,9 @@ OciRuntimeClient::OciRuntimeClient(RuntimeKind kind, std::filesystem::path binar
 
 std::expected<pid_t, std::string> OciRuntimeClient::Create(const std::string& id,
                                                            const std::filesystem::path& bundle,
-                                                           const ContainerStdio& stdio) {
+                                                           const ContainerStdio& stdio,
+                                                           bool* refused) {
+  if (refused != nullptr) *refused = false;
   if (!ValidId(id)) return std::unexpected(Failed(*this, "create", id, "invalid container id"));
   const fs::path log = bundle / "runtime.log";
   const fs::path pid_file = bundle / "init.pid";
@@ -152,6 +154,7 @@ std::expected<pid_t, std::string> OciRuntimeClient::Create(const std::string& id
     return std::unexpected(Failed(*this, "create", id, reason));
   };
   if (!result->Succeeded()) {
+    if (refused != nullptr) *refused = !result->timed_out;
     return fail(FailureReason(*this, *result, ReadFrom(log, log_offset).value_or("")));
   }
   auto pid = ReadPidFile(pid_file);
@@ -159,11 +162,13 @@ std::expected<pid_t, std::string> OciRuntimeClient::Create(const std::string& id
   return *pid;
 }
 
-std::expected<void, std::string> OciRuntimeClient::Start(const std::string& id) {
+std::expected<void, std::string> OciRuntimeClient::Start(const std::string& id, bool* refused) {
+  if (refused != nullptr) *refused = false;
   if (!ValidId(id)) return std::unexpected(Failed(*this, "start", id, "invalid container id"));
   auto result = Run(*this, CommandLine(*this, nullptr, {"start", id}));
   if (!result) return std::unexpected(Failed(*this, "start", id, result.error()));
   if (!result->Succeeded()) {
+    if (refused != nullptr) *refused = !result->timed_out;
     return std::unexpected(Failed(*this, "start", id, FailureReason(*this, *result, "")));
   }
   return {};

@@ -43,10 +43,14 @@ class OciRuntimeClient {
   // and waits for Start; returns its pid (as seen from this pid namespace). The runtime's own
   // messages go to BUNDLE/runtime.log (--log), read back for the error on failure. A create that
   // fails leaves no runtime state behind (it runs `delete --force` itself).
+  //
+  // `refused`, when given, tells a failure the runtime itself reported (it ran and exited
+  // non-zero: the container's spec or process is at fault, e.g. an executable that does not
+  // exist) from one of running the runtime at all (not found, timed out, no pid file).
   std::expected<pid_t, std::string> Create(const std::string& id,
                                            const std::filesystem::path& bundle,
-                                           const ContainerStdio& stdio);
-  std::expected<void, std::string> Start(const std::string& id);
+                                           const ContainerStdio& stdio, bool* refused = nullptr);
+  std::expected<void, std::string> Start(const std::string& id, bool* refused = nullptr);
   std::expected<ContainerState, std::string> State(const std::string& id);
   // `kill [--all] ID SIGNAL`. Killing a container that has already stopped is not an error.
   std::expected<void, std::string> Kill(const std::string& id, int signal, bool all = false);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -94,6 +95,7 @@ PodPlan PlanPod(const api::Pod& pod, const node::NodeConfig& config, const node:
   if (pod.spec.termination_grace_period_seconds) {
     plan.grace_period_seconds = *pod.spec.termination_grace_period_seconds;
   }
+  plan.grace_period_seconds = std::max(plan.grace_period_seconds, kMinimumGracePeriodSeconds);
 
   for (const auto& c : pod.spec.init_containers)
     plan.init_containers.push_back(PlanContainer(c, admit));

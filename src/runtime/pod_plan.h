@@ -19,6 +19,11 @@
 
 namespace podlimits::runtime {
 
+// The kubelet's minimumGracePeriodInSeconds (pkg/kubelet/kuberuntime/kuberuntime_container.go,
+// killContainer): "always give containers a minimal shutdown window to avoid unnecessary
+// SIGKILLs", also for terminationGracePeriodSeconds 0.
+inline constexpr std::int64_t kMinimumGracePeriodSeconds = 2;
+
 struct ContainerPlan {
   api::Container container;
   std::string id;  // the OCI runtime's container id: 64 hex digits, as containerd's
@@ -34,8 +39,10 @@ struct PodPlan {
   node::EffectivePidLimit pid_limit;
   std::vector<ContainerPlan> init_containers;  // in order; sidecars among them
   std::vector<ContainerPlan> containers;
-  std::filesystem::path pod_dir;           // <stateDirectory>/pods/<uid>: one bundle per container
-  std::int64_t grace_period_seconds = 30;  // terminationGracePeriodSeconds
+  std::filesystem::path pod_dir;  // <stateDirectory>/pods/<uid>: one bundle per container
+  // terminationGracePeriodSeconds, raised to the kubelet's minimum: between SIGTERM and SIGKILL
+  // a container always gets at least kMinimumGracePeriodSeconds.
+  std::int64_t grace_period_seconds = 30;
   std::string restart_policy = "Always";
 
   // "web_default(uid)" as the kubelet names a pod in its messages.

@@ -12,8 +12,9 @@
 #include <chrono>
 #include <memory>
 
-#include "runtime/image_lease.h"
 #include "runtime/output_prefixer.h"
+#include "runtime/pod_record.h"
+#include "runtime/pod_sandbox.h"
 
 namespace podlimits::runtime {
 namespace {
@@ -45,6 +46,7 @@ struct Slot {
   Clock::time_point restart_at;
   Clock::duration backoff{0};
   bool stop_sent = false;
+  int attempts = 0;  // how often it was started (or tried to be)
   ContainerRunResult result;
 };
 
@@ -57,7 +59,7 @@ int ExitCode(int status) {
 class PodRun {
  public:
   PodRun(const PodPlan& plan, PodRunEnvironment& env)
-      : plan_(plan), env_(env), pod_cgroup_(std::move(env.hierarchies)) {}
+      : plan_(plan), env_(env), sandbox_(plan, std::move(env.hierarchies), env.state_dir) {}
 
   PodRunResult Run();
 
@@ -66,9 +68,11 @@ class PodRun {
     env_.events->Eventf(type, reason, std::move(message));
   }
   void NodeFailure(std::string_view reason, std::string message);
-  bool ResolveImages();
-  bool ApplyPodCgroup();
+  bool FindImages();
+  bool CreateSandbox();
   bool StartSlot(Slot& s);
+  void StartFailed(Slot& s, const std::string& message);
+  void AfterExit(Slot& s, int code);
   void Advance();
   void BeginTermination();
   void StopSlot(Slot& s, int signal);
@@ -85,11 +89,9 @@ class PodRun {
 
   const PodPlan& plan_;
   PodRunEnvironment& env_;
-  cgroups::PodCgroup pod_cgroup_;
-  bool cgroup_applied_ = false;
+  PodSandbox sandbox_;
   ContainerContext ctx_;
   std::vector<Slot> slots_;  // init containers, then app containers
-  std::vector<ImageLease> leases_;
   std::size_t next_init_ = 0;
   bool apps_started_ = false;
   bool init_failed_ = false;
@@ -103,12 +105,13 @@ void PodRun::NodeFailure(std::string_view reason, std::string message) {
   Event(node::EventType::kWarning, reason, message);
   if (!result_.node_failure) {
     result_.node_failure = true;
+    result_.failure_reason = std::string(reason);
     result_.failure = std::move(message);
   }
   BeginTermination();
 }
 
-bool PodRun::ResolveImages() {
+bool PodRun::FindImages() {
   for (auto& s : slots_) {
     auto image = env_.images->Find(s.plan->container.image);
     if (!image) {
@@ -118,28 +121,35 @@ bool PodRun::ResolveImages() {
                               s.plan->container.image, image.error()));
       return false;
     }
-    // Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
-    auto lease = ImageLease::Acquire(env_.images->root() / image->id);
-    if (!lease) {
-      NodeFailure("ErrImageNeverPull",
-                  fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
-                              s.plan->container.image, lease.error()));
-      return false;
-    }
-    leases_.push_back(std::move(*lease));
     s.image = std::move(*image);
   }
   return true;
 }
 
-bool PodRun::ApplyPodCgroup() {
-  auto applied = pod_cgroup_.Apply(plan_.cgroup);
+bool PodRun::CreateSandbox() {
+  PodRecord record;
+  record.uid = plan_.uid;
+  record.name = plan_.pod.metadata.name;
+  record.namespace_ = plan_.pod.metadata.namespace_;
+  record.runtime = env_.runtime->kind() == RuntimeKind::kRunc ? "runc" : "crun";
+  record.runtime_binary = env_.runtime->binary();
+  record.runtime_root = env_.runtime->state_root();
+  record.cgroup_root = plan_.cgroup.cgroup_root;
+  record.qos = plan_.qos;
+  std::vector<std::string> image_names;
+  for (const auto& s : slots_) {
+    record.containers.push_back({s.plan->container.name, s.plan->id});
+    const fs::path dir = env_.images->root() / s.image.id;
+    if (std::find(record.images.begin(), record.images.end(), dir) == record.images.end()) {
+      record.images.push_back(dir);
+      image_names.push_back(s.plan->container.image);
+    }
+  }
+  auto applied = sandbox_.Create(record, image_names);
   if (!applied) {
-    NodeFailure("FailedCreatePodSandBox",
-                "Failed to create pod sandbox: " + applied.error().Message());
+    NodeFailure(applied.error().reason, applied.error().message);
     return false;
   }
-  cgroup_applied_ = true;
   if (plan_.pid_limit.capped_event) env_.events->Record(*plan_.pid_limit.capped_event);
   // Verify: what the kernel holds is what was planned, or the user hears of it.
   for (const auto& h : applied->hierarchies) {
@@ -159,16 +169,28 @@ bool PodRun::ApplyPodCgroup() {
   return true;
 }
 
+// Returns false only on a node failure; a container that could not start has failed (StartError)
+// and its slot says what comes next.
 bool PodRun::StartSlot(Slot& s) {
   const std::string& name = s.plan->container.name;
-  if (s.result.restarts == 0 && !s.result.started) {
+  if (s.attempts == 0) {
     Event(
         node::EventType::kNormal, "Pulled",
         fmt::format("Container image \"{}\" already present on machine", s.plan->container.image));
+  } else {
+    ++s.result.restarts;  // counted when the restart happens, as the kubelet's restartCount
   }
+  ++s.attempts;
+  s.stop_sent = false;
+  s.result.reason.clear();
+  s.result.message.clear();
   auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
   if (!inst) {
-    NodeFailure("Failed", "Error: " + inst.error());
+    if (inst.error().kind == ContainerError::Kind::kStart) {
+      StartFailed(s, inst.error().message);
+      return true;
+    }
+    NodeFailure("Failed", "Error: " + inst.error().message);
     return false;
   }
   s.instance = std::move(*inst);
@@ -178,7 +200,13 @@ bool PodRun::StartSlot(Slot& s) {
   s.out = std::make_unique<OutputPrefixer>(prefix, env_.output_fd);
   s.err = std::make_unique<OutputPrefixer>(prefix, env_.output_fd);
   if (auto st = StartContainer(ctx_, *s.instance); !st) {
-    NodeFailure("Failed", "Error: " + st.error());
+    for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
+    s.instance.reset();
+    if (st.error().kind == ContainerError::Kind::kStart) {
+      StartFailed(s, st.error().message);
+      return true;
+    }
+    NodeFailure("Failed", "Error: " + st.error().message);
     return false;
   }
   Event(node::EventType::kNormal, "Started", fmt::format("Started container {}", name));
@@ -186,6 +214,19 @@ bool PodRun::StartSlot(Slot& s) {
   s.started_at = Clock::now();
   s.result.started = true;
   return true;
+}
+
+// The kubelet's RunContainerError: a Failed event with the runtime's message, and the container
+// terminated with StartError / 128 (containerd's status for a task that could not start), which
+// restartPolicy answers as any other failed exit.
+void PodRun::StartFailed(Slot& s, const std::string& message) {
+  Event(node::EventType::kWarning, "Failed", "Error: " + message);
+  s.result.exit_code = kStartErrorExitCode;
+  s.result.reason = std::string(kStartErrorReason);
+  s.result.message = message;
+  s.state = SlotState::kDone;
+  s.started_at = Clock::now();
+  AfterExit(s, kStartErrorExitCode);
 }
 
 bool PodRun::AnyRunning() const {
@@ -309,15 +350,20 @@ void PodRun::ScheduleRestart(Slot& s) {
   s.backoff = s.backoff == Clock::duration{0}
                   ? std::chrono::duration_cast<Clock::duration>(kInitialBackOff)
                   : std::min<Clock::duration>(s.backoff * 2, kMaxBackOff);
-  ++s.result.restarts;
 }
 
 void PodRun::OnExit(Slot& s, int code) {
   Drain(s);
   s.result.exit_code = code;
+  s.result.reason = code == 0 ? "Completed" : "Error";
   for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
   s.instance.reset();
   s.state = SlotState::kDone;
+  AfterExit(s, code);
+}
+
+// What restartPolicy makes of an exit (or a failed start).
+void PodRun::AfterExit(Slot& s, int code) {
   if (terminating_) {
     BeginTermination();  // the sidecars may go once the last app container has
     return;
@@ -390,17 +436,10 @@ void PodRun::Teardown() {
     s.instance.reset();
   }
   ReapChildren();
-  if (cgroup_applied_) {
-    if (auto t = pod_cgroup_.Teardown(); !t) result_.teardown_errors.push_back(t.error().Message());
-  }
-  if (result_.teardown_errors.empty()) {
-    std::error_code ec;
-    fs::remove_all(plan_.pod_dir, ec);
-    if (ec) {
-      result_.teardown_errors.push_back(
-          fmt::format("remove \"{}\": {}", plan_.pod_dir.string(), ec.message()));
-    }
-  }
+  // A container that could not be removed keeps the pod's state (its record) for a later run.
+  const bool keep_state = !result_.teardown_errors.empty();
+  for (auto& e : sandbox_.Teardown(keep_state)) result_.teardown_errors.push_back(e);
+  ReapChildren();
 }
 
 std::string PodRun::Phase() const {
@@ -414,6 +453,7 @@ std::string PodRun::Phase() const {
 PodRunResult PodRun::Run() {
   ctx_.runtime = env_.runtime;
   ctx_.host_capabilities = env_.host_capabilities;
+  ctx_.kill_cgroup = [this](const fs::path& cgroup) { return sandbox_.Kill(cgroup); };
   for (const auto& c : plan_.init_containers) {
     Slot s;
     s.plan = &c;
@@ -432,7 +472,7 @@ PodRunResult PodRun::Run() {
     s.result.sidecar = s.sidecar;
   }
 
-  if (ResolveImages() && ApplyPodCgroup()) Advance();
+  if (FindImages() && CreateSandbox()) Advance();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
     std::vector<pollfd> fds;
     std::vector<std::pair<Slot*, bool>> owners;  // slot, is stdout

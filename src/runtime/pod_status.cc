@@ -65,21 +65,64 @@ Node CgroupNode(const PodPlan& plan, const PodRunResult& result) {
   return cg;
 }
 
-}  // namespace
+Node EventsNode(const std::vector<node::Event>& events) {
+  Node list = Node::Array();
+  for (const auto& e : events) {
+    Node item = Node::Object();
+    item.Set("type", Node::String(std::string(node::EventTypeName(e.type))));
+    item.Set("reason", Node::String(e.reason));
+    item.Set("message", Node::String(e.message));
+    list.items.push_back(std::move(item));
+  }
+  return list;
+}
 
-Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
-                      const std::vector<node::Event>& events, node::MetricsRegistry& metrics) {
+Node MetricsNode(node::MetricsRegistry& metrics) {
+  Node m = Node::Object();
+  m.Set(node::kPodPIDLimitAppliedTotal,
+        Node::Int(static_cast<std::int64_t>(metrics.PodPIDLimitApplied().Value())));
+  return m;
+}
+
+Node Header(const std::string& name, const std::string& ns, const std::string& uid) {
   Node root = Node::Object();
   root.Set("apiVersion", Node::String("podlimits.dev/v1alpha1"));
   root.Set("kind", Node::String("PodRunStatus"));
   Node pod = Node::Object();
-  pod.Set("name", Node::String(plan.pod.metadata.name));
-  pod.Set("namespace", Node::String(plan.pod.metadata.namespace_));
-  pod.Set("uid", Node::String(plan.uid));
+  pod.Set("name", Node::String(name));
+  pod.Set("namespace", Node::String(ns));
+  pod.Set("uid", Node::String(uid));
   root.Set("pod", std::move(pod));
+  return root;
+}
+
+}  // namespace
+
+Node RejectedPodStatusTree(const RejectedPod& pod, const std::vector<node::Event>& events,
+                           node::MetricsRegistry& metrics) {
+  Node root = Header(pod.name, pod.namespace_, pod.uid);
+  root.Set("qosClass", pod.qos_class.empty() ? Node() : Node::String(pod.qos_class));
+  root.Set("phase", Node::String("Failed"));
+  root.Set("reason", Node::String(pod.reason));
+  root.Set("message", Node::String(pod.message));
+  root.Set("interrupted", Node::Bool(false));
+  root.Set("cgroup", Node());
+  root.Set("containers", Node::Array());
+  root.Set("events", EventsNode(events));
+  root.Set("metrics", MetricsNode(metrics));
+  return root;
+}
+
+Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
+                      const std::vector<node::Event>& events, node::MetricsRegistry& metrics) {
+  Node root = Header(plan.pod.metadata.name, plan.pod.metadata.namespace_, plan.uid);
   root.Set("qosClass", Node::String(std::string(cgroups::Name(plan.qos))));
   root.Set("phase", Node::String(result.phase));
-  if (result.node_failure) root.Set("failure", Node::String(result.failure));
+  if (result.node_failure) {
+    root.Set("reason", Node::String(result.failure_reason));
+    root.Set("message", Node::String(result.failure));
+    root.Set("failure", Node::String(result.failure));
+  }
   root.Set("interrupted", Node::Bool(result.interrupted));
   root.Set("cgroup", CgroupNode(plan, result));
 
@@ -91,30 +134,21 @@ Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
     item.Set("sidecar", Node::Bool(c.sidecar));
     item.Set("started", Node::Bool(c.started));
     item.Set("exitCode", c.exit_code ? Node::Int(*c.exit_code) : Node());
+    if (!c.reason.empty()) item.Set("reason", Node::String(c.reason));
+    if (!c.message.empty()) item.Set("message", Node::String(c.message));
     item.Set("restarts", Node::Int(c.restarts));
     item.Set("rlimits", RlimitsNode(c.limits));
     containers.items.push_back(std::move(item));
   }
   root.Set("containers", std::move(containers));
 
-  Node list = Node::Array();
-  for (const auto& e : events) {
-    Node item = Node::Object();
-    item.Set("type", Node::String(std::string(node::EventTypeName(e.type))));
-    item.Set("reason", Node::String(e.reason));
-    item.Set("message", Node::String(e.message));
-    list.items.push_back(std::move(item));
-  }
-  root.Set("events", std::move(list));
+  root.Set("events", EventsNode(events));
   if (!result.teardown_errors.empty()) {
     Node errors = Node::Array();
     for (const auto& e : result.teardown_errors) errors.items.push_back(Node::String(e));
     root.Set("teardownErrors", std::move(errors));
   }
-  Node m = Node::Object();
-  m.Set(node::kPodPIDLimitAppliedTotal,
-        Node::Int(static_cast<std::int64_t>(metrics.PodPIDLimitApplied().Value())));
-  root.Set("metrics", std::move(m));
+  root.Set("metrics", MetricsNode(metrics));
   return root;
 }
 

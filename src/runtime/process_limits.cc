@@ -9,9 +9,14 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string_view>
+
+#include "node/node_capabilities.h"
+#include "node/pid_capacity.h"
 
 namespace podlimits::runtime {
 namespace {
@@ -88,6 +93,27 @@ std::string LimitsFile(pid_t pid, const std::filesystem::path& proc_root) {
 }
 
 }  // namespace
+
+std::string DescribePrlimitFailure(const Rlimit& want, const ProcessLimit& found, pid_t pid,
+                                   int err, const PrlimitContext& context) {
+  std::string why =
+      fmt::format("the OCI runtime left it at {}/{}", ValueText(found.soft), ValueText(found.hard));
+  if (err == EPERM && want.type == "RLIMIT_NOFILE" && context.nr_open &&
+      want.hard > static_cast<std::uint64_t>(*context.nr_open)) {
+    why += fmt::format(", and the kernel refuses a hard limit above fs.nr_open ({})",
+                       *context.nr_open);
+  } else if (err == EPERM && want.hard > found.hard) {
+    why += fmt::format(", and raising a hard limit ({} to {}) needs CAP_SYS_RESOURCE, which {}",
+                       ValueText(found.hard), ValueText(want.hard),
+                       context.cap_sys_resource
+                           ? "podlimits has in its effective set, yet the kernel refused"
+                           : "podlimits lacks");
+  } else if (err == EINVAL && want.soft > want.hard) {
+    why += ", and a soft limit above the hard limit is invalid";
+  }
+  return fmt::format("set {} of pid {} to {}/{}: {}: {}", want.type, pid, ValueText(want.soft),
+                     ValueText(want.hard), why, std::strerror(err));
+}
 
 std::expected<std::vector<ProcessLimit>, std::string> ParseProcLimits(const std::string& text) {
   std::vector<ProcessLimit> out;
@@ -179,9 +205,14 @@ std::expected<std::vector<LimitCorrection>, std::string> CorrectProcessLimits(
     if (have->soft == want.soft && have->hard == want.hard) continue;
     const rlimit limit{want.soft, want.hard};
     if (prlimit(pid, static_cast<enum __rlimit_resource>(row->resource), &limit, nullptr) != 0) {
-      return std::unexpected(fmt::format("prlimit {} of pid {} to {}/{}: {}", want.type, pid,
-                                         ValueText(want.soft), ValueText(want.hard),
-                                         std::strerror(errno)));
+      const int err = errno;
+      PrlimitContext context;
+      std::ifstream status(proc_root / "self/status");
+      std::stringstream text;
+      text << status.rdbuf();
+      context.cap_sys_resource = node::HasCapSysResource(text.str());
+      context.nr_open = node::ReadNrOpen(proc_root);
+      return std::unexpected(DescribePrlimitFailure(want, *have, pid, err, context));
     }
     corrections.push_back({want, have->soft, have->hard});
   }

@@ -8,8 +8,10 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,11 +42,25 @@ struct LimitCorrection {
   std::uint64_t found_hard = 0;
 };
 
+// What a failed prlimit(2) means, for the error: the kernel says only EPERM, whether the
+// caller lacks CAP_SYS_RESOURCE (needed to raise a hard limit, in the initial user namespace) or
+// RLIMIT_NOFILE's hard limit is above fs.nr_open (refused even with it).
+struct PrlimitContext {
+  bool cap_sys_resource = false;
+  std::optional<std::int64_t> nr_open;
+};
+
+// `set RLIMIT_NOFILE of pid 42 to 256/512: the OCI runtime left it at 256/100, and raising a hard
+// limit (100 to 512) needs CAP_SYS_RESOURCE, which podlimits lacks: Operation not permitted`.
+std::string DescribePrlimitFailure(const Rlimit& wanted, const ProcessLimit& found, pid_t pid,
+                                   int err, const PrlimitContext& context);
+
 // Compares `wanted` with the process's limits and sets each that differs with prlimit(2).
 // Returns the corrections made (empty when the runtime applied everything). A prlimit that fails
-// is an error naming the limit, the pid and the errno.
+// is an error naming the limit, the pid, the value the runtime left, the one wanted and why the
+// kernel refused (DescribePrlimitFailure; the context is read from `proc_root` then): a limit
+// that does not hold is never accepted.
 std::expected<std::vector<LimitCorrection>, std::string> CorrectProcessLimits(
-    pid_t pid, const std::vector<Rlimit>& wanted,
-    const std::filesystem::path& proc_root = "/proc");
+    pid_t pid, const std::vector<Rlimit>& wanted, const std::filesystem::path& proc_root = "/proc");
 
 }  // namespace podlimits::runtime

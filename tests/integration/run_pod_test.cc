@@ -2,8 +2,11 @@
 // busybox image, the v1 pids hierarchy. Every test checks that nothing is left behind: no cgroup
 // in the pids hierarchy, nothing ever in the memory hierarchy, no mount, no state directory.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -163,13 +166,13 @@ TEST_F(RunPodTest, UlimitsVisibleInProcLimitsWithCrun) {
   CheckUlimits(Run(Pod(kUlimitContainer)));
 }
 
-// runc 1.1 on cgroup v1 needs the devices hierarchy, which podlimits does not manage by default
-// (and may not touch on these machines): a clear error before anything is created.
+// runc 1.1 on cgroup v1 needs the devices hierarchy, which podlimits does not manage there (and
+// may not touch on these machines): a clear error before anything is created.
 TEST_F(RunPodTest, RuncOnV1WithoutDevicesHierarchyRefusedUpFront) {
   auto r = Run(Pod(kUlimitContainer), "", "runc");
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("runc on a cgroup v1 node needs the devices hierarchy, which podlimits "
-                       "does not manage here (managedControllers: [pids])"),
+  EXPECT_NE(r.err.find("runc on a cgroup hybrid node needs the devices hierarchy for its device "
+                       "rules, and podlimits manages only the pids hierarchy there: use crun"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("Created container"), std::string::npos) << r.err;
@@ -303,7 +306,149 @@ TEST_F(RunPodTest, OnFailureRestartsWithBackOff) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   // The first restart is immediate, the second waits: two tries before the BackOff.
   EXPECT_EQ(LinesWith(r.err, "[app] try").size(), 2u) << r.err;
-  EXPECT_NE(r.out.find("\"restarts\": 2"), std::string::npos) << r.out;
+  // Two runs are one restart (the kubelet's restartCount); the back-off's is still pending.
+  EXPECT_NE(r.out.find("\"restarts\": 1"), std::string::npos) << r.out;
+}
+
+// A container whose command does not exist failed, as one that exited did (the kubelet's
+// StartError, exit code 128): restartPolicy retries it, and the pod's failure is exit code 1, not
+// a node failure.
+TEST_F(RunPodTest, StartErrorIsTheContainersFailure) {
+  const std::string never =
+      "  - {name: app, image: \"busybox:latest\", command: [/no/such/binary]}\n";
+  auto r = Run(Pod(never), "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("\"reason\": \"StartError\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"exitCode\": 128"), std::string::npos) << r.out;
+  EXPECT_EQ(LinesWith(r.err, "Failed").empty(), false) << r.err;
+
+  RunOptions options;
+  options.interrupt_on = "Back-off restarting failed container app";
+  r =
+      Run("apiVersion: v1\nkind: Pod\nmetadata: {name: t}\nspec:\n  restartPolicy: OnFailure\n"
+          "  terminationGracePeriodSeconds: 2\n  containers:\n" +
+              never,
+          "", "crun", {"-o", "json"}, options);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(LinesWith(r.err, "Error: ").size(), 2u) << r.err;  // tried twice before backing off
+  EXPECT_NE(r.out.find("\"restarts\": 1"), std::string::npos) << r.out;
+}
+
+// Every stop signal tears the pod down as Ctrl-C does: a closed terminal (SIGHUP) or a closed
+// output pipe (SIGPIPE) included.
+TEST_F(RunPodTest, StopSignalsTearDown) {
+  for (int sig : {SIGTERM, SIGHUP, SIGPIPE}) {
+    SCOPED_TRACE(strsignal(sig));
+    RunOptions options;
+    options.interrupt_on = "Started container app";
+    options.signal = sig;
+    auto r = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [sleep, \"1000\"]}\n"),
+                 "", "crun", {}, options);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("Stopping container app"), std::string::npos) << r.err;
+  }
+}
+
+// A hostPID container's background process outlives its init process and keeps its cgroup busy:
+// teardown kills it through the cgroup before the runtime's delete, which would otherwise spin.
+TEST_F(RunPodTest, HostPidStraysAreKilledAtTeardown) {
+  const auto start = std::chrono::steady_clock::now();
+  auto r =
+      Run(Pod("  - {name: app, image: \"busybox:latest\", command: [sh, -c, \"sleep 1000 & "
+              "echo started\"]}\n",
+              "  hostPID: true\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(LinesWith(r.out, "[app] started").empty()) << r.out;
+  // Under a second here; crun's delete alone takes over five on the busy cgroup.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4)) << r.err;
+  EXPECT_EQ(r.err.find("error: teardown"), std::string::npos) << r.err;
+}
+
+// With -o json every outcome prints the status object, an API rejection too.
+TEST_F(RunPodTest, JsonStatusForAnAdmissionRejection) {
+  auto r = Run(Pod("  - name: app\n    image: busybox:latest\n    securityContext:\n"
+                   "      ulimits: [{name: nofile, soft: 600, hard: 500}]\n"),
+               "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("\"kind\": \"PodRunStatus\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"phase\": \"Failed\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"reason\": \"Invalid\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("must be less than or equal to hard limit 500"), std::string::npos) << r.out;
+}
+
+const char* kUid = "0a1b2c3d-0000-4000-8000-00000000c0de";
+
+// Whether a process runs in `cgroup` or below it (a container's cgroup is the pod cgroup's child).
+bool HasProcesses(const fs::path& cgroup) {
+  if (!ReadText(cgroup / "cgroup.procs").empty()) return true;
+  for (const auto& d : DirectoriesBelow(cgroup)) {
+    if (!ReadText(cgroup / d / "cgroup.procs").empty()) return true;
+  }
+  return false;
+}
+
+std::string SleepingPod(const std::string& uid) {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: t, uid: " + uid +
+         "}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 2\n  containers:\n"
+         "  - {name: app, image: \"busybox:latest\", command: [sleep, \"1000\"]}\n";
+}
+
+// A second run of a pod whose run is live is refused and touches nothing of the first.
+TEST_F(RunPodTest, SecondRunOfALivePodIsRefused) {
+  const fs::path pod_cgroup = kPidsRoot / "kubepods/besteffort" / (std::string("pod") + kUid);
+  CommandResult second;
+  bool cgroup_kept = false, state_kept = false;
+  RunOptions options;
+  options.interrupt_on = "Started container app";
+  options.before_signal = [&](pid_t) {
+    second = Run(SleepingPod(kUid), "", "crun", {"-o", "json"});
+    cgroup_kept = HasProcesses(pod_cgroup);
+    state_kept = fs::exists(*scratch_ / "state/pods" / kUid / "pod.json");
+  };
+  auto first = Run(SleepingPod(kUid), "", "crun", {}, options);
+  EXPECT_EQ(second.exit_code, 1) << second.err;
+  EXPECT_NE(second.err.find(std::string("pod uid \"") + kUid + "\" is in use by podlimits pid"),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.out.find("\"reason\": \"PodUIDInUse\""), std::string::npos) << second.out;
+  EXPECT_TRUE(cgroup_kept) << "the live pod's cgroup lost its processes";
+  EXPECT_TRUE(state_kept) << "the live pod's state directory went";
+  // The first run ends as it would have, tearing down its own pod.
+  EXPECT_NE(first.err.find("Stopping container app"), std::string::npos) << first.err;
+  EXPECT_EQ(first.err.find("error: teardown"), std::string::npos) << first.err;
+}
+
+// A run killed with SIGKILL leaves its container, cgroup and state behind; the next run cleans
+// them up: its own uid's first, then any other whose run is gone.
+TEST_F(RunPodTest, LeftoversOfAKilledRunAreCleanedUp) {
+  const std::string other = "0a1b2c3d-0000-4000-8000-0000000000ff";
+  RunOptions options;
+  options.interrupt_on = "Started container app";
+  options.signal = SIGKILL;
+  options.timeout = std::chrono::seconds(30);
+  auto kill_run = [&](const std::string& uid) {
+    auto r = Run(SleepingPod(uid), "", "crun", {}, options);
+    const fs::path pod_cgroup = kPidsRoot / "kubepods/besteffort" / ("pod" + uid);
+    EXPECT_TRUE(HasProcesses(pod_cgroup)) << "nothing left behind to clean up: " << r.err;
+    return r;
+  };
+  kill_run(other);
+  // Another pod's run cleans up after the dead one, and leaves its own behind in turn.
+  auto r = kill_run(kUid);
+  EXPECT_NE(r.err.find("OrphanedPodCleanedUp  Pod t_default(" + other +
+                       ") was left behind by "
+                       "podlimits pid"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(kPidsRoot / "kubepods/besteffort" / ("pod" + other)));
+  // A run of the same uid cleans up its predecessor's leftovers first.
+  r = Run("apiVersion: v1\nkind: Pod\nmetadata: {name: t, uid: " + std::string(kUid) +
+          "}\nspec:\n  restartPolicy: Never\n  containers:\n"
+          "  - {name: app, image: \"busybox:latest\", command: [\"true\"]}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LinesWith(r.err, "OrphanedPodCleanedUp  Pod t_default(" + std::string(kUid)).size(), 1u)
+      << r.err;
+  // TearDown checks that no cgroup, mount or pod state is left.
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const RunOptions&
     if (!interrupted && !options.interrupt_on.empty() &&
         r.err.find(options.interrupt_on) != std::string::npos) {
       interrupted = true;
+      if (options.before_signal) options.before_signal(pid);
       kill(pid, options.signal);
     }
   }

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct RunOptions {
   // When set: send `signal` once stderr contains this text.
   std::string interrupt_on;
   int signal = SIGINT;
+  // When set: called with the command's pid once `interrupt_on` appeared, before the signal is
+  // sent (the command is still running: for tests that act on a live run).
+  std::function<void(pid_t)> before_signal;
   std::chrono::seconds timeout{120};
 };
 

@@ -640,18 +640,30 @@ TEST_F(RuntimeClientTest, MountNamespaceShowsOnlyThePidsHierarchy) {
   }));
 }
 
+// A cgroup2 mount among the managed hierarchies (pids in cgroup2 on a hybrid node whose pids
+// controller is bound to no v1 hierarchy) is shown to the runtime as the host has it. This
+// machine binds pids to v1, so the test hands the namespace the cgroup2 mount itself; nothing is
+// created there.
 TEST_F(RuntimeClientTest, MountNamespaceKeepsAManagedCgroup2MountAsTheHostHasIt) {
   auto layout = cgroups::DetectLayout();
   ASSERT_TRUE(layout) << layout.error().Message();
-  if (layout->mode != cgroups::CgroupMode::kHybrid || !layout->UnifiedHas("hugetlb") ||
-      layout->V1For("hugetlb") != nullptr) {
-    GTEST_SKIP() << "needs a hybrid machine whose cgroup2 mount has hugetlb";
+  if (layout->mode != cgroups::CgroupMode::kHybrid || !layout->unified) {
+    GTEST_SKIP() << "needs a hybrid machine with a cgroup2 mount";
   }
   const std::string unified = layout->unified->mount_point.string();
   std::string host_options;
   for (const auto& o : layout->unified->super_options) host_options += o + ",";
   Report(RunInChild([&](Reporter& r) {
-    if (!EnterNamespace(r, {"pids", "hugetlb"})) return;
+    auto managed = cgroups::ManagedHierarchies(*layout);
+    if (!r.Check(managed.has_value(), "ManagedHierarchies")) return;
+    managed->push_back({cgroups::CgroupVersion::kV2,
+                        {},
+                        cgroups::CgroupTree::OnCgroupfs(layout->unified->mount_point)});
+    auto entered = EnterRuntimeMountNamespace(*managed);
+    if (!r.Check(entered.has_value(),
+                 "EnterRuntimeMountNamespace: " + (entered ? "" : entered.error()))) {
+      return;
+    }
     const std::string name = fs::path(unified).filename().string();
     r.Check(CgroupDirNames() == std::set<std::string>{"pids", name},
             "/sys/fs/cgroup holds " + Join(CgroupDirNames()));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -172,7 +173,9 @@ TEST(CgroupPodCgroup, ApplyOnV1Pids) {
   }
 }
 
-TEST(CgroupPodCgroup, CgroupRootAndExistingParentsAreKept) {
+// cgroupRoot is the operator's: kept. kubepods is shared by every pod and belongs to no run: the
+// run that ends last removes it once unused, whoever created it.
+TEST(CgroupPodCgroup, CgroupRootIsKeptAndUnusedSharedParentsGo) {
   TempDir tmp;
   fs::create_directories(tmp.path() / "custom/kubepods");
   WriteText(tmp.path() / "custom/kubepods/pids.max", "max\n");
@@ -181,12 +184,37 @@ TEST(CgroupPodCgroup, CgroupRootAndExistingParentsAreKept) {
   ASSERT_TRUE(applied) << applied.error().Message();
   EXPECT_EQ(applied->cgroup, "/custom/kubepods/burstable/poduid-2");
   EXPECT_EQ(Contents(tmp.path() / "custom/kubepods/pids.max"), "500");
+  EXPECT_TRUE(applied->created_root_dirs.empty());  // "custom" existed
   EXPECT_EQ(
       pod.hierarchies()[0].tree.created(),
       (std::vector<fs::path>{"custom/kubepods/burstable", "custom/kubepods/burstable/poduid-2"}));
   ASSERT_TRUE(pod.Teardown());
-  EXPECT_EQ(Listing(tmp.path()),
-            (std::vector<std::string>{"custom", "custom/kubepods", "custom/kubepods/pids.max"}));
+  EXPECT_EQ(Listing(tmp.path()), (std::vector<std::string>{"custom"}));
+  EXPECT_TRUE(pod.removed_root_dirs().empty());
+}
+
+// A cgroupRoot directory podlimits had to create is podlimits' to remove once unused: by this
+// run, or by a later one that is told so (the state directory's ledger).
+TEST(CgroupPodCgroup, CgroupRootDirectoriesPodlimitsCreatedGoWhenUnused) {
+  TempDir tmp;
+  PodCgroup first(One(V1Pids(tmp.path())));
+  auto applied = first.Apply({"a", QosClass::kBestEffort, "/made/here", 100, 10, std::nullopt});
+  ASSERT_TRUE(applied) << applied.error().Message();
+  EXPECT_EQ(applied->created_root_dirs,
+            (std::vector<fs::path>{tmp.path() / "made", tmp.path() / "made/here"}));
+  PodCgroup second(One(V1Pids(tmp.path())));
+  ASSERT_TRUE(second.Apply({"b", QosClass::kBestEffort, "/made/here", 100, 10, std::nullopt}));
+  ASSERT_TRUE(first.Teardown());  // "b" still uses the parents
+  EXPECT_TRUE(first.removed_root_dirs().empty());
+  EXPECT_TRUE(fs::exists(tmp.path() / "made/here/kubepods/besteffort/podb"));
+  EXPECT_FALSE(fs::exists(tmp.path() / "made/here/kubepods/besteffort/poda"));
+
+  // Without being told, the last run keeps cgroupRoot; told, it removes it.
+  const std::vector<fs::path> ledger = applied->created_root_dirs;
+  ASSERT_TRUE(second.Teardown(ledger));
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << ::testing::PrintToString(Listing(tmp.path()));
+  EXPECT_EQ(second.removed_root_dirs(),
+            (std::vector<fs::path>{tmp.path() / "made/here", tmp.path() / "made"}));
 }
 
 TEST(CgroupPodCgroup, AnExistingPodCgroupIsAnErrorAndNothingIsLeft) {
@@ -342,13 +370,78 @@ TEST(CgroupPodCgroup, TeardownKeepsQosCgroupsOtherPodsUse) {
   ASSERT_TRUE(first.Teardown());
   EXPECT_TRUE(fs::exists(tmp.path() / "kubepods/burstable/podb"));
   EXPECT_FALSE(fs::exists(tmp.path() / "kubepods/burstable/poda"));
-  EXPECT_EQ(first.hierarchies()[0].tree.left_in_use(),
-            (std::vector<fs::path>{"kubepods/burstable", "kubepods"}));
+  // The last pod out removes the shared parents, though another run created them.
   ASSERT_TRUE(second.Teardown());
-  EXPECT_FALSE(fs::exists(tmp.path() / "kubepods/burstable/podb"));
-  // The shared parents changed hands and the last owner did not create them: they stay, as the
-  // kubelet's kubepods and QoS cgroups do.
-  EXPECT_TRUE(fs::exists(tmp.path() / "kubepods/burstable"));
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << ::testing::PrintToString(Listing(tmp.path()));
+}
+
+// A pod cgroup a dead run left behind: adopted, its processes killed, removed with its parents.
+TEST(CgroupPodCgroup, AdoptedPodCgroupIsRemovedWithItsParents) {
+  TempDir tmp;
+  {
+    PodCgroup dead(One(V1Pids(tmp.path())));
+    ASSERT_TRUE(dead.Apply({"gone", QosClass::kGuaranteed, "/", 100, 10, std::nullopt}));
+    fs::create_directories(tmp.path() / "kubepods/podgone/container");
+    // `dead` is dropped without Teardown, as a SIGKILLed run would.
+  }
+  ASSERT_TRUE(fs::exists(tmp.path() / "kubepods/podgone"));
+  PodCgroup later(One(V1Pids(tmp.path())));
+  later.Adopt({"gone", QosClass::kGuaranteed, "/", std::nullopt, std::nullopt, std::nullopt});
+  ASSERT_TRUE(later.Kill("/kubepods/podgone"));
+  ASSERT_TRUE(later.Teardown());
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << ::testing::PrintToString(Listing(tmp.path()));
+  // Killing where nothing exists is nothing to do.
+  EXPECT_TRUE(later.Kill("/kubepods/podgone"));
+}
+
+// One rmdir of a shared parent: gone when unused, left alone when a child cgroup or a process
+// is in it, nothing to do when absent.
+TEST(CgroupTreeRemoveIfUnused, Table) {
+  struct Case {
+    std::string name;
+    std::function<void(const fs::path&)> setup;
+    CgroupTree::Removal want;
+    bool exists_after;
+  };
+  auto cgroup = [](const fs::path& dir) {
+    fs::create_directories(dir);
+    for (const char* f : {"cgroup.procs", "pids.current", "pids.events", "pids.max"}) {
+      WriteText(dir / f, "");
+    }
+  };
+  const std::vector<Case> cases = {
+      {"unused", [&](const fs::path& r) { cgroup(r / "kubepods"); }, CgroupTree::Removal::kRemoved,
+       false},
+      {"absent", [](const fs::path&) {}, CgroupTree::Removal::kAbsent, false},
+      {"child cgroup",
+       [&](const fs::path& r) {
+         cgroup(r / "kubepods");
+         cgroup(r / "kubepods/besteffort");
+       },
+       CgroupTree::Removal::kInUse, true},
+      {"process in it",
+       [&](const fs::path& r) {
+         cgroup(r / "kubepods");
+         WriteText(r / "kubepods/cgroup.procs", "4242\n");
+       },
+       CgroupTree::Removal::kInUse, true},
+      {"a file the kernel does not make",
+       [&](const fs::path& r) {
+         cgroup(r / "kubepods");
+         WriteText(r / "kubepods/notes", "mine");
+       },
+       CgroupTree::Removal::kInUse, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir tmp;
+    c.setup(tmp.path());
+    ManagedHierarchy h = V1Pids(tmp.path());
+    auto r = h.tree.RemoveIfUnused("/kubepods");
+    ASSERT_TRUE(r) << r.error().Message();
+    EXPECT_EQ(*r, c.want);
+    EXPECT_EQ(fs::exists(tmp.path() / "kubepods"), c.exists_after);
+  }
 }
 
 TEST(CgroupPodCgroup, ManagedHierarchiesFollowTheLayout) {
@@ -366,18 +459,29 @@ TEST(CgroupPodCgroup, ManagedHierarchiesFollowTheLayout) {
   EXPECT_EQ((*managed)[0].tree.root(), "/sys/fs/cgroup/pids");
   EXPECT_TRUE((*managed)[0].tree.on_cgroupfs());
 
-  const std::vector<std::string> two = {"pids", "hugetlb"};
-  managed = ManagedHierarchies(hybrid, two);
-  ASSERT_TRUE(managed);
-  ASSERT_EQ(managed->size(), 2u);
-  EXPECT_EQ((*managed)[1].version, CgroupVersion::kV2);
-  EXPECT_EQ((*managed)[1].tree.root(), "/sys/fs/cgroup/unified");
-
-  const std::vector<std::string> absent = {"rdma"};
-  auto missing = ManagedHierarchies(hybrid, absent);
+  // Nothing but pids on v1/hybrid: not memory, not even a controller cgroup2 offers there.
+  for (const std::vector<std::string>& refused :
+       {std::vector<std::string>{"pids", "memory"}, std::vector<std::string>{"pids", "hugetlb"},
+        std::vector<std::string>{"rdma"}}) {
+    auto none = ManagedHierarchies(hybrid, refused);
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().detail,
+              "podlimits manages only the pids hierarchy on a cgroup v1 or hybrid node, not " +
+                  refused.back());
+  }
+  CgroupLayout comounted = hybrid;
+  comounted.v1 = {{{"pids", "memory"}, "", "/sys/fs/cgroup/pids,memory", "/"}};
+  auto shared = ManagedHierarchies(comounted);
+  ASSERT_FALSE(shared);
+  EXPECT_EQ(shared.error().Message(),
+            "detect cgroups \"/sys/fs/cgroup/pids,memory\": the pids controller shares this "
+            "hierarchy with other controllers, where podlimits must not create cgroups");
+  CgroupLayout no_pids = hybrid;
+  no_pids.v1 = {{{"memory"}, "", "/sys/fs/cgroup/memory", "/"}};
+  auto missing = ManagedHierarchies(no_pids);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().detail,
-            "the rdma controller is neither mounted as a cgroup v1 hierarchy nor available in "
+            "the pids controller is neither mounted as a cgroup v1 hierarchy nor available in "
             "cgroup2");
 
   CgroupLayout v2;

@@ -200,6 +200,42 @@ TEST_F(ImageStoreTest, LeasedImageIsNeitherRemovedNorReplaced) {
   ASSERT_TRUE(store_.Remove("app"));
 }
 
+// A lease for a pod leaves a holder record naming its pod directory: when podlimits dies with
+// SIGKILL its lock goes but its containers may still run, so the image stays in use for as long
+// as that directory does.
+TEST_F(ImageStoreTest, HolderRecordKeepsTheImageOfADeadRunsPod) {
+  auto v1 = TwoLayers();
+  ASSERT_TRUE(store_.Load(image_testing::WriteOciLayout(tmp_ / "v1", v1, ConfigJson(v1)), "app"));
+  const fs::path dir = root_ / store_.Find("app")->id;
+  const fs::path pod_dir = tmp_ / "state/pods/u1";
+  fs::create_directories(pod_dir);
+  {
+    auto lease = ImageLease::Acquire(dir, LeaseHolder{"u1", pod_dir});
+    ASSERT_TRUE(lease) << lease.error();
+    lease->KeepHolderRecord();  // as a teardown that failed, or a process that died
+  }
+  auto use = ImageUse(dir);
+  ASSERT_TRUE(use) << use.error();
+  ASSERT_TRUE(use->has_value());
+  EXPECT_EQ(**use, "in use by the pod in \"" + pod_dir.string() +
+                       "\", whose podlimits process is gone while its containers may still run; "
+                       "the next `podlimits run` with that state directory cleans it up");
+  EXPECT_FALSE(store_.Remove("app"));
+
+  // Once the pod directory is gone, so is the use (and the stale record with it).
+  fs::remove_all(pod_dir);
+  EXPECT_EQ(ImageLeased(dir), false);
+  EXPECT_TRUE(fs::is_empty(dir / ".holders"));
+  ASSERT_TRUE(store_.Remove("app"));
+
+  // A lease dropped normally takes its record along.
+  ASSERT_TRUE(store_.Load(image_testing::WriteOciLayout(tmp_ / "v1b", v1, ConfigJson(v1)), "b"));
+  const fs::path b = root_ / store_.Find("b")->id;
+  fs::create_directories(pod_dir);
+  { ASSERT_TRUE(ImageLease::Acquire(b, LeaseHolder{"u1", pod_dir})); }
+  EXPECT_TRUE(fs::is_empty(b / ".holders"));
+}
+
 TEST_F(ImageStoreTest, LeaseOfARemovedImageFails) {
   auto lease = ImageLease::Acquire(root_ / "no-such-image");
   ASSERT_FALSE(lease);

@@ -25,7 +25,7 @@ NodeCapabilities HybridNoCap() {
   NodeCapabilities caps;
   caps.cgroup_mode = CgroupMode::kHybrid;
   caps.pids_controller = true;
-  caps.runtime = {"crun", "/usr/bin/crun", "1.8.1", true, true, ""};
+  caps.runtime = {"crun", "/usr/bin/crun", "1.8.1", true, true, "", ""};
   caps.cap_sys_resource = false;
   caps.hard_limits = {{"core", kRlimInfinity}, {"memlock", 8388608}, {"nice", 0},
                       {"nofile", 20000},       {"rtprio", 0},        {"stack", kRlimInfinity}};

@@ -11,6 +11,8 @@
 namespace podlimits::node {
 namespace {
 
+namespace fs = std::filesystem;
+
 // A fresh directory, removed with everything in it when the object goes away.
 class TempDir {
  public:
@@ -190,6 +192,60 @@ TEST(NodeRuntimeLookup, Find) {
   }
   EXPECT_EQ(RuntimeVersion(b + "/runc"), "1.1.5+ds1");
   EXPECT_EQ(RuntimeVersion(c + "/crun"), "");  // cannot run
+}
+
+// crun creates its --root even for --version (/run/crun by default): the probe gives it a
+// temporary directory and removes it, so node-info leaves nothing behind.
+TEST(NodeRuntimeLookup, VersionProbeLeavesNoRuntimeRootBehind) {
+  TempDir dir;
+  const std::string args = (dir.path() / "args").string();
+  // Creates its --root as crun does, and says where it was.
+  MakeExecutable(
+      dir, "bin/crun",
+      "#!/bin/sh\nmkdir -p \"$2\" && echo \"$@\" >" + args + "\necho 'crun version 1.8.1'\n");
+  EXPECT_EQ(RuntimeVersion((dir.path() / "bin/crun").string()), "1.8.1");
+  std::ifstream in(args);
+  std::string root, version;
+  in >> root >> root >> version;
+  EXPECT_EQ(version, "--version");
+  EXPECT_TRUE(root.starts_with((fs::temp_directory_path() / "podlimits-version-").string()))
+      << root;
+  EXPECT_FALSE(fs::exists(root)) << root;
+  EXPECT_FALSE(fs::exists(fs::path(root).parent_path())) << root;
+}
+
+TEST(NodeRuntimeLookup, RuntimeUnusable) {
+  RuntimeInfo crun;
+  crun.name = "crun";
+  crun.path = "/usr/bin/crun";
+  RuntimeInfo runc;
+  runc.name = "runc";
+  runc.path = "/usr/bin/runc";
+  const std::string hybrid_reason =
+      "runc on a cgroup hybrid node needs the devices hierarchy for its device rules, and "
+      "podlimits manages only the pids hierarchy there: use crun (runtime.name in the "
+      "NodeConfiguration)";
+  struct Case {
+    const char* name;
+    RuntimeInfo runtime;
+    std::optional<cgroups::CgroupMode> mode;
+    std::string want;
+  };
+  const Case cases[] = {
+      {"crun on hybrid", crun, cgroups::CgroupMode::kHybrid, ""},
+      {"crun on v1", crun, cgroups::CgroupMode::kV1, ""},
+      {"runc on v2", runc, cgroups::CgroupMode::kV2, ""},
+      {"runc on hybrid", runc, cgroups::CgroupMode::kHybrid, hybrid_reason},
+      {"runc on v1", runc, cgroups::CgroupMode::kV1,
+       "runc on a cgroup v1 node needs the devices hierarchy for its device rules, and podlimits "
+       "manages only the pids hierarchy there: use crun (runtime.name in the NodeConfiguration)"},
+      {"runc, mode unknown", runc, std::nullopt, ""},
+      {"no runtime", RuntimeInfo{}, cgroups::CgroupMode::kV1, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(RuntimeUnusable(c.runtime, c.mode), c.want);
+  }
 }
 
 TEST(NodeRuntimeLookup, ParseVersion) {

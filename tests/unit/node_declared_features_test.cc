@@ -7,15 +7,17 @@ namespace {
 
 using cgroups::CgroupMode;
 
-NodeCapabilities Caps(std::optional<CgroupMode> mode, bool nsdelegate, bool runtime) {
+NodeCapabilities Caps(std::optional<CgroupMode> mode, bool nsdelegate, bool runtime,
+                      std::string name = "crun") {
   NodeCapabilities caps;
   caps.cgroup_mode = mode;
   caps.nsdelegate = nsdelegate;
   if (runtime) {
-    caps.runtime.name = "crun";
-    caps.runtime.path = "/usr/bin/crun";
+    caps.runtime.name = name;
+    caps.runtime.path = "/usr/bin/" + name;
     caps.runtime.applies_rlimits = true;
     caps.runtime.supports_writable_cgroups = true;
+    caps.runtime.unusable = RuntimeUnusable(caps.runtime, mode);
   } else {
     caps.runtime.error = "no OCI runtime found: looked for \"crun\", \"runc\" in PATH";
   }
@@ -89,6 +91,23 @@ TEST(NodeDeclaredFeatures, Matrix) {
        "the PerPodPIDLimit feature gate is disabled",
        "the ContainerUlimits feature gate is disabled",
        "the CgroupOptions feature gate is disabled"},
+      // `run` refuses runc on v1/hybrid (no devices hierarchy): nothing is declared for it.
+      {"runc on hybrid",
+       Gates(true, true, true),
+       Caps(CgroupMode::kHybrid, false, true, "runc"),
+       {},
+       "cgroup v2 is required; this node's cgroup mode is hybrid",
+       "runc on a cgroup hybrid node needs the devices hierarchy for its device rules, and "
+       "podlimits manages only the pids hierarchy there: use crun (runtime.name in the "
+       "NodeConfiguration)",
+       "cgroup v2 is required; this node's cgroup mode is hybrid"},
+      {"runc on v2",
+       Gates(true, true, true),
+       Caps(CgroupMode::kV2, true, true, "runc"),
+       {"ContainerUlimits", "PerPodPIDLimit", "SupportsCgroupOptions"},
+       "",
+       "",
+       ""},
       {"gate checked before the node",
        Gates(false, true, false),
        Caps(CgroupMode::kV1, false, true),

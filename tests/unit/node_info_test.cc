@@ -9,7 +9,7 @@ NodeCapabilities HybridNoCap() {
   NodeCapabilities caps;
   caps.cgroup_mode = cgroups::CgroupMode::kHybrid;
   caps.pids_controller = true;
-  caps.runtime = {"runc", "/usr/sbin/runc", "1.1.5+ds1", true, true, ""};
+  caps.runtime = {"runc", "/usr/sbin/runc", "1.1.5+ds1", true, true, "", ""};
   caps.hard_limits = {{"core", kRlimInfinity}, {"memlock", 8388608}, {"nice", 0},
                       {"nofile", 20000},       {"rtprio", 0},        {"stack", kRlimInfinity}};
   caps.nr_open = 1048576;

@@ -91,6 +91,16 @@ TEST(PodPlan, Table) {
        "  containers: [{name: app, image: busybox, securityContext: "
        "{cgroupOptions: {mountMode: Writable}}}]\n",
        -1, cgroups::QosClass::kBestEffort, std::nullopt, true, "Always", 30},
+      // The kubelet's minimumGracePeriodInSeconds: never an immediate SIGKILL.
+      {"grace period 0 is the kubelet's minimum",
+       "  containers: [{name: app, image: busybox}]\n  terminationGracePeriodSeconds: 0\n", -1,
+       cgroups::QosClass::kBestEffort, std::nullopt, false, "Always", 2},
+      {"grace period 1 is the kubelet's minimum",
+       "  containers: [{name: app, image: busybox}]\n  terminationGracePeriodSeconds: 1\n", -1,
+       cgroups::QosClass::kBestEffort, std::nullopt, false, "Always", 2},
+      {"grace period 2 stays",
+       "  containers: [{name: app, image: busybox}]\n  terminationGracePeriodSeconds: 2\n", -1,
+       cgroups::QosClass::kBestEffort, std::nullopt, false, "Always", 2},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -233,6 +234,17 @@ TEST(CorrectProcessLimits, ReportsWhatCannotBeSet) {
   std::uint64_t nr_open = 0;
   std::ifstream("/proc/sys/fs/nr_open") >> nr_open;
   ASSERT_GT(nr_open, 0u);
+  auto limits = ReadProcessLimits(child.pid());
+  ASSERT_TRUE(limits) << limits.error();
+  // What the child runs with now, as the error quotes it ("the OCI runtime left it at S/H").
+  auto now = [&](const std::string& type) {
+    const ProcessLimit* l = Find(*limits, type);
+    if (l == nullptr) return std::string("?");
+    auto text = [](std::uint64_t v) {
+      return v == kUnlimited ? std::string("unlimited") : std::to_string(v);
+    };
+    return text(l->soft) + "/" + text(l->hard);
+  };
   const std::string pid = std::to_string(child.pid());
   struct Case {
     std::string name;
@@ -244,17 +256,76 @@ TEST(CorrectProcessLimits, ReportsWhatCannotBeSet) {
       // The kernel refuses a NOFILE hard limit above fs.nr_open, even to root.
       {"nofile above nr_open",
        {"RLIMIT_NOFILE", 10, nr_open + 1},
-       "prlimit RLIMIT_NOFILE of pid " + pid + " to 10/" + std::to_string(nr_open + 1) +
-           ": Operation not permitted"},
+       "set RLIMIT_NOFILE of pid " + pid + " to 10/" + std::to_string(nr_open + 1) +
+           ": the OCI runtime left it at " + now("RLIMIT_NOFILE") +
+           ", and the kernel refuses a hard limit above fs.nr_open (" + std::to_string(nr_open) +
+           "): Operation not permitted"},
       {"soft above hard",
        {"RLIMIT_CORE", kUnlimited, 0},
-       "prlimit RLIMIT_CORE of pid " + pid + " to unlimited/0: Invalid argument"},
+       "set RLIMIT_CORE of pid " + pid + " to unlimited/0: the OCI runtime left it at " +
+           now("RLIMIT_CORE") +
+           ", and a soft limit above the hard limit is invalid: Invalid argument"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     auto corrections = CorrectProcessLimits(child.pid(), {c.wanted});
     ASSERT_FALSE(corrections);
     EXPECT_EQ(corrections.error(), c.error);
+  }
+}
+
+// The kernel says only EPERM or EINVAL: the message says which of its reasons applies.
+TEST(CorrectProcessLimits, DescribesWhyPrlimitFailed) {
+  struct Case {
+    std::string name;
+    Rlimit wanted;
+    ProcessLimit found;
+    int err;
+    PrlimitContext context;
+    std::string want;
+  };
+  const ProcessLimit nofile{"RLIMIT_NOFILE", 256, 100, "files"};
+  const std::vector<Case> cases = {
+      {"raise hard without CAP_SYS_RESOURCE",
+       {"RLIMIT_NOFILE", 256, 512},
+       nofile,
+       EPERM,
+       {false, 1048576},
+       "set RLIMIT_NOFILE of pid 42 to 256/512: the OCI runtime left it at 256/100, and raising a "
+       "hard limit (100 to 512) needs CAP_SYS_RESOURCE, which podlimits lacks: Operation not "
+       "permitted"},
+      {"raise hard with CAP_SYS_RESOURCE",
+       {"RLIMIT_NOFILE", 256, 512},
+       nofile,
+       EPERM,
+       {true, 1048576},
+       "set RLIMIT_NOFILE of pid 42 to 256/512: the OCI runtime left it at 256/100, and raising a "
+       "hard limit (100 to 512) needs CAP_SYS_RESOURCE, which podlimits has in its effective "
+       "set, yet the kernel refused: Operation not permitted"},
+      {"nofile above nr_open",
+       {"RLIMIT_NOFILE", 10, 2000000},
+       nofile,
+       EPERM,
+       {true, 1048576},
+       "set RLIMIT_NOFILE of pid 42 to 10/2000000: the OCI runtime left it at 256/100, and the "
+       "kernel refuses a hard limit above fs.nr_open (1048576): Operation not permitted"},
+      {"soft above hard",
+       {"RLIMIT_CORE", kUnlimited, 0},
+       {"RLIMIT_CORE", 0, kUnlimited, "bytes"},
+       EINVAL,
+       {},
+       "set RLIMIT_CORE of pid 42 to unlimited/0: the OCI runtime left it at 0/unlimited, and a "
+       "soft limit above the hard limit is invalid: Invalid argument"},
+      {"no known reason",
+       {"RLIMIT_STACK", 10, 20},
+       {"RLIMIT_STACK", 10, 30, "bytes"},
+       ESRCH,
+       {},
+       "set RLIMIT_STACK of pid 42 to 10/20: the OCI runtime left it at 10/30: No such process"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(DescribePrlimitFailure(c.wanted, c.found, 42, c.err, c.context), c.want);
   }
 }
 

@@ -1,0 +1,99 @@
+#include "cli/run_input.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <variant>
+
+#include "admission/chain.h"
+#include "api/decode.h"
+#include "cli/input.h"
+#include "cli/name_seed.h"
+#include "cli/report.h"
+
+namespace podlimits::cli {
+namespace {
+
+constexpr int kExitRejected = 1;
+constexpr int kExitUsage = 2;
+
+std::string StringAt(const api::Node& tree, std::string_view key) {
+  const api::Node* metadata = tree.Find("metadata");
+  const api::Node* n = metadata ? metadata->Find(key) : nullptr;
+  return n && n->IsString() ? n->scalar : std::string();
+}
+
+}  // namespace
+
+RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& gates) {
+  RunInput out;
+  auto inputs = ReadInputs(flags.files);
+  if (!inputs) {
+    std::fprintf(stderr, "%s\n", inputs.error().c_str());  // already "error: ..."
+    out.exit_code = kExitUsage;
+    return out;
+  }
+  api::DecodeOptions decode_options;
+  if (flags.validate_mode == "warn") decode_options.field_validation = api::FieldValidation::kWarn;
+  if (flags.validate_mode == "ignore") {
+    decode_options.field_validation = api::FieldValidation::kIgnore;
+  }
+  std::vector<api::DecodeResult> decoded;
+  for (const auto& in : *inputs) {
+    for (auto& r : api::DecodeManifests(in.name, in.text, decode_options))
+      decoded.push_back(std::move(r));
+  }
+  // Who the pods are, as decoded: a rejected pod's status still names it.
+  std::vector<runtime::RejectedPod> decoded_pods;
+  for (const auto& r : decoded) {
+    const auto* obj = std::get_if<api::DecodedObject>(&r);
+    if (!obj || obj->kind != "Pod") continue;
+    runtime::RejectedPod p;
+    p.name = StringAt(obj->tree, "name");
+    p.namespace_ = StringAt(obj->tree, "namespace");
+    if (p.namespace_.empty()) p.namespace_ = "default";
+    p.uid = StringAt(obj->tree, "uid");
+    decoded_pods.push_back(std::move(p));
+  }
+  auto name_generator = NameGeneratorFromEnvironment();
+  if (!name_generator) {
+    std::fprintf(stderr, "error: %s\n", name_generator.error().c_str());
+    out.exit_code = kExitUsage;
+    return out;
+  }
+  admission::ChainOptions options;
+  options.gates = gates;
+  options.username = "kubernetes-admin";
+  options.name_generator = name_generator->get();
+  auto outcomes = admission::RunChain(std::move(decoded), options);
+  const bool rejected = Report(outcomes, OutputFormat::kNone) != 0;
+  std::vector<const admission::Outcome*> pods;
+  for (const auto& o : outcomes) {
+    if (o.kind == "Pod") pods.push_back(&o);
+  }
+  if (rejected) {
+    out.exit_code = kExitRejected;
+    // The pod's own rejection, else the first other object's, which keeps the pod from running.
+    const admission::Outcome* why = nullptr;
+    if (pods.size() == 1 && !pods[0]->admitted) why = pods[0];
+    for (const auto& o : outcomes) {
+      if (why == nullptr && !o.admitted) why = &o;
+    }
+    if (decoded_pods.size() == 1 && why != nullptr) {
+      runtime::RejectedPod p = decoded_pods[0];
+      p.reason = why->reason;
+      p.message = why->message;
+      out.rejected = std::move(p);
+    }
+    return out;
+  }
+  if (pods.size() != 1) {
+    std::fprintf(stderr, "error: run takes exactly one Pod; the input has %zu\n", pods.size());
+    out.exit_code = kExitUsage;
+    return out;
+  }
+  out.pod = api::ReadPod(pods[0]->object);
+  return out;
+}
+
+}  // namespace podlimits::cli

@@ -1,0 +1,26 @@
+// The input of `podlimits run`: its files decoded and admitted as the apiserver would, down to
+// the one pod to run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "api/objects.h"
+#include "cli/run_command.h"
+#include "runtime/pod_status.h"
+#include "validation/feature_gates.h"
+
+namespace podlimits::cli {
+
+struct RunInput {
+  std::optional<api::Pod> pod;  // the one pod, admitted
+  int exit_code = 0;            // when there is none: 1 rejected, 2 usage
+  // The pod the input decoded to, when API admission rejected it: the apiserver's reason and
+  // Status.message, for the -o json status.
+  std::optional<runtime::RejectedPod> rejected;
+};
+
+// Prints what the apiserver would (warnings, `Error from server (...)` lines) on stderr.
+RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& gates);
+
+}  // namespace podlimits::cli
