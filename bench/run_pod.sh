@@ -91,17 +91,24 @@ def timed(cmd):
 # process as the container's subreaper so that it can wait for it.
 import ctypes
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+steps = {"create": [], "start": [], "wait": [], "delete": []}
 def lifecycle(i):
     rt_args = [rt, "--root", f"{work}/bare-state"]
     t0 = time.perf_counter()
     pidfile = f"{work}/bare.pid"
     subprocess.run(rt_args + ["create", "--bundle", f"{work}/bundle", "--pid-file", pidfile, f"life-{i}"],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t1 = time.perf_counter()
     pid = int(open(pidfile).read())
     subprocess.run(rt_args + ["start", f"life-{i}"], check=True)
+    t2 = time.perf_counter()
     os.waitpid(pid, 0)
+    t3 = time.perf_counter()
     subprocess.run(rt_args + ["delete", "--force", f"life-{i}"], check=True)
-    return (time.perf_counter() - t0) * 1000
+    t4 = time.perf_counter()
+    for name, a, b in (("create", t0, t1), ("start", t1, t2), ("wait", t2, t3), ("delete", t3, t4)):
+        steps[name].append((b - a) * 1000)
+    return (t4 - t0) * 1000
 p, b, l = [], [], []
 for i in range(runs):  # interleaved, so all three see the same load
     p.append(timed(podlimits))
@@ -111,5 +118,6 @@ mp, mb, ml = statistics.median(p), statistics.median(b), statistics.median(l)
 print(f"podlimits run ({rt}): median {mp:.1f} ms, min {min(p):.1f} ms over {runs} runs")
 print(f"bare `{rt} run` of the same bundle: median {mb:.1f} ms, min {min(b):.1f} ms")
 print(f"bare {rt} create/start/wait/delete: median {ml:.1f} ms, min {min(l):.1f} ms")
+print("  its steps (medians): " + ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in steps.items()))
 print(f"ratio to `{rt} run`: {mp / mb:.2f}x; to the same lifecycle: {mp / ml:.2f}x")
 PY

@@ -197,8 +197,10 @@ std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::pat
   return out;
 }
 
-std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path& path,
-                                                     std::string_view content) {
+namespace {
+
+std::expected<void, std::string> WriteThenRename(const std::filesystem::path& path,
+                                                 std::string_view content, bool sync) {
   std::filesystem::path tmp = path;
   tmp += fmt::format(".tmp-{}", getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -215,7 +217,7 @@ std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path
     }
     done += static_cast<std::size_t>(n);
   }
-  if (fsync(file.get()) != 0) {
+  if (sync && fsync(file.get()) != 0) {
     int err = errno;
     unlink(tmp.c_str());
     return std::unexpected(ErrnoMessage("fsync", tmp.string(), err));
@@ -226,6 +228,18 @@ std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path
     return std::unexpected(ErrnoMessage("rename", path.string(), err));
   }
   return {};
+}
+
+}  // namespace
+
+std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path& path,
+                                                     std::string_view content) {
+  return WriteThenRename(path, content, /*sync=*/true);
+}
+
+std::expected<void, std::string> ReplaceFile(const std::filesystem::path& path,
+                                             std::string_view content) {
+  return WriteThenRename(path, content, /*sync=*/false);
 }
 
 }  // namespace podlimits::runtime

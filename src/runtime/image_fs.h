@@ -72,8 +72,16 @@ std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::pat
                                                       std::size_t limit);
 
 // Replaces `path` with `content` so that readers see the old or the new file, never a part:
-// write a temporary sibling, fsync it, rename it over the target.
+// write a temporary sibling, fsync it, rename it over the target. For what must outlive a
+// power cut (the image store's metadata and tags).
 std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path& path,
                                                      std::string_view content);
+
+// The same without the fsync: readers still never see a part, but a power cut may lose the
+// file. For records about running pods, which a reboot makes meaningless anyway (their
+// processes, cgroups and mounts are gone): an fsync per run costs milliseconds of journal
+// commit on an ext4 disk.
+std::expected<void, std::string> ReplaceFile(const std::filesystem::path& path,
+                                             std::string_view content);
 
 }  // namespace podlimits::runtime

@@ -72,7 +72,7 @@ std::expected<ImageLease, std::string> ImageLease::Acquire(const fs::path& image
       return std::unexpected(Errno("mkdir", dir));
     }
     record = dir / (holder->uid + "." + Hash(holder->pod_dir.string()));
-    if (auto ok = WriteFileAtomically(record, holder->pod_dir.string() + "\n"); !ok) {
+    if (auto ok = ReplaceFile(record, holder->pod_dir.string() + "\n"); !ok) {
       return std::unexpected(ok.error());
     }
   }

@@ -128,7 +128,7 @@ std::expected<PodRecord, std::string> DecodePodRecord(std::string_view text,
 
 std::expected<void, std::string> WritePodRecord(const std::filesystem::path& pod_dir,
                                                 const PodRecord& record) {
-  return WriteFileAtomically(pod_dir / kPodRecordFile, EncodePodRecord(record));
+  return ReplaceFile(pod_dir / kPodRecordFile, EncodePodRecord(record));
 }
 
 std::expected<PodRecord, std::string> ReadPodRecord(const std::filesystem::path& pod_dir) {
