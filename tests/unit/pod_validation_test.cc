@@ -102,6 +102,19 @@ TEST(ValidatePodUlimits, Kep5758Rules) {
       {"the 1048576 bound is nofile's only",
        PodYaml(kSC + "      ulimits: [{name: memlock, soft: 17179869184, hard: 17179869184}]\n"),
        {}},
+      {"negative values compare as the node applies them: -3 <= -7 is 0 <= 0",
+       PodYaml(kSC + "      ulimits: [{name: nofile, soft: -3, hard: -7}]\n"),
+       {},
+       {"spec.containers[0].securityContext.ulimits[0].soft: negative values other than -1 are "
+        "treated as 0 by the node (got -3)",
+        "spec.containers[0].securityContext.ulimits[0].hard: negative values other than -1 are "
+        "treated as 0 by the node (got -7)"}},
+      {"a positive soft limit above a negative hard limit",
+       PodYaml(kSC + "      ulimits: [{name: core, soft: 5, hard: -7}]\n"),
+       {"spec.containers[0].securityContext.ulimits[0].soft: Invalid value: 5: must be less than "
+        "or equal to hard limit -7 (the node treats negative values other than -1 as 0)"},
+       {"spec.containers[0].securityContext.ulimits[0].hard: negative values other than -1 are "
+        "treated as 0 by the node (got -7)"}},
       {"other negative values warn that the node treats them as 0",
        PodYaml(kSC + "      ulimits: [{name: core, soft: -5, hard: -2}]\n"),
        {},
