@@ -53,11 +53,8 @@ void ValidateUlimits(const api::Container& c, const api::PodSpec& spec, const fi
   if (!c.security_context || !c.security_context->ulimits) return;
   const auto& ulimits = *c.security_context->ulimits;
   field::Path list = path.Child("ulimits");
-  if (spec.IsWindows()) {
-    if (!ulimits.empty())
-      out.errors.push_back(field::Forbidden(list, "cannot be set for a windows pod"));
-    return;
-  }
+  // Windows pods: validateWindows forbids the whole list (pod_os.cc).
+  if (spec.IsWindows()) return;
   std::set<std::string_view> seen;
   for (std::size_t i = 0; i < ulimits.size(); ++i) {
     const api::Ulimit& u = ulimits[i];

@@ -324,9 +324,11 @@ TEST(ValidatePodResources, PodLevelRules) {
        {"spec.resources.limits[ephemeral-storage]: Unsupported value: \"ephemeral-storage\": "
         "supported "
         "values: \"cpu\", \"hugepages-\", \"memory\", \"pid\""}},
-      {"claims are forbidden at pod level",
+      {"claims are forbidden at pod level, and checked against spec.resourceClaims",
        PodYaml("", "  resources: {claims: [{name: gpu}]}\n"),
-       {"spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level"}},
+       {"spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level",
+        "spec.resources.claims[0]: Not found: \"gpu\": must be one of the names in "
+        "pod.spec.resourceClaims which is empty"}},
       {"sidecars count with containers; init containers by max",
        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {requests: {memory: "
        "300Mi}}\n"
@@ -337,6 +339,152 @@ TEST(ValidatePodResources, PodLevelRules) {
        {"spec.resources.requests[memory]: Invalid value: \"300Mi\": must be greater than or equal "
         "to "
         "aggregate container requests of 350Mi"}},
+  });
+}
+
+TEST(ValidatePodResources, Overhead) {
+  FeatureGates no_pid;
+  no_pid.per_pod_pid_limit = false;
+  RunCases({
+      {"valid overhead", PodYaml("", "  overhead: {cpu: 250m, memory: 120Mi}\n"), {}},
+      {"unknown resource name",
+       PodYaml("", "  overhead: {foo: 1}\n"),
+       {"spec.overhead.limits[foo]: Invalid value: \"foo\": must be a standard resource type or "
+        "fully qualified",
+        "spec.overhead.limits[foo]: Invalid value: \"foo\": must be a standard resource for "
+        "containers"}},
+      {"negative value",
+       PodYaml("", "  overhead: {cpu: -1}\n"),
+       {"spec.overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0"}},
+      {"extended resources must be integers",
+       PodYaml("", "  overhead: {example.com/gpu: 500m}\n"),
+       {"spec.overhead.limits[example.com/gpu]: Invalid value: \"500m\": must be an integer"}},
+      {"pid is no container resource",
+       PodYaml("", "  overhead: {pid: 1024}\n"),
+       {"spec.overhead.limits[pid]: Invalid value: \"pid\": must be a standard resource for "
+        "containers"}},
+      {"pid with PerPodPIDLimit off",
+       PodYaml("", "  overhead: {pid: 1024}\n"),
+       {"spec.overhead.limits[pid]: Invalid value: \"pid\": must be a standard resource type or "
+        "fully qualified",
+        "spec.overhead.limits[pid]: Invalid value: \"pid\": must be a standard resource for "
+        "containers"},
+       {},
+       no_pid},
+      {"hugepages need cpu or memory",
+       PodYaml("", "  overhead: {hugepages-2Mi: 2Mi}\n"),
+       {"spec.overhead: Forbidden: HugePages require cpu or memory"}},
+  });
+}
+
+TEST(ValidatePodResources, ClaimNames) {
+  const std::string claims =
+      "  resourceClaims: [{name: gpu, resourceClaimName: c1}, {name: net, "
+      "resourceClaimTemplateName: t}]\n";
+  RunCases({
+      {"known claims",
+       PodYaml("    resources: {claims: [{name: gpu}, {name: net, request: r1}]}\n", claims),
+       {}},
+      {"no resourceClaims",
+       PodYaml("    resources: {claims: [{name: x}]}\n"),
+       {"spec.containers[0].resources.claims[0]: Not found: \"x\": must be one of the names in "
+        "pod.spec.resourceClaims which is empty"}},
+      {"unknown claim lists the known ones, sorted",
+       PodYaml("    resources: {claims: [{name: x}]}\n", claims),
+       {"spec.containers[0].resources.claims[0]: Not found: \"x\": must be one of the names in "
+        "pod.spec.resourceClaims: gpu, net"}},
+      {"empty name",
+       PodYaml("    resources: {claims: [{name: \"\"}]}\n", claims),
+       {"spec.containers[0].resources.claims[0]: Required value"}},
+      {"duplicate claim",
+       PodYaml("    resources: {claims: [{name: gpu}, {name: gpu}]}\n", claims),
+       {"spec.containers[0].resources.claims[1]: Duplicate value: \"gpu\""}},
+      {"duplicate request",
+       PodYaml("    resources: {claims: [{name: gpu, request: a}, {name: gpu, request: a}]}\n",
+               claims),
+       {"spec.containers[0].resources.claims[1]: Duplicate value: \"gpu/a\""}},
+      {"the whole claim after one of its requests",
+       PodYaml("    resources: {claims: [{name: gpu, request: a}, {name: gpu}]}\n", claims),
+       {"spec.containers[0].resources.claims[1]: Duplicate value: \"gpu\""}},
+      {"request must be a DNS label",
+       PodYaml("    resources: {claims: [{name: gpu, request: A_1}]}\n", claims),
+       {"spec.containers[0].resources.claims[0].request: Invalid value: \"A_1\": a lowercase RFC "
+        "1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+        "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+        "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"}},
+  });
+}
+
+TEST(ValidatePodAnnotations, SeccompAndAppArmor) {
+  auto annotated = [](std::string_view annotations, std::string_view spec = "",
+                      std::string_view container_extra = "") {
+    std::string y = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations:\n";
+    y += annotations;
+    y += "spec:\n";
+    y += spec;
+    y += "  containers:\n  - name: app\n    image: busybox:1.36\n";
+    y += container_extra;
+    return y;
+  };
+  const std::string aa = "    container.apparmor.security.beta.kubernetes.io/";
+  const std::string sc = "    container.seccomp.security.alpha.kubernetes.io/";
+  RunCases({
+      {"valid seccomp annotations",
+       annotated("    seccomp.security.alpha.kubernetes.io/pod: runtime/default\n" + sc +
+                 "app: localhost/profiles/a.json\n"),
+       {}},
+      {"invalid pod seccomp profile (path with Child, not Key)",
+       annotated("    seccomp.security.alpha.kubernetes.io/pod: bogus\n"),
+       {"metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": "
+        "must be a valid seccomp profile"}},
+      {"seccomp localhost paths must descend",
+       annotated(sc + "app: localhost//etc/../x\n"),
+       {"metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: "
+        "\"/etc/../x\": must be a relative path",
+        "metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: "
+        "\"/etc/../x\": must not contain '..'"}},
+      {"apparmor annotation for an unknown container with a bad profile",
+       annotated(aa + "nope: bogus\n"),
+       {"metadata.annotations[container.apparmor.security.beta.kubernetes.io/nope]: Invalid "
+        "value: \"nope\": container not found",
+        "metadata.annotations[container.apparmor.security.beta.kubernetes.io/nope]: Invalid "
+        "value: \"bogus\": invalid AppArmor profile name: \"bogus\""}},
+      {"apparmor annotation and field disagree",
+       annotated(aa + "app: runtime/default\n", "",
+                 "    securityContext: {appArmorProfile: {type: Unconfined}}\n"),
+       {"spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in "
+        "annotation and field must match"}},
+      {"seccomp annotation and field disagree",
+       annotated(sc + "app: localhost/a\n", "",
+                 "    securityContext: {seccompProfile: {type: Localhost, localhostProfile: b}}\n"),
+       {"spec.containers[0].securityContext.seccompProfile.localhostProfile: Forbidden: seccomp "
+        "profile in annotation and field must match"}},
+  });
+}
+
+TEST(ValidatePodOS, WindowsForbidsLinuxSettings) {
+  RunCases({
+      {"pod and container settings, in upstream's order",
+       PodYaml("    securityContext: {privileged: false, runAsUser: 1, capabilities: {}, "
+               "procMount: Default}\n",
+               "  os: {name: windows}\n  hostPID: true\n  securityContext: {runAsUser: 1000, "
+               "fsGroup: 2000, supplementalGroups: [], sysctls: [{name: a.b, value: \"1\"}]}\n"),
+       {"spec.hostPID: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.fsGroup: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.sysctls: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.runAsUser: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.supplementalGroups: Forbidden: cannot be set for a windows pod",
+        "spec.containers[0].securityContext.capabilities: Forbidden: cannot be set for a windows "
+        "pod",
+        "spec.containers[0].securityContext.privileged: Forbidden: cannot be set for a windows pod",
+        "spec.containers[0].securityContext.procMount: Forbidden: cannot be set for a windows pod",
+        "spec.containers[0].securityContext.runAsUser: Forbidden: cannot be set for a windows "
+        "pod"}},
+      {"linux pods cannot set windowsOptions",
+       PodYaml("    securityContext: {windowsOptions: {runAsUserName: u}}\n",
+               "  os: {name: linux}\n"),
+       {"spec.containers[0].securityContext.windowsOptions: Forbidden: windows options cannot be "
+        "set for a linux pod"}},
   });
 }
 
