@@ -1,13 +1,14 @@
 // QoS classes as upstream's ComputePodQOS computes them, on decoded and defaulted pods.
+#include "api/qos.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cgroups/qos.h"
 #include "test_support.h"
 
-namespace podlimits::cgroups {
+namespace podlimits::api {
 namespace {
 
 struct QosCase {
@@ -17,11 +18,12 @@ struct QosCase {
   bool pod_level_resources = true;
 };
 
-api::Pod PodWithSpec(const std::string& spec) {
-  return testing::DefaultedPod("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec);
+Pod PodWithSpec(const std::string& spec) {
+  return podlimits::testing::DefaultedPod(
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec);
 }
 
-TEST(CgroupQos, ComputePodQos) {
+TEST(PodQos, ComputePodQos) {
   const std::vector<QosCase> cases = {
       {"no resources", R"(
   containers:
@@ -205,11 +207,11 @@ TEST(CgroupQos, ComputePodQos) {
   }
 }
 
-TEST(CgroupQos, Names) {
+TEST(PodQos, Names) {
   EXPECT_EQ(Name(QosClass::kGuaranteed), "Guaranteed");
   EXPECT_EQ(Name(QosClass::kBurstable), "Burstable");
   EXPECT_EQ(Name(QosClass::kBestEffort), "BestEffort");
 }
 
 }  // namespace
-}  // namespace podlimits::cgroups
+}  // namespace podlimits::api
