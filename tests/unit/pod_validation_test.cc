@@ -329,6 +329,18 @@ TEST(ValidatePodResources, PodLevelRules) {
        {"spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level",
         "spec.resources.claims[0]: Not found: \"gpu\": must be one of the names in "
         "pod.spec.resourceClaims which is empty"}},
+      {"the init-container peak is the aggregate the defaulted pod request meets",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {cpu: 2}}\n"
+       "  initContainers:\n  - {name: init, image: i, resources: {requests: {cpu: 1500m}}}\n"
+       "  containers:\n  - {name: a, image: i, resources: {requests: {cpu: 500m}}}\n",
+       {}},
+      {"a sidecar adds to the aggregate the defaulted pod request meets",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {memory: "
+       "1Gi}}\n"
+       "  initContainers:\n  - {name: side, image: i, restartPolicy: Always, resources: {requests: "
+       "{memory: 300Mi}}}\n"
+       "  containers:\n  - {name: a, image: i, resources: {requests: {memory: 500Mi}}}\n",
+       {}},
       {"sidecars count with containers; init containers by max",
        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {requests: {memory: "
        "300Mi}}\n"

@@ -163,9 +163,22 @@ TEST(PodQos, ComputePodQos) {
   - name: a
     image: busybox
     resources:
-      limits: {cpu: 100m, memory: 32Mi}
+      limits: {memory: 32Mi}
 )",
        QosClass::kBurstable},
+      // PrepareForCreate defaults the pod-level cpu limit (every container limits cpu) and then
+      // the cpu request from the containers' requests: both 100m, so the pod is Guaranteed.
+      {"pod-level memory, cpu defaulted from containers", R"(
+  resources:
+    requests: {memory: 128Mi}
+    limits: {memory: 128Mi}
+  containers:
+  - name: a
+    image: busybox
+    resources:
+      limits: {cpu: 100m, memory: 32Mi}
+)",
+       QosClass::kGuaranteed},
       // KEP-6063: pid has no QoS effect. A pod whose only pod-level resource is the pid limit
       // gets no pod-level request defaulting and is classified by its containers.
       {"pod-level pid limit with guaranteed containers", R"(
