@@ -128,6 +128,8 @@ ValidationResult ValidatePodUpdate(const api::Pod& updated, const api::Pod& old,
       ValidateObjectMeta(updated.metadata, true, NameRule::kDNSSubdomain, field::Path("metadata"));
   field::Append(out.errors, ValidatePodSpecificAnnotations(updated.metadata, updated.spec));
   ValidateSpec(updated.spec, gates, out);
+  field::Append(out.errors,
+                ValidatePodSpecificAnnotationUpdates(updated.metadata, old.metadata, updated.spec));
   auto compare = [&](const std::vector<api::Container>& now,
                      const std::vector<api::Container>& before) {
     for (const auto& c : now) {

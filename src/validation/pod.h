@@ -45,6 +45,12 @@ field::ErrorList ValidateCgroupOptions(const api::Container& c, const api::PodSp
 // ValidatePodSpecificAnnotations' seccomp and AppArmor parts (metadata.annotations).
 field::ErrorList ValidatePodSpecificAnnotations(const api::ObjectMeta& meta,
                                                 const api::PodSpec& spec);
+// ValidatePodSpecificAnnotationUpdates: AppArmor annotations may not be added,
+// changed or removed, and the new annotations are validated (again, as upstream does: its
+// ValidatePodUpdate runs ValidatePodSpecificAnnotations twice).
+field::ErrorList ValidatePodSpecificAnnotationUpdates(const api::ObjectMeta& updated,
+                                                      const api::ObjectMeta& old,
+                                                      const api::PodSpec& spec);
 // On create: deprecated seccomp/AppArmor annotations must agree with the fields set beside them.
 field::ErrorList ValidateAnnotationsMatchFields(const api::ObjectMeta& meta,
                                                 const api::PodSpec& spec);

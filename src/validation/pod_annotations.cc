@@ -159,6 +159,31 @@ field::ErrorList ValidatePodSpecificAnnotations(const api::ObjectMeta& meta,
   return errs;
 }
 
+field::ErrorList ValidatePodSpecificAnnotationUpdates(const api::ObjectMeta& updated,
+                                                      const api::ObjectMeta& old,
+                                                      const api::PodSpec& spec) {
+  // The AppArmor annotations are fixed at creation: the kubelet applied them when it started the
+  // containers. (Upstream fixes the mirror-pod annotation too, together with spec.nodeName checks
+  // that podlimits, which has no static pods, does not model.)
+  field::ErrorList errs;
+  for (const auto& [key, old_value] : old.annotations) {
+    auto now = updated.annotations.find(key);
+    if (now != updated.annotations.end() && now->second == old_value) continue;
+    if (key.starts_with(api::kAppArmorAnnotationPrefix)) {
+      errs.push_back(
+          field::Forbidden(kAnnotations.Key(key), "may not remove or update AppArmor annotations"));
+    }
+  }
+  for (const auto& [key, value] : updated.annotations) {
+    if (old.annotations.contains(key)) continue;
+    if (key.starts_with(api::kAppArmorAnnotationPrefix)) {
+      errs.push_back(field::Forbidden(kAnnotations.Key(key), "may not add AppArmor annotations"));
+    }
+  }
+  field::Append(errs, ValidatePodSpecificAnnotations(updated, spec));
+  return errs;
+}
+
 field::ErrorList ValidateAnnotationsMatchFields(const api::ObjectMeta& meta,
                                                 const api::PodSpec& spec) {
   field::ErrorList errs;

@@ -242,6 +242,59 @@ TEST(ValidatePodCgroupOptions, ImmutableOnUpdate) {
       "spec.containers[0].securityContext.cgroupOptions: Invalid value: null: field is immutable");
 }
 
+TEST(ValidatePodAnnotations, AppArmorAnnotationsAreFixedOnUpdate) {
+  auto pod = [](std::string_view annotations) {
+    std::string y = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n";
+    if (!annotations.empty()) y += "  annotations:\n" + std::string(annotations);
+    y += "spec:\n  containers:\n  - name: app\n    image: busybox:1.36\n";
+    return podlimits::testing::DefaultedPod(y);
+  };
+  const std::string aa = "    container.apparmor.security.beta.kubernetes.io/app: ";
+  const std::string key =
+      "metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]";
+  struct Case {
+    std::string name;
+    api::Pod old_pod;
+    api::Pod updated;
+    std::vector<std::string> errors;
+  };
+  const std::vector<Case> cases = {
+      {"unchanged", pod(aa + "runtime/default\n"), pod(aa + "runtime/default\n"), {}},
+      {"other annotations may change",
+       pod(aa + "runtime/default\n    team: a\n"),
+       pod(aa + "runtime/default\n    team: b\n"),
+       {}},
+      {"added",
+       pod(""),
+       pod(aa + "runtime/default\n"),
+       {key + ": Forbidden: may not add AppArmor annotations"}},
+      {"updated",
+       pod(aa + "runtime/default\n"),
+       pod(aa + "unconfined\n"),
+       {key + ": Forbidden: may not remove or update AppArmor annotations"}},
+      {"removed",
+       pod(aa + "runtime/default\n"),
+       pod(""),
+       {key + ": Forbidden: may not remove or update AppArmor annotations"}},
+      // An invalid annotation is reported twice on update, as upstream's ValidatePodUpdate does.
+      {"invalid seccomp annotation",
+       pod(""),
+       pod("    seccomp.security.alpha.kubernetes.io/pod: bogus\n"),
+       {"metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": "
+        "must be a valid seccomp profile",
+        "metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": "
+        "must be a valid seccomp profile"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> got;
+    for (const auto& e : ValidatePodUpdate(c.updated, c.old_pod, {}).errors) {
+      got.push_back(e.String());
+    }
+    EXPECT_EQ(got, c.errors);
+  }
+}
+
 TEST(ValidatePodResources, ContainerRules) {
   auto res = [](std::string_view body) { return "    resources:\n" + std::string(body); };
   RunCases({
