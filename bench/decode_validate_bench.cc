@@ -5,6 +5,7 @@
 #include "api/defaults.h"
 #include "api/json_codec.h"
 #include "api/objects.h"
+#include "api/pod_strategy.h"
 #include "validation/drop_disabled.h"
 #include "validation/pod.h"
 
@@ -52,8 +53,8 @@ void DecodeAndValidate(std::string_view text, benchmark::State& state) {
     auto decoded = api::DecodeManifests("pod", text);
     auto& obj = std::get<api::DecodedObject>(decoded[0]);
     validation::DropDisabledPodFields(obj.tree, gates);
-    api::SetDefaultsPod(obj.tree, {});
-    api::Pod pod = api::ReadPod(obj.tree);
+    api::SetDefaultsPod(obj.tree);
+    api::Pod pod = api::PrepareForCreate(obj.tree, {}).pod;
     auto result = validation::ValidatePodCreate(pod, gates);
     if (!result.errors.empty()) state.SkipWithError("typical pod did not validate");
     benchmark::DoNotOptimize(result);

@@ -8,6 +8,7 @@
 #include "api/defaults.h"
 #include "api/json_codec.h"
 #include "api/objects.h"
+#include "api/pod_strategy.h"
 #include "api/yaml_codec.h"
 #include "validation/drop_disabled.h"
 #include "validation/pod.h"
@@ -34,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     validation::FeatureGates gates;
     validation::DropDisabledPodFields(obj->tree, gates);
     api::SetDefaultNamespace(obj->tree);
-    api::SetDefaultsPod(obj->tree, {});
-    api::Pod pod = api::ReadPod(obj->tree);
+    api::SetDefaultsPod(obj->tree);
+    api::Pod pod = api::PrepareForCreate(obj->tree, {}).pod;
     auto r = validation::ValidatePodCreate(pod, gates);
     if (!r.errors.empty()) (void)validation::InvalidMessage("Pod", pod.metadata, r.errors);
   }

@@ -9,11 +9,13 @@
 #include "api/limit_range_defaults.h"
 #include "api/name_generator.h"
 #include "api/objects.h"
+#include "api/pod_strategy.h"
 #include "validation/drop_disabled.h"
 #include "validation/limit_range.h"
 #include "validation/object_meta.h"
 #include "validation/persistent_volume_claim.h"
 #include "validation/pod.h"
+#include "validation/pod_warnings.h"
 
 namespace podlimits::admission {
 namespace {
@@ -200,7 +202,7 @@ class Chain {
     // admission, so a pod NamespaceLifecycle rejects never gets them.
     if (auto missing = MissingNamespace("Pod", tree, warnings)) return *missing;
     for (auto& w : validation::DropDisabledPodFields(tree, gates)) warnings.push_back(std::move(w));
-    api::SetDefaultsPod(tree, api::DefaultingOptions{gates.pod_level_resources});
+    api::SetDefaultsPod(tree);
     std::string ns_name = api::ReadObjectMeta(tree).namespace_;
     NamespaceState& state = State(ns_name);
 
@@ -210,7 +212,11 @@ class Chain {
       limit_ranger->Admit(tree);
     }
     api::GenerateObjectName(tree, name_generator());
-    api::Pod pod = api::ReadPod(tree);
+    // The registry strategy: PrepareForCreate, Validate, WarningsOnCreate.
+    api::PreparedPod prepared =
+        api::PrepareForCreate(tree, api::PrepareForCreateOptions{gates.pod_level_resources});
+    for (auto& w : prepared.warnings) warnings.push_back(std::move(w));
+    api::Pod& pod = prepared.pod;
     validation::ValidationResult v = validation::ValidatePodCreate(pod, gates);
     for (auto& w : v.warnings) warnings.push_back(std::move(w));
     if (!v.errors.empty()) {
@@ -218,6 +224,7 @@ class Chain {
                       validation::InvalidMessage("Pod", pod.metadata, v.errors),
                       std::move(warnings));
     }
+    for (auto& w : validation::WarningsOnCreate(pod)) warnings.push_back(std::move(w));
     if (!options_.run_admission_plugins) {
       return Admitted("Pod", pod.metadata.name, std::move(tree), std::move(warnings));
     }

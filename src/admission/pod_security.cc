@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "api/apparmor.h"
+#include "api/defaults.h"
 #include "api/field.h"
 
 namespace podlimits::admission::psa {
@@ -45,63 +47,16 @@ bool SignificantPodUpdate(const api::Pod& pod, const api::Pod& old) {
   return false;
 }
 
-// The field a legacy AppArmor annotation value stands for, if any (podutil's
-// ApparmorFieldForAnnotation): "localhost/" alone and unknown values map to nothing.
-std::optional<api::AppArmorProfile> AppArmorFieldForAnnotation(std::string_view value) {
-  if (value == "unconfined") return api::AppArmorProfile{"Unconfined", std::nullopt};
-  if (value == "runtime/default") return api::AppArmorProfile{"RuntimeDefault", std::nullopt};
-  constexpr std::string_view kLocalhost = "localhost/";
-  if (value.starts_with(kLocalhost) && value.size() > kLocalhost.size()) {
-    return api::AppArmorProfile{"Localhost", std::string(value.substr(kLocalhost.size()))};
-  }
-  return std::nullopt;
-}
-
-bool SameProfile(const api::AppArmorProfile& a, const std::optional<api::AppArmorProfile>& b) {
-  return b && a.type == b->type && a.localhost_profile == b->localhost_profile;
-}
-
 // What the pod looks like when validating admission runs. kube-apiserver has by then
-// defaulted it and run the pod strategy's PrepareForCreate, and three of those steps change
-// PSA's verdict:
-//  - a volume with no source becomes emptyDir;
-//  - with hostNetwork, every containerPort is copied into a zero hostPort (containers and
-//    initContainers only);
-//  - on CREATE, a legacy AppArmor annotation is copied into the container's empty
-//    appArmorProfile field unless it equals the pod-level profile (applyAppArmorVersionSkew,
-//    not for Windows pods).
-// All three are idempotent, so PSA gives the apiserver's answer whether or not the caller has
-// applied them already.
+// defaulted it (a volume with no source becomes emptyDir; with hostNetwork, container ports
+// become host ports) and run podStrategy.PrepareForCreate, whose AppArmor version skew copies
+// legacy annotations into empty appArmorProfile fields (on CREATE only). The chain has applied
+// all of that to the pod already; this applies the same code (api/defaults.h, api/apparmor.h)
+// to a typed copy, idempotently, so a caller passing an undefaulted pod gets the same verdict.
 api::PodSpec AsAdmitted(const api::Pod& pod, Operation operation) {
   api::PodSpec out = pod.spec;
-  for (auto& v : out.volumes) {
-    if (v.source.empty()) v.source = "emptyDir";
-  }
-  if (out.host_network) {
-    for (auto* list : {&out.containers, &out.init_containers}) {
-      for (auto& c : *list) {
-        for (auto& p : c.ports) {
-          if (p.host_port.value_or(0) == 0) p.host_port = p.container_port;
-        }
-      }
-    }
-  }
-  if (operation == Operation::kCreate && !out.IsWindows()) {
-    std::optional<api::AppArmorProfile> pod_profile;
-    if (out.security_context) pod_profile = out.security_context->app_armor_profile;
-    for (auto* list : {&out.init_containers, &out.containers, &out.ephemeral_containers}) {
-      for (auto& c : *list) {
-        auto it = pod.metadata.annotations.find("container.apparmor.security.beta.kubernetes.io/" +
-                                                c.name);
-        if (it == pod.metadata.annotations.end()) continue;
-        if (c.security_context && c.security_context->app_armor_profile) continue;
-        auto field = AppArmorFieldForAnnotation(it->second);
-        if (!field || SameProfile(*field, pod_profile)) continue;
-        if (!c.security_context) c.security_context.emplace();
-        c.security_context->app_armor_profile = std::move(field);
-      }
-    }
-  }
+  api::SetDefaultsPodView(out);
+  if (operation == Operation::kCreate) api::ApplyAppArmorSkew(out, api::AppArmorVersionSkew(pod));
   return out;
 }
 

@@ -40,6 +40,14 @@ void SetDefaultsProbe(Node& probe) {
   SetDefaultsHandler(probe);
 }
 
+// ObjectFieldSelector's apiVersion default, and a resourceFieldRef's divisor: a non-pointer
+// resource.Quantity, which Go's encoder writes even when omitted (omitempty does not apply to
+// structs), so the stored object says `divisor: "0"`.
+void SetDefaultsFieldRefs(Node& holder) {
+  if (Node* ref = holder.Find("fieldRef")) Default(*ref, "apiVersion", Node::String("v1"));
+  if (Node* ref = holder.Find("resourceFieldRef")) Default(*ref, "divisor", Node::String("0"));
+}
+
 void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
   Default(c, "terminationMessagePath", Node::String("/dev/termination-log"));
   Default(c, "terminationMessagePolicy", Node::String("File"));
@@ -60,8 +68,7 @@ void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
   if (Node* env = c.Find("env"); env && env->IsArray()) {
     for (auto& e : env->items) {
       Node* value_from = e.Find("valueFrom");
-      Node* ref = value_from ? value_from->Find("fieldRef") : nullptr;
-      if (ref) Default(*ref, "apiVersion", Node::String("v1"));
+      if (value_from) SetDefaultsFieldRefs(*value_from);
     }
   }
   if (Node* resources = c.Find("resources")) {
@@ -84,49 +91,66 @@ void SetDefaultsVolume(Node& v) {
   for (const char* source : {"secret", "configMap", "downwardAPI", "projected"}) {
     if (Node* s = v.Find(source)) Default(*s, "defaultMode", Node::Int(420));
   }
-}
-
-// KEP-2837 defaulting of spec.resources, for the resources pod-level resources support.
-// pid (KEP-6063) is limit-only and never gets a request.
-void SetDefaultsPodLevelResources(Node& spec) {
-  Node* resources = spec.Find("resources");
-  if (!resources || !resources->IsObject()) return;
-  const Node* existing_limits = resources->Find("limits");
-  if (!existing_limits || !existing_limits->IsObject()) return;
-  // pid is limit-only with no QoS effect (KEP-6063): a pod whose only pod-level limit is pid
-  // has no pod-level resources to default requests for.
-  bool qos_limits = std::any_of(existing_limits->members.begin(), existing_limits->members.end(),
-                                [](const Member& m) { return m.key != "pid"; });
-  if (!qos_limits) return;
-  // Ensure may grow resources->members, so look limits up again afterwards.
-  Node& requests = resources->Ensure("requests");
-  const Node* limits = resources->Find("limits");
-  // Aggregated container requests for cpu and memory (sum over containers; init containers
-  // use the max rule, which the validation re-checks precisely).
-  for (std::string_view name : {"cpu", "memory"}) {
-    if (requests.Find(name)) continue;
-    std::optional<Quantity> total;
-    if (const Node* containers = spec.Find("containers")) {
-      for (const auto& c : containers->items) {
-        const Node* q = c.FindPath({"resources", "requests"});
-        q = q ? q->Find(name) : nullptr;
-        if (!q) continue;
-        auto parsed = Quantity::Parse(q->scalar);
-        if (!parsed) continue;
-        if (total)
-          total->Add(*parsed);
-        else
-          total = *parsed;
+  // The generated defaulters of the volume sources (zz_generated.defaults.go for Pod).
+  if (Node* host_path = v.Find("hostPath")) {
+    Default(*host_path, "type",
+            Node::String(""));  // SetDefaults_HostPathVolumeSource: HostPathUnset
+  }
+  if (Node* items = v.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
+    for (auto& item : items->items) SetDefaultsFieldRefs(item);
+  }
+  if (Node* sources = v.FindPath({"projected", "sources"}); sources && sources->IsArray()) {
+    for (auto& source : sources->items) {
+      if (Node* items = source.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
+        for (auto& item : items->items) SetDefaultsFieldRefs(item);
+      }
+      if (Node* token = source.Find("serviceAccountToken")) {
+        Default(*token, "expirationSeconds", Node::Int(3600));  // one hour
       }
     }
-    if (total) requests.Set(name, Node::String(total->String()));
   }
-  for (const auto& m : limits->members) {
-    if (m.key == "pid") continue;
-    bool supported = m.key == "cpu" || m.key == "memory" || m.key.starts_with("hugepages-");
-    if (supported && !requests.Find(m.key)) requests.Set(m.key, m.value);
+  // A generic ephemeral volume's claim template gets PersistentVolumeClaimSpec's defaults.
+  if (Node* spec = v.FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
+      spec && spec->IsObject()) {
+    Default(*spec, "volumeMode", Node::String("Filesystem"));
+    if (Node* resources = spec->Find("resources")) {
+      if (Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
+      if (Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
+    }
   }
-  if (requests.members.empty()) resources->Erase("requests");
+}
+
+// defaultHostNetworkPorts: with host networking every container port is also a host port.
+void DefaultHostNetworkPorts(Node& containers) {
+  if (!containers.IsArray()) return;
+  for (auto& c : containers.items) {
+    Node* ports = c.Find("ports");
+    if (!ports || !ports->IsArray()) continue;
+    for (auto& p : ports->items) {
+      const Node* container_port = p.Find("containerPort");
+      const Node* host_port = p.Find("hostPort");
+      if (!container_port || (host_port && host_port->AsInt().value_or(0) != 0)) continue;
+      p.Set("hostPort", *container_port);
+    }
+  }
+}
+
+// Conversion, not defaulting, but its effect is the same: the deprecated serviceAccount is an
+// alias of serviceAccountName (taken when serviceAccountName is empty), and the stored v1 object
+// always mirrors serviceAccountName into it.
+void AliasServiceAccount(Node& spec) {
+  const Node* name = spec.Find("serviceAccountName");
+  const Node* alias = spec.Find("serviceAccount");
+  std::string account = name && name->IsString() ? name->scalar : std::string();
+  if (account.empty() && alias && alias->IsString()) account = alias->scalar;
+  if (account.empty()) {
+    // Both empty strings: omitempty drops them from the stored object.
+    spec.Erase("serviceAccountName");
+    spec.Erase("serviceAccount");
+    return;
+  }
+  spec.Set("serviceAccountName", Node::String(account));
+  spec.Set("serviceAccount", Node::String(std::move(account)));
 }
 
 }  // namespace
@@ -146,7 +170,7 @@ void SetDefaultNamespace(Node& object, std::string_view ns) {
   if (!meta.Find("namespace")) meta.Set("namespace", Node::String(std::string(ns)));
 }
 
-void SetDefaultsPod(Node& pod, const DefaultingOptions& options) {
+void SetDefaultsPod(Node& pod) {
   Node& spec = pod.Ensure("spec");
   Default(spec, "restartPolicy", Node::String("Always"));
   Default(spec, "terminationGracePeriodSeconds", Node::Int(30));
@@ -170,7 +194,28 @@ void SetDefaultsPod(Node& pod, const DefaultingOptions& options) {
     if (Node* l = resources->Find("limits")) RoundResourceListToMilli(*l);
     if (Node* r = resources->Find("requests")) RoundResourceListToMilli(*r);
   }
-  if (options.pod_level_resources) SetDefaultsPodLevelResources(spec);
+  if (const Node* host_network = spec.Find("hostNetwork"); host_network && host_network->AsBool()) {
+    // For Pods this is unconditional; only pod templates have the
+    // DefaultHostNetworkHostPortsInPodTemplates gate.
+    for (const char* list : {"containers", "initContainers"}) {
+      if (Node* cs = spec.Find(list)) DefaultHostNetworkPorts(*cs);
+    }
+  }
+  AliasServiceAccount(spec);
+}
+
+void SetDefaultsPodView(PodSpec& spec) {
+  for (auto& v : spec.volumes) {
+    if (v.source.empty()) v.source = "emptyDir";
+  }
+  if (!spec.host_network) return;
+  for (auto* list : {&spec.containers, &spec.init_containers}) {
+    for (auto& c : *list) {
+      for (auto& p : c.ports) {
+        if (p.host_port.value_or(0) == 0 && p.container_port != 0) p.host_port = p.container_port;
+      }
+    }
+  }
 }
 
 void SetNamespaceNameLabel(Node& ns) {

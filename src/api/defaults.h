@@ -5,17 +5,24 @@
 #include <string_view>
 
 #include "api/node.h"
+#include "api/objects.h"
 
 namespace podlimits::api {
-
-struct DefaultingOptions {
-  bool pod_level_resources = true;  // PodLevelResources gate: defaults for spec.resources
-};
 
 // metadata.namespace from kubectl's context ("default" when unset), for namespaced kinds.
 void SetDefaultNamespace(Node& object, std::string_view ns = "default");
 
-void SetDefaultsPod(Node& pod, const DefaultingOptions& options);
+// SetDefaults_Pod and the generated defaulters of everything a Pod holds (probes, volume
+// sources, ephemeral volume claim templates, resource lists rounded to milli), defaultHostNetwork-
+// Ports, and the serviceAccount alias of v1 conversion. Pod-level resources are defaulted later,
+// after admission (pod_level_defaults.h).
+void SetDefaultsPod(Node& pod);
+
+// The two defaults above that decide Pod Security checks, on a typed view that may not have been
+// defaulted: a volume without a source becomes emptyDir, and with hostNetwork each container
+// port without a host port gets one equal to it.
+void SetDefaultsPodView(PodSpec& spec);
+
 // The kubernetes.io/metadata.name label (SetDefaults_Namespace, which skips a nameless
 // namespace) and the namespace strategy's Canonicalize, which sets it again once a generated
 // name exists.

@@ -46,6 +46,9 @@ struct Node {
   Node* Find(std::string_view key);
   // Walks nested objects: FindPath({"spec", "resources"}).
   const Node* FindPath(std::initializer_list<std::string_view> keys) const;
+  Node* FindPath(std::initializer_list<std::string_view> keys) {
+    return const_cast<Node*>(static_cast<const Node*>(this)->FindPath(keys));
+  }
   // Returns the member `key`, appending an empty one (of kind `kind`) if absent. Turns a null
   // node into an object first.
   Node& Ensure(std::string_view key, Kind kind = Kind::kObject);

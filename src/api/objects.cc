@@ -109,9 +109,13 @@ std::optional<PodSecurityContext> ReadPodSecurityContext(const Node* n) {
   sc.run_as_group = OptInt(n->Find("runAsGroup"));
   sc.run_as_non_root = OptBool(n->Find("runAsNonRoot"));
   if (const Node* g = n->Find("supplementalGroups"); g && g->IsArray()) {
+    sc.supplemental_groups_set = true;
     for (const auto& i : g->items) sc.supplemental_groups.push_back(i.AsInt().value_or(0));
   }
+  sc.supplemental_groups_policy = OptStr(n->Find("supplementalGroupsPolicy"));
   sc.fs_group = OptInt(n->Find("fsGroup"));
+  sc.fs_group_change_policy = OptStr(n->Find("fsGroupChangePolicy"));
+  sc.se_linux_change_policy = OptStr(n->Find("seLinuxChangePolicy"));
   if (const Node* s = n->Find("sysctls"); s && s->IsArray()) {
     for (const auto& i : s->items)
       sc.sysctls.push_back({Str(i.Find("name")), Str(i.Find("value"))});
@@ -206,7 +210,10 @@ ResourceRequirements ReadResourceRequirements(const Node& node) {
   r.requests = ReadResourceList(node.Find("requests"));
   if (const Node* claims = node.Find("claims")) {
     r.claims_set = true;
-    r.claims = claims->items.size();
+    r.claims.reserve(claims->items.size());
+    for (const auto& c : claims->items) {
+      r.claims.push_back({Str(c.Find("name")), Str(c.Find("request"))});
+    }
   }
   return r;
 }
@@ -222,6 +229,7 @@ Pod ReadPod(const Node& object) {
   s.host_network = OptBool(spec->Find("hostNetwork")).value_or(false);
   s.host_ipc = OptBool(spec->Find("hostIPC")).value_or(false);
   s.host_users = OptBool(spec->Find("hostUsers"));
+  s.share_process_namespace = OptBool(spec->Find("shareProcessNamespace"));
   s.security_context = ReadPodSecurityContext(spec->Find("securityContext"));
   s.containers = ReadContainers(spec->Find("containers"), ContainerKind::kContainer);
   s.init_containers = ReadContainers(spec->Find("initContainers"), ContainerKind::kInit);
@@ -241,6 +249,9 @@ Pod ReadPod(const Node& object) {
     }
   }
   if (const Node* r = spec->Find("resources")) s.resources = ReadResourceRequirements(*r);
+  if (const Node* claims = spec->Find("resourceClaims"); claims && claims->IsArray()) {
+    for (const auto& c : claims->items) s.resource_claim_names.push_back(Str(c.Find("name")));
+  }
   if (const Node* o = spec->Find("overhead")) {
     s.overhead = ReadResourceList(o);
     s.overhead_set = true;

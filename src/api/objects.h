@@ -29,11 +29,17 @@ struct ObjectMeta {
   std::map<std::string, std::string> annotations;
 };
 
+// An entry of resources.claims: a pod.spec.resourceClaims name, optionally one request of it.
+struct ResourceClaim {
+  std::string name;
+  std::string request;
+};
+
 struct ResourceRequirements {
   ResourceList limits;
   ResourceList requests;
-  std::size_t claims = 0;  // number of claims entries (contents are not interpreted)
-  bool claims_set = false;
+  std::vector<ResourceClaim> claims;
+  bool claims_set = false;  // `claims` was present (even empty)
 };
 
 struct Ulimit {
@@ -98,7 +104,11 @@ struct PodSecurityContext {
   std::optional<std::int64_t> run_as_group;
   std::optional<bool> run_as_non_root;
   std::vector<std::int64_t> supplemental_groups;
+  bool supplemental_groups_set = false;  // present, even as []
+  std::optional<std::string> supplemental_groups_policy;
   std::optional<std::int64_t> fs_group;
+  std::optional<std::string> fs_group_change_policy;
+  std::optional<std::string> se_linux_change_policy;
   std::vector<Sysctl> sysctls;
   std::optional<SeccompProfile> seccomp_profile;
   std::optional<AppArmorProfile> app_armor_profile;
@@ -157,12 +167,14 @@ struct PodSpec {
   bool host_network = false;
   bool host_ipc = false;
   std::optional<bool> host_users;
+  std::optional<bool> share_process_namespace;
   std::optional<PodSecurityContext> security_context;
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   std::vector<Container> ephemeral_containers;
   std::vector<Volume> volumes;
   std::optional<ResourceRequirements> resources;  // pod-level (PodLevelResources)
+  std::vector<std::string> resource_claim_names;  // spec.resourceClaims[*].name
   ResourceList overhead;
   bool overhead_set = false;
   std::string restart_policy;

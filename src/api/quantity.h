@@ -3,9 +3,10 @@
 // (including upstream's quirks) and the same int64 projections.
 //
 // The upstream version matched is the apimachinery snapshot described in
-// shared/reference/quantity_validation.md §1 (2026-07-23): the input-string cache of
-// kubernetes#138165 is reproduced, PR #140459 (DecimalSI falling back to "e" notation) is not,
-// and Value()/MilliValue() wrap instead of saturating. Arithmetic on Scale is done in int32 with
+// shared/reference/quantity_validation.md §1 (2026-07-23) plus PR #140459 (merged after that
+// snapshot: a DecimalSI or BinarySI value without a suffix for its size is written in "e"
+// notation): the input-string cache of kubernetes#138165 is reproduced, and Value()/MilliValue()
+// wrap instead of saturating. Arithmetic on Scale is done in int32 with
 // wrap-around, as Go does, wherever Go answers promptly. Where upstream would panic (integer
 // division by zero, index out of range) or would have to write out ~10^(2^31) in digits and never
 // answer, this class computes the exact result instead; see quantity_internal.h for the list.
@@ -61,8 +62,8 @@ class Quantity {
 
   // The canonical form ("1500m", "1536Mi", "1e3"), or the parsed input itself when upstream's
   // cache kept it ("01", "1E3", "100.035k"). A BinarySI value in (-1024, 1024) or with a
-  // fraction prints as DecimalSI; a DecimalSI exponent outside -9..18 prints with no suffix
-  // ("1000E" -> "1"), as this upstream version does.
+  // fraction prints as DecimalSI; a DecimalSI exponent outside -9..18, or a BinarySI value past
+  // Ei, prints as DecimalExponent ("1000E" -> "1e21", kubernetes#140459).
   std::string String() const;
 
   // What Go's fmt prints for a resource.Quantity value (not a pointer, so not String()) with %v,

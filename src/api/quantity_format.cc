@@ -162,15 +162,15 @@ std::string Quantity::Canonical(bool* loses_value) const {
 
   if (format == QuantityFormat::kBinarySI) {
     if (auto base1024 = Base1024Mantissa(rounded)) {
-      const auto suffix = BinarySISuffix(Wrap32(base1024->exponent * 10));
-      if (suffix) {
+      // Past Ei (2^70 and up, reachable only by arithmetic) there is no suffix either: since
+      // kubernetes#140459 the value is written in DecimalExponent form, like DecimalSI below
+      // (1024Ei -> "1180591620717411303424"); before, the base-1024 mantissa was written alone.
+      if (const auto suffix = BinarySISuffix(Wrap32(base1024->exponent * 10))) {
         // Parsing caps a BinarySI value at 2^63-1.
         *loses_value = CmpInt64(quantity_internal::kMostPositive) > 0 ||
                        CmpInt64(-quantity_internal::kMostPositive) < 0;
-      } else {
-        *loses_value = base1024->exponent != 0;
+        return WithSuffix(std::move(base1024->digits), *suffix);
       }
-      return WithSuffix(std::move(base1024->digits), suffix.value_or(""));
     }
     format = QuantityFormat::kDecimalExponent;
   }
@@ -179,10 +179,12 @@ std::string Quantity::Canonical(bool* loses_value) const {
   // Parsing rounds anything finer than nano up.
   *loses_value = mantissa.wrapped || mantissa.exponent < -9;
   if (format == QuantityFormat::kDecimalSI) {
-    const auto suffix = DecimalSISuffix(mantissa.exponent);
-    // This upstream version writes no suffix at all when there is none for the exponent.
-    if (!suffix) *loses_value = true;
-    return WithSuffix(std::move(mantissa.digits), suffix.value_or(""));
+    // Outside n..E there is no suffix: since kubernetes#140459 the value is
+    // written in DecimalExponent form instead ("1000E" -> "1e21", 10^-12 -> "1e-12"); before, the
+    // mantissa was written alone ("1").
+    if (const auto suffix = DecimalSISuffix(mantissa.exponent)) {
+      return WithSuffix(std::move(mantissa.digits), *suffix);
+    }
   }
   if (mantissa.exponent == 0) return std::move(mantissa.digits);
   mantissa.digits.push_back('e');

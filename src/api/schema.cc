@@ -262,8 +262,8 @@ class Decoder {
     }
   }
 
-  bool TypeError(const Node& n, std::string_view value_desc, const FieldSpec& spec,
-                 const Crumb& at, std::string_view go_struct) {
+  bool TypeError(const Node& n, std::string_view value_desc, const FieldSpec& spec, const Crumb& at,
+                 std::string_view go_struct) {
     result_.fatal = fmt::format("json: cannot unmarshal {} into Go struct field {}.{} of type {}",
                                 value_desc, go_struct, at.GoPath(), GoTypeName(spec));
     result_.fatal_line = n.line;
@@ -294,6 +294,14 @@ class Decoder {
           if (m.value.IsNull() && spec.elem->kind == FieldSpec::Kind::kScalar &&
               spec.elem->scalar == FieldSpec::Scalar::kString) {
             m.value = Node::String("");
+            continue;
+          }
+          if (m.value.IsNull() && spec.elem->kind == FieldSpec::Kind::kScalar &&
+              spec.elem->scalar == FieldSpec::Scalar::kQuantity) {
+            // Quantity.UnmarshalJSON turns null into a zero Quantity, which is stored as "0".
+            std::uint32_t line = m.value.line;
+            m.value = Node::String("0");
+            m.value.line = line;
             continue;
           }
           Crumb child{&at, Crumb::Kind::kMapKey, m.key};
@@ -329,10 +337,12 @@ class Decoder {
         if (n.kind == K::kString || n.kind == K::kNumber) return true;
         return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
       case S::kQuantity: {
-        if (n.kind == K::kArray || n.kind == K::kObject) {
-          return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
-        }
-        auto q = Quantity::ParseJSONScalar(n.scalar);
+        // Quantity implements json.Unmarshaler, so Go hands it arrays and objects too, as raw
+        // JSON text; ParseQuantity fails on their leading '[' or '{' with its regexp message.
+        auto q = n.kind == K::kArray || n.kind == K::kObject
+                     ? std::expected<Quantity, QuantityError>(
+                           std::unexpected(QuantityError::kFormatWrong))
+                     : Quantity::ParseJSONScalar(n.scalar);
         if (!q) {
           result_.fatal = std::string(Message(q.error()));
           result_.fatal_line = n.line;

@@ -66,8 +66,13 @@ constexpr std::string_view kQualifiedNameErrMsg =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character";
 
+// util/validation's MaxLenError; the newer api/validate/content package (label keys and values)
+// says "bytes".
 std::string MaxLenError(std::size_t n) {
   return fmt::format("must be no more than {} characters", n);
+}
+std::string ContentMaxLenError(std::size_t n) {
+  return fmt::format("must be no more than {} bytes", n);
 }
 
 }  // namespace
@@ -76,6 +81,11 @@ std::vector<std::string> IsDNS1123Label(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > 63) errs.push_back(MaxLenError(63));
   if (!MatchesDNSLabel(value)) {
+    // A valid subdomain that is not a label: the length was checked, so it is the dots.
+    if (MatchesDNSSubdomain(value)) {
+      errs.push_back("must not contain dots");
+      return errs;
+    }
     errs.push_back(RegexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
         "and must start and end with an alphanumeric character",
@@ -96,6 +106,20 @@ std::vector<std::string> IsDNS1123Subdomain(std::string_view value) {
   return errs;
 }
 
+// content.IsDNS1123Subdomain (the prefix of a label key).
+static std::vector<std::string> ContentIsDNS1123Subdomain(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > 253) errs.push_back(ContentMaxLenError(253));
+  if (!MatchesDNSSubdomain(value)) {
+    errs.push_back(RegexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+        "or '.', and must start and end with an alphanumeric character",
+        kDNS1123SubdomainFmt, {"example.com"}));
+  }
+  return errs;
+}
+
+// util/validation.IsQualifiedName is content.IsLabelKey in current apimachinery.
 std::vector<std::string> IsQualifiedName(std::string_view value) {
   std::vector<std::string> errs;
   std::string_view name = value;
@@ -103,7 +127,7 @@ std::vector<std::string> IsQualifiedName(std::string_view value) {
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
       errs.push_back(
-          "a qualified name " +
+          "a valid label key " +
           RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
           " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
       return errs;
@@ -113,13 +137,13 @@ std::vector<std::string> IsQualifiedName(std::string_view value) {
     if (prefix.empty()) {
       errs.push_back("prefix part must be non-empty");
     } else {
-      for (auto& e : IsDNS1123Subdomain(prefix)) errs.push_back("prefix part " + e);
+      for (auto& e : ContentIsDNS1123Subdomain(prefix)) errs.push_back("prefix part " + e);
     }
   }
   if (name.empty()) {
     errs.push_back("name part must be non-empty");
   } else if (name.size() > 63) {
-    errs.push_back("name part " + MaxLenError(63));
+    errs.push_back("name part " + ContentMaxLenError(63));
   }
   if (!MatchesQualifiedNamePart(name)) {
     errs.push_back("name part " + RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
@@ -128,9 +152,10 @@ std::vector<std::string> IsQualifiedName(std::string_view value) {
   return errs;
 }
 
+// content.IsLabelValue.
 std::vector<std::string> IsValidLabelValue(std::string_view value) {
   std::vector<std::string> errs;
-  if (value.size() > 63) errs.push_back(MaxLenError(63));
+  if (value.size() > 63) errs.push_back(ContentMaxLenError(63));
   if (!value.empty() && !MatchesQualifiedNamePart(value)) {
     errs.push_back(RegexError(
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "

@@ -26,7 +26,7 @@ std::string_view ListName(api::ContainerKind kind) {
 
 void ValidateContainer(const api::Container& c, const api::PodSpec& spec,
                        std::set<std::string>& names, const FeatureGates& gates,
-                       ValidationResult& out) {
+                       const std::set<std::string>& pod_claim_names, ValidationResult& out) {
   field::Path path = kSpec.Child(ListName(c.kind)).Index(c.index);
   if (c.name.empty()) {
     out.errors.push_back(field::Required(path.Child("name"), ""));
@@ -52,20 +52,32 @@ void ValidateContainer(const api::Container& c, const api::PodSpec& spec,
           field::Forbidden(path.Child("restartPolicy"), "may not be set for non-init containers"));
     }
   }
-  field::Append(out.errors, ValidateContainerResources(c, path.Child("resources"), gates));
+  field::Append(out.errors,
+                ValidateContainerResources(c, path.Child("resources"), gates, pod_claim_names));
   field::Path sc = path.Child("securityContext");
   ValidateUlimits(c, spec, sc, out);
   field::Append(out.errors, ValidateCgroupOptions(c, spec, sc));
 }
 
 void ValidateSpec(const api::PodSpec& spec, const FeatureGates& gates, ValidationResult& out) {
+  // gatherPodResourceClaimNames.
+  std::set<std::string> pod_claim_names;
+  for (const auto& n : spec.resource_claim_names) {
+    if (!n.empty()) pod_claim_names.insert(n);
+  }
   if (spec.containers.empty()) {
     out.errors.push_back(field::Required(kSpec.Child("containers"), ""));
   }
   std::set<std::string> names;
-  for (const auto& c : spec.containers) ValidateContainer(c, spec, names, gates, out);
-  for (const auto& c : spec.init_containers) ValidateContainer(c, spec, names, gates, out);
-  for (const auto& c : spec.ephemeral_containers) ValidateContainer(c, spec, names, gates, out);
+  for (const auto& c : spec.containers)
+    ValidateContainer(c, spec, names, gates, pod_claim_names, out);
+  for (const auto& c : spec.init_containers) {
+    ValidateContainer(c, spec, names, gates, pod_claim_names, out);
+  }
+  for (const auto& c : spec.ephemeral_containers) {
+    ValidateContainer(c, spec, names, gates, pod_claim_names, out);
+  }
+  field::Append(out.errors, ValidatePodLevelResources(spec, gates, pod_claim_names));
   static const std::vector<std::string> kRestartPolicies = {"Always", "Never", "OnFailure"};
   if (spec.restart_policy.empty()) {
     out.errors.push_back(field::Required(kSpec.Child("restartPolicy"), ""));
@@ -74,16 +86,22 @@ void ValidateSpec(const api::PodSpec& spec, const FeatureGates& gates, Validatio
     out.errors.push_back(
         field::NotSupported(kSpec.Child("restartPolicy"), spec.restart_policy, kRestartPolicies));
   }
-  if (spec.os_name && *spec.os_name != "linux" && *spec.os_name != "windows") {
-    out.errors.push_back(
-        field::NotSupported(kSpec.Child("os").Child("name"), *spec.os_name, {"linux", "windows"}));
-  }
   if (spec.termination_grace_period_seconds && *spec.termination_grace_period_seconds < 0) {
     out.errors.push_back(field::Invalid(kSpec.Child("terminationGracePeriodSeconds"),
                                         *spec.termination_grace_period_seconds,
                                         "must be greater than or equal to 0"));
   }
-  field::Append(out.errors, ValidatePodLevelResources(spec, gates));
+  field::Append(out.errors, ValidateOverhead(spec, gates));
+  if (spec.os_name) {
+    if (*spec.os_name != "linux" && *spec.os_name != "windows") {
+      out.errors.push_back(field::NotSupported(kSpec.Child("os").Child("name"), *spec.os_name,
+                                               {"linux", "windows"}));
+    } else if (spec.IsWindows()) {
+      field::Append(out.errors, ValidateWindows(spec));
+    } else {
+      field::Append(out.errors, ValidateLinux(spec));
+    }
+  }
 }
 
 }  // namespace
@@ -92,12 +110,14 @@ ValidationResult ValidatePodCreate(const api::Pod& pod, const FeatureGates& gate
   ValidationResult out;
   out.errors =
       ValidateObjectMeta(pod.metadata, true, NameRule::kDNSSubdomain, field::Path("metadata"));
+  field::Append(out.errors, ValidatePodSpecificAnnotations(pod.metadata, pod.spec));
   ValidateSpec(pod.spec, gates, out);
   if (!pod.spec.ephemeral_containers.empty()) {
     // Ephemeral containers are added through the ephemeralcontainers subresource only.
     out.errors.push_back(
         field::Forbidden(kSpec.Child("ephemeralContainers"), "cannot be set on create"));
   }
+  field::Append(out.errors, ValidateAnnotationsMatchFields(pod.metadata, pod.spec));
   return out;
 }
 
@@ -106,7 +126,10 @@ ValidationResult ValidatePodUpdate(const api::Pod& updated, const api::Pod& old,
   ValidationResult out;
   out.errors =
       ValidateObjectMeta(updated.metadata, true, NameRule::kDNSSubdomain, field::Path("metadata"));
+  field::Append(out.errors, ValidatePodSpecificAnnotations(updated.metadata, updated.spec));
   ValidateSpec(updated.spec, gates, out);
+  field::Append(out.errors,
+                ValidatePodSpecificAnnotationUpdates(updated.metadata, old.metadata, updated.spec));
   auto compare = [&](const std::vector<api::Container>& now,
                      const std::vector<api::Container>& before) {
     for (const auto& c : now) {

@@ -2,6 +2,7 @@
 // process limits depend on, with upstream's field paths and messages.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,36 @@ std::string InvalidMessage(std::string_view kind, const api::ObjectMeta& meta,
                            const field::ErrorList& errors);
 
 // Per-area validators (each in its own file), exposed for tests and reuse.
+// `pod_claim_names`: the names of spec.resourceClaims, which resources.claims entries refer to.
 field::ErrorList ValidateContainerResources(const api::Container& c, const field::Path& path,
-                                            const FeatureGates& gates);
-field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const FeatureGates& gates);
+                                            const FeatureGates& gates,
+                                            const std::set<std::string>& pod_claim_names);
+field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const FeatureGates& gates,
+                                           const std::set<std::string>& pod_claim_names);
+// validateOverhead: spec.overhead through the container resource rules (limits only).
+field::ErrorList ValidateOverhead(const api::PodSpec& spec, const FeatureGates& gates);
+field::ErrorList ValidateResourceClaimNames(const std::vector<api::ResourceClaim>& claims,
+                                            const std::set<std::string>& pod_claim_names,
+                                            const field::Path& path);
 void ValidateUlimits(const api::Container& c, const api::PodSpec& spec, const field::Path& path,
                      ValidationResult& out);
 field::ErrorList ValidateCgroupOptions(const api::Container& c, const api::PodSpec& spec,
                                        const field::Path& path);
+// ValidatePodSpecificAnnotations' seccomp and AppArmor parts (metadata.annotations).
+field::ErrorList ValidatePodSpecificAnnotations(const api::ObjectMeta& meta,
+                                                const api::PodSpec& spec);
+// ValidatePodSpecificAnnotationUpdates: AppArmor annotations may not be added,
+// changed or removed, and the new annotations are validated (again, as upstream does: its
+// ValidatePodUpdate runs ValidatePodSpecificAnnotations twice).
+field::ErrorList ValidatePodSpecificAnnotationUpdates(const api::ObjectMeta& updated,
+                                                      const api::ObjectMeta& old,
+                                                      const api::PodSpec& spec);
+// On create: deprecated seccomp/AppArmor annotations must agree with the fields set beside them.
+field::ErrorList ValidateAnnotationsMatchFields(const api::ObjectMeta& meta,
+                                                const api::PodSpec& spec);
+// spec.os.name windows / linux: what the other OS's settings may not set.
+field::ErrorList ValidateWindows(const api::PodSpec& spec);
+field::ErrorList ValidateLinux(const api::PodSpec& spec);
 field::ErrorList ValidateCgroupOptionsUpdate(const api::Container& updated,
                                              const api::Container& old, const field::Path& path);
 

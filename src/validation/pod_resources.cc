@@ -1,4 +1,6 @@
 // Container and pod-level resource validation, including KEP-6063's pod PID limit.
+#include "api/pod_resources.h"
+
 #include <fmt/format.h>
 
 #include "validation/pod.h"
@@ -72,7 +74,8 @@ std::optional<std::string> HugePageValueError(std::string_view name, const Quant
 
 // validateResourceRequirements: shared by containers (level kContainer) and spec.resources.
 field::ErrorList ValidateRequirements(const api::ResourceRequirements& r, Level level,
-                                      const field::Path& path, const FeatureGates& gates) {
+                                      const field::Path& path, const FeatureGates& gates,
+                                      const std::set<std::string>& pod_claim_names) {
   field::ErrorList errs;
   field::Path lim_path = path.Child("limits");
   field::Path req_path = path.Child("requests");
@@ -131,61 +134,39 @@ field::ErrorList ValidateRequirements(const api::ResourceRequirements& r, Level 
   if (!lim_cpu_or_memory && !req_cpu_or_memory && (lim_hugepages || req_hugepages)) {
     errs.push_back(field::Forbidden(path, "HugePages require cpu or memory"));
   }
+  if (!r.claims.empty()) {
+    field::Append(errs,
+                  ValidateResourceClaimNames(r.claims, pod_claim_names, path.Child("claims")));
+  }
   return errs;
-}
-
-void AddInto(ResourceList& into, const ResourceList& more) {
-  for (const auto& [name, q] : more) {
-    auto [it, inserted] = into.try_emplace(name, q);
-    if (!inserted) it->second.Add(q);
-  }
-}
-
-void MaxInto(ResourceList& into, const ResourceList& other) {
-  for (const auto& [name, q] : other) {
-    auto [it, inserted] = into.try_emplace(name, q);
-    if (!inserted && q.Cmp(it->second) > 0) it->second = q;
-  }
-}
-
-// component-helpers' effective-resource rule: max(the sum over regular containers and
-// sidecars, each init container plus the sidecars started before it).
-ResourceList AggregateContainers(const api::PodSpec& spec, bool limits) {
-  auto pick = [limits](const api::Container& c) -> const ResourceList& {
-    return limits ? c.resources.limits : c.resources.requests;
-  };
-  ResourceList total;
-  for (const auto& c : spec.containers) AddInto(total, pick(c));
-  ResourceList sidecars, init_peak;
-  for (const auto& c : spec.init_containers) {
-    ResourceList this_one = pick(c);
-    if (c.IsSidecar()) {
-      AddInto(total, this_one);
-      AddInto(sidecars, this_one);
-      this_one = sidecars;
-    } else {
-      AddInto(this_one, sidecars);
-    }
-    MaxInto(init_peak, this_one);
-  }
-  MaxInto(total, init_peak);
-  return total;
 }
 
 }  // namespace
 
 field::ErrorList ValidateContainerResources(const api::Container& c, const field::Path& path,
-                                            const FeatureGates& gates) {
+                                            const FeatureGates& gates,
+                                            const std::set<std::string>& pod_claim_names) {
   if (c.kind == api::ContainerKind::kEphemeral) {
-    if (c.resources_set && (!c.resources.limits.empty() || !c.resources.requests.empty())) {
+    const api::ResourceRequirements& r = c.resources;
+    if (c.resources_set && (!r.limits.empty() || !r.requests.empty() || !r.claims.empty())) {
       return {field::Forbidden(path, "cannot be set for an Ephemeral Container")};
     }
     return {};
   }
-  return ValidateRequirements(c.resources, Level::kContainer, path, gates);
+  return ValidateRequirements(c.resources, Level::kContainer, path, gates, pod_claim_names);
 }
 
-field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const FeatureGates& gates) {
+field::ErrorList ValidateOverhead(const api::PodSpec& spec, const FeatureGates& gates) {
+  if (!spec.overhead_set) return {};
+  api::ResourceRequirements overhead;
+  overhead.limits = spec.overhead;
+  // Overhead has no claims; upstream passes a nil set of pod claim names.
+  return ValidateRequirements(overhead, Level::kContainer, field::Path("spec").Child("overhead"),
+                              gates, {});
+}
+
+field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const FeatureGates& gates,
+                                           const std::set<std::string>& pod_claim_names) {
   field::ErrorList errs;
   if (!spec.resources || !gates.pod_level_resources) return errs;
   const api::ResourceRequirements& pod = *spec.resources;
@@ -195,12 +176,12 @@ field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const Featu
     errs.push_back(
         field::Forbidden(path.Child("claims"), "claims may not be set for Resources at pod-level"));
   }
-  field::Append(errs, ValidateRequirements(pod, Level::kPod, path, gates));
+  field::Append(errs, ValidateRequirements(pod, Level::kPod, path, gates, pod_claim_names));
 
   // Consistency between the pod's resources and its containers' (current upstream rules).
   // The aggregates are only needed for what the pod itself sets.
   ResourceList aggregate_requests;
-  if (!pod.requests.empty()) aggregate_requests = AggregateContainers(spec, false);
+  if (!pod.requests.empty()) aggregate_requests = api::AggregateContainerRequests(spec);
   for (const auto& [name, ctr_total] : aggregate_requests) {
     auto pod_req = pod.requests.find(name);
     if (pod_req == pod.requests.end()) continue;
@@ -214,7 +195,7 @@ field::ErrorList ValidatePodLevelResources(const api::PodSpec& spec, const Featu
   bool pod_hugepage_limits = false;
   for (const auto& [name, q] : pod.limits) pod_hugepage_limits |= IsHugePageResourceName(name);
   ResourceList aggregate_limits;
-  if (pod_hugepage_limits) aggregate_limits = AggregateContainers(spec, true);
+  if (pod_hugepage_limits) aggregate_limits = api::AggregateContainerLimits(spec);
   for (const auto& [name, ctr_total] : aggregate_limits) {
     if (!IsHugePageResourceName(name)) continue;
     auto pod_lim = pod.limits.find(name);

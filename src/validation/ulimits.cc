@@ -24,11 +24,26 @@ bool Supported(std::string_view name) {
   return false;
 }
 
-// -1 is RLIM_INFINITY: it compares as larger than any finite value.
+// Compared as the node will apply them (seed 000): -1 is RLIM_INFINITY, larger than any finite
+// value, and the runtime caps every other negative value to 0 — so {soft: -3, hard: -7} is
+// {0, 0}, valid (each value still gets its warning), while {soft: 5, hard: -7} is 5 > 0.
+std::int64_t AsApplied(std::int64_t v) {
+  return v < kUnlimited ? 0 : v;
+}
+
 bool SoftExceedsHard(std::int64_t soft, std::int64_t hard) {
+  soft = AsApplied(soft);
+  hard = AsApplied(hard);
   if (hard == kUnlimited) return false;
   if (soft == kUnlimited) return true;
   return soft > hard;
+}
+
+std::string SoftExceedsHardDetail(std::int64_t soft, std::int64_t hard) {
+  std::string detail = fmt::format("must be less than or equal to hard limit {}", hard);
+  if (soft == kUnlimited) detail += " (-1 means unlimited)";
+  if (hard < kUnlimited) detail += " (the node treats negative values other than -1 as 0)";
+  return detail;
 }
 
 }  // namespace
@@ -38,11 +53,8 @@ void ValidateUlimits(const api::Container& c, const api::PodSpec& spec, const fi
   if (!c.security_context || !c.security_context->ulimits) return;
   const auto& ulimits = *c.security_context->ulimits;
   field::Path list = path.Child("ulimits");
-  if (spec.IsWindows()) {
-    if (!ulimits.empty())
-      out.errors.push_back(field::Forbidden(list, "cannot be set for a windows pod"));
-    return;
-  }
+  // Windows pods: validateWindows forbids the whole list (pod_os.cc).
+  if (spec.IsWindows()) return;
   std::set<std::string_view> seen;
   for (std::size_t i = 0; i < ulimits.size(); ++i) {
     const api::Ulimit& u = ulimits[i];
@@ -58,9 +70,7 @@ void ValidateUlimits(const api::Container& c, const api::PodSpec& spec, const fi
     }
     if (SoftExceedsHard(u.soft, u.hard)) {
       out.errors.push_back(
-          field::Invalid(item.Child("soft"), u.soft,
-                         fmt::format("must be less than or equal to hard limit {}{}", u.hard,
-                                     u.soft == kUnlimited ? " (-1 means unlimited)" : "")));
+          field::Invalid(item.Child("soft"), u.soft, SoftExceedsHardDetail(u.soft, u.hard)));
     }
     if (u.name == "nofile") {
       for (auto [which, value] : {std::pair{"soft", u.soft}, std::pair{"hard", u.hard}}) {

@@ -76,6 +76,15 @@ TEST(StrictDecode, RejectsWhatTheApiserverRejects) {
        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
        "    resources: {limits: {cpu: 1K}}\n",
        "unable to parse quantity's suffix (line 7)"},
+      {"array as a quantity: UnmarshalJSON parses the raw JSON, so the regexp message",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+       "    resources: {limits: {cpu: [1]}}\n",
+       "quantities must match the regular expression "
+       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (line 7)"},
+      {"object as a quantity",
+       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"overhead":{"cpu":{}}}})",
+       "quantities must match the regular expression "
+       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
       {"duplicate field in JSON",
        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}})",
        "strict decoding error: duplicate field \"metadata.name\""},
@@ -142,6 +151,19 @@ TEST(StrictDecode, QuantitiesAreCanonicalised) {
   EXPECT_EQ(res->FindPath({"limits", "cpu"})->scalar, "1");
   EXPECT_EQ(res->FindPath({"limits", "memory"})->scalar, "1Gi");
   EXPECT_EQ(res->FindPath({"requests", "cpu"})->scalar, "500m");
+}
+
+TEST(StrictDecode, NullQuantityIsZero) {
+  // Quantity.UnmarshalJSON: JSON null is a zero Quantity, stored as "0".
+  auto obj = DecodeOne(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+      "    resources: {requests: {cpu: null, memory: ~}}\n");
+  const Node* requests =
+      obj.tree.FindPath({"spec"})->Find("containers")->items[0].FindPath({"resources", "requests"});
+  ASSERT_NE(requests, nullptr);
+  EXPECT_EQ(requests->Find("cpu")->scalar, "0");
+  EXPECT_TRUE(requests->Find("cpu")->IsString());
+  EXPECT_EQ(requests->Find("memory")->scalar, "0");
 }
 
 TEST(StrictDecode, NullFieldsAreDropped) {
@@ -246,18 +268,26 @@ TEST(DecodeManifests, YamlScalarsArriveAsKubectlSendsThem) {
     const char* error;  // "" when admitted
   };
   const Case cases[] = {
-      {"number where a string belongs", "containers: [{name: c, image: x, env: [{name: A, value: 5}]}]",
-       "json: cannot unmarshal number into Go struct field EnvVar.spec.containers.env.value of type string (line 5)"},
+      {"number where a string belongs",
+       "containers: [{name: c, image: x, env: [{name: A, value: 5}]}]",
+       "json: cannot unmarshal number into Go struct field EnvVar.spec.containers.env.value of "
+       "type string (line 5)"},
       {"y is a bool", "containers: [{name: y, image: x}]",
-       "json: cannot unmarshal bool into Go struct field Container.spec.containers.name of type string (line 5)"},
-      {"1.0 is the integer 1", "securityContext: {runAsUser: 1.0}\n  containers: [{name: c, image: x}]", ""},
-      {"1_000 is 1000", "securityContext: {runAsUser: 1_000}\n  containers: [{name: c, image: x}]", ""},
-      {"a float is not an integer", "securityContext: {runAsUser: 1.5}\n  containers: [{name: c, image: x}]",
-       "json: cannot unmarshal number 1.5 into Go struct field PodSecurityContext.spec.securityContext.runAsUser of type int64 (line 5)"},
+       "json: cannot unmarshal bool into Go struct field Container.spec.containers.name of type "
+       "string (line 5)"},
+      {"1.0 is the integer 1",
+       "securityContext: {runAsUser: 1.0}\n  containers: [{name: c, image: x}]", ""},
+      {"1_000 is 1000", "securityContext: {runAsUser: 1_000}\n  containers: [{name: c, image: x}]",
+       ""},
+      {"a float is not an integer",
+       "securityContext: {runAsUser: 1.5}\n  containers: [{name: c, image: x}]",
+       "json: cannot unmarshal number 1.5 into Go struct field "
+       "PodSecurityContext.spec.securityContext.runAsUser of type int64 (line 5)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    std::string text = std::string("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  ") + c.spec + "\n";
+    std::string text =
+        std::string("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  ") + c.spec + "\n";
     auto results = DecodeManifests("p.yaml", text);
     ASSERT_EQ(results.size(), 1u);
     if (*c.error == 0) {
@@ -269,20 +299,23 @@ TEST(DecodeManifests, YamlScalarsArriveAsKubectlSendsThem) {
     EXPECT_EQ(std::get<DecodeError>(results[0]).message,
               std::string("Pod in version \"v1\" cannot be handled as a Pod: ") + c.error);
   }
-  auto one = DecodeManifests("p.yaml",
-                             "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  securityContext: "
-                             "{runAsUser: 1.0}\n  containers: [{name: c, image: x, resources: "
-                             "{limits: {cpu: 1e3, memory: 1_000}}}]\n");
+  auto one =
+      DecodeManifests("p.yaml",
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  securityContext: "
+                      "{runAsUser: 1.0}\n  containers: [{name: c, image: x, resources: "
+                      "{limits: {cpu: 1e3, memory: 1_000}}}]\n");
   const Node& tree = std::get<DecodedObject>(one[0]).tree;
   EXPECT_EQ(tree.FindPath({"spec", "securityContext", "runAsUser"})->scalar, "1");
-  const Node& limits = *tree.FindPath({"spec"})->Find("containers")->items[0].FindPath({"resources", "limits"});
+  const Node& limits =
+      *tree.FindPath({"spec"})->Find("containers")->items[0].FindPath({"resources", "limits"});
   EXPECT_EQ(limits.Find("cpu")->scalar, "1k");
   EXPECT_EQ(limits.Find("memory")->scalar, "1k");
 
   auto inf = DecodeManifests("inf.yaml", "a: 1\nb: .inf\n");
   ASSERT_EQ(inf.size(), 1u);
   EXPECT_EQ(std::get<DecodeError>(inf[0]).message,
-            "error parsing inf.yaml: error converting YAML to JSON: json: unsupported value: +Inf (line 2)");
+            "error parsing inf.yaml: error converting YAML to JSON: json: unsupported value: +Inf "
+            "(line 2)");
 }
 
 }  // namespace

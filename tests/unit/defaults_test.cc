@@ -34,17 +34,6 @@ TEST(SetDefaultsPod, FillsWhatTheApiserverFills) {
   EXPECT_TRUE(spec.Find("volumes")->items[0].Find("emptyDir")->IsObject());
 }
 
-TEST(SetDefaultsPod, PodLevelRequestsDefaultButPidStaysLimitOnly) {
-  Node pod = podlimits::testing::DefaultedPodTree(
-      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {cpu: 2, "
-      "pid: 4096}}\n"
-      "  containers:\n  - {name: a, image: i, resources: {requests: {cpu: 500m}}}\n");
-  const Node* requests = pod.FindPath({"spec", "resources", "requests"});
-  ASSERT_NE(requests, nullptr);
-  EXPECT_EQ(requests->Find("cpu")->scalar, "500m");
-  EXPECT_EQ(requests->Find("pid"), nullptr);
-}
-
 TEST(CanonicalizeOrder, GoStructOrderAndSortedMaps) {
   Node pod = podlimits::testing::DecodeOne(
                  "spec:\n  containers: [{image: i, name: a}]\nmetadata:\n  labels: {z: \"1\", a: "
@@ -74,15 +63,88 @@ TEST(SetDefaultsNamespace, LabelFinalizerPhase) {
 namespace podlimits::api {
 namespace {
 
-TEST(SetDefaultsPod, PidOnlyPodLevelLimitsDefaultNoRequests) {
-  // KEP-6063: pid is limit-only and has no QoS effect, so it does not turn on pod-level request
-  // defaulting (which would make a Guaranteed pod Burstable).
-  Node pod = podlimits::testing::DefaultedPodTree(
-      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {pid: "
-      "4096}}\n"
-      "  containers:\n  - {name: a, image: i, resources: {limits: {cpu: 1, memory: 1Gi}}}\n");
-  EXPECT_EQ(pod.FindPath({"spec", "resources", "requests"}), nullptr);
-  EXPECT_EQ(pod.FindPath({"spec", "resources", "limits", "pid"})->scalar, "4096");
+Node Defaulted(std::string_view spec) {
+  Node pod = podlimits::testing::DecodeOne(
+                 "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" + std::string(spec))
+                 .tree;
+  SetDefaultsPod(pod);
+  return pod;
+}
+
+TEST(SetDefaultsPod, HostNetworkContainerPortsBecomeHostPorts) {
+  Node pod = Defaulted(
+      "  hostNetwork: true\n"
+      "  initContainers: [{name: i, image: i, ports: [{containerPort: 81}]}]\n"
+      "  containers: [{name: a, image: i, ports: [{containerPort: 80}, {containerPort: 90, "
+      "hostPort: 9090}, {containerPort: 91, hostPort: 0}]}]\n");
+  const Node& ports = *pod.FindPath({"spec"})->Find("containers")->items[0].Find("ports");
+  EXPECT_EQ(ports.items[0].Find("hostPort")->scalar, "80");
+  EXPECT_EQ(ports.items[1].Find("hostPort")->scalar, "9090");
+  EXPECT_EQ(ports.items[2].Find("hostPort")->scalar, "91");
+  const Node& init = pod.FindPath({"spec"})->Find("initContainers")->items[0];
+  EXPECT_EQ(init.Find("ports")->items[0].Find("hostPort")->scalar, "81");
+  // Without hostNetwork nothing is added.
+  Node plain = Defaulted("  containers: [{name: a, image: i, ports: [{containerPort: 80}]}]\n");
+  EXPECT_EQ(plain.FindPath({"spec"})
+                ->Find("containers")
+                ->items[0]
+                .Find("ports")
+                ->items[0]
+                .Find("hostPort"),
+            nullptr);
+}
+
+TEST(SetDefaultsPod, ServiceAccountAlias) {
+  struct Case {
+    std::string name, spec, account, alias;
+  };
+  const std::vector<Case> cases = {
+      {"name mirrored into the deprecated alias", "  serviceAccountName: build\n", "build",
+       "build"},
+      {"alias alone fills the name", "  serviceAccount: legacy\n", "legacy", "legacy"},
+      {"the name wins over a different alias",
+       "  serviceAccountName: build\n  serviceAccount: legacy\n", "build", "build"},
+      {"neither", "", "-", "-"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Node pod = Defaulted(c.spec + "  containers: [{name: a, image: i}]\n");
+    const Node* name = pod.FindPath({"spec", "serviceAccountName"});
+    const Node* alias = pod.FindPath({"spec", "serviceAccount"});
+    EXPECT_EQ(name ? name->scalar : "-", c.account);
+    EXPECT_EQ(alias ? alias->scalar : "-", c.alias);
+  }
+}
+
+TEST(SetDefaultsPod, VolumeSourceDefaults) {
+  Node pod = Defaulted(
+      "  containers:\n  - name: a\n    image: i\n"
+      "    env: [{name: L, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}]\n"
+      "  volumes:\n"
+      "  - {name: h, hostPath: {path: /data}}\n"
+      "  - name: e\n    ephemeral:\n      volumeClaimTemplate:\n        spec:\n"
+      "          accessModes: [ReadWriteOnce]\n"
+      "          resources: {requests: {storage: 1.5m}}\n"
+      "  - name: t\n    projected:\n      sources:\n"
+      "      - serviceAccountToken: {path: token}\n"
+      "      - downwardAPI: {items: [{path: podname, fieldRef: {fieldPath: metadata.name}}]}\n");
+  const Node& vols = *pod.FindPath({"spec"})->Find("volumes");
+  EXPECT_EQ(vols.items[0].FindPath({"hostPath", "type"})->scalar, "");
+  const Node* claim = vols.items[1].FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
+  EXPECT_EQ(claim->Find("volumeMode")->scalar, "Filesystem");
+  EXPECT_EQ(claim->FindPath({"resources", "requests", "storage"})->scalar, "2m");
+  const Node& sources = *vols.items[2].FindPath({"projected", "sources"});
+  EXPECT_EQ(sources.items[0].FindPath({"serviceAccountToken", "expirationSeconds"})->scalar,
+            "3600");
+  EXPECT_EQ(sources.items[1]
+                .Find("downwardAPI")
+                ->Find("items")
+                ->items[0]
+                .FindPath({"fieldRef", "apiVersion"})
+                ->scalar,
+            "v1");
+  const Node& env = pod.FindPath({"spec"})->Find("containers")->items[0].Find("env")->items[0];
+  EXPECT_EQ(env.FindPath({"valueFrom", "resourceFieldRef", "divisor"})->scalar, "0");
 }
 
 }  // namespace

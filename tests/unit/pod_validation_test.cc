@@ -102,6 +102,19 @@ TEST(ValidatePodUlimits, Kep5758Rules) {
       {"the 1048576 bound is nofile's only",
        PodYaml(kSC + "      ulimits: [{name: memlock, soft: 17179869184, hard: 17179869184}]\n"),
        {}},
+      {"negative values compare as the node applies them: -3 <= -7 is 0 <= 0",
+       PodYaml(kSC + "      ulimits: [{name: nofile, soft: -3, hard: -7}]\n"),
+       {},
+       {"spec.containers[0].securityContext.ulimits[0].soft: negative values other than -1 are "
+        "treated as 0 by the node (got -3)",
+        "spec.containers[0].securityContext.ulimits[0].hard: negative values other than -1 are "
+        "treated as 0 by the node (got -7)"}},
+      {"a positive soft limit above a negative hard limit",
+       PodYaml(kSC + "      ulimits: [{name: core, soft: 5, hard: -7}]\n"),
+       {"spec.containers[0].securityContext.ulimits[0].soft: Invalid value: 5: must be less than "
+        "or equal to hard limit -7 (the node treats negative values other than -1 as 0)"},
+       {"spec.containers[0].securityContext.ulimits[0].hard: negative values other than -1 are "
+        "treated as 0 by the node (got -7)"}},
       {"other negative values warn that the node treats them as 0",
        PodYaml(kSC + "      ulimits: [{name: core, soft: -5, hard: -2}]\n"),
        {},
@@ -229,6 +242,59 @@ TEST(ValidatePodCgroupOptions, ImmutableOnUpdate) {
       "spec.containers[0].securityContext.cgroupOptions: Invalid value: null: field is immutable");
 }
 
+TEST(ValidatePodAnnotations, AppArmorAnnotationsAreFixedOnUpdate) {
+  auto pod = [](std::string_view annotations) {
+    std::string y = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n";
+    if (!annotations.empty()) y += "  annotations:\n" + std::string(annotations);
+    y += "spec:\n  containers:\n  - name: app\n    image: busybox:1.36\n";
+    return podlimits::testing::DefaultedPod(y);
+  };
+  const std::string aa = "    container.apparmor.security.beta.kubernetes.io/app: ";
+  const std::string key =
+      "metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]";
+  struct Case {
+    std::string name;
+    api::Pod old_pod;
+    api::Pod updated;
+    std::vector<std::string> errors;
+  };
+  const std::vector<Case> cases = {
+      {"unchanged", pod(aa + "runtime/default\n"), pod(aa + "runtime/default\n"), {}},
+      {"other annotations may change",
+       pod(aa + "runtime/default\n    team: a\n"),
+       pod(aa + "runtime/default\n    team: b\n"),
+       {}},
+      {"added",
+       pod(""),
+       pod(aa + "runtime/default\n"),
+       {key + ": Forbidden: may not add AppArmor annotations"}},
+      {"updated",
+       pod(aa + "runtime/default\n"),
+       pod(aa + "unconfined\n"),
+       {key + ": Forbidden: may not remove or update AppArmor annotations"}},
+      {"removed",
+       pod(aa + "runtime/default\n"),
+       pod(""),
+       {key + ": Forbidden: may not remove or update AppArmor annotations"}},
+      // An invalid annotation is reported twice on update, as upstream's ValidatePodUpdate does.
+      {"invalid seccomp annotation",
+       pod(""),
+       pod("    seccomp.security.alpha.kubernetes.io/pod: bogus\n"),
+       {"metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": "
+        "must be a valid seccomp profile",
+        "metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": "
+        "must be a valid seccomp profile"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> got;
+    for (const auto& e : ValidatePodUpdate(c.updated, c.old_pod, {}).errors) {
+      got.push_back(e.String());
+    }
+    EXPECT_EQ(got, c.errors);
+  }
+}
+
 TEST(ValidatePodResources, ContainerRules) {
   auto res = [](std::string_view body) { return "    resources:\n" + std::string(body); };
   RunCases({
@@ -311,9 +377,23 @@ TEST(ValidatePodResources, PodLevelRules) {
        {"spec.resources.limits[ephemeral-storage]: Unsupported value: \"ephemeral-storage\": "
         "supported "
         "values: \"cpu\", \"hugepages-\", \"memory\", \"pid\""}},
-      {"claims are forbidden at pod level",
+      {"claims are forbidden at pod level, and checked against spec.resourceClaims",
        PodYaml("", "  resources: {claims: [{name: gpu}]}\n"),
-       {"spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level"}},
+       {"spec.resources.claims: Forbidden: claims may not be set for Resources at pod-level",
+        "spec.resources.claims[0]: Not found: \"gpu\": must be one of the names in "
+        "pod.spec.resourceClaims which is empty"}},
+      {"the init-container peak is the aggregate the defaulted pod request meets",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {cpu: 2}}\n"
+       "  initContainers:\n  - {name: init, image: i, resources: {requests: {cpu: 1500m}}}\n"
+       "  containers:\n  - {name: a, image: i, resources: {requests: {cpu: 500m}}}\n",
+       {}},
+      {"a sidecar adds to the aggregate the defaulted pod request meets",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {limits: {memory: "
+       "1Gi}}\n"
+       "  initContainers:\n  - {name: side, image: i, restartPolicy: Always, resources: {requests: "
+       "{memory: 300Mi}}}\n"
+       "  containers:\n  - {name: a, image: i, resources: {requests: {memory: 500Mi}}}\n",
+       {}},
       {"sidecars count with containers; init containers by max",
        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  resources: {requests: {memory: "
        "300Mi}}\n"
@@ -324,6 +404,152 @@ TEST(ValidatePodResources, PodLevelRules) {
        {"spec.resources.requests[memory]: Invalid value: \"300Mi\": must be greater than or equal "
         "to "
         "aggregate container requests of 350Mi"}},
+  });
+}
+
+TEST(ValidatePodResources, Overhead) {
+  FeatureGates no_pid;
+  no_pid.per_pod_pid_limit = false;
+  RunCases({
+      {"valid overhead", PodYaml("", "  overhead: {cpu: 250m, memory: 120Mi}\n"), {}},
+      {"unknown resource name",
+       PodYaml("", "  overhead: {foo: 1}\n"),
+       {"spec.overhead.limits[foo]: Invalid value: \"foo\": must be a standard resource type or "
+        "fully qualified",
+        "spec.overhead.limits[foo]: Invalid value: \"foo\": must be a standard resource for "
+        "containers"}},
+      {"negative value",
+       PodYaml("", "  overhead: {cpu: -1}\n"),
+       {"spec.overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0"}},
+      {"extended resources must be integers",
+       PodYaml("", "  overhead: {example.com/gpu: 500m}\n"),
+       {"spec.overhead.limits[example.com/gpu]: Invalid value: \"500m\": must be an integer"}},
+      {"pid is no container resource",
+       PodYaml("", "  overhead: {pid: 1024}\n"),
+       {"spec.overhead.limits[pid]: Invalid value: \"pid\": must be a standard resource for "
+        "containers"}},
+      {"pid with PerPodPIDLimit off",
+       PodYaml("", "  overhead: {pid: 1024}\n"),
+       {"spec.overhead.limits[pid]: Invalid value: \"pid\": must be a standard resource type or "
+        "fully qualified",
+        "spec.overhead.limits[pid]: Invalid value: \"pid\": must be a standard resource for "
+        "containers"},
+       {},
+       no_pid},
+      {"hugepages need cpu or memory",
+       PodYaml("", "  overhead: {hugepages-2Mi: 2Mi}\n"),
+       {"spec.overhead: Forbidden: HugePages require cpu or memory"}},
+  });
+}
+
+TEST(ValidatePodResources, ClaimNames) {
+  const std::string claims =
+      "  resourceClaims: [{name: gpu, resourceClaimName: c1}, {name: net, "
+      "resourceClaimTemplateName: t}]\n";
+  RunCases({
+      {"known claims",
+       PodYaml("    resources: {claims: [{name: gpu}, {name: net, request: r1}]}\n", claims),
+       {}},
+      {"no resourceClaims",
+       PodYaml("    resources: {claims: [{name: x}]}\n"),
+       {"spec.containers[0].resources.claims[0]: Not found: \"x\": must be one of the names in "
+        "pod.spec.resourceClaims which is empty"}},
+      {"unknown claim lists the known ones, sorted",
+       PodYaml("    resources: {claims: [{name: x}]}\n", claims),
+       {"spec.containers[0].resources.claims[0]: Not found: \"x\": must be one of the names in "
+        "pod.spec.resourceClaims: gpu, net"}},
+      {"empty name",
+       PodYaml("    resources: {claims: [{name: \"\"}]}\n", claims),
+       {"spec.containers[0].resources.claims[0]: Required value"}},
+      {"duplicate claim",
+       PodYaml("    resources: {claims: [{name: gpu}, {name: gpu}]}\n", claims),
+       {"spec.containers[0].resources.claims[1]: Duplicate value: \"gpu\""}},
+      {"duplicate request",
+       PodYaml("    resources: {claims: [{name: gpu, request: a}, {name: gpu, request: a}]}\n",
+               claims),
+       {"spec.containers[0].resources.claims[1]: Duplicate value: \"gpu/a\""}},
+      {"the whole claim after one of its requests",
+       PodYaml("    resources: {claims: [{name: gpu, request: a}, {name: gpu}]}\n", claims),
+       {"spec.containers[0].resources.claims[1]: Duplicate value: \"gpu\""}},
+      {"request must be a DNS label",
+       PodYaml("    resources: {claims: [{name: gpu, request: A_1}]}\n", claims),
+       {"spec.containers[0].resources.claims[0].request: Invalid value: \"A_1\": a lowercase RFC "
+        "1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+        "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+        "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"}},
+  });
+}
+
+TEST(ValidatePodAnnotations, SeccompAndAppArmor) {
+  auto annotated = [](std::string_view annotations, std::string_view spec = "",
+                      std::string_view container_extra = "") {
+    std::string y = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations:\n";
+    y += annotations;
+    y += "spec:\n";
+    y += spec;
+    y += "  containers:\n  - name: app\n    image: busybox:1.36\n";
+    y += container_extra;
+    return y;
+  };
+  const std::string aa = "    container.apparmor.security.beta.kubernetes.io/";
+  const std::string sc = "    container.seccomp.security.alpha.kubernetes.io/";
+  RunCases({
+      {"valid seccomp annotations",
+       annotated("    seccomp.security.alpha.kubernetes.io/pod: runtime/default\n" + sc +
+                 "app: localhost/profiles/a.json\n"),
+       {}},
+      {"invalid pod seccomp profile (path with Child, not Key)",
+       annotated("    seccomp.security.alpha.kubernetes.io/pod: bogus\n"),
+       {"metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: \"bogus\": "
+        "must be a valid seccomp profile"}},
+      {"seccomp localhost paths must descend",
+       annotated(sc + "app: localhost//etc/../x\n"),
+       {"metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: "
+        "\"/etc/../x\": must be a relative path",
+        "metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: "
+        "\"/etc/../x\": must not contain '..'"}},
+      {"apparmor annotation for an unknown container with a bad profile",
+       annotated(aa + "nope: bogus\n"),
+       {"metadata.annotations[container.apparmor.security.beta.kubernetes.io/nope]: Invalid "
+        "value: \"nope\": container not found",
+        "metadata.annotations[container.apparmor.security.beta.kubernetes.io/nope]: Invalid "
+        "value: \"bogus\": invalid AppArmor profile name: \"bogus\""}},
+      {"apparmor annotation and field disagree",
+       annotated(aa + "app: runtime/default\n", "",
+                 "    securityContext: {appArmorProfile: {type: Unconfined}}\n"),
+       {"spec.containers[0].securityContext.appArmorProfile.type: Forbidden: apparmor type in "
+        "annotation and field must match"}},
+      {"seccomp annotation and field disagree",
+       annotated(sc + "app: localhost/a\n", "",
+                 "    securityContext: {seccompProfile: {type: Localhost, localhostProfile: b}}\n"),
+       {"spec.containers[0].securityContext.seccompProfile.localhostProfile: Forbidden: seccomp "
+        "profile in annotation and field must match"}},
+  });
+}
+
+TEST(ValidatePodOS, WindowsForbidsLinuxSettings) {
+  RunCases({
+      {"pod and container settings, in upstream's order",
+       PodYaml("    securityContext: {privileged: false, runAsUser: 1, capabilities: {}, "
+               "procMount: Default}\n",
+               "  os: {name: windows}\n  hostPID: true\n  securityContext: {runAsUser: 1000, "
+               "fsGroup: 2000, supplementalGroups: [], sysctls: [{name: a.b, value: \"1\"}]}\n"),
+       {"spec.hostPID: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.fsGroup: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.sysctls: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.runAsUser: Forbidden: cannot be set for a windows pod",
+        "spec.securityContext.supplementalGroups: Forbidden: cannot be set for a windows pod",
+        "spec.containers[0].securityContext.capabilities: Forbidden: cannot be set for a windows "
+        "pod",
+        "spec.containers[0].securityContext.privileged: Forbidden: cannot be set for a windows pod",
+        "spec.containers[0].securityContext.procMount: Forbidden: cannot be set for a windows pod",
+        "spec.containers[0].securityContext.runAsUser: Forbidden: cannot be set for a windows "
+        "pod"}},
+      {"linux pods cannot set windowsOptions",
+       PodYaml("    securityContext: {windowsOptions: {runAsUserName: u}}\n",
+               "  os: {name: linux}\n"),
+       {"spec.containers[0].securityContext.windowsOptions: Forbidden: windows options cannot be "
+        "set for a linux pod"}},
   });
 }
 

@@ -71,9 +71,11 @@ TEST(QuantityTest, ParseAndString) {
       {"exponent 1000", "1e1000", "10e999", kExp},
       {"exponent 19", "1e19", "10e18", kExp},
       {"exponent 21 cached", "1e21", "1e21", kExp},
-      // DecimalSI beyond E has no suffix in this upstream version (PR #140459 not included).
-      {"1000E loses its suffix", "1000E", "1", kDec},
-      {"1000000E", "1000000E", "1", kDec},
+      // DecimalSI beyond E falls back to exponent notation (kubernetes#140459).
+      {"1000E in exponent form", "1000E", "1e21", kDec},
+      {"1000000E", "1000000E", "1e24", kDec},
+      {"10^22 from digits", "10000000000000000000000", "10e21", kDec},
+      {"1500E keeps E", "1500E", "1500E", kDec},
       {"1000P", "1000P", "1E", kDec},
       {"nano to unit", "1000000000n", "1", kDec},
       {"12E cached", "12E", "12E", kDec},
@@ -449,6 +451,16 @@ TEST(QuantityTest, AddAndSub) {
   Quantity memory;
   for (int i = 0; i < 3; ++i) memory.Add(Q("250Mi"));
   EXPECT_EQ(memory.String(), "750Mi");
+
+  // kubernetes#140459: a BinarySI sum past Ei has no suffix and is written in exponent form,
+  // which for 2^70 (no trailing decimal zeros) is the plain integer.
+  Quantity past_ei = Q("4Ei");
+  for (int i = 0; i < 8; ++i) past_ei.Add(past_ei);
+  EXPECT_EQ(past_ei.String(), "1180591620717411303424");
+  EXPECT_EQ(past_ei.Format(), kBin);
+  // 2^71: still past Ei, still the integer.
+  past_ei.Add(past_ei);
+  EXPECT_EQ(past_ei.String(), "2361183241434822606848");
 
   Quantity self = Q("1.5");
   self.Add(self);

@@ -96,6 +96,15 @@ TEST(ResourceNameValidation, ValidateResourceName) {
       // A qualified-name error stops before the standard-name check.
       {"-foo", {Err("-foo", kNamePartMsg)}},
       {"example.com/-foo", {Err("example.com/-foo", kNamePartMsg)}},
+      // Current apimachinery: IsQualifiedName is content.IsLabelKey.
+      {"a/b/c",
+       {Err("a/b/c",
+            "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must "
+            "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+            "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') "
+            "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")}},
+      {"example.com/" + std::string(64, 'a'),
+       {Err("example.com/" + std::string(64, 'a'), "name part must be no more than 63 bytes")}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

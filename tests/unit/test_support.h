@@ -11,6 +11,7 @@
 #include "api/decode.h"
 #include "api/defaults.h"
 #include "api/objects.h"
+#include "api/pod_strategy.h"
 
 namespace podlimits::testing {
 
@@ -37,11 +38,13 @@ inline std::string DecodeErrorOf(std::string_view text,
   return "";
 }
 
-// A pod as the apiserver sees it at validation time: decoded, namespaced, defaulted.
+// A pod as the apiserver sees it at validation time: decoded, namespaced, defaulted and
+// prepared by the registry strategy (no admission plugins).
 inline api::Node DefaultedPodTree(std::string_view yaml) {
   api::Node tree = DecodeOne(yaml).tree;
   api::SetDefaultNamespace(tree);
-  api::SetDefaultsPod(tree, {});
+  api::SetDefaultsPod(tree);
+  api::PrepareForCreate(tree, {});
   return tree;
 }
 

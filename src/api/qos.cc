@@ -1,8 +1,8 @@
-#include "cgroups/qos.h"
+#include "api/qos.h"
 
 #include <string>
 
-namespace podlimits::cgroups {
+namespace podlimits::api {
 namespace {
 
 bool IsQosResource(const std::string& name) {
@@ -10,7 +10,7 @@ bool IsQosResource(const std::string& name) {
 }
 
 // processResourceList: adds the positive cpu/memory quantities of `add` to `sum`.
-void Accumulate(api::ResourceList& sum, const api::ResourceList& add) {
+void Accumulate(ResourceList& sum, const ResourceList& add) {
   for (const auto& [name, quantity] : add) {
     if (!IsQosResource(name) || quantity.Sign() <= 0) continue;
     auto it = sum.find(name);
@@ -23,7 +23,7 @@ void Accumulate(api::ResourceList& sum, const api::ResourceList& add) {
 }
 
 // getQOSResources(...).HasAll(memory, cpu).
-bool HasPositiveCpuAndMemory(const api::ResourceList& list) {
+bool HasPositiveCpuAndMemory(const ResourceList& list) {
   int found = 0;
   for (const auto& [name, quantity] : list) {
     if (IsQosResource(name) && quantity.Sign() > 0) ++found;
@@ -31,10 +31,8 @@ bool HasPositiveCpuAndMemory(const api::ResourceList& list) {
   return found == 2;
 }
 
-// IsPodLevelResourcesSet, restricted to the resources that shape QoS: KEP-6063's pid is a
-// pod-level limit with "no QoS effect", so a pod whose only pod-level entry is pid is classified
-// by its containers, as it would be without the pid limit.
-bool PodLevelQosResourcesSet(const api::ResourceRequirements& r) {
+// isPodLevelResourcesSet: an entry IsSupportedPodLevelResource accepts (cpu, memory, hugepages-*).
+bool PodLevelResourcesSet(const ResourceRequirements& r) {
   for (const auto* list : {&r.requests, &r.limits}) {
     for (const auto& [name, quantity] : *list) {
       if (IsQosResource(name) || name.starts_with("hugepages-")) return true;
@@ -57,20 +55,20 @@ std::string_view Name(QosClass qos) {
   return "Unknown";
 }
 
-QosClass ComputePodQos(const api::Pod& pod, bool pod_level_resources) {
-  api::ResourceList requests;
-  api::ResourceList limits;
+QosClass ComputePodQos(const Pod& pod, bool pod_level_resources) {
+  ResourceList requests;
+  ResourceList limits;
   bool guaranteed = true;
-  if (pod_level_resources && pod.spec.resources && PodLevelQosResourcesSet(*pod.spec.resources)) {
-    const api::ResourceRequirements& r = *pod.spec.resources;
+  if (pod_level_resources && pod.spec.resources && PodLevelResourcesSet(*pod.spec.resources)) {
+    const ResourceRequirements& r = *pod.spec.resources;
     Accumulate(requests, r.requests);
     if (!r.limits.empty()) {
       Accumulate(limits, r.limits);
       if (!HasPositiveCpuAndMemory(r.limits)) guaranteed = false;
     }
   } else {
-    auto add = [&](const std::vector<api::Container>& containers) {
-      for (const api::Container& c : containers) {
+    auto add = [&](const std::vector<Container>& containers) {
+      for (const Container& c : containers) {
         Accumulate(requests, c.resources.requests);
         Accumulate(limits, c.resources.limits);
         if (!HasPositiveCpuAndMemory(c.resources.limits)) guaranteed = false;
@@ -93,4 +91,4 @@ QosClass ComputePodQos(const api::Pod& pod, bool pod_level_resources) {
   return QosClass::kBurstable;
 }
 
-}  // namespace podlimits::cgroups
+}  // namespace podlimits::api

@@ -1,13 +1,14 @@
 // QoS classes as upstream's ComputePodQOS computes them, on decoded and defaulted pods.
+#include "api/qos.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cgroups/qos.h"
 #include "test_support.h"
 
-namespace podlimits::cgroups {
+namespace podlimits::api {
 namespace {
 
 struct QosCase {
@@ -17,11 +18,12 @@ struct QosCase {
   bool pod_level_resources = true;
 };
 
-api::Pod PodWithSpec(const std::string& spec) {
-  return testing::DefaultedPod("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec);
+Pod PodWithSpec(const std::string& spec) {
+  return podlimits::testing::DefaultedPod(
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec);
 }
 
-TEST(CgroupQos, ComputePodQos) {
+TEST(PodQos, ComputePodQos) {
   const std::vector<QosCase> cases = {
       {"no resources", R"(
   containers:
@@ -161,9 +163,22 @@ TEST(CgroupQos, ComputePodQos) {
   - name: a
     image: busybox
     resources:
-      limits: {cpu: 100m, memory: 32Mi}
+      limits: {memory: 32Mi}
 )",
        QosClass::kBurstable},
+      // PrepareForCreate defaults the pod-level cpu limit (every container limits cpu) and then
+      // the cpu request from the containers' requests: both 100m, so the pod is Guaranteed.
+      {"pod-level memory, cpu defaulted from containers", R"(
+  resources:
+    requests: {memory: 128Mi}
+    limits: {memory: 128Mi}
+  containers:
+  - name: a
+    image: busybox
+    resources:
+      limits: {cpu: 100m, memory: 32Mi}
+)",
+       QosClass::kGuaranteed},
       // KEP-6063: pid has no QoS effect. A pod whose only pod-level resource is the pid limit
       // gets no pod-level request defaulting and is classified by its containers.
       {"pod-level pid limit with guaranteed containers", R"(
@@ -205,11 +220,11 @@ TEST(CgroupQos, ComputePodQos) {
   }
 }
 
-TEST(CgroupQos, Names) {
+TEST(PodQos, Names) {
   EXPECT_EQ(Name(QosClass::kGuaranteed), "Guaranteed");
   EXPECT_EQ(Name(QosClass::kBurstable), "Burstable");
   EXPECT_EQ(Name(QosClass::kBestEffort), "BestEffort");
 }
 
 }  // namespace
-}  // namespace podlimits::cgroups
+}  // namespace podlimits::api
