@@ -35,6 +35,19 @@ bool AllContainersLimit(const PodSpec& spec, const std::string& name) {
   return true;
 }
 
+// IsPodLevelResourcesSet on the tree, before anything is parsed: most pods with
+// spec.resources set only the pid limit, and need no aggregate at all.
+bool NamesPodLevelResource(const Node& resources) {
+  for (std::string_view list : {"requests", "limits"}) {
+    const Node* l = resources.Find(list);
+    if (!l || !l->IsObject()) continue;
+    for (const Member& m : l->members) {
+      if (IsSupportedPodLevelResource(m.key)) return true;
+    }
+  }
+  return false;
+}
+
 void SetQuantity(Node& resources, std::string_view list, const std::string& name,
                  const Quantity& q) {
   resources.Ensure(list).Set(name, Node::String(q.String()));
@@ -44,7 +57,7 @@ void SetQuantity(Node& resources, std::string_view list, const std::string& name
 
 void DefaultPodLevelResources(Node& spec_node) {
   Node* resources = spec_node.Find("resources");
-  if (!resources || !resources->IsObject()) return;
+  if (!resources || !resources->IsObject() || !NamesPodLevelResource(*resources)) return;
   PodSpec spec;
   spec.resources = ReadResourceRequirements(*resources);
   if (!IsPodLevelResourcesSet(spec)) return;

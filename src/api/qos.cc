@@ -1,5 +1,6 @@
 #include "api/qos.h"
 
+#include <optional>
 #include <string>
 
 namespace podlimits::api {
@@ -9,15 +10,29 @@ bool IsQosResource(const std::string& name) {
   return name == "cpu" || name == "memory";
 }
 
+// The sums getQOSResources keeps, in fixed slots: only cpu and memory count, so no map (and no
+// allocation) is needed per pod.
+struct QosSums {
+  std::optional<Quantity> cpu, memory;
+
+  std::optional<Quantity>* Slot(const std::string& name) {
+    if (name == "cpu") return &cpu;
+    if (name == "memory") return &memory;
+    return nullptr;
+  }
+  bool Empty() const { return !cpu && !memory; }
+  int Size() const { return (cpu ? 1 : 0) + (memory ? 1 : 0); }
+};
+
 // processResourceList: adds the positive cpu/memory quantities of `add` to `sum`.
-void Accumulate(ResourceList& sum, const ResourceList& add) {
+void Accumulate(QosSums& sum, const ResourceList& add) {
   for (const auto& [name, quantity] : add) {
-    if (!IsQosResource(name) || quantity.Sign() <= 0) continue;
-    auto it = sum.find(name);
-    if (it == sum.end()) {
-      sum.emplace(name, quantity);
+    std::optional<Quantity>* slot = sum.Slot(name);
+    if (!slot || quantity.Sign() <= 0) continue;
+    if (*slot) {
+      (*slot)->Add(quantity);
     } else {
-      it->second.Add(quantity);
+      *slot = quantity;
     }
   }
 }
@@ -29,6 +44,14 @@ bool HasPositiveCpuAndMemory(const ResourceList& list) {
     if (IsQosResource(name) && quantity.Sign() > 0) ++found;
   }
   return found == 2;
+}
+
+// Every request has an equal limit (requests[name] == limits[name] for each name requested).
+bool RequestsEqualLimits(const QosSums& requests, const QosSums& limits) {
+  auto equal = [](const std::optional<Quantity>& request, const std::optional<Quantity>& limit) {
+    return !request || (limit && *limit == *request);
+  };
+  return equal(requests.cpu, limits.cpu) && equal(requests.memory, limits.memory);
 }
 
 // isPodLevelResourcesSet: an entry IsSupportedPodLevelResource accepts (cpu, memory, hugepages-*).
@@ -56,8 +79,8 @@ std::string_view Name(QosClass qos) {
 }
 
 QosClass ComputePodQos(const Pod& pod, bool pod_level_resources) {
-  ResourceList requests;
-  ResourceList limits;
+  QosSums requests;
+  QosSums limits;
   bool guaranteed = true;
   if (pod_level_resources && pod.spec.resources && PodLevelResourcesSet(*pod.spec.resources)) {
     const ResourceRequirements& r = *pod.spec.resources;
@@ -77,17 +100,10 @@ QosClass ComputePodQos(const Pod& pod, bool pod_level_resources) {
     add(pod.spec.containers);
     add(pod.spec.init_containers);
   }
-  if (requests.empty() && limits.empty()) return QosClass::kBestEffort;
-  if (guaranteed) {
-    for (const auto& [name, request] : requests) {
-      auto limit = limits.find(name);
-      if (limit == limits.end() || limit->second != request) {
-        guaranteed = false;
-        break;
-      }
-    }
+  if (requests.Empty() && limits.Empty()) return QosClass::kBestEffort;
+  if (guaranteed && RequestsEqualLimits(requests, limits) && requests.Size() == limits.Size()) {
+    return QosClass::kGuaranteed;
   }
-  if (guaranteed && requests.size() == limits.size()) return QosClass::kGuaranteed;
   return QosClass::kBurstable;
 }
 

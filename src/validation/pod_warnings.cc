@@ -97,8 +97,10 @@ std::vector<std::string> WarningsOnCreate(const api::Pod& pod) {
   for (const auto* list :
        {&pod.spec.init_containers, &pod.spec.containers, &pod.spec.ephemeral_containers}) {
     for (const api::Container& c : *list) {
-      field::Path p = field::Path("spec").Child(ListName(c.kind)).Index(c.index);
-      if (!c.security_context || !c.security_context->seccomp_profile) {
+      // Built only for a warning: most pods have none, and this runs for every pod admitted.
+      auto path = [&c] { return field::Path("spec").Child(ListName(c.kind)).Index(c.index); };
+      if (!meta.annotations.empty() &&
+          (!c.security_context || !c.security_context->seccomp_profile)) {
         std::string key = "container.seccomp.security.alpha.kubernetes.io/" + c.name;
         if (meta.annotations.contains(key)) {
           out.push_back(fmt::format("{}: {}", kAnnotations.Key(key).String(), kSeccompDeprecated));
@@ -111,7 +113,7 @@ std::vector<std::string> WarningsOnCreate(const api::Pod& pod) {
           auto it = l->find(name);
           if (it == l->end() || it->second.MilliValue() % 1000 == 0) continue;
           out.push_back(fmt::format("{}: fractional byte value {} is invalid, must be an integer",
-                                    p.Child("resources").Child(which).Key(name).String(),
+                                    path().Child("resources").Child(which).Key(name).String(),
                                     field::GoQuote(it->second.String())));
         }
       }
