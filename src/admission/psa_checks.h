@@ -67,11 +67,6 @@ CheckResult ProcMountDefaultOnly(const api::PodSpec& spec);
 
 // Visits initContainers, then containers, then ephemeralContainers — the order every container
 // list in a message follows.
-template <typename Fn>
-void VisitContainers(const api::PodSpec& spec, Fn&& fn) {
-  for (const auto& c : spec.init_containers) fn(c);
-  for (const auto& c : spec.containers) fn(c);
-  for (const auto& c : spec.ephemeral_containers) fn(c);
-}
+using api::VisitContainers;
 
 }  // namespace podlimits::admission::psa

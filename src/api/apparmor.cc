@@ -52,23 +52,20 @@ std::vector<AppArmorSkew> AppArmorVersionSkew(const Pod& pod) {
   if (pod.spec.IsWindows() || pod.metadata.annotations.empty()) return out;
   std::optional<AppArmorProfile> pod_profile;
   if (pod.spec.security_context) pod_profile = pod.spec.security_context->app_armor_profile;
-  for (const auto* list :
-       {&pod.spec.init_containers, &pod.spec.containers, &pod.spec.ephemeral_containers}) {
-    for (const Container& c : *list) {
-      std::string key = std::string(kAppArmorAnnotationPrefix) + c.name;
-      auto it = pod.metadata.annotations.find(key);
-      if (it == pod.metadata.annotations.end()) continue;
-      if (c.security_context && c.security_context->app_armor_profile) continue;
-      std::optional<AppArmorProfile> field = AppArmorFieldForAnnotation(it->second);
-      if (field && !ValidAppArmorProfileField(*field)) field.reset();
-      // No usable field: warn. A usable one is copied (and warned about) unless the pod-level
-      // profile already says the same.
-      bool warn = !field;
-      if (field && SameProfile(*field, pod_profile)) field.reset();
-      if (field) warn = true;
-      if (warn || field) out.push_back({c.kind, c.index, std::move(key), std::move(field), warn});
-    }
-  }
+  VisitContainers(pod.spec, [&](const Container& c) {
+    std::string key = std::string(kAppArmorAnnotationPrefix) + c.name;
+    auto it = pod.metadata.annotations.find(key);
+    if (it == pod.metadata.annotations.end()) return;
+    if (c.security_context && c.security_context->app_armor_profile) return;
+    std::optional<AppArmorProfile> field = AppArmorFieldForAnnotation(it->second);
+    if (field && !ValidAppArmorProfileField(*field)) field.reset();
+    // No usable field: warn. A usable one is copied (and warned about) unless the pod-level
+    // profile already says the same.
+    bool warn = !field;
+    if (field && SameProfile(*field, pod_profile)) field.reset();
+    if (field) warn = true;
+    if (warn || field) out.push_back({c.kind, c.index, std::move(key), std::move(field), warn});
+  });
   return out;
 }
 

@@ -305,4 +305,20 @@ PersistentVolumeClaim ReadPersistentVolumeClaim(const Node& object) {
   return pvc;
 }
 
+std::string_view ContainerListName(ContainerKind kind) {
+  switch (kind) {
+    case ContainerKind::kInit:
+      return "initContainers";
+    case ContainerKind::kEphemeral:
+      return "ephemeralContainers";
+    case ContainerKind::kContainer:
+      break;
+  }
+  return "containers";
+}
+
+field::Path ContainerPath(const Container& c) {
+  return field::Path("spec").Child(ContainerListName(c.kind)).Index(c.index);
+}
+
 }  // namespace podlimits::api

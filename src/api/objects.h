@@ -9,8 +9,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "api/field.h"
 #include "api/node.h"
 #include "api/quantity.h"
 
@@ -134,6 +136,10 @@ struct HandlerHost {
 
 enum class ContainerKind { kContainer, kInit, kEphemeral };
 
+// The pod spec field that lists containers of `kind`: "containers", "initContainers" or
+// "ephemeralContainers".
+std::string_view ContainerListName(ContainerKind kind);
+
 struct Container {
   ContainerKind kind = ContainerKind::kContainer;
   std::size_t index = 0;  // position in its list
@@ -183,6 +189,17 @@ struct PodSpec {
 
   bool IsWindows() const { return os_name == "windows"; }
 };
+
+// The container's field path: spec.containers[i], spec.initContainers[i], ...
+field::Path ContainerPath(const Container& c);
+
+// podutil.VisitContainers' order: init containers, containers, ephemeral containers.
+template <typename Fn>
+void VisitContainers(const PodSpec& spec, Fn&& fn) {
+  for (const Container& c : spec.init_containers) fn(c);
+  for (const Container& c : spec.containers) fn(c);
+  for (const Container& c : spec.ephemeral_containers) fn(c);
+}
 
 struct Pod {
   ObjectMeta metadata;

@@ -8,10 +8,7 @@ namespace podlimits::api {
 namespace {
 
 Node& ContainerNode(Node& spec, ContainerKind kind, std::size_t index) {
-  std::string_view list = kind == ContainerKind::kInit        ? "initContainers"
-                          : kind == ContainerKind::kEphemeral ? "ephemeralContainers"
-                                                              : "containers";
-  return spec.Find(list)->items[index];
+  return spec.Find(ContainerListName(kind))->items[index];
 }
 
 Node ProfileNode(const AppArmorProfile& profile) {

@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "api/pod_resources.h"
+
 namespace podlimits::api {
 namespace {
 
@@ -54,16 +56,6 @@ bool RequestsEqualLimits(const QosSums& requests, const QosSums& limits) {
   return equal(requests.cpu, limits.cpu) && equal(requests.memory, limits.memory);
 }
 
-// isPodLevelResourcesSet: an entry IsSupportedPodLevelResource accepts (cpu, memory, hugepages-*).
-bool PodLevelResourcesSet(const ResourceRequirements& r) {
-  for (const auto* list : {&r.requests, &r.limits}) {
-    for (const auto& [name, quantity] : *list) {
-      if (IsQosResource(name) || name.starts_with("hugepages-")) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string_view Name(QosClass qos) {
@@ -82,7 +74,7 @@ QosClass ComputePodQos(const Pod& pod, bool pod_level_resources) {
   QosSums requests;
   QosSums limits;
   bool guaranteed = true;
-  if (pod_level_resources && pod.spec.resources && PodLevelResourcesSet(*pod.spec.resources)) {
+  if (pod_level_resources && IsPodLevelResourcesSet(pod.spec)) {
     const ResourceRequirements& r = *pod.spec.resources;
     Accumulate(requests, r.requests);
     if (!r.limits.empty()) {

@@ -17,9 +17,8 @@ namespace {
 constexpr int kExitRejected = 1;
 constexpr int kExitUsage = 2;
 
-std::string StringAt(const api::Node& tree, std::string_view key) {
-  const api::Node* metadata = tree.Find("metadata");
-  const api::Node* n = metadata ? metadata->Find(key) : nullptr;
+std::string MetadataString(const api::Node& tree, std::string_view key) {
+  const api::Node* n = tree.FindPath({"metadata", key});
   return n && n->IsString() ? n->scalar : std::string();
 }
 
@@ -49,10 +48,10 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     const auto* obj = std::get_if<api::DecodedObject>(&r);
     if (!obj || obj->kind != "Pod") continue;
     runtime::RejectedPod p;
-    p.name = StringAt(obj->tree, "name");
-    p.namespace_ = StringAt(obj->tree, "namespace");
+    p.name = MetadataString(obj->tree, "name");
+    p.namespace_ = MetadataString(obj->tree, "namespace");
     if (p.namespace_.empty()) p.namespace_ = "default";
-    p.uid = StringAt(obj->tree, "uid");
+    p.uid = MetadataString(obj->tree, "uid");
     decoded_pods.push_back(std::move(p));
   }
   auto name_generator = NameGeneratorFromEnvironment();

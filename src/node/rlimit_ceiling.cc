@@ -43,18 +43,11 @@ UlimitCeiling CeilingFor(std::string_view ulimit, const NodeCapabilities& caps) 
   return {own, kWhyNoCapSysResource};
 }
 
-field::Path ContainerPath(const api::Container& c) {
-  std::string_view list = c.kind == api::ContainerKind::kInit        ? "initContainers"
-                          : c.kind == api::ContainerKind::kEphemeral ? "ephemeralContainers"
-                                                                     : "containers";
-  return field::Path("spec").Child(list).Index(c.index);
-}
-
 UlimitGrant GrantUlimits(const api::Container& c, const NodeCapabilities& caps) {
   UlimitGrant out;
   if (!c.security_context || !c.security_context->ulimits) return out;
   const auto& ulimits = *c.security_context->ulimits;
-  const field::Path list = ContainerPath(c).Child("securityContext").Child("ulimits");
+  const field::Path list = api::ContainerPath(c).Child("securityContext").Child("ulimits");
   for (std::size_t i = 0; i < ulimits.size(); ++i) {
     const api::Ulimit& u = ulimits[i];
     const UlimitCeiling ceiling = CeilingFor(u.name, caps);

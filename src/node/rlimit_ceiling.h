@@ -58,9 +58,6 @@ struct UlimitGrant {
   std::optional<std::string> rejection;
 };
 
-// The container's field path: spec.containers[i], spec.initContainers[i], ...
-field::Path ContainerPath(const api::Container& c);
-
 // Grants `c`'s securityContext.ulimits on this node (empty when it sets none).
 UlimitGrant GrantUlimits(const api::Container& c, const NodeCapabilities& caps);
 

@@ -46,10 +46,7 @@ std::vector<std::string> Expanded(const std::vector<std::string>& in, const EnvL
 }  // namespace
 
 std::string ContainerFieldPath(const api::Container& container) {
-  std::string_view list = "containers";
-  if (container.kind == api::ContainerKind::kInit) list = "initContainers";
-  if (container.kind == api::ContainerKind::kEphemeral) list = "ephemeralContainers";
-  return fmt::format("spec.{}[{}]", list, container.index);
+  return fmt::format("spec.{}[{}]", api::ContainerListName(container.kind), container.index);
 }
 
 std::string ExpandReferences(std::string_view input, const EnvList& vars) {

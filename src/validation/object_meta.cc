@@ -94,9 +94,11 @@ std::vector<std::string> IsDNS1123Label(std::string_view value) {
   return errs;
 }
 
-std::vector<std::string> IsDNS1123Subdomain(std::string_view value) {
+// The two packages word only the length error differently.
+static std::vector<std::string> DNS1123SubdomainErrors(std::string_view value,
+                                                       std::string (*max_len_error)(std::size_t)) {
   std::vector<std::string> errs;
-  if (value.size() > 253) errs.push_back(MaxLenError(253));
+  if (value.size() > 253) errs.push_back(max_len_error(253));
   if (!MatchesDNSSubdomain(value)) {
     errs.push_back(RegexError(
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
@@ -106,17 +108,13 @@ std::vector<std::string> IsDNS1123Subdomain(std::string_view value) {
   return errs;
 }
 
+std::vector<std::string> IsDNS1123Subdomain(std::string_view value) {
+  return DNS1123SubdomainErrors(value, MaxLenError);
+}
+
 // content.IsDNS1123Subdomain (the prefix of a label key).
 static std::vector<std::string> ContentIsDNS1123Subdomain(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > 253) errs.push_back(ContentMaxLenError(253));
-  if (!MatchesDNSSubdomain(value)) {
-    errs.push_back(RegexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-        "or '.', and must start and end with an alphanumeric character",
-        kDNS1123SubdomainFmt, {"example.com"}));
-  }
-  return errs;
+  return DNS1123SubdomainErrors(value, ContentMaxLenError);
 }
 
 // util/validation.IsQualifiedName is content.IsLabelKey in current apimachinery.

@@ -12,22 +12,10 @@ namespace {
 
 const field::Path kSpec("spec");
 
-std::string_view ListName(api::ContainerKind kind) {
-  switch (kind) {
-    case api::ContainerKind::kContainer:
-      return "containers";
-    case api::ContainerKind::kInit:
-      return "initContainers";
-    case api::ContainerKind::kEphemeral:
-      return "ephemeralContainers";
-  }
-  return "";
-}
-
 void ValidateContainer(const api::Container& c, const api::PodSpec& spec,
                        std::set<std::string>& names, const FeatureGates& gates,
                        const std::set<std::string>& pod_claim_names, ValidationResult& out) {
-  field::Path path = kSpec.Child(ListName(c.kind)).Index(c.index);
+  field::Path path = api::ContainerPath(c);
   if (c.name.empty()) {
     out.errors.push_back(field::Required(path.Child("name"), ""));
   } else {
@@ -135,7 +123,7 @@ ValidationResult ValidatePodUpdate(const api::Pod& updated, const api::Pod& old,
     for (const auto& c : now) {
       for (const auto& o : before) {
         if (o.name != c.name) continue;
-        field::Path sc = kSpec.Child(ListName(c.kind)).Index(c.index).Child("securityContext");
+        field::Path sc = api::ContainerPath(c).Child("securityContext");
         field::Append(out.errors, ValidateCgroupOptionsUpdate(c, o, sc));
       }
     }

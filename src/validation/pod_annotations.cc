@@ -47,24 +47,9 @@ field::ErrorList ValidateSeccompProfile(const std::string& p, const field::Path&
 }
 
 bool PodHasContainer(const api::PodSpec& spec, std::string_view name) {
-  for (const auto* list : {&spec.init_containers, &spec.containers, &spec.ephemeral_containers}) {
-    for (const auto& c : *list) {
-      if (c.name == name) return true;
-    }
-  }
-  return false;
-}
-
-std::string_view ListName(api::ContainerKind kind) {
-  switch (kind) {
-    case api::ContainerKind::kInit:
-      return "initContainers";
-    case api::ContainerKind::kEphemeral:
-      return "ephemeralContainers";
-    case api::ContainerKind::kContainer:
-      break;
-  }
-  return "containers";
+  bool found = false;
+  api::VisitContainers(spec, [&](const api::Container& c) { found = found || c.name == name; });
+  return found;
 }
 
 // validateSeccompAnnotationsAndFieldsMatch.
@@ -115,15 +100,6 @@ std::optional<field::Error> AppArmorMatch(const std::string& annotation,
     }
   }
   return std::nullopt;
-}
-
-template <typename Visit>
-void VisitContainers(const api::PodSpec& spec, Visit visit) {
-  for (const auto* list : {&spec.init_containers, &spec.containers, &spec.ephemeral_containers}) {
-    for (const auto& c : *list) {
-      visit(c, field::Path("spec").Child(ListName(c.kind)).Index(c.index));
-    }
-  }
 }
 
 }  // namespace
@@ -198,7 +174,8 @@ field::ErrorList ValidateAnnotationsMatchFields(const api::ObjectMeta& meta,
       }
     }
   }
-  VisitContainers(spec, [&](const api::Container& c, const field::Path& path) {
+  api::VisitContainers(spec, [&](const api::Container& c) {
+    const field::Path path = api::ContainerPath(c);
     if (!c.security_context || !c.security_context->seccomp_profile) return;
     auto it = annotations.find(std::string(kSeccompContainerPrefix) + c.name);
     if (it == annotations.end()) return;
@@ -211,7 +188,8 @@ field::ErrorList ValidateAnnotationsMatchFields(const api::ObjectMeta& meta,
   if (spec.IsWindows()) return errs;
   std::optional<api::AppArmorProfile> pod_profile;
   if (spec.security_context) pod_profile = spec.security_context->app_armor_profile;
-  VisitContainers(spec, [&](const api::Container& c, const field::Path& path) {
+  api::VisitContainers(spec, [&](const api::Container& c) {
+    const field::Path path = api::ContainerPath(c);
     std::optional<api::AppArmorProfile> profile = pod_profile;
     if (c.security_context && c.security_context->app_armor_profile) {
       profile = c.security_context->app_armor_profile;

@@ -7,27 +7,6 @@ namespace {
 
 constexpr std::string_view kWindows = "cannot be set for a windows pod";
 
-std::string_view ListName(api::ContainerKind kind) {
-  switch (kind) {
-    case api::ContainerKind::kInit:
-      return "initContainers";
-    case api::ContainerKind::kEphemeral:
-      return "ephemeralContainers";
-    case api::ContainerKind::kContainer:
-      break;
-  }
-  return "containers";
-}
-
-template <typename Visit>
-void VisitContainers(const api::PodSpec& spec, Visit visit) {
-  for (const auto* list : {&spec.init_containers, &spec.containers, &spec.ephemeral_containers}) {
-    for (const auto& c : *list) {
-      visit(c, field::Path("spec").Child(ListName(c.kind)).Index(c.index));
-    }
-  }
-}
-
 }  // namespace
 
 field::ErrorList ValidateWindows(const api::PodSpec& spec) {
@@ -56,7 +35,8 @@ field::ErrorList ValidateWindows(const api::PodSpec& spec) {
   if (sc.supplemental_groups_set) forbid(psc.Child("supplementalGroups"));
   if (sc.supplemental_groups_policy) forbid(psc.Child("supplementalGroupsPolicy"));
   if (sc.se_linux_change_policy) forbid(psc.Child("seLinuxChangePolicy"));
-  VisitContainers(spec, [&](const api::Container& c, const field::Path& path) {
+  api::VisitContainers(spec, [&](const api::Container& c) {
+    const field::Path path = api::ContainerPath(c);
     if (!c.security_context) return;
     const api::SecurityContext& csc = *c.security_context;
     field::Path p = path.Child("securityContext");
@@ -84,7 +64,8 @@ field::ErrorList ValidateLinux(const api::PodSpec& spec) {
         field::Forbidden(field::Path("spec").Child("securityContext").Child("windowsOptions"),
                          std::string(kDetail)));
   }
-  VisitContainers(spec, [&](const api::Container& c, const field::Path& path) {
+  api::VisitContainers(spec, [&](const api::Container& c) {
+    const field::Path path = api::ContainerPath(c);
     if (c.security_context && c.security_context->windows_options) {
       errs.push_back(field::Forbidden(path.Child("securityContext").Child("windowsOptions"),
                                       std::string(kDetail)));

@@ -13,18 +13,6 @@ namespace {
 
 const field::Path kAnnotations = field::Path("metadata").Child("annotations");
 
-std::string_view ListName(api::ContainerKind kind) {
-  switch (kind) {
-    case api::ContainerKind::kInit:
-      return "initContainers";
-    case api::ContainerKind::kEphemeral:
-      return "ephemeralContainers";
-    case api::ContainerKind::kContainer:
-      break;
-  }
-  return "containers";
-}
-
 void FractionalBytes(const api::ResourceList& list, const field::Path& path,
                      std::vector<std::string>& out) {
   for (const char* name : {"memory", "ephemeral-storage"}) {
@@ -94,31 +82,28 @@ std::vector<std::string> WarningsOnCreate(const api::Pod& pod) {
       out.push_back(fmt::format("{}: {}", kAnnotations.Key(kPodKey).String(), kSeccompDeprecated));
     }
   }
-  for (const auto* list :
-       {&pod.spec.init_containers, &pod.spec.containers, &pod.spec.ephemeral_containers}) {
-    for (const api::Container& c : *list) {
-      // Built only for a warning: most pods have none, and this runs for every pod admitted.
-      auto path = [&c] { return field::Path("spec").Child(ListName(c.kind)).Index(c.index); };
-      if (!meta.annotations.empty() &&
-          (!c.security_context || !c.security_context->seccomp_profile)) {
-        std::string key = "container.seccomp.security.alpha.kubernetes.io/" + c.name;
-        if (meta.annotations.contains(key)) {
-          out.push_back(fmt::format("{}: {}", kAnnotations.Key(key).String(), kSeccompDeprecated));
-        }
-      }
-      // Per resource: limits then requests, memory before ephemeral-storage.
-      for (const char* name : {"memory", "ephemeral-storage"}) {
-        for (auto [which, l] : {std::pair{"limits", &c.resources.limits},
-                                std::pair{"requests", &c.resources.requests}}) {
-          auto it = l->find(name);
-          if (it == l->end() || it->second.MilliValue() % 1000 == 0) continue;
-          out.push_back(fmt::format("{}: fractional byte value {} is invalid, must be an integer",
-                                    path().Child("resources").Child(which).Key(name).String(),
-                                    field::GoQuote(it->second.String())));
-        }
+  api::VisitContainers(pod.spec, [&](const api::Container& c) {
+    if (!meta.annotations.empty() &&
+        (!c.security_context || !c.security_context->seccomp_profile)) {
+      std::string key = "container.seccomp.security.alpha.kubernetes.io/" + c.name;
+      if (meta.annotations.contains(key)) {
+        out.push_back(fmt::format("{}: {}", kAnnotations.Key(key).String(), kSeccompDeprecated));
       }
     }
-  }
+    // Per resource: limits then requests, memory before ephemeral-storage. The path is built
+    // only for a warning: most pods have none, and this runs for every pod admitted.
+    for (const char* name : {"memory", "ephemeral-storage"}) {
+      for (auto [which, l] : {std::pair{"limits", &c.resources.limits},
+                              std::pair{"requests", &c.resources.requests}}) {
+        auto it = l->find(name);
+        if (it == l->end() || it->second.MilliValue() % 1000 == 0) continue;
+        out.push_back(
+            fmt::format("{}: fractional byte value {} is invalid, must be an integer",
+                        api::ContainerPath(c).Child("resources").Child(which).Key(name).String(),
+                        field::GoQuote(it->second.String())));
+      }
+    }
+  });
   return out;
 }
 

@@ -9,32 +9,15 @@
 #include <vector>
 
 #include "cgroups/detect.h"
+#include "temp_dir.h"
 
 namespace podlimits::cgroups {
 namespace {
 
+using podlimits::testing::TempDir;
+using podlimits::testing::WriteText;
+
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "podlimits-cgdetect-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void WriteText(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << text;
-}
 
 // This project's machines: v1 controllers under /sys/fs/cgroup plus a controller-less cgroup2 at
 // /sys/fs/cgroup/unified, without nsdelegate (environment.md §0).
@@ -223,7 +206,7 @@ TEST(CgroupDetect, NoCgroupMountIsAnError) {
 }
 
 TEST(CgroupDetect, DetectLayoutReadsUnifiedControllers) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgdetect"};
   WriteText(tmp.path() / "mountinfo", kHybrid);
   WriteText(tmp.path() / "sys/fs/cgroup/unified/cgroup.controllers", "hugetlb\n");
   auto layout = DetectLayout(tmp.path() / "mountinfo", tmp.path());
@@ -244,7 +227,7 @@ TEST(CgroupDetect, DetectLayoutReadsUnifiedControllers) {
 }
 
 TEST(CgroupDetect, DetectLayoutReportsUnreadableFiles) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgdetect"};
   auto missing = DetectLayout(tmp.path() / "nope", tmp.path());
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().Message(),

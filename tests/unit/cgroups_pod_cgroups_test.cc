@@ -12,38 +12,16 @@
 #include <vector>
 
 #include "cgroups/pod_cgroups.h"
+#include "temp_dir.h"
 
 namespace podlimits::cgroups {
 namespace {
 
+using podlimits::testing::ReadText;
+using podlimits::testing::TempDir;
+using podlimits::testing::WriteText;
+
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "podlimits-cgpod-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string Contents(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteText(const fs::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-}
 
 std::vector<std::string> Listing(const fs::path& root) {
   std::vector<std::string> out;
@@ -140,7 +118,7 @@ TEST(CgroupPodCgroup, ApplyOnV1Pids) {
   };
   for (const V1Case& c : cases) {
     SCOPED_TRACE(c.name);
-    TempDir tmp;
+    TempDir tmp{"podlimits-cgpod"};
     PodCgroup pod(One(V1Pids(tmp.path())));
     PodCgroupPlan plan{"uid-1", c.qos, "/", c.kubepods_max, c.pod_max, std::nullopt};
     auto applied = pod.Apply(plan);
@@ -150,8 +128,8 @@ TEST(CgroupPodCgroup, ApplyOnV1Pids) {
     const HierarchyReadBack& rb = applied->hierarchies[0];
     EXPECT_EQ(rb.version, CgroupVersion::kV1);
     EXPECT_EQ(rb.pod_cgroup_dir, tmp.path() / c.pod_dir);
-    EXPECT_EQ(Contents(tmp.path() / c.pod_dir / "pids.max"), c.pod_file);
-    EXPECT_EQ(Contents(tmp.path() / "kubepods/pids.max"), c.kubepods_file);
+    EXPECT_EQ(ReadText(tmp.path() / c.pod_dir / "pids.max"), c.pod_file);
+    EXPECT_EQ(ReadText(tmp.path() / "kubepods/pids.max"), c.kubepods_file);
     ASSERT_TRUE(rb.pod_pids_max);
     EXPECT_EQ(rb.pod_pids_max->value, c.pod_max);
     EXPECT_EQ(rb.pod_pids_max->file, tmp.path() / c.pod_dir / "pids.max");
@@ -166,7 +144,7 @@ TEST(CgroupPodCgroup, ApplyOnV1Pids) {
     EXPECT_FALSE(rb.max_depth);
     // QoS cgroups stay unbounded.
     if (c.qos != QosClass::kGuaranteed) {
-      EXPECT_EQ(Contents(tmp.path() / fs::path(c.pod_dir).parent_path() / "pids.max"), "max\n");
+      EXPECT_EQ(ReadText(tmp.path() / fs::path(c.pod_dir).parent_path() / "pids.max"), "max\n");
     }
     ASSERT_TRUE(pod.Teardown());
     EXPECT_TRUE(fs::is_empty(tmp.path())) << ::testing::PrintToString(Listing(tmp.path()));
@@ -176,14 +154,14 @@ TEST(CgroupPodCgroup, ApplyOnV1Pids) {
 // cgroupRoot is the operator's: kept. kubepods is shared by every pod and belongs to no run: the
 // run that ends last removes it once unused, whoever created it.
 TEST(CgroupPodCgroup, CgroupRootIsKeptAndUnusedSharedParentsGo) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   fs::create_directories(tmp.path() / "custom/kubepods");
   WriteText(tmp.path() / "custom/kubepods/pids.max", "max\n");
   PodCgroup pod(One(V1Pids(tmp.path())));
   auto applied = pod.Apply({"uid-2", QosClass::kBurstable, "/custom", 500, 128, std::nullopt});
   ASSERT_TRUE(applied) << applied.error().Message();
   EXPECT_EQ(applied->cgroup, "/custom/kubepods/burstable/poduid-2");
-  EXPECT_EQ(Contents(tmp.path() / "custom/kubepods/pids.max"), "500");
+  EXPECT_EQ(ReadText(tmp.path() / "custom/kubepods/pids.max"), "500");
   EXPECT_TRUE(applied->created_root_dirs.empty());  // "custom" existed
   EXPECT_EQ(
       pod.hierarchies()[0].tree.created(),
@@ -196,7 +174,7 @@ TEST(CgroupPodCgroup, CgroupRootIsKeptAndUnusedSharedParentsGo) {
 // A cgroupRoot directory podlimits had to create is podlimits' to remove once unused: by this
 // run, or by a later one that is told so (the state directory's ledger).
 TEST(CgroupPodCgroup, CgroupRootDirectoriesPodlimitsCreatedGoWhenUnused) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   PodCgroup first(One(V1Pids(tmp.path())));
   auto applied = first.Apply({"a", QosClass::kBestEffort, "/made/here", 100, 10, std::nullopt});
   ASSERT_TRUE(applied) << applied.error().Message();
@@ -218,7 +196,7 @@ TEST(CgroupPodCgroup, CgroupRootDirectoriesPodlimitsCreatedGoWhenUnused) {
 }
 
 TEST(CgroupPodCgroup, AnExistingPodCgroupIsAnErrorAndNothingIsLeft) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   fs::create_directories(tmp.path() / "kubepods/besteffort/poduid-3");
   PodCgroup pod(One(V1Pids(tmp.path())));
   auto applied = pod.Apply({"uid-3", QosClass::kBestEffort, "/", std::nullopt, 5, std::nullopt});
@@ -263,7 +241,7 @@ TEST(CgroupPodCgroup, InvalidPlansCreateNothing) {
   };
   for (const PlanCase& c : cases) {
     SCOPED_TRACE(c.name);
-    TempDir tmp;
+    TempDir tmp{"podlimits-cgpod"};
     PodCgroup pod(One(V1Pids(tmp.path())));
     auto applied = pod.Apply(c.plan);
     ASSERT_FALSE(applied);
@@ -274,7 +252,7 @@ TEST(CgroupPodCgroup, InvalidPlansCreateNothing) {
 }
 
 TEST(CgroupPodCgroup, ApplyOnV2WithAWritableContainer) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   PodCgroup pod(One(V2(tmp.path(), "cpu memory pids\n")));
   auto applied = pod.Apply({"uid-4", QosClass::kBurstable, "/", 30000, 2048, DescendantBounds{}});
   ASSERT_TRUE(applied) << applied.error().Message();
@@ -286,27 +264,27 @@ TEST(CgroupPodCgroup, ApplyOnV2WithAWritableContainer) {
   EXPECT_EQ(Value(rb.max_depth), MaxValue(50));
   EXPECT_EQ(rb.max_depth->file, tmp.path() / "kubepods/burstable/poduid-4/cgroup.max.depth");
   // pids enabled from the root down to the pod's parent; only the root existed before.
-  EXPECT_EQ(Contents(tmp.path() / "cgroup.subtree_control"), "+pids");
-  EXPECT_EQ(Contents(tmp.path() / "kubepods/cgroup.subtree_control"), "+pids");
-  EXPECT_EQ(Contents(tmp.path() / "kubepods/burstable/cgroup.subtree_control"), "+pids");
-  EXPECT_EQ(Contents(tmp.path() / "kubepods/burstable/poduid-4/cgroup.subtree_control"), "");
+  EXPECT_EQ(ReadText(tmp.path() / "cgroup.subtree_control"), "+pids");
+  EXPECT_EQ(ReadText(tmp.path() / "kubepods/cgroup.subtree_control"), "+pids");
+  EXPECT_EQ(ReadText(tmp.path() / "kubepods/burstable/cgroup.subtree_control"), "+pids");
+  EXPECT_EQ(ReadText(tmp.path() / "kubepods/burstable/poduid-4/cgroup.subtree_control"), "");
   EXPECT_EQ(rb.pids_enabled_in, std::vector<fs::path>{tmp.path()});
-  EXPECT_EQ(Contents(tmp.path() / "kubepods/burstable/poduid-4/cgroup.max.descendants"), "250");
-  EXPECT_EQ(Contents(tmp.path() / "kubepods/burstable/poduid-4/cgroup.max.depth"), "50");
+  EXPECT_EQ(ReadText(tmp.path() / "kubepods/burstable/poduid-4/cgroup.max.descendants"), "250");
+  EXPECT_EQ(ReadText(tmp.path() / "kubepods/burstable/poduid-4/cgroup.max.depth"), "50");
   ASSERT_TRUE(pod.Teardown());
   EXPECT_EQ(Listing(tmp.path()), (std::vector<std::string>{"cgroup.controllers", "cgroup.procs",
                                                            "cgroup.subtree_control"}));
 }
 
 TEST(CgroupPodCgroup, V2CustomBoundsAndPidsAlreadyEnabled) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   PodCgroup pod(One(V2(tmp.path(), "pids\n")));
   WriteText(tmp.path() / "cgroup.subtree_control", "cpu pids\n");
   auto applied = pod.Apply(
       {"uid-5", QosClass::kGuaranteed, "/", std::nullopt, std::nullopt, DescendantBounds{10, 2}});
   ASSERT_TRUE(applied) << applied.error().Message();
   const HierarchyReadBack& rb = applied->hierarchies.at(0);
-  EXPECT_EQ(Contents(tmp.path() / "cgroup.subtree_control"), "cpu pids\n");  // untouched
+  EXPECT_EQ(ReadText(tmp.path() / "cgroup.subtree_control"), "cpu pids\n");  // untouched
   EXPECT_TRUE(rb.pids_enabled_in.empty());
   EXPECT_FALSE(rb.kubepods_pids_max);
   ASSERT_TRUE(rb.pod_pids_max);
@@ -318,7 +296,7 @@ TEST(CgroupPodCgroup, V2CustomBoundsAndPidsAlreadyEnabled) {
 
 TEST(CgroupPodCgroup, V2WithoutThePidsController) {
   {
-    TempDir tmp;
+    TempDir tmp{"podlimits-cgpod"};
     PodCgroup pod(One(V2(tmp.path(), "hugetlb\n")));
     auto applied = pod.Apply({"uid-6", QosClass::kBurstable, "/", std::nullopt, 1024, {}});
     ASSERT_FALSE(applied);
@@ -330,21 +308,21 @@ TEST(CgroupPodCgroup, V2WithoutThePidsController) {
   }
   {
     // Without a pids limit, the writable bounds alone need no controller.
-    TempDir tmp;
+    TempDir tmp{"podlimits-cgpod"};
     PodCgroup pod(One(V2(tmp.path(), "hugetlb\n")));
     auto applied = pod.Apply(
         {"uid-6", QosClass::kBestEffort, "/", std::nullopt, std::nullopt, DescendantBounds{}});
     ASSERT_TRUE(applied) << applied.error().Message();
     EXPECT_FALSE(applied->hierarchies.at(0).pod_pids_max);
     EXPECT_EQ(Value(applied->hierarchies.at(0).max_depth), MaxValue(50));
-    EXPECT_EQ(Contents(tmp.path() / "cgroup.subtree_control"), "");
+    EXPECT_EQ(ReadText(tmp.path() / "cgroup.subtree_control"), "");
     ASSERT_TRUE(pod.Teardown());
     EXPECT_EQ(Listing(tmp.path()).size(), 3u);
   }
 }
 
 TEST(CgroupPodCgroup, APartialFailureRollsBack) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   // The "kernel" offers no cgroup.max.depth: the last write fails after the pod cgroup exists.
   PodCgroup pod(One(V2(tmp.path(), "pids\n", /*with_depth_file=*/false)));
   auto applied = pod.Apply({"uid-7", QosClass::kBurstable, "/", 100, 10, DescendantBounds{}});
@@ -359,7 +337,7 @@ TEST(CgroupPodCgroup, APartialFailureRollsBack) {
 }
 
 TEST(CgroupPodCgroup, TeardownKeepsQosCgroupsOtherPodsUse) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   PodCgroup first(One(V1Pids(tmp.path())));
   ASSERT_TRUE(first.Apply({"a", QosClass::kBurstable, "/", 1000, 10, std::nullopt}));
   PodCgroup second(One(V1Pids(tmp.path())));
@@ -377,7 +355,7 @@ TEST(CgroupPodCgroup, TeardownKeepsQosCgroupsOtherPodsUse) {
 
 // A pod cgroup a dead run left behind: adopted, its processes killed, removed with its parents.
 TEST(CgroupPodCgroup, AdoptedPodCgroupIsRemovedWithItsParents) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgpod"};
   {
     PodCgroup dead(One(V1Pids(tmp.path())));
     ASSERT_TRUE(dead.Apply({"gone", QosClass::kGuaranteed, "/", 100, 10, std::nullopt}));
@@ -434,7 +412,7 @@ TEST(CgroupTreeRemoveIfUnused, Table) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    TempDir tmp;
+    TempDir tmp{"podlimits-cgpod"};
     c.setup(tmp.path());
     ManagedHierarchy h = V1Pids(tmp.path());
     auto r = h.tree.RemoveIfUnused("/kubepods");

@@ -10,27 +10,14 @@
 #include <vector>
 
 #include "cgroups/tree.h"
+#include "temp_dir.h"
 
 namespace podlimits::cgroups {
 namespace {
 
+using podlimits::testing::TempDir;
+
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "podlimits-cgtree-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 const std::map<std::string, std::string> kControlFiles = {
     {"cgroup.procs", ""},
@@ -47,7 +34,7 @@ std::vector<std::string> Listing(const fs::path& root) {
 }
 
 TEST(CgroupTree, CreateRecordsOnlyWhatItCreated) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   fs::create_directory(tmp.path() / "existing");
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   ASSERT_TRUE(tree.Create("/existing/a/b"));
@@ -79,7 +66,7 @@ TEST(CgroupTree, PathsStayBelowTheRoot) {
       {"leading dot dot", "../etc", false, ""},
       {"dot", "kubepods/./pod1", false, ""},
   };
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   for (const PathCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -98,7 +85,7 @@ TEST(CgroupTree, PathsStayBelowTheRoot) {
 }
 
 TEST(CgroupTree, ExclusiveCreateRefusesAnExistingCgroup) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   fs::create_directories(tmp.path() / "kubepods/pod1");
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   auto made = tree.Create("kubepods/pod1", CgroupTree::CreateMode::kExclusive);
@@ -111,7 +98,7 @@ TEST(CgroupTree, ExclusiveCreateRefusesAnExistingCgroup) {
 }
 
 TEST(CgroupTree, CreateRefusesAFileInThePath) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   std::ofstream(tmp.path() / "kubepods") << "x";
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   auto made = tree.Create("kubepods/pod1");
@@ -124,7 +111,7 @@ TEST(CgroupTree, CreateRefusesAFileInThePath) {
 }
 
 TEST(CgroupTree, WriteAndReadControlFiles) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   ASSERT_TRUE(tree.Create("kubepods"));
   ASSERT_TRUE(tree.Write("kubepods", "pids.max", "1024"));
@@ -148,7 +135,7 @@ TEST(CgroupTree, WriteAndReadControlFiles) {
 }
 
 TEST(CgroupTree, TeardownLeavesSharedParentsInUseByOthers) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   ASSERT_TRUE(tree.Create("kubepods/burstable"));
   ASSERT_TRUE(tree.Create("kubepods/burstable/podA", CgroupTree::CreateMode::kExclusive));
@@ -166,7 +153,7 @@ TEST(CgroupTree, TeardownLeavesSharedParentsInUseByOthers) {
 }
 
 TEST(CgroupTree, TeardownRemovesTheWholeExclusiveSubtree) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   ASSERT_TRUE(tree.Create("kubepods/pod1", CgroupTree::CreateMode::kExclusive));
   // What an OCI runtime leaves behind when it dies: container cgroups inside the pod cgroup.
@@ -177,7 +164,7 @@ TEST(CgroupTree, TeardownRemovesTheWholeExclusiveSubtree) {
 }
 
 TEST(CgroupTree, FailedRemovalIsReportedAndRetried) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   ASSERT_TRUE(tree.Create("kubepods/pod1"));
   std::ofstream(tmp.path() / "kubepods/pod1/stray") << "x";  // not a file the tree made
@@ -196,7 +183,7 @@ TEST(CgroupTree, FailedRemovalIsReportedAndRetried) {
 }
 
 TEST(CgroupTree, RemoveOnlyUnlinksFilesOfDirectoriesItCreated) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   fs::create_directory(tmp.path() / "foreign");
   std::ofstream(tmp.path() / "foreign/cgroup.procs") << "";
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
@@ -213,7 +200,7 @@ TEST(CgroupTree, RemoveOnlyUnlinksFilesOfDirectoriesItCreated) {
 }
 
 TEST(CgroupTree, ProcsAndKillOnAPlainDirectory) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-cgtree"};
   auto tree = CgroupTree::OnPlainDirectory(tmp.path(), kControlFiles);
   ASSERT_TRUE(tree.Create("pod1/ctr"));
   auto none = tree.Procs("pod1");

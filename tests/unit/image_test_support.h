@@ -21,6 +21,7 @@
 #include "fmt/format.h"
 #include "runtime/image_digest.h"
 #include "runtime/image_source.h"
+#include "temp_dir.h"
 
 namespace podlimits::image_testing {
 
@@ -235,23 +236,10 @@ inline fs::path WriteDockerArchive(const fs::path& out, const std::vector<Layer>
   return out;
 }
 
-// A temporary directory removed with the test.
-class TempDir {
+// The shared scratch directory, named for the image tests.
+class TempDir : public testing::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "podlimits-image-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path operator/(std::string_view rel) const { return path_ / rel; }
-
- private:
-  fs::path path_;
+  TempDir() : testing::TempDir("podlimits-image") {}
 };
 
 // The names in a directory, sorted (to check that nothing was left behind).

@@ -8,38 +8,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "temp_dir.h"
+
 namespace podlimits::node {
 namespace {
 
+using podlimits::testing::TempDir;
+
 namespace fs = std::filesystem;
-
-// A fresh directory, removed with everything in it when the object goes away.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("podlimits_node_capabilities_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
-  // Writes `text` to `relative` (parents created).
-  void Write(std::string_view relative, std::string_view text) const {
-    auto file = path_ / relative;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 constexpr std::string_view kV2Mountinfo =
     "22 1 0:21 / / rw,relatime - ext4 /dev/vda rw\n"
@@ -89,7 +65,7 @@ TEST(NodeCapabilities, UlimitResources) {
 }
 
 TEST(NodeCapabilities, ProbeAV2NodeFromAFixture) {
-  TempDir root;
+  TempDir root{"podlimits_node_capabilities"};
   root.Write("proc/self/mountinfo", kV2Mountinfo);
   root.Write("proc/self/status", "CapEff:\t000001ffffffffff\n");
   root.Write("proc/sys/fs/nr_open", "524288\n");
@@ -117,7 +93,7 @@ TEST(NodeCapabilities, ProbeAV2NodeFromAFixture) {
 }
 
 TEST(NodeCapabilities, ProbeAHybridNodeWithoutRuntime) {
-  TempDir root;
+  TempDir root{"podlimits_node_capabilities"};
   root.Write("proc/self/mountinfo", kHybridMountinfo);
   root.Write("proc/self/status", "CapEff:\t000001fffeffffff\n");
   root.Write("sys/fs/cgroup/unified/cgroup.controllers", "hugetlb\n");
@@ -133,7 +109,7 @@ TEST(NodeCapabilities, ProbeAHybridNodeWithoutRuntime) {
 }
 
 TEST(NodeCapabilities, ProbeWithoutAMountTable) {
-  TempDir root;
+  TempDir root{"podlimits_node_capabilities"};
   ProbeOptions options{root.path() / "proc", root.path(), "", false};
   NodeCapabilities caps = ProbeNodeCapabilities(DefaultNodeConfig(), options);
   EXPECT_EQ(caps.cgroup_mode, std::nullopt);
@@ -142,7 +118,7 @@ TEST(NodeCapabilities, ProbeWithoutAMountTable) {
 }
 
 TEST(NodeRuntimeLookup, Find) {
-  TempDir dir;
+  TempDir dir{"podlimits_node_capabilities"};
   MakeExecutable(dir, "a/crun", "#!/bin/sh\necho 'crun version 1.8.1'\n");
   MakeExecutable(dir, "b/runc", "#!/bin/sh\necho 'runc version 1.1.5+ds1'\necho 'spec: 1.0.2'\n");
   dir.Write("c/crun", "not executable");
@@ -197,7 +173,7 @@ TEST(NodeRuntimeLookup, Find) {
 // crun creates its --root even for --version (/run/crun by default): the probe gives it a
 // temporary directory and removes it, so node-info leaves nothing behind.
 TEST(NodeRuntimeLookup, VersionProbeLeavesNoRuntimeRootBehind) {
-  TempDir dir;
+  TempDir dir{"podlimits_node_capabilities"};
   const std::string args = (dir.path() / "args").string();
   // Creates its --root as crun does, and says where it was.
   MakeExecutable(

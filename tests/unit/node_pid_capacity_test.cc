@@ -6,37 +6,12 @@
 #include <fstream>
 
 #include "node/pid_capacity.h"
+#include "temp_dir.h"
 
 namespace podlimits::node {
 namespace {
 
-// A fresh directory, removed with everything in it when the object goes away.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("podlimits_pid_capacity_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
-  // Writes `text` to `relative` (parents created).
-  void Write(std::string_view relative, std::string_view text) const {
-    auto file = path_ / relative;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using podlimits::testing::TempDir;
 
 TEST(PidCapacity, ReadsMinOfPidMaxAndThreadsMax) {
   struct Case {
@@ -57,7 +32,7 @@ TEST(PidCapacity, ReadsMinOfPidMaxAndThreadsMax) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    TempDir proc;
+    TempDir proc{"podlimits_pid_capacity"};
     if (c.pid_max) proc.Write("sys/kernel/pid_max", c.pid_max);
     if (c.threads_max) proc.Write("sys/kernel/threads-max", c.threads_max);
     PidCapacity cap = ReadPidCapacity(proc.path());
@@ -66,7 +41,7 @@ TEST(PidCapacity, ReadsMinOfPidMaxAndThreadsMax) {
 }
 
 TEST(PidCapacity, NrOpenAndTaskCount) {
-  TempDir proc;
+  TempDir proc{"podlimits_pid_capacity"};
   EXPECT_EQ(ReadNrOpen(proc.path()), std::nullopt);
   proc.Write("sys/fs/nr_open", "1048576\n");
   EXPECT_EQ(ReadNrOpen(proc.path()), 1048576);

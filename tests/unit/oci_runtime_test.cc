@@ -18,39 +18,17 @@
 #include <vector>
 
 #include "runtime/oci_runtime_output.h"
+#include "temp_dir.h"
 
 namespace podlimits::runtime {
 namespace {
 
+using podlimits::testing::ReadText;
+using podlimits::testing::TempDir;
+using podlimits::testing::WriteText;
+
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "podlimits-ociruntime-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string ReadText(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteText(const fs::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-}
 
 // The fake runtime. Every call appends its arguments to `calls` (one per line, then "--").
 // Global options are taken off (ROOT and LOG are set from them), then CMD.sh in the fake's
@@ -123,7 +101,7 @@ class FakeRuntime {
   const fs::path& root() const { return root_; }
 
  private:
-  TempDir dir_;
+  TempDir dir_{"podlimits-ociruntime"};
   fs::path binary_;
   fs::path root_;
 };

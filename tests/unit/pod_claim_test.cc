@@ -19,41 +19,19 @@
 #include "runtime/cgroup_root_ledger.h"
 #include "runtime/pod_record.h"
 #include "runtime/stale_pods.h"
+#include "temp_dir.h"
 
 namespace podlimits::runtime {
 namespace {
 
+using podlimits::testing::ReadText;
+using podlimits::testing::TempDir;
+using podlimits::testing::WriteText;
+
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "podlimits-claim-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string ReadText(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteText(const fs::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-}
-
 TEST(PodClaim, OneRunPerUid) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   const fs::path pods = tmp.path() / "pods";
   auto first = PodClaim::Acquire(pods, "u1");
   ASSERT_TRUE(first) << first.error().message;
@@ -81,7 +59,7 @@ TEST(PodClaim, OneRunPerUid) {
 // A pod directory whose lock nobody holds was left by a run that died; its lock file still names
 // that run.
 TEST(PodClaim, LeftoversOfADeadRun) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   const fs::path pods = tmp.path() / "pods";
   fs::create_directories(pods / "u1");
   WriteText(pods / "u1.lock", "pid 999999\nstart 77\n");
@@ -94,7 +72,7 @@ TEST(PodClaim, LeftoversOfADeadRun) {
 }
 
 TEST(PodClaim, UidThatIsNoFileName) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   for (const std::string uid : {"", ".", "..", "../x", "a/b"}) {
     SCOPED_TRACE(uid);
     auto claim = PodClaim::Acquire(tmp.path(), uid);
@@ -143,7 +121,7 @@ PodRecord SampleRecord(const fs::path& runtime, const fs::path& root) {
 }
 
 TEST(PodRecord, RoundTripAndErrors) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   const PodRecord r = SampleRecord("/usr/bin/crun", "/state/runtime/crun");
   ASSERT_TRUE(WritePodRecord(tmp.path(), r));
   auto back = ReadPodRecord(tmp.path());
@@ -179,7 +157,7 @@ TEST(PodRecord, RoundTripAndErrors) {
 }
 
 TEST(CgroupRootLedger, RecordsAndForgets) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   {
     auto ledger = CgroupRootLedger::Lock(tmp.path() / "state");
     ASSERT_TRUE(ledger) << ledger.error();
@@ -226,7 +204,7 @@ void MakeCgroup(const fs::path& dir) {
 }
 
 TEST(StalePods, ADeadRunsPodIsCleanedUpAndALiveOneIsNot) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   const fs::path state = tmp.path() / "state";
   const fs::path cgroups = tmp.path() / "cgroups";
   const fs::path runtime = FakeRuntime(tmp.path());
@@ -279,7 +257,7 @@ TEST(StalePods, ADeadRunsPodIsCleanedUpAndALiveOneIsNot) {
 
 // A record that names another uid steers nothing: reported, left for a person.
 TEST(StalePods, ARecordOfAnotherUidIsNotFollowed) {
-  TempDir tmp;
+  TempDir tmp{"podlimits-claim"};
   const fs::path pods = tmp.path() / "state/pods";
   PodRecord r = SampleRecord(FakeRuntime(tmp.path()), tmp.path() / "root");
   r.uid = "other";

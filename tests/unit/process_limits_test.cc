@@ -18,8 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace podlimits::runtime {
 namespace {
+
+using podlimits::testing::TempDir;
 
 namespace fs = std::filesystem;
 
@@ -48,22 +52,6 @@ const std::string kRealLimits =
 
 const std::string kHeader =
     "Limit                     Soft Limit           Hard Limit           Units     \n";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "podlimits-limits-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // A child that only waits to be killed; killed and reaped by pid when the test ends.
 class SleepingChild {
@@ -165,7 +153,7 @@ TEST(ParseProcLimits, RejectsMalformedText) {
 }
 
 TEST(ReadProcessLimits, ReadsTheFileBelowProcRoot) {
-  TempDir proc;
+  TempDir proc{"podlimits-limits"};
   fs::create_directories(proc.path() / "123");
   std::ofstream(proc.path() / "123/limits") << kRealLimits;
   auto limits = ReadProcessLimits(123, proc.path());
@@ -330,7 +318,7 @@ TEST(CorrectProcessLimits, DescribesWhyPrlimitFailed) {
 }
 
 TEST(CorrectProcessLimits, ComparesAgainstProcRootWithoutTouchingMatchingLimits) {
-  TempDir proc;
+  TempDir proc{"podlimits-limits"};
   fs::create_directories(proc.path() / "77");
   std::ofstream(proc.path() / "77/limits") << kRealLimits;
   // Pid 77 exists only in the fixture: a prlimit would fail, so none may be attempted.
