@@ -1,0 +1,62 @@
+// The project's one error type: which operation failed on which path, the errno and a detail,
+// plus the context added on the way up, in crun's style (crun_make_error / crun_error_wrap):
+//
+//   write "/sys/fs/cgroup/pids/kubepods/pod123/pids.max": Invalid argument
+//   create pod cgroup: mkdir "/sys/fs/cgroup/unified/kubepods": Permission denied
+//   crun create 1a2b...: mount `proc` to `proc`: Operation not permitted
+//
+// Errors are values: functions return Result<T> (std::expected<T, Error>) across module
+// boundaries; nothing throws for user input or a failed system call.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace podlimits {
+
+struct Error {
+  std::string op;              // "mkdir", "write", "read", "crun create", "parse", ...; may be empty
+  std::filesystem::path path;  // the file or directory the operation was about; may be empty
+  int errno_value = 0;         // 0 when the failure is not a failed system call
+  std::string detail;          // extra text, or the whole reason when errno_value is 0
+  // What the callers were doing, innermost first (Wrap appends); printed outermost first.
+  std::vector<std::string> context = {};
+
+  // `CONTEXT...: OP "PATH": strerror(errno)[: detail]`; parts that are empty are left out
+  // (`OP: detail`, or only the detail).
+  std::string Message() const;
+
+  // Adds what the caller was doing: `Wrap("create pod cgroup")` makes the message start with
+  // `create pod cgroup: `.
+  Error& Wrap(std::string what) & {
+    context.push_back(std::move(what));
+    return *this;
+  }
+  Error&& Wrap(std::string what) && {
+    context.push_back(std::move(what));
+    return std::move(*this);
+  }
+};
+
+template <typename T = void>
+using Result = std::expected<T, Error>;
+
+// A failed system call: `op` on `path` set `errno_value` (captured by the caller right after it).
+std::unexpected<Error> SystemError(std::string op, std::filesystem::path path, int errno_value,
+                                   std::string detail = {});
+// A failure about `path` that is not a failed system call.
+std::unexpected<Error> Failure(std::string op, std::filesystem::path path, std::string detail);
+// A failure that is only a sentence (validation of configuration, a protocol error, ...).
+std::unexpected<Error> Failure(std::string message);
+
+// Adds context to the error of `result`, if it holds one: `return Wrapped(Write(...), "apply")`.
+template <typename T>
+Result<T> Wrapped(Result<T> result, std::string what) {
+  if (!result) result.error().Wrap(std::move(what));
+  return result;
+}
+
+}  // namespace podlimits
