@@ -6,13 +6,13 @@
 
 #include "api/json_codec.h"
 #include "api/node.h"
-#include "runtime/image_store.h"
+#include "image/store.h"
 
 namespace podlimits::cli {
 namespace {
 
-runtime::ImageStore Store(const std::string& image_root) {
-  return runtime::ImageStore(image_root.empty() ? runtime::ImageStore::kDefaultRoot : image_root);
+image::ImageStore Store(const std::string& image_root) {
+  return image::ImageStore(image_root.empty() ? image::ImageStore::kDefaultRoot : image_root);
 }
 
 // docker's human sizes: 1.23MB (decimal units).

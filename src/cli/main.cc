@@ -13,12 +13,12 @@
 #include "cli/name_seed.h"
 #include "cli/report.h"
 #include "cli/run_command.h"
-#include "node/managed_controllers.h"
-#include "node/node_allocatable.h"
-#include "node/node_capabilities.h"
-#include "node/node_config.h"
-#include "node/node_info.h"
-#include "node/pid_capacity.h"
+#include "kubelet/managed_controllers.h"
+#include "kubelet/node_allocatable.h"
+#include "kubelet/node_capabilities.h"
+#include "kubelet/node_config.h"
+#include "kubelet/node_info.h"
+#include "kubelet/pid_capacity.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::cli {
@@ -84,35 +84,36 @@ int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat 
 }
 
 int NodeInfoCommand(const std::string& node_config, const std::string& output) {
-  auto config = node_config.empty() ? node::DefaultNodeConfig() : node::LoadNodeConfig(node_config);
+  auto config =
+      node_config.empty() ? kubelet::DefaultNodeConfig() : kubelet::LoadNodeConfig(node_config);
   if (!config) {
     std::fprintf(stderr, "error: %s\n", config.error().c_str());
     return kExitUsage;
   }
-  node::ProbeOptions probe;
+  kubelet::ProbeOptions probe;
   const char* path = std::getenv("PATH");
   probe.path_env = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   probe.runtime_version = true;
-  node::NodeCapabilities caps = node::ProbeNodeCapabilities(*config, probe);
+  kubelet::NodeCapabilities caps = kubelet::ProbeNodeCapabilities(*config, probe);
   if (caps.cgroup_mode) {
-    if (auto ok = node::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
+    if (auto ok = kubelet::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
       std::fprintf(stderr, "error: %s\n", ok.error().c_str());
       return kExitUsage;
     }
   }
-  node::PidCapacity capacity = node::ReadPidCapacity();
+  kubelet::PidCapacity capacity = kubelet::ReadPidCapacity();
   // A kubelet with reservations above its capacity does not start: neither does this node.
-  if (auto ok = node::ValidateNodeAllocatable(capacity.Capacity(), *config); !ok) {
+  if (auto ok = kubelet::ValidateNodeAllocatable(capacity.Capacity(), *config); !ok) {
     std::fprintf(stderr, "error: %s\n", ok.error().c_str());
     return kExitNodeFailure;
   }
-  auto tasks = node::ReadTaskCount();
+  auto tasks = kubelet::ReadTaskCount();
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
-  node::NodeInfo info = node::CollectNodeInfo(*config, caps, capacity,
-                                              tasks ? std::optional(*tasks) : std::nullopt, host);
-  std::string text =
-      output == "json" ? node::RenderNodeInfoJson(info) + "\n" : node::RenderNodeInfoText(info);
+  kubelet::NodeInfo info = kubelet::CollectNodeInfo(
+      *config, caps, capacity, tasks ? std::optional(*tasks) : std::nullopt, host);
+  std::string text = output == "json" ? kubelet::RenderNodeInfoJson(info) + "\n"
+                                      : kubelet::RenderNodeInfoText(info);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

@@ -17,24 +17,24 @@
 #include "cgroups/hierarchies.h"
 #include "cgroups/qos.h"
 #include "cli/run_input.h"
-#include "node/declared_features.h"
-#include "node/events.h"
-#include "node/managed_controllers.h"
-#include "node/metrics.h"
-#include "node/node_admission.h"
-#include "node/node_allocatable.h"
-#include "node/node_capabilities.h"
-#include "node/node_config.h"
-#include "node/pid_capacity.h"
-#include "runtime/image_store.h"
-#include "runtime/oci_runtime.h"
-#include "runtime/oci_spec.h"
-#include "runtime/pod_claim.h"
-#include "runtime/pod_plan.h"
-#include "runtime/pod_runner.h"
-#include "runtime/pod_status.h"
-#include "runtime/runtime_mount_namespace.h"
-#include "runtime/stale_pods.h"
+#include "cri/oci_runtime.h"
+#include "cri/oci_spec.h"
+#include "cri/runtime_mount_namespace.h"
+#include "image/store.h"
+#include "kubelet/declared_features.h"
+#include "kubelet/events.h"
+#include "kubelet/managed_controllers.h"
+#include "kubelet/metrics.h"
+#include "kubelet/node_admission.h"
+#include "kubelet/node_allocatable.h"
+#include "kubelet/node_capabilities.h"
+#include "kubelet/node_config.h"
+#include "kubelet/pid_capacity.h"
+#include "kubelet/pod_claim.h"
+#include "kubelet/pod_plan.h"
+#include "kubelet/pod_runner.h"
+#include "kubelet/pod_status.h"
+#include "kubelet/stale_pods.h"
 
 namespace podlimits::cli {
 namespace {
@@ -45,8 +45,8 @@ constexpr int kExitRejected = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitNodeFailure = 3;
 
-void PrintEvent(const node::Event& e) {
-  std::string line = node::FormatEventLine(e) + "\n";
+void PrintEvent(const kubelet::Event& e) {
+  std::string line = kubelet::FormatEventLine(e) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }
@@ -64,8 +64,8 @@ int BlockSignals() {
   return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-runtime::RuntimeKind KindOf(const std::string& name) {
-  return name == "runc" ? runtime::RuntimeKind::kRunc : runtime::RuntimeKind::kCrun;
+cri::RuntimeKind KindOf(const std::string& name) {
+  return name == "runc" ? cri::RuntimeKind::kRunc : cri::RuntimeKind::kCrun;
 }
 
 // How `run` ends once the pod is known: the error line, and with -o json the status object
@@ -74,19 +74,19 @@ class RunOutcome {
  public:
   explicit RunOutcome(bool json) : json_(json) {}
 
-  node::EventRecorder& events() { return events_; }
-  node::MetricsRegistry& metrics() { return metrics_; }
-  void set_pod(runtime::RejectedPod pod) { pod_ = std::move(pod); }
+  kubelet::EventRecorder& events() { return events_; }
+  kubelet::MetricsRegistry& metrics() { return metrics_; }
+  void set_pod(kubelet::RejectedPod pod) { pod_ = std::move(pod); }
 
   // The pod did not run: prints `error: MESSAGE` and, with -o json, a Failed status.
   int NotRun(int code, const std::string& reason, const std::string& status_message,
              const std::string& error) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     if (json_ && pod_) {
-      runtime::RejectedPod pod = *pod_;
+      kubelet::RejectedPod pod = *pod_;
       pod.reason = reason;
       pod.message = status_message;
-      Print(runtime::RejectedPodStatusTree(pod, events_.Events(), metrics_));
+      Print(kubelet::RejectedPodStatusTree(pod, events_.Events(), metrics_));
     }
     return code;
   }
@@ -100,9 +100,9 @@ class RunOutcome {
 
  private:
   bool json_;
-  node::EventRecorder events_{PrintEvent};
-  node::MetricsRegistry metrics_;
-  std::optional<runtime::RejectedPod> pod_;
+  kubelet::EventRecorder events_{PrintEvent};
+  kubelet::MetricsRegistry metrics_;
+  std::optional<kubelet::RejectedPod> pod_;
 };
 
 }  // namespace
@@ -114,8 +114,8 @@ int RunCommand(const RunFlags& flags) {
                  flags.validate_mode.c_str());
     return kExitUsage;
   }
-  auto config = flags.node_config.empty() ? node::DefaultNodeConfig()
-                                          : node::LoadNodeConfig(flags.node_config);
+  auto config = flags.node_config.empty() ? kubelet::DefaultNodeConfig()
+                                          : kubelet::LoadNodeConfig(flags.node_config);
   if (!config) {
     std::fprintf(stderr, "error: %s\n", config.error().c_str());
     return kExitUsage;
@@ -127,7 +127,7 @@ int RunCommand(const RunFlags& flags) {
   RunInput input = AdmitRunInput(flags, gates);
   if (!input.pod) {
     if (input.rejected) {
-      outcome.Print(runtime::RejectedPodStatusTree(*input.rejected, {}, outcome.metrics()));
+      outcome.Print(kubelet::RejectedPodStatusTree(*input.rejected, {}, outcome.metrics()));
     }
     return input.exit_code;
   }
@@ -146,25 +146,25 @@ int RunCommand(const RunFlags& flags) {
   }
 
   // The node, as a kubelet checks it at start: before anything is created.
-  node::ProbeOptions probe;
+  kubelet::ProbeOptions probe;
   const char* path = std::getenv("PATH");
   probe.path_env = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  node::NodeCapabilities caps = node::ProbeNodeCapabilities(*config, probe);
+  kubelet::NodeCapabilities caps = kubelet::ProbeNodeCapabilities(*config, probe);
   if (caps.cgroup_mode) {
-    if (auto ok = node::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
+    if (auto ok = kubelet::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
       return outcome.NotRun(kExitUsage, "InvalidNodeConfiguration", ok.error(), ok.error());
     }
   }
-  const std::optional<std::int64_t> pid_capacity = node::ReadPidCapacity().Capacity();
-  if (auto ok = node::ValidateNodeAllocatable(pid_capacity, *config); !ok) {
+  const std::optional<std::int64_t> pid_capacity = kubelet::ReadPidCapacity().Capacity();
+  if (auto ok = kubelet::ValidateNodeAllocatable(pid_capacity, *config); !ok) {
     return node_failure(ok.error());
   }
   if (!caps.runtime.Found()) return node_failure(caps.runtime.error);
   if (!caps.runtime.unusable.empty()) return node_failure(caps.runtime.unusable);
 
   // Node admission: before anything is created.
-  node::DeclaredFeatures features = node::DeclareFeatures(gates, caps);
-  node::AdmitResult admit = node::AdmitPod(pod, features, caps);
+  kubelet::DeclaredFeatures features = kubelet::DeclareFeatures(gates, caps);
+  kubelet::AdmitResult admit = kubelet::AdmitPod(pod, features, caps);
   if (!admit.admitted) {
     outcome.events().Record(admit.RejectionEvent());
     return outcome.NotRun(
@@ -186,37 +186,37 @@ int RunCommand(const RunFlags& flags) {
   }
   // Also where a dead run's leftovers are cleaned up: the runtime must not see hierarchies it
   // may not touch then either.
-  if (auto ns = runtime::EnterRuntimeMountNamespace(*managed); !ns) return node_failure(ns.error());
+  if (auto ns = cri::EnterRuntimeMountNamespace(*managed); !ns) return node_failure(ns.error());
 
   for (const auto& e : admit.events) outcome.events().Record(e);
-  runtime::PodPlan plan = runtime::PlanPod(pod, *config, admit, gates, pid_capacity);
+  kubelet::PodPlan plan = kubelet::PlanPod(pod, *config, admit, gates, pid_capacity);
   outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, plan.uid,
                    std::string(cgroups::Name(plan.qos)), "", ""});
 
   // The uid is this run's alone from here on. A live run holding it is never touched: this one
   // refuses, having created nothing.
   const fs::path state_dir = config->state_directory;
-  auto claim = runtime::PodClaim::Acquire(state_dir / "pods", plan.uid);
+  auto claim = kubelet::PodClaim::Acquire(state_dir / "pods", plan.uid);
   if (!claim) {
     if (!claim.error().in_use) return node_failure(claim.error().message);
     const std::string message =
         fmt::format("{}; its containers, cgroups and state in \"{}\" are left alone",
                     claim.error().message, plan.pod_dir.string());
-    outcome.events().Eventf(node::EventType::kWarning, "PodUIDInUse", message);
+    outcome.events().Eventf(kubelet::EventType::kWarning, "PodUIDInUse", message);
     return outcome.NotRun(
         kExitRejected, "PodUIDInUse", "Pod was rejected: " + message,
         fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
   }
   // Leftovers of runs that died (SIGKILL): this pod's own uid first, then any other whose owner
   // is gone. Pods of live runs are never touched.
-  runtime::StalePodEnvironment stale;
+  kubelet::StalePodEnvironment stale;
   stale.state_dir = state_dir;
   stale.hierarchies = [&]() {
     auto fresh = cgroups::ManagedHierarchies(*layout, config->managed_controllers);
     return fresh ? std::move(*fresh) : std::vector<cgroups::ManagedHierarchy>{};
   };
   if (claim->leftovers()) {
-    runtime::StalePodCleanup cleanup = runtime::CleanUpStalePod(*claim, stale);
+    kubelet::StalePodCleanup cleanup = kubelet::CleanUpStalePod(*claim, stale);
     outcome.events().Record(cleanup.ToEvent());
     if (!cleanup.ok()) {
       return node_failure(
@@ -225,25 +225,25 @@ int RunCommand(const RunFlags& flags) {
                       plan.uid, fmt::join(cleanup.errors, "; ")));
     }
   }
-  for (const auto& cleanup : runtime::CleanUpStalePods(stale, plan.uid)) {
+  for (const auto& cleanup : kubelet::CleanUpStalePods(stale, plan.uid)) {
     outcome.events().Record(cleanup.ToEvent());
   }
 
-  runtime::ImageStore images(flags.image_root.empty() ? runtime::ImageStore::kDefaultRoot
-                                                      : flags.image_root);
-  runtime::OciRuntimeClient client(KindOf(caps.runtime.name), caps.runtime.path,
-                                   state_dir / "runtime" / caps.runtime.name);
-  runtime::PodRunEnvironment env;
+  image::ImageStore images(flags.image_root.empty() ? image::ImageStore::kDefaultRoot
+                                                    : flags.image_root);
+  cri::OciRuntimeClient client(KindOf(caps.runtime.name), caps.runtime.path,
+                               state_dir / "runtime" / caps.runtime.name);
+  kubelet::PodRunEnvironment env;
   env.runtime = &client;
   env.images = &images;
   env.hierarchies = std::move(*managed);
   env.state_dir = state_dir;
-  env.host_capabilities = runtime::BoundingCapabilities();
+  env.host_capabilities = cri::BoundingCapabilities();
   env.events = &outcome.events();
   env.metrics = &outcome.metrics();
   env.output_fd = json ? STDERR_FILENO : STDOUT_FILENO;
   env.signal_fd = signal_fd;
-  runtime::PodRunResult result = runtime::RunPod(plan, env);
+  kubelet::PodRunResult result = kubelet::RunPod(plan, env);
   claim->Release();
   close(signal_fd);
 
@@ -252,7 +252,7 @@ int RunCommand(const RunFlags& flags) {
   }
   if (json) {
     outcome.Print(
-        runtime::PodRunStatusTree(plan, result, outcome.events().Events(), outcome.metrics()));
+        kubelet::PodRunStatusTree(plan, result, outcome.events().Events(), outcome.metrics()));
   } else {
     std::fprintf(stderr, "pod %s/%s %s\n", plan.pod.metadata.namespace_.c_str(),
                  plan.pod.metadata.name.c_str(), result.phase.c_str());

@@ -43,11 +43,11 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
       decoded.push_back(std::move(r));
   }
   // Who the pods are, as decoded: a rejected pod's status still names it.
-  std::vector<runtime::RejectedPod> decoded_pods;
+  std::vector<kubelet::RejectedPod> decoded_pods;
   for (const auto& r : decoded) {
     const auto* obj = std::get_if<api::DecodedObject>(&r);
     if (!obj || obj->kind != "Pod") continue;
-    runtime::RejectedPod p;
+    kubelet::RejectedPod p;
     p.name = MetadataString(obj->tree, "name");
     p.namespace_ = MetadataString(obj->tree, "namespace");
     if (p.namespace_.empty()) p.namespace_ = "default";
@@ -79,7 +79,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
       if (why == nullptr && !o.admitted) why = &o;
     }
     if (decoded_pods.size() == 1 && why != nullptr) {
-      runtime::RejectedPod p = decoded_pods[0];
+      kubelet::RejectedPod p = decoded_pods[0];
       p.reason = why->reason;
       p.message = why->message;
       out.rejected = std::move(p);

@@ -7,7 +7,7 @@
 
 #include "api/objects.h"
 #include "cli/run_command.h"
-#include "runtime/pod_status.h"
+#include "kubelet/pod_status.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::cli {
@@ -17,7 +17,7 @@ struct RunInput {
   int exit_code = 0;            // when there is none: 1 rejected, 2 usage
   // The pod the input decoded to, when API admission rejected it: the apiserver's reason and
   // Status.message, for the -o json status.
-  std::optional<runtime::RejectedPod> rejected;
+  std::optional<kubelet::RejectedPod> rejected;
 };
 
 // Prints what the apiserver would (warnings, `Error from server (...)` lines) on stderr.

@@ -17,13 +17,13 @@
 #include <sstream>
 #include <string>
 
+#include "base/fs.h"
 #include "fmt/format.h"
-#include "runtime/image_digest.h"
-#include "runtime/image_fs.h"
-#include "runtime/image_store.h"
-#include "runtime/overlay.h"
+#include "image/digest.h"
+#include "image/overlay.h"
+#include "image/store.h"
 
-namespace podlimits::runtime {
+namespace podlimits::image {
 namespace {
 
 namespace fs = std::filesystem;
@@ -267,4 +267,4 @@ TEST_F(ImageOverlayTest, MountFailureLeavesNothing) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::image

@@ -36,11 +36,11 @@
 
 #include "cgroups/detect.h"
 #include "cgroups/hierarchies.h"
-#include "runtime/oci_runtime.h"
-#include "runtime/process_limits.h"
-#include "runtime/runtime_mount_namespace.h"
+#include "cri/oci_runtime.h"
+#include "cri/process_limits.h"
+#include "cri/runtime_mount_namespace.h"
 
-namespace podlimits::runtime {
+namespace podlimits::cri {
 namespace {
 
 namespace fs = std::filesystem;
@@ -702,4 +702,4 @@ TEST_F(RuntimeClientTest, CorrectProcessLimitsBeforeStart) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::cri

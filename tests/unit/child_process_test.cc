@@ -1,6 +1,6 @@
 // RunChild: what reaches the program (only fds 0-2, default signals), what comes back (stdout,
 // stderr, exit status), the time limit, and that exactly the spawned child is reaped.
-#include "runtime/child_process.h"
+#include "base/child_process.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-namespace podlimits::runtime {
+namespace podlimits::kubelet {
 namespace {
 
 using namespace std::chrono_literals;
@@ -198,4 +198,4 @@ TEST(RunChild, ReportsWhatCouldNotBeStarted) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::kubelet

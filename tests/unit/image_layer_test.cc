@@ -1,14 +1,13 @@
 // Applying layers onto a rootfs: content, whiteouts, opaque directories, and untrusted
 // entries that try to write outside the rootfs.
-#include "runtime/image_layer.h"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include "image/layer.h"
 #include "image_test_support.h"
 
-namespace podlimits::runtime {
+namespace podlimits::image {
 namespace {
 
 using image_testing::MakeTar;
@@ -232,4 +231,4 @@ TEST_F(ImageLayerTest, ReportsCorruptArchives) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::image

@@ -1,11 +1,10 @@
 // Image names and digests: the strings that become keys and file names in the store.
-#include "runtime/image_name.h"
-
 #include <gtest/gtest.h>
 
-#include "runtime/image_digest.h"
+#include "image/digest.h"
+#include "image/name.h"
 
-namespace podlimits::runtime {
+namespace podlimits::image {
 namespace {
 
 TEST(ImageName, ParsesLikeDocker) {
@@ -88,4 +87,4 @@ TEST(ImageDigest, HashesIncrementally) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::image

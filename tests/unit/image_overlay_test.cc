@@ -2,10 +2,10 @@
 // and finding the overlays that use an image (the mounts themselves are integration tests).
 #include <gtest/gtest.h>
 
+#include "image/overlay.h"
 #include "image_test_support.h"
-#include "runtime/overlay.h"
 
-namespace podlimits::runtime {
+namespace podlimits::image {
 namespace {
 
 using image_testing::TempDir;
@@ -86,4 +86,4 @@ TEST(Overlay, FindsTheOverlaysUsingALowerDir) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::image

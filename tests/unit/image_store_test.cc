@@ -1,14 +1,13 @@
 // The image store: loading OCI layouts, OCI archives and docker archives; verification;
 // atomicity; names; List / Find / Remove.
-#include "runtime/image_store.h"
-
 #include <gtest/gtest.h>
 
+#include "image/lease.h"
+#include "image/manifest.h"
+#include "image/store.h"
 #include "image_test_support.h"
-#include "runtime/image_lease.h"
-#include "runtime/image_manifest.h"
 
-namespace podlimits::runtime {
+namespace podlimits::image {
 namespace {
 
 using image_testing::ConfigJson;
@@ -65,7 +64,7 @@ TEST_F(ImageStoreTest, LoadsAnOciLayoutWithWhiteoutsAndOpaqueDirs) {
   auto image = store_.Load(layout, "example/app:1.0");
   ASSERT_TRUE(image) << image.error();
   EXPECT_EQ(image->format, "oci-layout");
-  EXPECT_EQ(image->id, runtime::ComputeDigest("sha256", ConfigJson(layers)).hex);
+  EXPECT_EQ(image->id, image::ComputeDigest("sha256", ConfigJson(layers)).hex);
   EXPECT_EQ(DirNames(root_), (std::vector<std::string>{".lock", image->id, "images.json"}));
   EXPECT_EQ(DirNames(root_ / image->id), (std::vector<std::string>{"image.json", "rootfs"}));
   // Setuid files of images must not be reachable by other users.
@@ -111,7 +110,7 @@ TEST_F(ImageStoreTest, LoadsADockerArchiveWhoseLayersAreSymlinks) {
   // docker save stores a layer shared by two images once and symlinks the other copy.
   auto layers = TwoLayers();
   std::string config = ConfigJson(layers);
-  std::string config_name = runtime::ComputeDigest("sha256", config).hex + ".json";
+  std::string config_name = image::ComputeDigest("sha256", config).hex + ".json";
   std::vector<TarEntry> entries = {
       TarEntry::File(config_name, config), TarEntry::File("a/layer.tar", layers[0].tar),
       TarEntry::File("b/layer.tar", layers[1].tar),
@@ -259,7 +258,7 @@ TEST_F(ImageStoreTest, RejectsBadImagesAndLeavesNothingBehind) {
          // Replace the second layer's bytes, keeping the size.
          std::string blob = layers[1].blob;
          blob[blob.size() / 3] ^= 0x20;
-         image_testing::WriteFile(dir / runtime::ComputeDigest("sha256", layers[1].blob).BlobPath(),
+         image_testing::WriteFile(dir / image::ComputeDigest("sha256", layers[1].blob).BlobPath(),
                                   blob);
          return dir;
        },
@@ -269,7 +268,7 @@ TEST_F(ImageStoreTest, RejectsBadImagesAndLeavesNothingBehind) {
          image_testing::WriteOciLayout(dir, layers, config);
          std::string blob = layers[0].blob;
          for (std::size_t i = 20; i < blob.size() - 8; i += 7) blob[i] ^= 0x55;
-         image_testing::WriteFile(dir / runtime::ComputeDigest("sha256", layers[0].blob).BlobPath(),
+         image_testing::WriteFile(dir / image::ComputeDigest("sha256", layers[0].blob).BlobPath(),
                                   blob);
          return dir;
        },
@@ -277,7 +276,7 @@ TEST_F(ImageStoreTest, RejectsBadImagesAndLeavesNothingBehind) {
       {"layer larger than declared",
        [&](const fs::path& dir) {
          image_testing::WriteOciLayout(dir, layers, config);
-         image_testing::WriteFile(dir / runtime::ComputeDigest("sha256", layers[1].blob).BlobPath(),
+         image_testing::WriteFile(dir / image::ComputeDigest("sha256", layers[1].blob).BlobPath(),
                                   layers[1].blob + "trailing");
          return dir;
        },
@@ -285,7 +284,7 @@ TEST_F(ImageStoreTest, RejectsBadImagesAndLeavesNothingBehind) {
       {"missing layer blob",
        [&](const fs::path& dir) {
          image_testing::WriteOciLayout(dir, layers, config);
-         fs::remove(dir / runtime::ComputeDigest("sha256", layers[1].blob).BlobPath());
+         fs::remove(dir / image::ComputeDigest("sha256", layers[1].blob).BlobPath());
          return dir;
        },
        "open layer \"blobs/sha256/"},
@@ -294,7 +293,7 @@ TEST_F(ImageStoreTest, RejectsBadImagesAndLeavesNothingBehind) {
          image_testing::WriteOciLayout(dir, layers, config);
          std::string tampered = config;
          tampered.replace(tampered.find("65534"), 5, "00000");
-         image_testing::WriteFile(dir / runtime::ComputeDigest("sha256", config).BlobPath(),
+         image_testing::WriteFile(dir / image::ComputeDigest("sha256", config).BlobPath(),
                                   tampered);
          return dir;
        },
@@ -411,4 +410,4 @@ TEST_F(ImageStoreTest, LoadsTheBusyboxImageTheScriptBuilds) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::image

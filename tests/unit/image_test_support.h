@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "runtime/image_digest.h"
-#include "runtime/image_source.h"
+#include "image/digest.h"
+#include "image/source.h"
 #include "temp_dir.h"
 
 namespace podlimits::image_testing {
@@ -100,7 +100,7 @@ inline std::string MakeTar(const std::vector<TarEntry>& entries, std::string_vie
 }
 
 // A BlobReader over a string, handing out small chunks to exercise buffering.
-class StringReader : public runtime::BlobReader {
+class StringReader : public image::BlobReader {
  public:
   explicit StringReader(std::string data) : data_(std::move(data)) {}
   std::expected<std::size_t, std::string> Read(std::span<std::byte> buf) override {
@@ -129,7 +129,7 @@ inline std::string ReadFile(const fs::path& path) {
 }
 
 inline std::string Sha256(std::string_view data) {
-  return runtime::ComputeDigest("sha256", data).String();
+  return image::ComputeDigest("sha256", data).String();
 }
 
 // One layer: its uncompressed tar (for diff_ids) and the blob as stored.
@@ -164,7 +164,7 @@ inline std::string ConfigJson(const std::vector<Layer>& layers,
 // Stores a blob in an OCI layout; returns its descriptor JSON.
 inline std::string PutBlob(const fs::path& layout, std::string_view media_type,
                            std::string_view data, std::string_view extra = "") {
-  runtime::Digest d = runtime::ComputeDigest("sha256", data);
+  image::Digest d = image::ComputeDigest("sha256", data);
   WriteFile(layout / d.BlobPath(), data);
   return fmt::format(R"({{"mediaType":"{}","digest":"{}","size":{}{}}})", media_type, d.String(),
                      data.size(), extra);
@@ -220,7 +220,7 @@ inline fs::path WriteDockerArchive(const fs::path& out, const std::vector<Layer>
                                    const std::string& config,
                                    std::string_view repo_tag = "example/app:1.0") {
   std::vector<TarEntry> entries;
-  std::string config_name = runtime::ComputeDigest("sha256", config).hex + ".json";
+  std::string config_name = image::ComputeDigest("sha256", config).hex + ".json";
   entries.push_back(TarEntry::File(config_name, config));
   std::string layer_names;
   for (std::size_t i = 0; i < layers.size(); ++i) {

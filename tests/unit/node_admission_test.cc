@@ -1,10 +1,10 @@
-#include "node/node_admission.h"
+#include "kubelet/node_admission.h"
 
 #include <gtest/gtest.h>
 
 #include "test_support.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 // A decoded, defaulted pod named "web" with `spec` below `spec:` (indented two spaces).
@@ -299,4 +299,4 @@ TEST(NodeAdmission, Ceilings) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

@@ -1,4 +1,4 @@
-#include "node/node_capabilities.h"
+#include "kubelet/node_capabilities.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,9 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cri/kernel_limits.h"
 #include "temp_dir.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 using podlimits::testing::TempDir;
@@ -49,7 +50,7 @@ TEST(NodeCapabilities, CapSysResourceFromStatus) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(HasCapSysResource(c.status), c.want);
+    EXPECT_EQ(cri::HasCapSysResource(c.status), c.want);
   }
 }
 
@@ -231,4 +232,4 @@ TEST(NodeRuntimeLookup, ParseVersion) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

@@ -1,11 +1,11 @@
-#include "node/node_config.h"
+#include "kubelet/node_config.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 constexpr std::string_view kKubelet =
@@ -284,4 +284,4 @@ TEST(NodeConfig, LoadFromFile) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

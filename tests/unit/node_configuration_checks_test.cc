@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "node/managed_controllers.h"
-#include "node/node_allocatable.h"
-#include "node/node_config.h"
+#include "kubelet/managed_controllers.h"
+#include "kubelet/node_allocatable.h"
+#include "kubelet/node_config.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 NodeConfig Config(std::string_view body) {
@@ -102,4 +102,4 @@ TEST(ManagedControllers, OnlyPidsOnV1AndHybrid) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

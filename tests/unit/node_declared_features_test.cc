@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "node/declared_features.h"
+#include "kubelet/declared_features.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 using cgroups::CgroupMode;
@@ -146,4 +146,4 @@ TEST(NodeDeclaredFeatures, AllIsInNameOrder) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

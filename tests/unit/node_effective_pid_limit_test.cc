@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "node/effective_pid_limit.h"
+#include "kubelet/effective_pid_limit.h"
 #include "test_support.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 // A decoded, defaulted pod named "web" with `spec` below `spec:` (indented two spaces).
@@ -78,4 +78,4 @@ TEST(NodeEffectivePidLimit, PodPIDLimit) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

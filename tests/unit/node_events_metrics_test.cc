@@ -2,10 +2,10 @@
 
 #include <thread>
 
-#include "node/events.h"
-#include "node/metrics.h"
+#include "kubelet/events.h"
+#include "kubelet/metrics.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 TEST(NodeEvents, Lines) {
@@ -69,4 +69,4 @@ TEST(NodeMetrics, PodPIDLimitAppliedInPrometheusText) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

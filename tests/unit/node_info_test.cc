@@ -1,8 +1,8 @@
-#include "node/node_info.h"
+#include "kubelet/node_info.h"
 
 #include <gtest/gtest.h>
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 NodeCapabilities HybridNoCap() {
@@ -186,4 +186,4 @@ TEST(NodeInfo, PidPressureWhenBelowTheThreshold) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

@@ -5,10 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "node/pid_capacity.h"
+#include "cri/kernel_limits.h"
+#include "kubelet/pid_capacity.h"
 #include "temp_dir.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 using podlimits::testing::TempDir;
@@ -42,9 +43,9 @@ TEST(PidCapacity, ReadsMinOfPidMaxAndThreadsMax) {
 
 TEST(PidCapacity, NrOpenAndTaskCount) {
   TempDir proc{"podlimits_pid_capacity"};
-  EXPECT_EQ(ReadNrOpen(proc.path()), std::nullopt);
+  EXPECT_EQ(cri::ReadNrOpen(proc.path()), std::nullopt);
   proc.Write("sys/fs/nr_open", "1048576\n");
-  EXPECT_EQ(ReadNrOpen(proc.path()), 1048576);
+  EXPECT_EQ(cri::ReadNrOpen(proc.path()), 1048576);
 
   struct Case {
     const char* name;
@@ -122,4 +123,4 @@ TEST(PidCapacity, KubepodsPidsMax) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "node/eviction_threshold.h"
-#include "node/reserved_resources.h"
+#include "kubelet/eviction_threshold.h"
+#include "kubelet/reserved_resources.h"
 
-namespace podlimits::node {
+namespace podlimits::kubelet {
 namespace {
 
 TEST(NodeReservedResources, Parse) {
@@ -129,4 +129,4 @@ TEST(NodeEvictionThreshold, Met) {
 }
 
 }  // namespace
-}  // namespace podlimits::node
+}  // namespace podlimits::kubelet

@@ -2,7 +2,7 @@
 // behaves as each test tells it (prints, writes its --log, exits, hangs). Checks the command
 // lines, how an error message is put together, the time limit, `state` parsing, and that
 // killing or deleting a container that is already gone is not an error.
-#include "runtime/oci_runtime.h"
+#include "cri/oci_runtime.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/oci_runtime_output.h"
+#include "cri/oci_runtime_output.h"
 #include "temp_dir.h"
 
-namespace podlimits::runtime {
+namespace podlimits::cri {
 namespace {
 
 using podlimits::testing::ReadText;
@@ -448,4 +448,4 @@ TEST(OciRuntimeClient, AMissingBinaryIsNamed) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::cri

@@ -1,6 +1,6 @@
 // RenderOciSpec: each rule of runtime/oci_spec.h as a table of named cases. The produced
 // config.json is parsed back with RapidJSON and its fields are checked.
-#include "runtime/oci_spec.h"
+#include "cri/oci_spec.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/oci_capabilities.h"
+#include "cri/oci_capabilities.h"
 #include "test_support.h"
 
-namespace podlimits::runtime {
+namespace podlimits::cri {
 namespace {
 
 namespace fs = std::filesystem;
@@ -177,7 +177,7 @@ TEST(OciSpec, Args) {
   struct Case {
     const char* name;
     std::string spec;  // the container, and what follows it in the pod spec
-    ImageConfig image;
+    image::ImageConfig image;
     Strings want;
   };
   const Case cases[] = {
@@ -233,7 +233,7 @@ TEST(OciSpec, ArgsEmptyIsAnErrorNamingTheContainer) {
     std::string spec;
     std::function<const api::Container&(const api::Pod&)> pick;
     std::string want;
-    ImageConfig image = {};
+    image::ImageConfig image = {};
   };
   const std::string tail =
       ": no command: the image has neither Entrypoint nor Cmd and the container sets no command";
@@ -251,7 +251,7 @@ TEST(OciSpec, ArgsEmptyIsAnErrorNamingTheContainer) {
        "spec.ephemeralContainers[0]" + tail},
       {"entrypoint [\"\"] and no cmd", "  containers: [{name: a, image: i}]\n",
        [](const api::Pod& p) -> const api::Container& { return p.spec.containers[0]; },
-       "spec.containers[0]" + tail, ImageConfig{{""}, {}, {}, "", ""}},
+       "spec.containers[0]" + tail, image::ImageConfig{{""}, {}, {}, "", ""}},
   };
   for (const auto& c : cases) {
     [&] {
@@ -965,4 +965,4 @@ TEST(OciSpec, NormalizeCapability) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::cri

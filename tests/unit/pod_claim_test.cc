@@ -3,7 +3,7 @@
 // after a run that died (runtime/stale_pods.h), on temporary directories with a fake OCI runtime
 // and plain-directory cgroup trees. flock(2) locks of two open files conflict within one process
 // too, so a claim held by the test stands for a live run.
-#include "runtime/pod_claim.h"
+#include "kubelet/pod_claim.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "runtime/cgroup_root_ledger.h"
-#include "runtime/pod_record.h"
-#include "runtime/stale_pods.h"
+#include "kubelet/cgroup_root_ledger.h"
+#include "kubelet/pod_record.h"
+#include "kubelet/stale_pods.h"
 #include "temp_dir.h"
 
-namespace podlimits::runtime {
+namespace podlimits::kubelet {
 namespace {
 
 using podlimits::testing::ReadText;
@@ -237,7 +237,7 @@ TEST(StalePods, ADeadRunsPodIsCleanedUpAndALiveOneIsNot) {
   const StalePodCleanup& c = cleanups[0];
   EXPECT_TRUE(c.ok()) << ::testing::PrintToString(c.errors);
   EXPECT_EQ(c.uid, "u1");
-  const node::Event e = c.ToEvent();
+  const Event e = c.ToEvent();
   EXPECT_EQ(e.reason, "OrphanedPodCleanedUp");
   EXPECT_EQ(e.message,
             "Pod web_default(u1) was left behind by podlimits pid 999999, which is gone: its "
@@ -275,4 +275,4 @@ TEST(StalePods, ARecordOfAnotherUidIsNotFollowed) {
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::kubelet

@@ -1,14 +1,14 @@
-#include "runtime/pod_plan.h"
+#include "kubelet/pod_plan.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "node/declared_features.h"
-#include "node/node_admission.h"
+#include "kubelet/declared_features.h"
+#include "kubelet/node_admission.h"
 #include "test_support.h"
 
-namespace podlimits::runtime {
+namespace podlimits::kubelet {
 namespace {
 
 api::Pod PodWithSpec(std::string_view spec, std::string_view meta = "{name: web}") {
@@ -17,8 +17,8 @@ api::Pod PodWithSpec(std::string_view spec, std::string_view meta = "{name: web}
   return podlimits::testing::DefaultedPod(yaml);
 }
 
-node::NodeCapabilities V2Caps() {
-  node::NodeCapabilities caps;
+NodeCapabilities V2Caps() {
+  NodeCapabilities caps;
   caps.cgroup_mode = cgroups::CgroupMode::kV2;
   caps.nsdelegate = true;
   caps.pids_controller = true;
@@ -31,11 +31,11 @@ node::NodeCapabilities V2Caps() {
   return caps;
 }
 
-PodPlan Plan(const api::Pod& pod, node::NodeConfig config = node::DefaultNodeConfig(),
+PodPlan Plan(const api::Pod& pod, NodeConfig config = DefaultNodeConfig(),
              std::optional<std::int64_t> capacity = 4194304) {
-  node::NodeCapabilities caps = V2Caps();
-  auto features = node::DeclareFeatures(config.feature_gates, caps);
-  node::AdmitResult admit = node::AdmitPod(pod, features, caps);
+  NodeCapabilities caps = V2Caps();
+  auto features = DeclareFeatures(config.feature_gates, caps);
+  AdmitResult admit = AdmitPod(pod, features, caps);
   EXPECT_TRUE(admit.admitted) << admit.message;
   return PlanPod(pod, config, admit, config.feature_gates, capacity);
 }
@@ -104,7 +104,7 @@ TEST(PodPlan, Table) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    node::NodeConfig config = node::DefaultNodeConfig();
+    NodeConfig config = DefaultNodeConfig();
     config.pod_pids_limit = c.pod_pids_limit;
     PodPlan plan = Plan(PodWithSpec(c.spec), config);
     EXPECT_EQ(plan.qos, c.qos);
@@ -136,11 +136,11 @@ TEST(PodPlan, GrantedUlimitsBecomeRlimitsInOrder) {
   ASSERT_EQ(plan.containers.size(), 1u);
   const auto& r = plan.containers[0].rlimits;
   ASSERT_EQ(r.size(), 2u);
-  EXPECT_EQ(r[0], (Rlimit{"RLIMIT_NOFILE", 256, 512}));
+  EXPECT_EQ(r[0], (cri::Rlimit{"RLIMIT_NOFILE", 256, 512}));
   // -1 with CAP_SYS_RESOURCE: RLIM_INFINITY.
-  EXPECT_EQ(r[1], (Rlimit{"RLIMIT_CORE", ~std::uint64_t{0}, ~std::uint64_t{0}}));
+  EXPECT_EQ(r[1], (cri::Rlimit{"RLIMIT_CORE", ~std::uint64_t{0}, ~std::uint64_t{0}}));
   EXPECT_NE(plan.init_containers[0].id, plan.containers[0].id);
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::kubelet

@@ -1,7 +1,7 @@
 // Reading /proc/<pid>/limits and correcting a process's rlimits with prlimit(2): parsing real
 // kernel text, malformed text, and prlimit on a child of the test process (lowering a limit
 // needs no privilege).
-#include "runtime/process_limits.h"
+#include "cri/process_limits.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -20,7 +20,7 @@
 
 #include "temp_dir.h"
 
-namespace podlimits::runtime {
+namespace podlimits::cri {
 namespace {
 
 using podlimits::testing::TempDir;
@@ -333,4 +333,4 @@ TEST(CorrectProcessLimits, ComparesAgainstProcRootWithoutTouchingMatchingLimits)
 }
 
 }  // namespace
-}  // namespace podlimits::runtime
+}  // namespace podlimits::cri

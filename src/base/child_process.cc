@@ -1,0 +1,237 @@
+#include "base/child_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <utility>
+
+namespace podlimits {
+namespace {
+
+constexpr std::size_t kMaxCaptured = 1 << 20;
+
+std::string Errno(int e) {
+  return std::strerror(e);
+}
+
+// A descriptor closed when it goes out of scope.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    Reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Reset(); }
+
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void Reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// posix_spawn's attribute and file-action objects, destroyed on every path.
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  SpawnSetup() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+};
+
+// Reads what is available without blocking; closes `fd` at end of file. Past kMaxCaptured the
+// bytes are read and dropped, so a chatty program never blocks on a full pipe.
+void Drain(Fd& fd, std::string& into) {
+  char buf[16384];
+  while (fd) {
+    ssize_t n = read(fd.get(), buf, sizeof buf);
+    if (n > 0) {
+      std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(n),
+                                               kMaxCaptured - std::min(kMaxCaptured, into.size()));
+      into.append(buf, keep);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    fd.Reset();  // end of file, or an error that will not go away
+  }
+}
+
+pid_t WaitBlocking(pid_t pid, int* status) {
+  for (;;) {
+    pid_t r = waitpid(pid, status, 0);
+    if (r >= 0 || errno != EINTR) return r;
+  }
+}
+
+// Kills the child's process group (the program and anything it forked) and reaps the child.
+// The group id is the child's pid, which cannot be reused while the child is unreaped.
+void KillAndReap(pid_t pid, int* status) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  WaitBlocking(pid, status);
+}
+
+std::expected<ChildResult, std::string> Wait(pid_t pid, Fd out, Fd err,
+                                             std::chrono::milliseconds timeout) {
+  ChildResult result;
+  result.pid = pid;
+  // A pidfd makes the exit pollable together with the pipes. Without one (kernels before 5.3)
+  // the loop polls waitpid every few milliseconds instead.
+  Fd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      KillAndReap(pid, &status);
+      result.timed_out = true;
+      break;
+    }
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+    int wait_ms = static_cast<int>(std::min<long long>(left, INT_MAX));
+    if (!pidfd) wait_ms = std::min(wait_ms, 5);
+
+    pollfd fds[3];
+    nfds_t n = 0;
+    for (const Fd* fd : {&pidfd, &out, &err}) {
+      if (*fd) fds[n++] = {fd->get(), POLLIN, 0};
+    }
+    if (poll(fds, n, wait_ms) < 0 && errno != EINTR) {
+      int e = errno;
+      KillAndReap(pid, &status);
+      return std::unexpected(fmt::format("poll for pid {}: {}", pid, Errno(e)));
+    }
+    Drain(out, result.out);
+    Drain(err, result.err);
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) {
+      int e = errno;
+      KillAndReap(pid, &status);
+      return std::unexpected(fmt::format("waitpid {}: {}", pid, Errno(e)));
+    }
+  }
+  // Whatever the program wrote before it exited is in the pipes now. A process it left behind
+  // may still hold them open: it is not waited for.
+  Drain(out, result.out);
+  Drain(err, result.err);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  return result;
+}
+
+}  // namespace
+
+std::string ChildResult::Describe(std::chrono::milliseconds timeout) const {
+  if (timed_out) return fmt::format("timed out after {} ms", timeout.count());
+  if (signal != 0) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
+  return fmt::format("exit status {}", exit_code);
+}
+
+std::expected<ChildResult, std::string> RunChild(const ChildCommand& command) {
+  if (command.argv.empty()) return std::unexpected("run: empty command line");
+  const std::string& program = command.argv[0];
+
+  Fd devnull;
+  Fd out_read, out_write, err_read, err_write;
+  auto open_pipe = [](Fd& read_end, Fd& write_end) -> std::expected<void, std::string> {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return std::unexpected(fmt::format("pipe: {}", Errno(errno)));
+    read_end.Reset(p[0]);
+    write_end.Reset(p[1]);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    return {};
+  };
+  auto source = [&](int fd, Fd& read_end, Fd& write_end) -> std::expected<int, std::string> {
+    if (fd == ChildCommand::kCapture) {
+      if (auto ok = open_pipe(read_end, write_end); !ok) return std::unexpected(ok.error());
+      return write_end.get();
+    }
+    if (fd >= 0) return fd;
+    if (!devnull) {
+      devnull.Reset(open("/dev/null", O_RDWR | O_CLOEXEC));
+      if (!devnull) return std::unexpected(fmt::format("open \"/dev/null\": {}", Errno(errno)));
+    }
+    return devnull.get();
+  };
+  Fd unused_read, unused_write;  // stdin is never captured
+  auto in =
+      source(command.stdin_fd == ChildCommand::kCapture ? ChildCommand::kDevNull : command.stdin_fd,
+             unused_read, unused_write);
+  if (!in) return std::unexpected(in.error());
+  auto out = source(command.stdout_fd, out_read, out_write);
+  if (!out) return std::unexpected(out.error());
+  auto err = source(command.stderr_fd, err_read, err_write);
+  if (!err) return std::unexpected(err.error());
+
+  // Every source is first copied above 2: a dup2 onto its own number would keep the
+  // close-on-exec flag, and a source that is itself 0, 1 or 2 must not be overwritten before it
+  // is copied to its target.
+  Fd copies[3];
+  const int sources[3] = {*in, *out, *err};
+  SpawnSetup setup;
+  for (int target = 0; target < 3; ++target) {
+    copies[target].Reset(fcntl(sources[target], F_DUPFD_CLOEXEC, 3));
+    if (!copies[target]) {
+      return std::unexpected(
+          fmt::format("dup fd {} for {}: {}", sources[target], program, Errno(errno)));
+    }
+    posix_spawn_file_actions_adddup2(&setup.actions, copies[target].get(), target);
+  }
+  // Belt and braces: a descriptor some library opened without O_CLOEXEC never reaches the
+  // runtime (and, through it, the container).
+  posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3);
+
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&setup.attr, &none);
+  posix_spawnattr_setsigdefault(&setup.attr, &all);
+  posix_spawnattr_setpgroup(&setup.attr, 0);
+  posix_spawnattr_setflags(&setup.attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+
+  std::vector<char*> argv;
+  argv.reserve(command.argv.size() + 1);
+  for (const std::string& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), environ);
+  // The child has its copies; the write ends must close here or the pipes never reach EOF.
+  for (Fd& c : copies) c.Reset();
+  out_write.Reset();
+  err_write.Reset();
+  devnull.Reset();
+  if (rc != 0) return std::unexpected(fmt::format("posix_spawn \"{}\": {}", program, Errno(rc)));
+  return Wait(pid, std::move(out_read), std::move(err_read), command.timeout);
+}
+
+}  // namespace podlimits

@@ -1,0 +1,87 @@
+// File-descriptor based filesystem operations shared by the image store and the overlay code.
+//
+// Image contents are untrusted: a layer may plant a symlink that points anywhere on the host.
+// Everything here therefore works relative to an open directory and never follows a symlink
+// or crosses a mount point, so that a later step (a whiteout, rm -rf of a container's upper
+// dir) cannot be steered outside the tree it was meant for.
+#pragma once
+
+#include <cerrno>
+#include <cstddef>
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace podlimits {
+
+// `OP "PATH": strerror(err)`, the crun style every error of this module uses.
+std::string ErrnoMessage(std::string_view op, std::string_view path, int err = errno);
+
+// Owns a file descriptor; closes it on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd();
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Lexically cleans a path taken from an archive or a manifest into a relative one: drops "./",
+// empty and "." components. Absolute paths and ".." components are errors, because either
+// could name something outside the tree the path is meant for; the error says which, without
+// the path (callers name it). "" and "." clean to "".
+std::expected<std::string, std::string> CleanRelativePath(std::string_view path);
+
+// Splits a cleaned relative path into (parent, base name); the parent of "a" is "".
+std::pair<std::string_view, std::string_view> SplitParent(std::string_view path);
+
+// Opens `rel` (cleaned, relative; "" is dirfd itself) beneath dirfd, failing with ELOOP on any
+// symlink and EXDEV on any escape (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS). On failure
+// returns the errno value.
+std::expected<UniqueFd, int> OpenBeneath(int dirfd, std::string_view rel, int flags);
+
+// Opens `rel` with dirfd as the root directory: absolute symlinks and ".." resolve inside it
+// (openat2 RESOLVE_IN_ROOT), as they would inside a container. On failure returns errno.
+std::expected<UniqueFd, int> OpenInRoot(int dirfd, std::string_view rel, int flags);
+
+// Removes dirfd/name and everything below it without following symlinks; refuses to descend
+// into a mount point. A missing entry is success. `display` names the entry in errors.
+std::expected<void, std::string> RemoveTreeAt(int dirfd, const std::string& name,
+                                              const std::string& display);
+
+// RemoveTreeAt for a path: `rm -rf --one-file-system PATH`, refusing if PATH itself is a
+// mount point. A missing path is success.
+std::expected<void, std::string> RemoveTree(const std::filesystem::path& path);
+
+// True if `path` is the root of a mount (statx STATX_ATTR_MOUNT_ROOT). Errors say why not known.
+std::expected<bool, std::string> IsMountRoot(const std::filesystem::path& path);
+
+// Reads a whole small file, failing when it is larger than `limit` bytes.
+std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::path& path,
+                                                      std::size_t limit);
+
+// Replaces `path` with `content` so that readers see the old or the new file, never a part:
+// write a temporary sibling, fsync it, rename it over the target. For what must outlive a
+// power cut (the image store's metadata and tags).
+std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path& path,
+                                                     std::string_view content);
+
+// The same without the fsync: readers still never see a part, but a power cut may lose the
+// file. For records about running pods, which a reboot makes meaningless anyway (their
+// processes, cgroups and mounts are gone): an fsync per run costs milliseconds of journal
+// commit on an ext4 disk.
+std::expected<void, std::string> ReplaceFile(const std::filesystem::path& path,
+                                             std::string_view content);
+
+}  // namespace podlimits

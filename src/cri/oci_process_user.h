@@ -1,0 +1,38 @@
+// process.user of a container's OCI spec: the uid, gid and supplementary groups the container
+// process runs with, from the security contexts, the image's User and the image's own
+// /etc/passwd and /etc/group.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "api/objects.h"
+#include "image/config.h"
+
+namespace podlimits::cri {
+
+struct ProcessUser {
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::vector<std::uint32_t> additional_gids;
+  bool operator==(const ProcessUser&) const = default;
+};
+
+// uid: the container's runAsUser, else the pod's, else the image's User ("uid", "name",
+// "uid:gid", "name:group"), else 0. gid: runAsGroup (container, else pod), else the group part
+// of the image's User when the image's user is the one used, else the user's primary group in
+// the image's /etc/passwd, else 0. additionalGids, as containerd's default
+// (SupplementalGroupsPolicy Merge) builds them: the gid, the groups of /etc/group that list the
+// user's name, the pod's supplementalGroups and fsGroup, without repeats.
+//
+// The image's files are read inside `rootfs` as its root (openat2 RESOLVE_IN_ROOT), so an image
+// whose /etc/passwd is a symlink cannot make podlimits read a host file.
+std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
+                                                           const api::Container& container,
+                                                           const image::ImageConfig& image,
+                                                           const std::filesystem::path& rootfs);
+
+}  // namespace podlimits::cri

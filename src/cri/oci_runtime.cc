@@ -1,0 +1,217 @@
+#include "cri/oci_runtime.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <system_error>
+
+#include "base/child_process.h"
+#include "cri/oci_runtime_output.h"
+
+namespace podlimits::cri {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string_view Name(RuntimeKind kind) {
+  return kind == RuntimeKind::kCrun ? "crun" : "runc";
+}
+
+// Both runtimes refuse odd ids themselves; this keeps the state-directory checks below (and
+// the messages) on safe ground: an id is one path component.
+bool ValidId(const std::string& id) {
+  return !id.empty() && id != "." && id != ".." && id.find('/') == std::string::npos &&
+         id.find('\0') == std::string::npos;
+}
+
+std::string Errno(int e) {
+  return std::strerror(e);
+}
+
+// The text of `file` from byte `offset` on.
+std::expected<std::string, std::string> ReadFrom(const fs::path& file, off_t offset) {
+  int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::unexpected(fmt::format("read \"{}\": {}", file.string(), Errno(errno)));
+  std::string text;
+  if (lseek(fd, offset, SEEK_SET) == offset) {
+    char buf[8192];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  close(fd);
+  return text;
+}
+
+off_t SizeOf(const fs::path& file) {
+  struct stat st;
+  return stat(file.c_str(), &st) == 0 ? st.st_size : 0;
+}
+
+// `BINARY --root STATE_ROOT [--log LOG] --log-format json ARGS...`. JSON lines are what both
+// crun and runc write to the log and, without --log, to stderr; the message is in "msg".
+std::vector<std::string> CommandLine(const OciRuntimeClient& client, const fs::path* log,
+                                     std::initializer_list<std::string> args) {
+  std::vector<std::string> argv = {client.binary().string(), "--root",
+                                   client.state_root().string()};
+  if (log != nullptr) argv.insert(argv.end(), {"--log", log->string()});
+  argv.insert(argv.end(), {"--log-format", "json"});
+  argv.insert(argv.end(), args);
+  return argv;
+}
+
+std::expected<ChildResult, std::string> Run(const OciRuntimeClient& client,
+                                            std::vector<std::string> argv) {
+  ChildCommand command;
+  command.argv = std::move(argv);
+  command.timeout = client.timeout;
+  return RunChild(command);
+}
+
+// Why a runtime command failed: its time limit, else its last error message (from the --log
+// text when there is one, else from stderr), else how it ended.
+std::string FailureReason(const OciRuntimeClient& client, const ChildResult& result,
+                          std::string_view log_text) {
+  if (result.timed_out) return result.Describe(client.timeout);
+  std::string message = RuntimeMessage(log_text);
+  if (message.empty()) message = RuntimeMessage(result.err);
+  if (message.empty()) message = result.Describe(client.timeout);
+  return message;
+}
+
+std::string Failed(const OciRuntimeClient& client, std::string_view command, const std::string& id,
+                   std::string_view reason) {
+  return fmt::format("{} {} {}: {}", Name(client.kind()), command, id, reason);
+}
+
+// Whether the runtime keeps any state for `id`: both crun and runc keep it in STATE_ROOT/ID.
+bool Known(const OciRuntimeClient& client, const std::string& id) {
+  std::error_code ec;
+  return fs::exists(client.state_root() / id, ec) || ec;
+}
+
+std::expected<pid_t, std::string> ReadPidFile(const fs::path& file) {
+  auto text = ReadFrom(file, 0);
+  if (!text) return std::unexpected(text.error());
+  while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
+  pid_t pid = 0;
+  const char* last = text->data() + text->size();
+  auto [end, ec] = std::from_chars(text->data(), last, pid);
+  if (ec != std::errc() || end != last || pid <= 0) {
+    return std::unexpected(fmt::format("read \"{}\": \"{}\" is not a pid", file.string(), *text));
+  }
+  return pid;
+}
+
+}  // namespace
+
+OciRuntimeClient::OciRuntimeClient(RuntimeKind kind, std::filesystem::path binary,
+                                   std::filesystem::path state_root)
+    : binary_(std::move(binary)), state_root_(std::move(state_root)), kind_(kind) {
+  // Created here with 0700 (the runtimes would make it with their own mode). A failure shows
+  // up as the runtime's own error on first use.
+  std::error_code ec;
+  if (state_root_.has_parent_path()) fs::create_directories(state_root_.parent_path(), ec);
+  mkdir(state_root_.c_str(), 0700);
+}
+
+std::expected<pid_t, std::string> OciRuntimeClient::Create(const std::string& id,
+                                                           const std::filesystem::path& bundle,
+                                                           const ContainerStdio& stdio,
+                                                           bool* refused) {
+  if (refused != nullptr) *refused = false;
+  if (!ValidId(id)) return std::unexpected(Failed(*this, "create", id, "invalid container id"));
+  const fs::path log = bundle / "runtime.log";
+  const fs::path pid_file = bundle / "init.pid";
+  std::error_code ec;
+  fs::remove(pid_file, ec);  // never read a pid left by an earlier attempt
+  // Only what this call adds to the log explains its failure.
+  const off_t log_offset = SizeOf(log);
+
+  ChildCommand command;
+  command.argv = CommandLine(
+      *this, &log, {"create", "--bundle", bundle.string(), "--pid-file", pid_file.string(), id});
+  // The runtime hands its own stdio to the container process, so the container's stdio is the
+  // runtime's: its stderr is not captured (the message comes from the log instead).
+  command.stdin_fd = stdio.stdin_fd >= 0 ? stdio.stdin_fd : ChildCommand::kDevNull;
+  command.stdout_fd = stdio.stdout_fd >= 0 ? stdio.stdout_fd : ChildCommand::kDevNull;
+  command.stderr_fd = stdio.stderr_fd >= 0 ? stdio.stderr_fd : ChildCommand::kDevNull;
+  command.timeout = timeout;
+  auto result = RunChild(command);
+  if (!result) return std::unexpected(Failed(*this, "create", id, result.error()));
+
+  // A failed or half-done create must leave nothing behind: no state, no cgroup, no process.
+  auto fail = [&](std::string reason) -> std::unexpected<std::string> {
+    if (auto d = Delete(id); !d) reason += fmt::format(" (and then: {})", d.error());
+    return std::unexpected(Failed(*this, "create", id, reason));
+  };
+  if (!result->Succeeded()) {
+    if (refused != nullptr) *refused = !result->timed_out;
+    return fail(FailureReason(*this, *result, ReadFrom(log, log_offset).value_or("")));
+  }
+  auto pid = ReadPidFile(pid_file);
+  if (!pid) return fail(pid.error());
+  return *pid;
+}
+
+std::expected<void, std::string> OciRuntimeClient::Start(const std::string& id, bool* refused) {
+  if (refused != nullptr) *refused = false;
+  if (!ValidId(id)) return std::unexpected(Failed(*this, "start", id, "invalid container id"));
+  auto result = Run(*this, CommandLine(*this, nullptr, {"start", id}));
+  if (!result) return std::unexpected(Failed(*this, "start", id, result.error()));
+  if (!result->Succeeded()) {
+    if (refused != nullptr) *refused = !result->timed_out;
+    return std::unexpected(Failed(*this, "start", id, FailureReason(*this, *result, "")));
+  }
+  return {};
+}
+
+std::expected<ContainerState, std::string> OciRuntimeClient::State(const std::string& id) {
+  if (!ValidId(id)) return std::unexpected(Failed(*this, "state", id, "invalid container id"));
+  auto result = Run(*this, CommandLine(*this, nullptr, {"state", id}));
+  if (!result) return std::unexpected(Failed(*this, "state", id, result.error()));
+  if (!result->Succeeded()) {
+    return std::unexpected(Failed(*this, "state", id, FailureReason(*this, *result, "")));
+  }
+  auto state = ParseContainerState(result->out);
+  if (!state) return std::unexpected(Failed(*this, "state", id, state.error()));
+  return state;
+}
+
+std::expected<void, std::string> OciRuntimeClient::Kill(const std::string& id, int signal,
+                                                        bool all) {
+  if (!ValidId(id)) return std::unexpected(Failed(*this, "kill", id, "invalid container id"));
+  std::vector<std::string> argv = CommandLine(*this, nullptr, {"kill"});
+  if (all) argv.push_back("--all");
+  argv.insert(argv.end(), {id, std::to_string(signal)});
+  auto result = Run(*this, std::move(argv));
+  if (!result) return std::unexpected(Failed(*this, "kill", id, result.error()));
+  if (result->Succeeded()) return {};
+  // The runtimes word "nothing to kill" differently (crun: `kill container: No such process`,
+  // runc: `container not running`), so ask the state instead: a container that is gone or
+  // stopped has nothing left to signal.
+  if (!Known(*this, id)) return {};
+  auto state = State(id);
+  if ((state && state->status == "stopped") || (!state && !Known(*this, id))) return {};
+  return std::unexpected(Failed(*this, "kill", id, FailureReason(*this, *result, "")));
+}
+
+std::expected<void, std::string> OciRuntimeClient::Delete(const std::string& id) {
+  if (!ValidId(id)) return std::unexpected(Failed(*this, "delete", id, "invalid container id"));
+  auto result = Run(*this, CommandLine(*this, nullptr, {"delete", "--force", id}));
+  if (!result) return std::unexpected(Failed(*this, "delete", id, result.error()));
+  // With --force both runtimes succeed for an unknown id (measured); an older one that does
+  // not has still nothing left to delete.
+  if (result->Succeeded() || !Known(*this, id)) return {};
+  return std::unexpected(Failed(*this, "delete", id, FailureReason(*this, *result, "")));
+}
+
+}  // namespace podlimits::cri

@@ -1,0 +1,73 @@
+// The OCI runtime client: crun or runc as command-line programs, the way containerd's shim and
+// conmon drive them (create / start / state / kill / delete), each call a synchronous child
+// process. Every failure says which runtime command failed for which container and carries the
+// runtime's own message (from its stderr or its --log file), e.g.
+//   crun create web-1a2b: mount `proc` to `proc`: Operation not permitted
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace podlimits::cri {
+
+enum class RuntimeKind { kCrun, kRunc };
+
+struct ContainerState {
+  std::string id;
+  std::string status;  // "created", "running", "stopped"
+  pid_t pid = 0;       // 0 once stopped
+  std::filesystem::path bundle;
+};
+
+// Stdio handed to the container's process by `create` (the runtime passes its own stdio down
+// when there is no terminal). -1: /dev/null.
+struct ContainerStdio {
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+class OciRuntimeClient {
+ public:
+  // `binary`: absolute path of crun or runc. `state_root`: their --root (created if missing,
+  // mode 0700).
+  OciRuntimeClient(RuntimeKind kind, std::filesystem::path binary,
+                   std::filesystem::path state_root);
+
+  // `create --bundle BUNDLE --pid-file BUNDLE/init.pid ID`: the container's init process exists
+  // and waits for Start; returns its pid (as seen from this pid namespace). The runtime's own
+  // messages go to BUNDLE/runtime.log (--log), read back for the error on failure. A create that
+  // fails leaves no runtime state behind (it runs `delete --force` itself).
+  //
+  // `refused`, when given, tells a failure the runtime itself reported (it ran and exited
+  // non-zero: the container's spec or process is at fault, e.g. an executable that does not
+  // exist) from one of running the runtime at all (not found, timed out, no pid file).
+  std::expected<pid_t, std::string> Create(const std::string& id,
+                                           const std::filesystem::path& bundle,
+                                           const ContainerStdio& stdio, bool* refused = nullptr);
+  std::expected<void, std::string> Start(const std::string& id, bool* refused = nullptr);
+  std::expected<ContainerState, std::string> State(const std::string& id);
+  // `kill [--all] ID SIGNAL`. Killing a container that has already stopped is not an error.
+  std::expected<void, std::string> Kill(const std::string& id, int signal, bool all = false);
+  // `delete --force ID`; a container the runtime does not know is not an error.
+  std::expected<void, std::string> Delete(const std::string& id);
+
+  RuntimeKind kind() const { return kind_; }
+  const std::filesystem::path& binary() const { return binary_; }
+  const std::filesystem::path& state_root() const { return state_root_; }
+
+  // Each runtime command's time limit; past it the command is killed and reported.
+  std::chrono::milliseconds timeout{30000};
+
+ private:
+  std::filesystem::path binary_;
+  std::filesystem::path state_root_;
+  RuntimeKind kind_;
+};
+
+}  // namespace podlimits::cri

@@ -1,0 +1,77 @@
+// One container's OCI runtime spec (config.json, runtime-spec 1.0.2 as crun 1.8 and runc 1.1
+// read it), built from the admitted pod, the container, its image and what the node granted.
+//
+// What the spec carries, and where it comes from:
+//   process.args        Kubernetes semantics: `command` replaces the image Entrypoint (and drops
+//                       its Cmd), `args` replaces Cmd; `$(VAR)` expanded from the container's
+//                       env as the kubelet does; empty result is an error.
+//   process.env         image Env, then the container's `env` (value set; later wins by name),
+//                       PATH defaulted when neither sets it, HOSTNAME = pod name (the node's
+//                       hostname with hostNetwork, as containerd does).
+//   process.cwd         workingDir, else the image's WorkingDir, else "/".
+//   process.user        container runAsUser/runAsGroup, else the pod's, else the image User
+//                       ("uid[:gid]" or names resolved in the rootfs's /etc/passwd and
+//                       /etc/group); additionalGids: the gid, the user's groups in the image's
+//                       /etc/group (containerd's Merge policy), supplementalGroups, fsGroup.
+//   process.rlimits     `rlimits` as given (already resolved by node admission).
+//   process.capabilities  the container runtime default set (containerd's 14), plus `add`, minus
+//                       `drop` (`ALL` drops all); privileged: every capability in
+//                       `host_capabilities`. Never one the host lacks (crun would fail).
+//   process.noNewPrivileges  allowPrivilegeEscalation: false (and not privileged).
+//   root                {path: rootfs, readonly: readOnlyRootFilesystem}
+//   hostname            pod name (without hostNetwork)
+//   mounts              proc, /dev tmpfs, devpts, shm (the node's /dev/shm with hostIPC), mqueue,
+//                       sysfs (ro unless privileged) and /sys/fs/cgroup: type "cgroup", `ro`
+//                       unless mountMode Writable (then `rw`; privileged alone does not make it
+//                       rw); on a v2 host the runtime mounts the container's cgroup namespace
+//                       root there.
+//   linux.namespaces    pid (not with hostPID), ipc (not hostIPC), uts and network (not with
+//                       hostNetwork: containerd shares the node's UTS namespace then), mount,
+//                       cgroup (always: the container sees its own cgroup as /).
+//   linux.cgroupsPath   `cgroups_path`, an absolute path under the pod cgroup.
+//   linux.resources     none at container level: the pod's pids.max is on the pod cgroup.
+//   linux.maskedPaths / readonlyPaths  the usual runtime defaults, none when privileged.
+//
+// Not expressed (documented in docs/node.md): seccomp and AppArmor profiles, SELinux labels,
+// volumes, probes, ports.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "api/objects.h"
+#include "image/config.h"
+
+namespace podlimits::cri {
+
+// One rlimit as the kernel takes it ("RLIMIT_NOFILE"; RLIM_INFINITY is UINT64_MAX).
+struct Rlimit {
+  std::string type;
+  std::uint64_t soft = 0;
+  std::uint64_t hard = 0;
+  bool operator==(const Rlimit&) const = default;
+};
+
+struct ContainerSpecInput {
+  const api::Pod* pod = nullptr;              // the admitted pod
+  const api::Container* container = nullptr;  // one of pod->spec's containers
+  image::ImageConfig image;
+  std::filesystem::path rootfs;  // absolute: the container's overlay (merged dir)
+  std::string cgroups_path;      // "/kubepods/besteffort/pod<uid>/<container-id>"
+  std::vector<Rlimit> rlimits;   // in the container's ulimits order
+  // The capabilities the runtime process holds in its bounding set, "CAP_CHOWN", ...
+  std::vector<std::string> host_capabilities;
+};
+
+// The config.json text. Errors name the field: `spec.containers[0]: no command: the image has
+// neither Entrypoint nor Cmd and the container sets no command`, `image user "app": no such user
+// in /etc/passwd of the image`, ...
+std::expected<std::string, std::string> RenderOciSpec(const ContainerSpecInput& input);
+
+// The capability names in this process's bounding set (from /proc/self/status CapBnd).
+std::vector<std::string> BoundingCapabilities();
+
+}  // namespace podlimits::cri

@@ -1,0 +1,167 @@
+#include "kubelet/container_lifecycle.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "image/overlay.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Errno(int e) {
+  return std::strerror(e);
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+std::expected<void, std::string> WriteFile(const fs::path& file, const std::string& text) {
+  int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return std::unexpected(fmt::format("open \"{}\": {}", file.string(), Errno(errno)));
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    ssize_t n = write(fd, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      return std::unexpected(fmt::format("write \"{}\": {}", file.string(), Errno(e)));
+    }
+    rest.remove_prefix(static_cast<std::size_t>(n));
+  }
+  if (close(fd) != 0)
+    return std::unexpected(fmt::format("close \"{}\": {}", file.string(), Errno(errno)));
+  return {};
+}
+
+std::string LimitText(std::uint64_t v) {
+  return v == ~std::uint64_t{0} ? std::string("unlimited") : std::to_string(v);
+}
+
+}  // namespace
+
+std::expected<ContainerInstance, ContainerError> CreateContainer(const ContainerContext& ctx,
+                                                                 const PodPlan& pod,
+                                                                 const ContainerPlan& plan,
+                                                                 const image::Image& image,
+                                                                 EventRecorder& events) {
+  ContainerInstance inst;
+  inst.name = plan.container.name;
+  inst.id = plan.id;
+  inst.dir = pod.pod_dir / plan.container.name;
+  auto fail = [&](std::string message,
+                  ContainerError::Kind kind =
+                      ContainerError::Kind::kNode) -> std::unexpected<ContainerError> {
+    RemoveContainer(ctx, inst);
+    return std::unexpected(ContainerError{kind, std::move(message)});
+  };
+
+  std::error_code ec;
+  fs::create_directories(inst.dir, ec);
+  if (ec) return fail(fmt::format("mkdir \"{}\": {}", inst.dir.string(), ec.message()));
+  auto rootfs = image::PrepareContainerRootfs(image.rootfs, inst.dir);
+  if (!rootfs) return fail(rootfs.error());
+  inst.rootfs_mounted = true;
+
+  cri::ContainerSpecInput in;
+  in.pod = &pod.pod;
+  in.container = &plan.container;
+  in.image = image.config;
+  in.rootfs = *rootfs;
+  in.cgroups_path = (ctx.pod_cgroup / plan.id).string();
+  in.rlimits = plan.rlimits;
+  in.host_capabilities = ctx.host_capabilities;
+  auto spec = cri::RenderOciSpec(in);
+  if (!spec) return fail(spec.error());
+  if (auto w = WriteFile(inst.dir / "config.json", *spec); !w) return fail(w.error());
+
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    int e = errno;
+    CloseFd(out[0]), CloseFd(out[1]);
+    return fail(fmt::format("pipe for container \"{}\": {}", inst.name, Errno(e)));
+  }
+  inst.stdout_fd = out[0];
+  inst.stderr_fd = err[0];
+  fcntl(inst.stdout_fd, F_SETFL, O_NONBLOCK);
+  fcntl(inst.stderr_fd, F_SETFL, O_NONBLOCK);
+  cri::ContainerStdio stdio;
+  stdio.stdout_fd = out[1];
+  stdio.stderr_fd = err[1];
+  bool refused = false;
+  auto pid = ctx.runtime->Create(inst.id, inst.dir, stdio, &refused);
+  // The container process holds its own copies now; ours would keep the pipes open forever.
+  CloseFd(out[1]);
+  CloseFd(err[1]);
+  if (!pid) {
+    return fail(pid.error(), refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode);
+  }
+  inst.created = true;
+  inst.pid = *pid;
+
+  // Verify before the workload runs: a limit the runtime lost is fixed now, and said so.
+  auto corrections = cri::CorrectProcessLimits(inst.pid, plan.rlimits);
+  if (!corrections) {
+    return fail(fmt::format("container \"{}\": {}", inst.name, corrections.error()));
+  }
+  for (const auto& c : *corrections) {
+    events.Eventf(
+        EventType::kWarning, "RlimitCorrected",
+        fmt::format("Container {}: the OCI runtime left {} at {}/{} instead of {}/{}; "
+                    "set with prlimit before start",
+                    inst.name, c.wanted.type, LimitText(c.found_soft), LimitText(c.found_hard),
+                    LimitText(c.wanted.soft), LimitText(c.wanted.hard)));
+  }
+  auto limits = cri::ReadProcessLimits(inst.pid);
+  if (!limits) return fail(fmt::format("container \"{}\": {}", inst.name, limits.error()));
+  inst.limits = std::move(*limits);
+  return inst;
+}
+
+std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
+                                                   ContainerInstance& instance) {
+  bool refused = false;
+  auto started = ctx.runtime->Start(instance.id, &refused);
+  if (!started) {
+    return std::unexpected(ContainerError{
+        refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode, started.error()});
+  }
+  return {};
+}
+
+std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerInstance& inst) {
+  std::vector<std::string> errors;
+  if (inst.created && ctx.kill_cgroup) {
+    // Through the cgroup, before `delete`: strays of a hostPID container keep its cgroup busy,
+    // and the runtime's delete would spin on rmdir until they are gone.
+    if (auto k = ctx.kill_cgroup(ctx.pod_cgroup / inst.id); !k) errors.push_back(k.error());
+  }
+  if (inst.created) {
+    if (auto d = ctx.runtime->Delete(inst.id); !d) errors.push_back(d.error());
+    inst.created = false;
+  }
+  CloseFd(inst.stdout_fd);
+  CloseFd(inst.stderr_fd);
+  if (!inst.dir.empty()) {
+    if (auto r = image::ReleaseContainerRootfs(inst.dir); !r) {
+      errors.push_back(r.error());
+      return errors;  // never delete a tree that may still be mounted
+    }
+    inst.rootfs_mounted = false;
+    std::error_code ec;
+    fs::remove_all(inst.dir, ec);
+    if (ec) errors.push_back(fmt::format("remove \"{}\": {}", inst.dir.string(), ec.message()));
+  }
+  return errors;
+}
+
+}  // namespace podlimits::kubelet

@@ -1,0 +1,172 @@
+// The KubeletConfiguration fields podlimits interprets, validated with the kubelet's own
+// messages (pkg/kubelet/apis/config/validation, cmd/kubelet/app/server.go) where it has them.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "api/field.h"
+#include "kubelet/node_config_documents.h"
+#include "kubelet/reserved_resources.h"
+
+namespace podlimits::kubelet::config_internal {
+namespace {
+
+constexpr std::string_view kSystemReservedKey = "system-reserved";
+constexpr std::string_view kKubeReservedKey = "kube-reserved";
+
+std::map<std::string, std::string> StringMap(const api::Node* n) {
+  std::map<std::string, std::string> out;
+  if (!n || !n->IsObject()) return out;
+  for (const auto& m : n->members) out[m.key] = m.value.scalar;
+  return out;
+}
+
+std::string StringOr(const api::Node& tree, std::string_view key, std::string_view fallback) {
+  const api::Node* n = tree.Find(key);
+  return n && n->IsString() ? n->scalar : std::string(fallback);
+}
+
+void ApplyReserved(const api::Node& tree, std::string_view key, api::ResourceList& out,
+                   std::vector<std::string>& errs) {
+  auto parsed = ParseReservedResources(StringMap(tree.Find(key)));
+  if (parsed) {
+    out = std::move(*parsed);
+  } else {
+    errs.push_back(fmt::format("{}: {}", key, parsed.error()));
+  }
+}
+
+void ApplyEviction(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  if (auto hard = ParseThresholdStatements(StringMap(tree.Find("evictionHard")))) {
+    out.eviction_hard = std::move(*hard);
+  } else {
+    errs.push_back(fmt::format("evictionHard: {}", hard.error()));
+  }
+  auto soft = ParseThresholdStatements(StringMap(tree.Find("evictionSoft")));
+  if (!soft) {
+    errs.push_back(fmt::format("evictionSoft: {}", soft.error()));
+    return;
+  }
+  // parseThresholdConfig: every soft threshold needs a grace period. podlimits evicts nothing,
+  // so the duration itself is not interpreted.
+  auto grace = StringMap(tree.Find("evictionSoftGracePeriod"));
+  for (const auto& t : *soft) {
+    if (!grace.contains(t.signal)) {
+      errs.push_back(fmt::format(
+          "evictionSoft: grace period must be specified for the soft eviction threshold {}",
+          t.signal));
+    }
+  }
+  out.eviction_soft = std::move(*soft);
+}
+
+void ApplyEnforceNodeAllocatable(const api::Node& tree, bool cgroups_per_qos, NodeConfig& out,
+                                 std::vector<std::string>& errs) {
+  if (const api::Node* list = tree.Find("enforceNodeAllocatable")) {
+    out.enforce_node_allocatable.clear();
+    for (const auto& item : list->items) out.enforce_node_allocatable.push_back(item.scalar);
+  }
+  const auto& values = out.enforce_node_allocatable;
+  if (!cgroups_per_qos && !values.empty()) {
+    errs.push_back(
+        "invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) is not "
+        "supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true");
+  }
+  const field::Path path("enforceNodeAllocatable");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string& v = values[i];
+    if (v == kEnforcePods) continue;
+    if (v == kEnforceNone) {
+      if (values.size() > 1) {
+        errs.push_back(fmt::format(
+            "invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not "
+            "contain additional enforcements when {} is specified",
+            field::GoQuote(kEnforceNone)));
+      }
+      continue;
+    }
+    if (v == kSystemReservedKey || v == kKubeReservedKey) {
+      bool system = v == kSystemReservedKey;
+      std::string cgroup_field = system ? "systemReservedCgroup" : "kubeReservedCgroup";
+      if (StringOr(tree, cgroup_field, "").empty()) {
+        errs.push_back(fmt::format(
+            "invalid configuration: {} (--{}-cgroup) must be specified when {} contained in "
+            "enforceNodeAllocatable (--enforce-node-allocatable)",
+            cgroup_field, v, field::GoQuote(v)));
+      } else {
+        // Valid for a kubelet, but podlimits bounds only the kubepods cgroup.
+        errs.push_back(
+            field::Invalid(path.Index(i), v,
+                           "podlimits enforces node allocatable on the kubepods cgroup only; "
+                           "supported values: \"pods\", \"none\"")
+                .String());
+      }
+      continue;
+    }
+    errs.push_back(fmt::format(
+        "invalid configuration: option {} specified for enforceNodeAllocatable "
+        "(--enforce-node-allocatable). Valid options are {}, {}, {}, or {}",
+        field::GoQuote(v), field::GoQuote(kEnforcePods), field::GoQuote(kSystemReservedKey),
+        field::GoQuote(kKubeReservedKey), field::GoQuote(kEnforceNone)));
+  }
+}
+
+void ApplyCgroups(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  // The kubelet's default cgroupRoot is "", meaning the root of the hierarchy.
+  out.cgroup_root = StringOr(tree, "cgroupRoot", "");
+  if (out.cgroup_root.empty()) out.cgroup_root = "/";
+  if (!out.cgroup_root.starts_with('/')) {
+    errs.push_back(field::Invalid(field::Path("cgroupRoot"), out.cgroup_root,
+                                  "must be an absolute cgroup path (starting with \"/\")")
+                       .String());
+  }
+  out.cgroup_driver = StringOr(tree, "cgroupDriver", "");
+  if (out.cgroup_driver.empty()) out.cgroup_driver = "cgroupfs";
+  if (out.cgroup_driver == "systemd") {
+    errs.push_back(field::Error{field::ErrorType::kNotSupported, "cgroupDriver", out.cgroup_driver,
+                                "the systemd cgroup driver is not supported: podlimits creates "
+                                "the pod cgroups itself through cgroupfs; use \"cgroupfs\""}
+                       .String());
+  } else if (out.cgroup_driver != "cgroupfs") {
+    errs.push_back(
+        field::NotSupported(field::Path("cgroupDriver"), out.cgroup_driver, {"cgroupfs"}).String());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeConfig& out) {
+  std::vector<std::string> errs;
+
+  if (const api::Node* gates = tree.Find("featureGates")) {
+    std::map<std::string, bool> map;
+    for (const auto& m : gates->members) map[m.key] = m.value.AsBool();
+    if (auto g = validation::FeatureGates::FromMap(map)) {
+      out.feature_gates = *g;
+    } else {
+      errs.push_back(fmt::format("featureGates: {}", g.error()));
+    }
+  }
+
+  // podPidsLimit: -1 (the default) and 0 both mean "no pod-level pids.max"; the kubelet does not
+  // validate it further.
+  if (const api::Node* n = tree.Find("podPidsLimit")) out.pod_pids_limit = n->AsInt().value_or(-1);
+
+  ApplyReserved(tree, "kubeReserved", out.kube_reserved, errs);
+  ApplyReserved(tree, "systemReserved", out.system_reserved, errs);
+  ApplyEviction(tree, out, errs);
+
+  bool cgroups_per_qos = true;
+  if (const api::Node* n = tree.Find("cgroupsPerQOS")) cgroups_per_qos = n->AsBool();
+  ApplyEnforceNodeAllocatable(tree, cgroups_per_qos, out, errs);
+  if (!cgroups_per_qos) {
+    errs.push_back(field::Invalid(field::Path("cgroupsPerQOS"), false,
+                                  "not supported: podlimits places every pod under "
+                                  "<cgroupRoot>/kubepods and its QoS cgroups")
+                       .String());
+  }
+  ApplyCgroups(tree, out, errs);
+  return errs;
+}
+
+}  // namespace podlimits::kubelet::config_internal

@@ -1,0 +1,124 @@
+// The node's configuration: a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) for what the
+// kubelet itself would read, plus podlimits' own NodeConfiguration for what only podlimits needs.
+//
+// File format — one YAML stream (or JSON values), either document optional, in any order:
+//
+//   apiVersion: kubelet.config.k8s.io/v1beta1
+//   kind: KubeletConfiguration
+//   podPidsLimit: 4096                    # > 0: pids.max of every pod cgroup; -1 / 0: none
+//   kubeReserved: {pid: "1000"}           # cpu, memory, ephemeral-storage, pid
+//   systemReserved: {pid: "1000"}
+//   enforceNodeAllocatable: [pods]        # "pods" or "none" (see below)
+//   evictionHard: {pid.available: "5%"}   # every kubelet signal is parsed; evictionSoft too
+//                                         # (each needs an evictionSoftGracePeriod entry)
+//   featureGates: {PerPodPIDLimit: true}  # ContainerUlimits, PerPodPIDLimit, PodLevelResources,
+//                                         # CgroupOptions
+//   cgroupRoot: /                         # pods live under <cgroupRoot>/kubepods
+//   cgroupDriver: cgroupfs
+//   ---
+//   apiVersion: podlimits.dev/v1alpha1
+//   kind: NodeConfiguration
+//   runtime:
+//     name: crun                          # crun | runc
+//     path: /usr/bin/crun                 # default: looked up in PATH
+//   stateDirectory: /run/podlimits        # bundles, container state, per-run bookkeeping
+//   writableCgroups:                      # bounds on the pod cgroup of a pod with a
+//     maxDescendants: 250                 #   `cgroupOptions.mountMode: Writable` container
+//     maxDepth: 50                        #   (cgroup.max.descendants / cgroup.max.depth)
+//   managedControllers: [pids]            # the cgroup controllers podlimits creates cgroups in
+//
+// Both documents are decoded strictly with the project's decoder: an unknown field is an error
+// naming its path (`unknown field "runtime.nmae"`), a wrong type an error naming the Go field.
+// KubeletConfiguration fields podlimits does not interpret (maxPods, authentication, ...) are
+// accepted and ignored, so a real kubelet's config file loads; the ones it interprets are
+// validated with the kubelet's messages where the kubelet has one, and with a field path
+// otherwise.
+//
+// Defaults with no file, or for what a file leaves out: podPidsLimit -1, no reservations,
+// enforceNodeAllocatable [pods], no eviction thresholds, every feature gate on (podlimits exists
+// to enforce them), cgroupRoot "/", cgroupfs; runtime crun, falling back to runc when crun is not
+// installed (only when runtime.name is unset); state directory /run/podlimits; writable-cgroup
+// bounds 250 / 50 (KEP-5474's implementation PR); managed controllers [pids].
+//
+// Not supported, each a clear error rather than a silently different node: cgroupDriver systemd
+// (podlimits writes cgroupfs itself), cgroupsPerQOS false (the kubepods/QoS layout is how pods
+// are bounded), and enforceNodeAllocatable system-reserved / kube-reserved (podlimits does not
+// manage those cgroups).
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/objects.h"
+#include "kubelet/eviction_threshold.h"
+#include "validation/feature_gates.h"
+
+namespace podlimits::kubelet {
+
+inline constexpr std::string_view kKubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1";
+inline constexpr std::string_view kNodeConfigAPIVersion = "podlimits.dev/v1alpha1";
+
+// enforceNodeAllocatable keys (pkg/kubelet/types).
+inline constexpr std::string_view kEnforcePods = "pods";
+inline constexpr std::string_view kEnforceNone = "none";
+
+enum class OciRuntime { kCrun, kRunc };
+std::string_view OciRuntimeName(OciRuntime r);
+
+struct RuntimeSettings {
+  // Unset: crun, falling back to runc.
+  std::optional<OciRuntime> name;
+  // Empty: the runtime's name looked up in PATH.
+  std::string path;
+};
+
+struct WritableCgroupBounds {
+  std::int64_t max_descendants = 250;
+  std::int64_t max_depth = 50;
+};
+
+struct NodeConfig {
+  std::string source;  // the file it was read from; "" for the built-in defaults
+
+  // KubeletConfiguration.
+  std::int64_t pod_pids_limit = -1;
+  api::ResourceList kube_reserved;
+  api::ResourceList system_reserved;
+  std::vector<std::string> enforce_node_allocatable = {std::string(kEnforcePods)};
+  std::vector<EvictionThreshold> eviction_hard;
+  std::vector<EvictionThreshold> eviction_soft;
+  validation::FeatureGates feature_gates;
+  std::string cgroup_root = "/";
+  std::string cgroup_driver = "cgroupfs";
+
+  // NodeConfiguration.
+  RuntimeSettings runtime;
+  std::string state_directory = "/run/podlimits";
+  WritableCgroupBounds writable_cgroups;
+  std::vector<std::string> managed_controllers = {"pids"};
+
+  // True when the kubepods cgroup is bounded by allocatable rather than capacity.
+  bool EnforcesPodsAllocatable() const;
+  // The reserved "pid" quantities; zero when not reserved.
+  api::Quantity KubeReservedPids() const;
+  api::Quantity SystemReservedPids() const;
+  // The evictionHard pid.available threshold, when configured.
+  std::optional<EvictionThreshold> PidAvailableHard() const;
+};
+
+// Every default, as documented above.
+NodeConfig DefaultNodeConfig();
+
+// Reads and validates a node config file. Errors start with the file name.
+std::expected<NodeConfig, std::string> LoadNodeConfig(const std::filesystem::path& path);
+
+// The same, from text already read (`source` names it in messages).
+std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
+                                                       std::string_view source);
+
+}  // namespace podlimits::kubelet

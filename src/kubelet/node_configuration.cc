@@ -1,0 +1,153 @@
+// podlimits' own NodeConfiguration document (podlimits.dev/v1alpha1): the settings a kubelet
+// would get from its CRI runtime and command line, which podlimits has to be told directly.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "api/field.h"
+#include "api/json_codec.h"
+#include "kubelet/node_config_documents.h"
+
+namespace podlimits::kubelet::config_internal {
+namespace {
+
+// The schema in the format of src/api/schema/*.json, so the project's strict decoder handles
+// NodeConfiguration exactly as it handles Kubernetes objects.
+constexpr std::string_view kSchema = R"json({
+ "roots": {"NodeConfiguration": "dev.podlimits.v1alpha1.NodeConfiguration"},
+ "types": {
+  "dev.podlimits.v1alpha1.NodeConfiguration": {"fields": {
+   "kind": {"type": "string"},
+   "apiVersion": {"type": "string"},
+   "runtime": {"ref": "dev.podlimits.v1alpha1.RuntimeSettings"},
+   "stateDirectory": {"type": "string"},
+   "writableCgroups": {"ref": "dev.podlimits.v1alpha1.WritableCgroups"},
+   "managedControllers": {"list": {"type": "string"}}}},
+  "dev.podlimits.v1alpha1.RuntimeSettings": {"fields": {
+   "name": {"type": "string"},
+   "path": {"type": "string"}}},
+  "dev.podlimits.v1alpha1.WritableCgroups": {"fields": {
+   "maxDescendants": {"type": "integer", "format": "int32"},
+   "maxDepth": {"type": "integer", "format": "int32"}}}
+ }
+})json";
+
+// Controller names of cgroup v2 and of the v1 hierarchies podlimits could be asked to manage.
+constexpr std::array<std::string_view, 11> kControllers = {
+    "blkio",   "cpu", "cpuacct", "cpuset", "devices", "freezer",
+    "hugetlb", "io",  "memory",  "misc",   "pids"};
+
+std::string StringAt(const api::Node* parent, std::string_view key) {
+  const api::Node* n = parent ? parent->Find(key) : nullptr;
+  return n && n->IsString() ? n->scalar : std::string();
+}
+
+void ApplyRuntime(const api::Node* runtime, NodeConfig& out, std::vector<std::string>& errs) {
+  const field::Path path("runtime");
+  std::string name = StringAt(runtime, "name");
+  out.runtime.path = StringAt(runtime, "path");
+  if (name == "crun") {
+    out.runtime.name = OciRuntime::kCrun;
+  } else if (name == "runc") {
+    out.runtime.name = OciRuntime::kRunc;
+  } else if (!name.empty()) {
+    errs.push_back(field::NotSupported(path.Child("name"), name, {"crun", "runc"}).String());
+  }
+  if (out.runtime.path.empty()) return;
+  if (!out.runtime.path.starts_with('/')) {
+    errs.push_back(
+        field::Invalid(path.Child("path"), out.runtime.path, "must be an absolute path").String());
+    return;
+  }
+  if (!name.empty()) return;
+  // A path with no name: crun and runc take different command lines and apply rlimits at
+  // different moments, so the kind has to be known, not guessed from a renamed binary.
+  std::string base = std::filesystem::path(out.runtime.path).filename().string();
+  if (base.starts_with("crun")) {
+    out.runtime.name = OciRuntime::kCrun;
+  } else if (base.starts_with("runc")) {
+    out.runtime.name = OciRuntime::kRunc;
+  } else {
+    errs.push_back(field::Required(path.Child("name"),
+                                   fmt::format("cannot tell whether runtime.path {} is crun or "
+                                               "runc; set runtime.name",
+                                               field::GoQuote(out.runtime.path)))
+                       .String());
+  }
+}
+
+void ApplyBounds(const api::Node* bounds, NodeConfig& out, std::vector<std::string>& errs) {
+  if (!bounds) return;
+  const field::Path path("writableCgroups");
+  auto one = [&](std::string_view key, std::int64_t& into) {
+    const api::Node* n = bounds->Find(key);
+    if (!n) return;
+    std::int64_t v = n->AsInt().value_or(0);
+    // The pod cgroup's own container cgroups count against both bounds, so 0 would keep every
+    // writable pod from starting.
+    if (v < 1) {
+      errs.push_back(
+          field::Invalid(path.Child(key), v, "must be greater than or equal to 1").String());
+      return;
+    }
+    into = v;
+  };
+  one("maxDescendants", out.writable_cgroups.max_descendants);
+  one("maxDepth", out.writable_cgroups.max_depth);
+}
+
+void ApplyControllers(const api::Node* list, NodeConfig& out, std::vector<std::string>& errs) {
+  if (!list) return;
+  const field::Path path("managedControllers");
+  std::vector<std::string> values;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < list->items.size(); ++i) {
+    const std::string& v = list->items[i].scalar;
+    if (std::find(kControllers.begin(), kControllers.end(), v) == kControllers.end()) {
+      errs.push_back(
+          field::NotSupported(path.Index(i), v,
+                              std::vector<std::string>(kControllers.begin(), kControllers.end()))
+              .String());
+      continue;
+    }
+    if (!seen.insert(v).second) {
+      errs.push_back(field::Duplicate(path.Index(i), v).String());
+      continue;
+    }
+    values.push_back(v);
+  }
+  if (!seen.contains("pids")) {
+    errs.push_back(field::Invalid(path, field::Json{api::EncodeJson(*list, 0)},
+                                  "must include \"pids\": the node's pid limits are enforced "
+                                  "through the pids controller")
+                       .String());
+  }
+  out.managed_controllers = std::move(values);
+}
+
+}  // namespace
+
+const api::Schema& NodeConfigurationSchema() {
+  static const api::Schema schema(kSchema);
+  return schema;
+}
+
+std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfig& out) {
+  std::vector<std::string> errs;
+  ApplyRuntime(tree.Find("runtime"), out, errs);
+  if (std::string dir = StringAt(&tree, "stateDirectory"); !dir.empty()) {
+    if (!dir.starts_with('/')) {
+      errs.push_back(
+          field::Invalid(field::Path("stateDirectory"), dir, "must be an absolute path").String());
+    } else {
+      out.state_directory = dir;
+    }
+  }
+  ApplyBounds(tree.Find("writableCgroups"), out, errs);
+  ApplyControllers(tree.Find("managedControllers"), out, errs);
+  return errs;
+}
+
+}  // namespace podlimits::kubelet::config_internal

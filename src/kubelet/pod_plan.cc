@@ -1,0 +1,122 @@
+#include "kubelet/pod_plan.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdio>
+
+#include "kubelet/pid_capacity.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+// Random bytes from the kernel. getrandom(2) would do as well; /dev/urandom never blocks
+// after boot and needs no fallback.
+std::array<unsigned char, 32> RandomBytes() {
+  std::array<unsigned char, 32> bytes{};
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+      ssize_t n = read(fd, bytes.data() + got, bytes.size() - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    close(fd);
+  }
+  return bytes;
+}
+
+std::string Hex(const unsigned char* data, std::size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(n * 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(kDigits[data[i] >> 4]);
+    out.push_back(kDigits[data[i] & 0xf]);
+  }
+  return out;
+}
+
+bool WantsWritableCgroup(const api::Container& c) {
+  return c.security_context && c.security_context->cgroup_options &&
+         c.security_context->cgroup_options->mount_mode == "Writable";
+}
+
+ContainerPlan PlanContainer(const api::Container& c, const AdmitResult& admit) {
+  ContainerPlan plan;
+  plan.container = c;
+  plan.id = NewContainerId();
+  plan.writable_cgroup = WantsWritableCgroup(c);
+  if (auto it = admit.ulimits.find(c.name); it != admit.ulimits.end()) {
+    for (const auto& u : it->second) plan.rlimits.push_back({RlimitType(u.name), u.soft, u.hard});
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::string PodPlan::PodDescription() const {
+  // format.Pod: NAME_NAMESPACE(UID)
+  return pod.metadata.name + "_" + pod.metadata.namespace_ + "(" + uid + ")";
+}
+
+std::string RlimitType(std::string_view ulimit_name) {
+  std::string out = "RLIMIT_";
+  for (char ch : ulimit_name) out.push_back(static_cast<char>(std::toupper(ch)));
+  return out;
+}
+
+std::string NewUuid() {
+  auto b = RandomBytes();
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  std::string hex = Hex(b.data(), 16);
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20, 12);
+}
+
+std::string NewContainerId() {
+  auto b = RandomBytes();
+  return Hex(b.data(), b.size());
+}
+
+PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult& admit,
+                const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity) {
+  PodPlan plan;
+  plan.pod = pod;
+  plan.uid = pod.metadata.uid.empty() ? NewUuid() : pod.metadata.uid;
+  plan.qos = cgroups::ComputePodQos(pod, gates.pod_level_resources);
+  plan.pid_limit = EffectivePodPidsLimit(pod, config, gates);
+  plan.restart_policy = pod.spec.restart_policy.empty() ? "Always" : pod.spec.restart_policy;
+  if (pod.spec.termination_grace_period_seconds) {
+    plan.grace_period_seconds = *pod.spec.termination_grace_period_seconds;
+  }
+  plan.grace_period_seconds = std::max(plan.grace_period_seconds, kMinimumGracePeriodSeconds);
+
+  for (const auto& c : pod.spec.init_containers)
+    plan.init_containers.push_back(PlanContainer(c, admit));
+  for (const auto& c : pod.spec.containers) plan.containers.push_back(PlanContainer(c, admit));
+
+  cgroups::PodCgroupPlan& cg = plan.cgroup;
+  cg.pod_uid = plan.uid;
+  cg.qos = plan.qos;
+  cg.cgroup_root = config.cgroup_root;
+  cg.pod_pids_max = plan.pid_limit.limit;
+  cg.kubepods_pids_max = KubepodsPidsMax(pid_capacity, config);
+  bool writable = false;
+  for (const auto* list : {&plan.init_containers, &plan.containers}) {
+    for (const auto& c : *list) writable = writable || c.writable_cgroup;
+  }
+  if (writable) {
+    cg.writable = cgroups::DescendantBounds{config.writable_cgroups.max_descendants,
+                                            config.writable_cgroups.max_depth};
+  }
+  plan.pod_dir = std::filesystem::path(config.state_directory) / "pods" / plan.uid;
+  return plan;
+}
+
+}  // namespace podlimits::kubelet

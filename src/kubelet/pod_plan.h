@@ -1,0 +1,64 @@
+// The pod plan: everything the node decides about an admitted pod before it creates anything
+// (the kubelet's SyncPod inputs): its uid, QoS class, pod cgroup and effective pids.max, and for
+// each container the runtime id, the image and the rlimits node admission granted.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/objects.h"
+#include "cgroups/pod_cgroups.h"
+#include "cgroups/qos.h"
+#include "cri/oci_spec.h"
+#include "kubelet/effective_pid_limit.h"
+#include "kubelet/node_admission.h"
+#include "kubelet/node_config.h"
+
+namespace podlimits::kubelet {
+
+// The kubelet's minimumGracePeriodInSeconds (pkg/kubelet/kuberuntime/kuberuntime_container.go,
+// killContainer): "always give containers a minimal shutdown window to avoid unnecessary
+// SIGKILLs", also for terminationGracePeriodSeconds 0.
+inline constexpr std::int64_t kMinimumGracePeriodSeconds = 2;
+
+struct ContainerPlan {
+  api::Container container;
+  std::string id;  // the OCI runtime's container id: 64 hex digits, as containerd's
+  std::vector<cri::Rlimit> rlimits;
+  bool writable_cgroup = false;  // securityContext.cgroupOptions.mountMode: Writable
+};
+
+struct PodPlan {
+  api::Pod pod;
+  std::string uid;  // metadata.uid, or a new random UUID when the manifest has none
+  cgroups::QosClass qos = cgroups::QosClass::kBestEffort;
+  cgroups::PodCgroupPlan cgroup;
+  EffectivePidLimit pid_limit;
+  std::vector<ContainerPlan> init_containers;  // in order; sidecars among them
+  std::vector<ContainerPlan> containers;
+  std::filesystem::path pod_dir;  // <stateDirectory>/pods/<uid>: one bundle per container
+  // terminationGracePeriodSeconds, raised to the kubelet's minimum: between SIGTERM and SIGKILL
+  // a container always gets at least kMinimumGracePeriodSeconds.
+  std::int64_t grace_period_seconds = 30;
+  std::string restart_policy = "Always";
+
+  // "web_default(uid)" as the kubelet names a pod in its messages.
+  std::string PodDescription() const;
+};
+
+// `admit` is node admission's result for `pod` (admitted); its granted ulimits become rlimits.
+// `pid_capacity` is the node's (pid_capacity.h), for kubepods' pids.max.
+PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult& admit,
+                const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity);
+
+// "nofile" -> "RLIMIT_NOFILE".
+std::string RlimitType(std::string_view ulimit_name);
+
+// A random version-4 UUID ("0b6c...-...."), and a random id of 64 hex digits.
+std::string NewUuid();
+std::string NewContainerId();
+
+}  // namespace podlimits::kubelet

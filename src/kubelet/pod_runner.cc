@@ -1,0 +1,529 @@
+#include "kubelet/pod_runner.h"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <memory>
+
+#include "kubelet/output_prefixer.h"
+#include "kubelet/pod_record.h"
+#include "kubelet/pod_sandbox.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The kubelet's container restart back-off (pkg/kubelet/kubelet.go: backOffPeriod 10 s,
+// MaxContainerBackOff 300 s), reset after a container ran for 10 minutes.
+constexpr auto kInitialBackOff = std::chrono::seconds(10);
+constexpr auto kMaxBackOff = std::chrono::seconds(300);
+constexpr auto kBackOffReset = std::chrono::minutes(10);
+// How long output of an exited container is still read while something else holds its pipes
+// (a hostPID container's orphans).
+constexpr auto kDrainLimit = std::chrono::milliseconds(200);
+
+enum class SlotState { kPending, kRunning, kBackOff, kDone };
+
+struct Slot {
+  const ContainerPlan* plan = nullptr;
+  image::Image image;
+  bool init = false;
+  bool sidecar = false;
+  SlotState state = SlotState::kPending;
+  std::optional<ContainerInstance> instance;
+  std::unique_ptr<OutputPrefixer> out;
+  std::unique_ptr<OutputPrefixer> err;
+  Clock::time_point started_at;
+  Clock::time_point restart_at;
+  Clock::duration backoff{0};
+  bool stop_sent = false;
+  int attempts = 0;  // how often it was started (or tried to be)
+  ContainerRunResult result;
+};
+
+int ExitCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 255;
+}
+
+class PodRun {
+ public:
+  PodRun(const PodPlan& plan, PodRunEnvironment& env)
+      : plan_(plan), env_(env), sandbox_(plan, std::move(env.hierarchies), env.state_dir) {}
+
+  PodRunResult Run();
+
+ private:
+  void Event(EventType type, std::string_view reason, std::string message) {
+    env_.events->Eventf(type, reason, std::move(message));
+  }
+  void NodeFailure(std::string_view reason, std::string message);
+  bool FindImages();
+  bool CreateSandbox();
+  bool StartSlot(Slot& s);
+  void StartFailed(Slot& s, const std::string& message);
+  void AfterExit(Slot& s, int code);
+  void Advance();
+  void BeginTermination();
+  void StopSlot(Slot& s, int signal);
+  void HandleSignals();
+  void ReapChildren();
+  void OnExit(Slot& s, int code);
+  void Drain(Slot& s);
+  void ScheduleRestart(Slot& s);
+  int PollTimeoutMs() const;
+  void Teardown();
+  bool AnyRunning() const;
+  bool AppsDone() const;
+  std::string Phase() const;
+
+  const PodPlan& plan_;
+  PodRunEnvironment& env_;
+  PodSandbox sandbox_;
+  ContainerContext ctx_;
+  std::vector<Slot> slots_;  // init containers, then app containers
+  std::size_t next_init_ = 0;
+  bool apps_started_ = false;
+  bool init_failed_ = false;
+  bool terminating_ = false;
+  bool killed_ = false;
+  std::optional<Clock::time_point> kill_at_;
+  PodRunResult result_;
+};
+
+void PodRun::NodeFailure(std::string_view reason, std::string message) {
+  Event(EventType::kWarning, reason, message);
+  if (!result_.node_failure) {
+    result_.node_failure = true;
+    result_.failure_reason = std::string(reason);
+    result_.failure = std::move(message);
+  }
+  BeginTermination();
+}
+
+bool PodRun::FindImages() {
+  for (auto& s : slots_) {
+    auto image = env_.images->Find(s.plan->container.image);
+    if (!image) {
+      // podlimits never pulls, which is the kubelet's imagePullPolicy: Never.
+      NodeFailure("ErrImageNeverPull",
+                  fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
+                              s.plan->container.image, image.error()));
+      return false;
+    }
+    s.image = std::move(*image);
+  }
+  return true;
+}
+
+bool PodRun::CreateSandbox() {
+  PodRecord record;
+  record.uid = plan_.uid;
+  record.name = plan_.pod.metadata.name;
+  record.namespace_ = plan_.pod.metadata.namespace_;
+  record.runtime = env_.runtime->kind() == cri::RuntimeKind::kRunc ? "runc" : "crun";
+  record.runtime_binary = env_.runtime->binary();
+  record.runtime_root = env_.runtime->state_root();
+  record.cgroup_root = plan_.cgroup.cgroup_root;
+  record.qos = plan_.qos;
+  std::vector<std::string> image_names;
+  for (const auto& s : slots_) {
+    record.containers.push_back({s.plan->container.name, s.plan->id});
+    const fs::path dir = env_.images->root() / s.image.id;
+    if (std::find(record.images.begin(), record.images.end(), dir) == record.images.end()) {
+      record.images.push_back(dir);
+      image_names.push_back(s.plan->container.image);
+    }
+  }
+  auto applied = sandbox_.Create(record, image_names);
+  if (!applied) {
+    NodeFailure(applied.error().reason, applied.error().message);
+    return false;
+  }
+  if (plan_.pid_limit.capped_event) env_.events->Record(*plan_.pid_limit.capped_event);
+  // Verify: what the kernel holds is what was planned, or the user hears of it.
+  for (const auto& h : applied->hierarchies) {
+    if (!h.pod_pids_max) continue;
+    if (h.pod_pids_max->value != plan_.cgroup.pod_pids_max) {
+      auto text = [](const std::optional<std::int64_t>& v) {
+        return v ? std::to_string(*v) : std::string("max");
+      };
+      Event(EventType::kWarning, "PIDLimitMismatch",
+            fmt::format("{} reads {} after writing {}", h.pod_pids_max->file.string(),
+                        text(h.pod_pids_max->value), text(plan_.cgroup.pod_pids_max)));
+    }
+  }
+  if (plan_.pid_limit.pod_limit_applied && env_.metrics) env_.metrics->PodPIDLimitApplied().Inc();
+  result_.cgroup = std::move(*applied);
+  ctx_.pod_cgroup = result_.cgroup->cgroup;
+  return true;
+}
+
+// Returns false only on a node failure; a container that could not start has failed (StartError)
+// and its slot says what comes next.
+bool PodRun::StartSlot(Slot& s) {
+  const std::string& name = s.plan->container.name;
+  if (s.attempts == 0) {
+    Event(
+        EventType::kNormal, "Pulled",
+        fmt::format("Container image \"{}\" already present on machine", s.plan->container.image));
+  } else {
+    ++s.result.restarts;  // counted when the restart happens, as the kubelet's restartCount
+  }
+  ++s.attempts;
+  s.stop_sent = false;
+  s.result.reason.clear();
+  s.result.message.clear();
+  auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
+  if (!inst) {
+    if (inst.error().kind == ContainerError::Kind::kStart) {
+      StartFailed(s, inst.error().message);
+      return true;
+    }
+    NodeFailure("Failed", "Error: " + inst.error().message);
+    return false;
+  }
+  s.instance = std::move(*inst);
+  s.result.limits = s.instance->limits;
+  Event(EventType::kNormal, "Created", fmt::format("Created container: {}", name));
+  std::string prefix = "[" + name + "] ";
+  s.out = std::make_unique<OutputPrefixer>(prefix, env_.output_fd);
+  s.err = std::make_unique<OutputPrefixer>(prefix, env_.output_fd);
+  if (auto st = StartContainer(ctx_, *s.instance); !st) {
+    for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
+    s.instance.reset();
+    if (st.error().kind == ContainerError::Kind::kStart) {
+      StartFailed(s, st.error().message);
+      return true;
+    }
+    NodeFailure("Failed", "Error: " + st.error().message);
+    return false;
+  }
+  Event(EventType::kNormal, "Started", fmt::format("Started container {}", name));
+  s.state = SlotState::kRunning;
+  s.started_at = Clock::now();
+  s.result.started = true;
+  return true;
+}
+
+// The kubelet's RunContainerError: a Failed event with the runtime's message, and the container
+// terminated with StartError / 128 (containerd's status for a task that could not start), which
+// restartPolicy answers as any other failed exit.
+void PodRun::StartFailed(Slot& s, const std::string& message) {
+  Event(EventType::kWarning, "Failed", "Error: " + message);
+  s.result.exit_code = kStartErrorExitCode;
+  s.result.reason = std::string(kStartErrorReason);
+  s.result.message = message;
+  s.state = SlotState::kDone;
+  s.started_at = Clock::now();
+  AfterExit(s, kStartErrorExitCode);
+}
+
+bool PodRun::AnyRunning() const {
+  return std::any_of(slots_.begin(), slots_.end(),
+                     [](const Slot& s) { return s.state == SlotState::kRunning; });
+}
+
+bool PodRun::AppsDone() const {
+  return apps_started_ && std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) {
+           return s.init || s.state == SlotState::kDone;
+         });
+}
+
+// Moves the pod forward: the next init container, the app containers, restarts that are due,
+// and the pod's end once its app containers are done.
+void PodRun::Advance() {
+  if (terminating_) return;
+  auto now = Clock::now();
+  for (auto& s : slots_) {
+    if (s.state == SlotState::kBackOff && s.restart_at <= now && !StartSlot(s)) return;
+  }
+  while (next_init_ < slots_.size() && slots_[next_init_].init) {
+    Slot& s = slots_[next_init_];
+    if (s.state == SlotState::kPending) {
+      if (!StartSlot(s)) return;
+    }
+    if (s.sidecar && s.state != SlotState::kPending) {
+      ++next_init_;  // started: the next init container may go
+      continue;
+    }
+    if (s.state == SlotState::kDone && s.result.exit_code == 0) {
+      ++next_init_;
+      continue;
+    }
+    if (s.state == SlotState::kDone) {  // failed under restartPolicy Never
+      init_failed_ = true;
+      BeginTermination();
+    }
+    return;  // running or backing off
+  }
+  if (!apps_started_) {
+    apps_started_ = true;
+    for (auto& s : slots_) {
+      if (!s.init && !StartSlot(s)) return;
+    }
+  }
+  if (AppsDone()) BeginTermination();  // the sidecars go now
+}
+
+void PodRun::StopSlot(Slot& s, int signal) {
+  if (s.state != SlotState::kRunning || !s.instance) return;
+  if (signal == SIGTERM) {
+    if (s.stop_sent) return;
+    s.stop_sent = true;
+    Event(EventType::kNormal, "Killing",
+          fmt::format("Stopping container {}", s.plan->container.name));
+  }
+  // Through the runtime, as the kubelet does via CRI, and to the init process directly: it is our
+  // child (we are its subreaper and have not reaped it, so the pid cannot have been reused), and
+  // crun 1.8.1 reports a container whose init is alive as "stopped" once it was re-parented to
+  // us, and then delivers nothing. A stray process of a hostPID container that outlives its init
+  // is killed with the pod cgroup at teardown.
+  (void)env_.runtime->Kill(s.instance->id, signal, /*all=*/false);
+  ::kill(s.instance->pid, signal);
+}
+
+void PodRun::BeginTermination() {
+  if (!terminating_) {
+    terminating_ = true;
+    kill_at_ =
+        Clock::now() + std::chrono::seconds(std::max<std::int64_t>(0, plan_.grace_period_seconds));
+    for (auto& s : slots_) {
+      if (s.state == SlotState::kPending || s.state == SlotState::kBackOff)
+        s.state = SlotState::kDone;
+    }
+  }
+  // App containers first; sidecars once no app container runs, in reverse order.
+  bool app_running = false;
+  for (auto& s : slots_) {
+    if (!s.sidecar && s.state == SlotState::kRunning) {
+      app_running = true;
+      StopSlot(s, SIGTERM);
+    }
+  }
+  if (app_running) return;
+  for (auto it = slots_.rbegin(); it != slots_.rend(); ++it) {
+    if (it->sidecar) StopSlot(*it, SIGTERM);
+  }
+}
+
+void PodRun::Drain(Slot& s) {
+  if (!s.instance) return;
+  auto deadline = Clock::now() + kDrainLimit;
+  bool out_open = s.instance->stdout_fd >= 0, err_open = s.instance->stderr_fd >= 0;
+  while ((out_open || err_open) && Clock::now() < deadline) {
+    pollfd fds[2];
+    int n = 0;
+    if (out_open) fds[n++] = {s.instance->stdout_fd, POLLIN, 0};
+    if (err_open) fds[n++] = {s.instance->stderr_fd, POLLIN, 0};
+    if (poll(fds, n, 50) <= 0) continue;
+    for (int i = 0; i < n; ++i) {
+      if (!fds[i].revents) continue;
+      bool is_out = fds[i].fd == s.instance->stdout_fd;
+      if (!PumpOnce(fds[i].fd, is_out ? *s.out : *s.err)) (is_out ? out_open : err_open) = false;
+    }
+  }
+  s.out->Finish();
+  s.err->Finish();
+}
+
+void PodRun::ScheduleRestart(Slot& s) {
+  auto ran = Clock::now() - s.started_at;
+  if (ran >= kBackOffReset) s.backoff = Clock::duration{0};
+  s.state = SlotState::kBackOff;
+  s.restart_at = Clock::now() + s.backoff;
+  if (s.backoff > Clock::duration{0}) {
+    Event(EventType::kWarning, "BackOff",
+          fmt::format("Back-off restarting failed container {} in pod {}", s.plan->container.name,
+                      plan_.PodDescription()));
+  }
+  s.backoff = s.backoff == Clock::duration{0}
+                  ? std::chrono::duration_cast<Clock::duration>(kInitialBackOff)
+                  : std::min<Clock::duration>(s.backoff * 2, kMaxBackOff);
+}
+
+void PodRun::OnExit(Slot& s, int code) {
+  Drain(s);
+  s.result.exit_code = code;
+  s.result.reason = code == 0 ? "Completed" : "Error";
+  for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
+  s.instance.reset();
+  s.state = SlotState::kDone;
+  AfterExit(s, code);
+}
+
+// What restartPolicy makes of an exit (or a failed start).
+void PodRun::AfterExit(Slot& s, int code) {
+  if (terminating_) {
+    BeginTermination();  // the sidecars may go once the last app container has
+    return;
+  }
+  const std::string& policy = plan_.restart_policy;
+  bool restart;
+  if (s.sidecar) {
+    restart = true;  // sidecars restart whatever the pod's policy
+  } else if (policy == "Always") {
+    restart = !s.init || code != 0;
+  } else if (policy == "OnFailure") {
+    restart = code != 0;
+  } else {
+    restart = false;
+  }
+  if (restart) ScheduleRestart(s);
+}
+
+void PodRun::ReapChildren() {
+  for (;;) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;  // none left (ECHILD) or none exited yet
+    for (auto& s : slots_) {
+      if (s.state == SlotState::kRunning && s.instance && s.instance->pid == pid) {
+        OnExit(s, ExitCode(status));
+        break;
+      }
+    }
+    // Anything else was an orphan reparented to us (a runtime's helper process): reaped.
+  }
+}
+
+void PodRun::HandleSignals() {
+  signalfd_siginfo info;
+  bool child = false;
+  while (read(env_.signal_fd, &info, sizeof(info)) == sizeof(info)) {
+    if (info.ssi_signo == SIGCHLD) {
+      child = true;
+    } else if (!terminating_ || !result_.interrupted) {
+      result_.interrupted = true;
+      BeginTermination();
+    } else {
+      kill_at_ = Clock::now();  // a second signal: no more grace
+    }
+  }
+  if (child) ReapChildren();
+}
+
+int PodRun::PollTimeoutMs() const {
+  auto now = Clock::now();
+  std::optional<Clock::time_point> next;
+  auto consider = [&](Clock::time_point t) {
+    if (!next || t < *next) next = t;
+  };
+  for (const auto& s : slots_) {
+    if (s.state == SlotState::kBackOff) consider(s.restart_at);
+  }
+  if (terminating_ && kill_at_ && !killed_) consider(*kill_at_);
+  if (!next) return 1000;  // SIGCHLD and output wake us; this only bounds a missed wakeup
+  if (*next <= now) return 0;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*next - now).count() + 1;
+  return static_cast<int>(std::min<long long>(ms, 1000));
+}
+
+void PodRun::Teardown() {
+  for (auto& s : slots_) {
+    if (!s.instance) continue;
+    for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
+    s.instance.reset();
+  }
+  ReapChildren();
+  // A container that could not be removed keeps the pod's state (its record) for a later run.
+  const bool keep_state = !result_.teardown_errors.empty();
+  for (auto& e : sandbox_.Teardown(keep_state)) result_.teardown_errors.push_back(e);
+  ReapChildren();
+}
+
+std::string PodRun::Phase() const {
+  if (result_.node_failure || init_failed_ || !apps_started_) return "Failed";
+  for (const auto& s : slots_) {
+    if (!s.init && s.result.exit_code != 0) return "Failed";
+  }
+  return "Succeeded";
+}
+
+PodRunResult PodRun::Run() {
+  ctx_.runtime = env_.runtime;
+  ctx_.host_capabilities = env_.host_capabilities;
+  ctx_.kill_cgroup = [this](const fs::path& cgroup) { return sandbox_.Kill(cgroup); };
+  for (const auto& c : plan_.init_containers) {
+    Slot s;
+    s.plan = &c;
+    s.init = true;
+    s.sidecar = c.container.IsSidecar();
+    slots_.push_back(std::move(s));
+  }
+  for (const auto& c : plan_.containers) {
+    Slot s;
+    s.plan = &c;
+    slots_.push_back(std::move(s));
+  }
+  for (auto& s : slots_) {
+    s.result.name = s.plan->container.name;
+    s.result.init = s.init;
+    s.result.sidecar = s.sidecar;
+  }
+
+  if (FindImages() && CreateSandbox()) Advance();
+  while (AnyRunning() || (!terminating_ && !AppsDone())) {
+    std::vector<pollfd> fds;
+    std::vector<std::pair<Slot*, bool>> owners;  // slot, is stdout
+    fds.push_back({env_.signal_fd, POLLIN, 0});
+    owners.push_back({nullptr, false});
+    for (auto& s : slots_) {
+      if (s.state != SlotState::kRunning || !s.instance) continue;
+      if (s.instance->stdout_fd >= 0) {
+        fds.push_back({s.instance->stdout_fd, POLLIN, 0});
+        owners.push_back({&s, true});
+      }
+      if (s.instance->stderr_fd >= 0) {
+        fds.push_back({s.instance->stderr_fd, POLLIN, 0});
+        owners.push_back({&s, false});
+      }
+    }
+    int n = poll(fds.data(), fds.size(), PollTimeoutMs());
+    if (n < 0 && errno != EINTR) {
+      NodeFailure("Failed", fmt::format("Error: poll: {}", std::strerror(errno)));
+      break;
+    }
+    // Output before exits, so a container's last lines precede what its exit triggers.
+    for (std::size_t i = 1; n > 0 && i < fds.size(); ++i) {
+      if (!fds[i].revents) continue;
+      Slot& s = *owners[i].first;
+      if (!s.instance) continue;
+      int& fd = owners[i].second ? s.instance->stdout_fd : s.instance->stderr_fd;
+      if (!PumpOnce(fd, owners[i].second ? *s.out : *s.err)) {
+        (owners[i].second ? s.out : s.err)->Finish();
+        close(fd);
+        fd = -1;
+      }
+    }
+    if (n > 0 && fds[0].revents) HandleSignals();
+    if (terminating_ && kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
+      killed_ = true;
+      for (auto& s : slots_) StopSlot(s, SIGKILL);
+    }
+    Advance();
+  }
+  Teardown();
+  result_.phase = Phase();
+  for (auto& s : slots_) result_.containers.push_back(std::move(s.result));
+  return std::move(result_);
+}
+
+}  // namespace
+
+PodRunResult RunPod(const PodPlan& plan, PodRunEnvironment& env) {
+  PodRun run(plan, env);
+  return run.Run();
+}
+
+}  // namespace podlimits::kubelet

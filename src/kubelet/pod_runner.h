@@ -1,0 +1,84 @@
+// Running one admitted, planned pod to completion on this node, as the kubelet's SyncPod and
+// pod workers do for a pod bound to it:
+//
+//   1. every image is looked up before anything is created (a missing one fails the pod with
+//      ErrImageNeverPull: podlimits never pulls)
+//   2. the pod's sandbox (pod_sandbox.h): its state directory and record, image leases, and the
+//      pod cgroup with its limits written and read back before any container process exists;
+//      PIDLimitCapped is recorded then
+//   3. init containers run one at a time, in order, each to a successful exit; a sidecar
+//      (restartPolicy: Always) is started and left running
+//   4. the app containers start, in order; restartPolicy decides what an exit means: Never
+//      (done), OnFailure (restart unless it exited 0), Always (restart); restarts back off as
+//      the kubelet's do (immediately, then 10 s doubling to 300 s) with a BackOff event. A
+//      container the runtime refuses to create or start (say its command does not exist) has
+//      failed like one that exited: StartError, exit code 128, a Failed event, restartPolicy
+//   5. once every app container is done, the sidecars are stopped in reverse order
+//   6. a signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) stops the pod: SIGTERM to every container
+//      (Killing events), SIGKILL after the grace period (a second signal: at once)
+//   7. teardown, whatever happened: every container's processes killed through its cgroup and
+//      the container deleted from the runtime, its overlay unmounted and bundle removed, then
+//      the sandbox (only what this run created)
+//
+// Events stream to the recorder as they happen. Single-threaded: one poll loop over the
+// containers' output pipes and a signalfd; podlimits is the containers' subreaper, so each
+// container's init process is its child to wait for.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cgroups/hierarchies.h"
+#include "cgroups/pod_cgroups.h"
+#include "cri/process_limits.h"
+#include "image/store.h"
+#include "kubelet/container_lifecycle.h"
+#include "kubelet/events.h"
+#include "kubelet/metrics.h"
+#include "kubelet/pod_plan.h"
+
+namespace podlimits::kubelet {
+
+struct PodRunEnvironment {
+  cri::OciRuntimeClient* runtime = nullptr;
+  const image::ImageStore* images = nullptr;
+  std::vector<cgroups::ManagedHierarchy> hierarchies;  // RunPod moves them into the pod cgroup
+  std::filesystem::path state_dir;                     // NodeConfiguration stateDirectory
+  std::vector<std::string> host_capabilities;
+  EventRecorder* events = nullptr;
+  MetricsRegistry* metrics = nullptr;
+  int output_fd = 1;   // where "[name] line" goes
+  int signal_fd = -1;  // signalfd for SIGCHLD and the stop signals (blocked by the caller)
+};
+
+struct ContainerRunResult {
+  std::string name;
+  bool init = false;
+  bool sidecar = false;
+  bool started = false;
+  std::optional<int> exit_code;  // the last run's; 128+N when killed by signal N; 128: StartError
+  // The kubelet's terminated reason for the last run: Completed, Error or StartError; and for
+  // StartError what the runtime said.
+  std::string reason;
+  std::string message;
+  int restarts = 0;                       // how often it was started again after its first run
+  std::vector<cri::ProcessLimit> limits;  // /proc/<pid>/limits of the last run, before start
+};
+
+struct PodRunResult {
+  std::string phase;                                // "Succeeded" or "Failed"
+  bool node_failure = false;                        // the node or runtime failed (not the workload)
+  std::string failure_reason;                       // its event reason (ErrImageNeverPull, ...)
+  std::string failure;                              // what failed, for node failures
+  bool interrupted = false;                         // stopped by SIGINT/SIGTERM
+  std::optional<cgroups::AppliedPodCgroup> cgroup;  // as read back after writing
+  std::vector<ContainerRunResult> containers;       // init containers first, in spec order
+  std::vector<std::string> teardown_errors;         // empty when everything was removed
+};
+
+PodRunResult RunPod(const PodPlan& plan, PodRunEnvironment& env);
+
+}  // namespace podlimits::kubelet

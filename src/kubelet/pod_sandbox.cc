@@ -1,0 +1,104 @@
+#include "kubelet/pod_sandbox.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "base/fs.h"
+#include "kubelet/cgroup_root_ledger.h"
+
+namespace podlimits::kubelet {
+
+namespace fs = std::filesystem;
+
+PodSandbox::PodSandbox(const PodPlan& plan, std::vector<cgroups::ManagedHierarchy> hierarchies,
+                       fs::path state_dir)
+    : plan_(plan), state_dir_(std::move(state_dir)), cgroup_(std::move(hierarchies)) {}
+
+std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
+    const PodRecord& record, const std::vector<std::string>& image_names) {
+  auto failed = [](std::string reason, std::string message) {
+    return std::unexpected(SandboxError{std::move(reason), std::move(message)});
+  };
+  const std::string sandbox = "FailedCreatePodSandBox";
+  // 1. The pod directory is this run's alone: a leftover of a dead run was cleaned up under the
+  // uid's claim before, and one of a live run is never reached (its claim is held).
+  if (mkdir(plan_.pod_dir.c_str(), 0700) != 0) {
+    return failed(sandbox,
+                  "Failed to create pod sandbox: " + ErrnoMessage("mkdir", plan_.pod_dir.string()));
+  }
+  pod_dir_created_ = true;
+  if (auto w = WritePodRecord(plan_.pod_dir, record); !w) {
+    return failed(sandbox, "Failed to create pod sandbox: " + w.error());
+  }
+
+  // 2. Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
+  for (std::size_t i = 0; i < record.images.size(); ++i) {
+    auto lease =
+        image::ImageLease::Acquire(record.images[i], image::LeaseHolder{plan_.uid, plan_.pod_dir});
+    if (!lease) {
+      return failed("ErrImageNeverPull",
+                    fmt::format("Container image \"{}\" is not present with pull policy of "
+                                "Never: {}",
+                                i < image_names.size() ? image_names[i] : record.images[i].string(),
+                                lease.error()));
+    }
+    leases_.push_back(std::move(*lease));
+  }
+
+  // 3. The parents are created under the ledger's lock, so no run sharing this state directory
+  // removes one between our mkdirs.
+  auto ledger = CgroupRootLedger::Lock(state_dir_);
+  if (!ledger) return failed(sandbox, "Failed to create pod sandbox: " + ledger.error());
+  auto applied = cgroup_.Apply(plan_.cgroup);
+  if (!applied) {
+    return failed(sandbox, "Failed to create pod sandbox: " + applied.error().Message());
+  }
+  cgroup_applied_ = true;
+  if (auto u = ledger->Update(applied->created_root_dirs, {}); !u) {
+    return failed(sandbox, "Failed to create pod sandbox: " + u.error());
+  }
+  return std::move(*applied);
+}
+
+std::expected<void, std::string> PodSandbox::Kill(const fs::path& cgroup) {
+  if (!cgroup_applied_) return {};
+  if (auto k = cgroup_.Kill(cgroup); !k) return std::unexpected(k.error().Message());
+  return {};
+}
+
+std::vector<std::string> PodSandbox::Teardown(bool keep_state) {
+  std::vector<std::string> errors;
+  if (cgroup_applied_) {
+    auto ledger = CgroupRootLedger::Lock(state_dir_);
+    if (!ledger) {
+      errors.push_back(ledger.error());
+    } else {
+      if (auto t = cgroup_.Teardown(ledger->entries()); !t) {
+        errors.push_back(t.error().Message());
+      } else {
+        cgroup_applied_ = false;
+      }
+      if (auto u = ledger->Update({}, cgroup_.removed_root_dirs()); !u) {
+        errors.push_back(u.error());
+      }
+    }
+  }
+  if (pod_dir_created_ && errors.empty() && !keep_state) {
+    if (auto r = RemoveTree(plan_.pod_dir); !r) {
+      errors.push_back(r.error());
+    } else {
+      pod_dir_created_ = false;
+    }
+  }
+  // The leases go last. While the pod directory stays, its holder records keep the images in
+  // use for whatever may still run on them.
+  if (!errors.empty() || keep_state) {
+    for (image::ImageLease& lease : leases_) lease.KeepHolderRecord();
+  }
+  leases_.clear();
+  return errors;
+}
+
+}  // namespace podlimits::kubelet
