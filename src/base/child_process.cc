@@ -15,6 +15,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/error.h"
+
 namespace podlimits {
 namespace {
 
@@ -98,8 +100,7 @@ void KillAndReap(pid_t pid, int* status) {
   WaitBlocking(pid, status);
 }
 
-std::expected<ChildResult, std::string> Wait(pid_t pid, Fd out, Fd err,
-                                             std::chrono::milliseconds timeout) {
+Result<ChildResult> Wait(pid_t pid, Fd out, Fd err, std::chrono::milliseconds timeout) {
   ChildResult result;
   result.pid = pid;
   // A pidfd makes the exit pollable together with the pipes. Without one (kernels before 5.3)
@@ -126,7 +127,7 @@ std::expected<ChildResult, std::string> Wait(pid_t pid, Fd out, Fd err,
     if (poll(fds, n, wait_ms) < 0 && errno != EINTR) {
       int e = errno;
       KillAndReap(pid, &status);
-      return std::unexpected(fmt::format("poll for pid {}: {}", pid, Errno(e)));
+      return Failure(fmt::format("poll for pid {}: {}", pid, Errno(e)));
     }
     Drain(out, result.out);
     Drain(err, result.err);
@@ -135,7 +136,7 @@ std::expected<ChildResult, std::string> Wait(pid_t pid, Fd out, Fd err,
     if (r < 0 && errno != EINTR) {
       int e = errno;
       KillAndReap(pid, &status);
-      return std::unexpected(fmt::format("waitpid {}: {}", pid, Errno(e)));
+      return Failure(fmt::format("waitpid {}: {}", pid, Errno(e)));
     }
   }
   // Whatever the program wrote before it exited is in the pipes now. A process it left behind
@@ -155,21 +156,21 @@ std::string ChildResult::Describe(std::chrono::milliseconds timeout) const {
   return fmt::format("exit status {}", exit_code);
 }
 
-std::expected<ChildResult, std::string> RunChild(const ChildCommand& command) {
-  if (command.argv.empty()) return std::unexpected("run: empty command line");
+Result<ChildResult> RunChild(const ChildCommand& command) {
+  if (command.argv.empty()) return Failure("run: empty command line");
   const std::string& program = command.argv[0];
 
   Fd devnull;
   Fd out_read, out_write, err_read, err_write;
-  auto open_pipe = [](Fd& read_end, Fd& write_end) -> std::expected<void, std::string> {
+  auto open_pipe = [](Fd& read_end, Fd& write_end) -> Result<void> {
     int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0) return std::unexpected(fmt::format("pipe: {}", Errno(errno)));
+    if (pipe2(p, O_CLOEXEC) != 0) return Failure(fmt::format("pipe: {}", Errno(errno)));
     read_end.Reset(p[0]);
     write_end.Reset(p[1]);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     return {};
   };
-  auto source = [&](int fd, Fd& read_end, Fd& write_end) -> std::expected<int, std::string> {
+  auto source = [&](int fd, Fd& read_end, Fd& write_end) -> Result<int> {
     if (fd == ChildCommand::kCapture) {
       if (auto ok = open_pipe(read_end, write_end); !ok) return std::unexpected(ok.error());
       return write_end.get();
@@ -177,7 +178,7 @@ std::expected<ChildResult, std::string> RunChild(const ChildCommand& command) {
     if (fd >= 0) return fd;
     if (!devnull) {
       devnull.Reset(open("/dev/null", O_RDWR | O_CLOEXEC));
-      if (!devnull) return std::unexpected(fmt::format("open \"/dev/null\": {}", Errno(errno)));
+      if (!devnull) return Failure(fmt::format("open \"/dev/null\": {}", Errno(errno)));
     }
     return devnull.get();
   };
@@ -200,8 +201,7 @@ std::expected<ChildResult, std::string> RunChild(const ChildCommand& command) {
   for (int target = 0; target < 3; ++target) {
     copies[target].Reset(fcntl(sources[target], F_DUPFD_CLOEXEC, 3));
     if (!copies[target]) {
-      return std::unexpected(
-          fmt::format("dup fd {} for {}: {}", sources[target], program, Errno(errno)));
+      return Failure(fmt::format("dup fd {} for {}: {}", sources[target], program, Errno(errno)));
     }
     posix_spawn_file_actions_adddup2(&setup.actions, copies[target].get(), target);
   }
@@ -230,7 +230,7 @@ std::expected<ChildResult, std::string> RunChild(const ChildCommand& command) {
   out_write.Reset();
   err_write.Reset();
   devnull.Reset();
-  if (rc != 0) return std::unexpected(fmt::format("posix_spawn \"{}\": {}", program, Errno(rc)));
+  if (rc != 0) return SystemError("posix_spawn", program, rc);
   return Wait(pid, std::move(out_read), std::move(err_read), command.timeout);
 }
 

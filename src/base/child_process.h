@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits {
 
 struct ChildCommand {
@@ -45,6 +47,6 @@ struct ChildResult {
 
 // Runs the command and waits for it. An error only when it could not be started or waited for
 // (`posix_spawn "/usr/bin/crun": No such file or directory`); a program that fails is a result.
-std::expected<ChildResult, std::string> RunChild(const ChildCommand& command);
+Result<ChildResult> RunChild(const ChildCommand& command);
 
 }  // namespace podlimits

@@ -1,5 +1,6 @@
 #include "base/error.h"
 
+#include <ostream>
 #include <system_error>
 
 namespace podlimits {
@@ -24,6 +25,10 @@ std::string Error::Message() const {
     out += detail;
   }
   return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const Error& error) {
+  return out << error.Message();
 }
 
 std::unexpected<Error> SystemError(std::string op, std::filesystem::path path, int errno_value,

@@ -11,23 +11,28 @@
 
 #include <expected>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits {
 
 struct Error {
-  std::string op;              // "mkdir", "write", "read", "crun create", "parse", ...; may be empty
-  std::filesystem::path path;  // the file or directory the operation was about; may be empty
-  int errno_value = 0;         // 0 when the failure is not a failed system call
-  std::string detail;          // extra text, or the whole reason when errno_value is 0
+  std::string op = {};  // "mkdir", "write", "read", "crun create", "parse", ...; may be empty
+  std::filesystem::path path = {};  // the file or directory the operation was about; may be empty
+  int errno_value = 0;              // 0 when the failure is not a failed system call
+  std::string detail = {};          // extra text, or the whole reason when errno_value is 0
   // What the callers were doing, innermost first (Wrap appends); printed outermost first.
   std::vector<std::string> context = {};
 
   // `CONTEXT...: OP "PATH": strerror(errno)[: detail]`; parts that are empty are left out
   // (`OP: detail`, or only the detail).
   std::string Message() const;
+
+  bool operator==(const Error&) const = default;
 
   // Adds what the caller was doing: `Wrap("create pod cgroup")` makes the message start with
   // `create pod cgroup: `.
@@ -40,6 +45,9 @@ struct Error {
     return std::move(*this);
   }
 };
+
+// Prints Message(): for logs and test failure output.
+std::ostream& operator<<(std::ostream& out, const Error& error);
 
 template <typename T = void>
 using Result = std::expected<T, Error>;

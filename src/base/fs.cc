@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits {
@@ -36,15 +37,14 @@ std::string JoinDisplay(const std::string& dir, const std::string& name) {
 
 // Lists a directory's entries (without "." and ".."). Reading the names first keeps the
 // removal loop from racing the directory stream it is deleting from.
-std::expected<std::vector<std::string>, std::string> ListDir(int dirfd,
-                                                             const std::string& display) {
+Result<std::vector<std::string>> ListDir(int dirfd, const std::string& display) {
   int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return std::unexpected(ErrnoMessage("dup", display));
+  if (dup_fd < 0) return SystemError("dup", display, errno);
   DIR* dir = fdopendir(dup_fd);
   if (dir == nullptr) {
     int err = errno;
     close(dup_fd);
-    return std::unexpected(ErrnoMessage("opendir", display, err));
+    return SystemError("opendir", display, err);
   }
   std::vector<std::string> names;
   errno = 0;
@@ -56,7 +56,7 @@ std::expected<std::vector<std::string>, std::string> ListDir(int dirfd,
   }
   int err = errno;
   closedir(dir);
-  if (err != 0) return std::unexpected(ErrnoMessage("readdir", display, err));
+  if (err != 0) return SystemError("readdir", display, err);
   return names;
 }
 
@@ -78,9 +78,9 @@ UniqueFd::~UniqueFd() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::expected<std::string, std::string> CleanRelativePath(std::string_view path) {
+Result<std::string> CleanRelativePath(std::string_view path) {
   if (!path.empty() && path.front() == '/') {
-    return std::unexpected("absolute path");
+    return Failure("absolute path");
   }
   std::string out;
   std::size_t pos = 0;
@@ -90,7 +90,7 @@ std::expected<std::string, std::string> CleanRelativePath(std::string_view path)
     std::string_view part = path.substr(pos, end - pos);
     pos = end + 1;
     if (part.empty() || part == ".") continue;
-    if (part == "..") return std::unexpected("path contains \"..\"");
+    if (part == "..") return Failure("path contains \"..\"");
     if (!out.empty()) out += '/';
     out += part;
   }
@@ -111,24 +111,22 @@ std::expected<UniqueFd, int> OpenInRoot(int dirfd, std::string_view rel, int fla
   return OpenAt2(dirfd, rel, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 }
 
-std::expected<void, std::string> RemoveTreeAt(int dirfd, const std::string& name,
-                                              const std::string& display) {
+Result<void> RemoveTreeAt(int dirfd, const std::string& name, const std::string& display) {
   struct statx stx {};
   if (statx(dirfd, name.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MODE | STATX_UID, &stx) !=
       0) {
     if (errno == ENOENT) return {};
-    return std::unexpected(ErrnoMessage("stat", display));
+    return SystemError("stat", display, errno);
   }
   if (!S_ISDIR(stx.stx_mode)) {
     if (unlinkat(dirfd, name.c_str(), 0) != 0 && errno != ENOENT) {
-      return std::unexpected(ErrnoMessage("unlink", display));
+      return SystemError("unlink", display, errno);
     }
     return {};
   }
   if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
-    return std::unexpected(
-        fmt::format("remove \"{}\": is a mount point; refusing to descend", display));
+    return Failure(fmt::format("remove \"{}\": is a mount point; refusing to descend", display));
   }
   // Without CAP_DAC_OVERRIDE a directory can only be emptied once its owner may read, write
   // and search it (images have 0555 dirs, overlayfs leaves work/work at 0000).
@@ -136,7 +134,7 @@ std::expected<void, std::string> RemoveTreeAt(int dirfd, const std::string& name
     fchmodat(dirfd, name.c_str(), 0700, 0);  // on failure, the open or unlink below says why
   }
   int fd = openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open", display));
+  if (fd < 0) return SystemError("open", display, errno);
   UniqueFd dir(fd);
   auto names = ListDir(dir.get(), display);
   if (!names) return std::unexpected(names.error());
@@ -144,40 +142,39 @@ std::expected<void, std::string> RemoveTreeAt(int dirfd, const std::string& name
     if (auto r = RemoveTreeAt(dir.get(), child, JoinDisplay(display, child)); !r) return r;
   }
   if (unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    return std::unexpected(ErrnoMessage("rmdir", display));
+    return SystemError("rmdir", display, errno);
   }
   return {};
 }
 
-std::expected<void, std::string> RemoveTree(const std::filesystem::path& path) {
+Result<void> RemoveTree(const std::filesystem::path& path) {
   std::filesystem::path clean = path.lexically_normal();
   if (!clean.has_filename()) clean = clean.parent_path();
   std::filesystem::path parent = clean.has_parent_path() ? clean.parent_path() : ".";
   int fd = open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return {};
-    return std::unexpected(ErrnoMessage("open", parent.string()));
+    return SystemError("open", parent.string(), errno);
   }
   UniqueFd parent_fd(fd);
   return RemoveTreeAt(parent_fd.get(), clean.filename().string(), clean.string());
 }
 
-std::expected<bool, std::string> IsMountRoot(const std::filesystem::path& path) {
+Result<bool> IsMountRoot(const std::filesystem::path& path) {
   struct statx stx {};
   if (statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE, &stx) != 0) {
-    return std::unexpected(ErrnoMessage("stat", path.string()));
+    return SystemError("stat", path.string(), errno);
   }
   if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) == 0) {
-    return std::unexpected(fmt::format(
-        "stat \"{}\": kernel does not report mount roots (needs Linux 5.8)", path.string()));
+    return Failure(fmt::format("stat \"{}\": kernel does not report mount roots (needs Linux 5.8)",
+                               path.string()));
   }
   return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
 }
 
-std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::path& path,
-                                                      std::size_t limit) {
+Result<std::string> ReadSmallFile(const std::filesystem::path& path, std::size_t limit) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open", path.string()));
+  if (fd < 0) return SystemError("open", path.string(), errno);
   UniqueFd file(fd);
   std::string out;
   char buf[65536];
@@ -185,12 +182,12 @@ std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::pat
     ssize_t n = read(file.get(), buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return std::unexpected(ErrnoMessage("read", path.string()));
+      return SystemError("read", path.string(), errno);
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > limit) {
-      return std::unexpected(
+      return Failure(
           fmt::format("read \"{}\": larger than the {} bytes allowed", path.string(), limit));
     }
   }
@@ -199,12 +196,12 @@ std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::pat
 
 namespace {
 
-std::expected<void, std::string> WriteThenRename(const std::filesystem::path& path,
-                                                 std::string_view content, bool sync) {
+Result<void> WriteThenRename(const std::filesystem::path& path, std::string_view content,
+                             bool sync) {
   std::filesystem::path tmp = path;
   tmp += fmt::format(".tmp-{}", getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open", tmp.string()));
+  if (fd < 0) return SystemError("open", tmp.string(), errno);
   UniqueFd file(fd);
   std::size_t done = 0;
   while (done < content.size()) {
@@ -213,32 +210,30 @@ std::expected<void, std::string> WriteThenRename(const std::filesystem::path& pa
       if (errno == EINTR) continue;
       int err = errno;
       unlink(tmp.c_str());
-      return std::unexpected(ErrnoMessage("write", tmp.string(), err));
+      return SystemError("write", tmp.string(), err);
     }
     done += static_cast<std::size_t>(n);
   }
   if (sync && fsync(file.get()) != 0) {
     int err = errno;
     unlink(tmp.c_str());
-    return std::unexpected(ErrnoMessage("fsync", tmp.string(), err));
+    return SystemError("fsync", tmp.string(), err);
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     unlink(tmp.c_str());
-    return std::unexpected(ErrnoMessage("rename", path.string(), err));
+    return SystemError("rename", path.string(), err);
   }
   return {};
 }
 
 }  // namespace
 
-std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path& path,
-                                                     std::string_view content) {
+Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view content) {
   return WriteThenRename(path, content, /*sync=*/true);
 }
 
-std::expected<void, std::string> ReplaceFile(const std::filesystem::path& path,
-                                             std::string_view content) {
+Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content) {
   return WriteThenRename(path, content, /*sync=*/false);
 }
 

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "base/error.h"
+
 namespace podlimits {
 
 // `OP "PATH": strerror(err)`, the crun style every error of this module uses.
@@ -41,7 +43,7 @@ class UniqueFd {
 // empty and "." components. Absolute paths and ".." components are errors, because either
 // could name something outside the tree the path is meant for; the error says which, without
 // the path (callers name it). "" and "." clean to "".
-std::expected<std::string, std::string> CleanRelativePath(std::string_view path);
+Result<std::string> CleanRelativePath(std::string_view path);
 
 // Splits a cleaned relative path into (parent, base name); the parent of "a" is "".
 std::pair<std::string_view, std::string_view> SplitParent(std::string_view path);
@@ -57,31 +59,27 @@ std::expected<UniqueFd, int> OpenInRoot(int dirfd, std::string_view rel, int fla
 
 // Removes dirfd/name and everything below it without following symlinks; refuses to descend
 // into a mount point. A missing entry is success. `display` names the entry in errors.
-std::expected<void, std::string> RemoveTreeAt(int dirfd, const std::string& name,
-                                              const std::string& display);
+Result<void> RemoveTreeAt(int dirfd, const std::string& name, const std::string& display);
 
 // RemoveTreeAt for a path: `rm -rf --one-file-system PATH`, refusing if PATH itself is a
 // mount point. A missing path is success.
-std::expected<void, std::string> RemoveTree(const std::filesystem::path& path);
+Result<void> RemoveTree(const std::filesystem::path& path);
 
 // True if `path` is the root of a mount (statx STATX_ATTR_MOUNT_ROOT). Errors say why not known.
-std::expected<bool, std::string> IsMountRoot(const std::filesystem::path& path);
+Result<bool> IsMountRoot(const std::filesystem::path& path);
 
 // Reads a whole small file, failing when it is larger than `limit` bytes.
-std::expected<std::string, std::string> ReadSmallFile(const std::filesystem::path& path,
-                                                      std::size_t limit);
+Result<std::string> ReadSmallFile(const std::filesystem::path& path, std::size_t limit);
 
 // Replaces `path` with `content` so that readers see the old or the new file, never a part:
 // write a temporary sibling, fsync it, rename it over the target. For what must outlive a
 // power cut (the image store's metadata and tags).
-std::expected<void, std::string> WriteFileAtomically(const std::filesystem::path& path,
-                                                     std::string_view content);
+Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
 
 // The same without the fsync: readers still never see a part, but a power cut may lose the
 // file. For records about running pods, which a reboot makes meaningless anyway (their
 // processes, cgroups and mounts are gone): an fsync per run costs milliseconds of journal
 // commit on an ext4 disk.
-std::expected<void, std::string> ReplaceFile(const std::filesystem::path& path,
-                                             std::string_view content);
+Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace podlimits

@@ -31,7 +31,7 @@ int ImageLoadCommand(const std::string& image_root, const std::string& source,
   auto store = Store(image_root);
   auto image = store.Load(source, name);
   if (!image) {
-    std::fprintf(stderr, "error: %s\n", image.error().c_str());
+    std::fprintf(stderr, "error: %s\n", image.error().Message().c_str());
     return 1;
   }
   std::printf("Loaded image: %s (sha256:%s)\n", image->name.c_str(), image->id.c_str());
@@ -42,7 +42,7 @@ int ImageListCommand(const std::string& image_root, const std::string& output) {
   auto store = Store(image_root);
   auto images = store.List();
   if (!images) {
-    std::fprintf(stderr, "error: %s\n", images.error().c_str());
+    std::fprintf(stderr, "error: %s\n", images.error().Message().c_str());
     return 1;
   }
   if (output == "json") {
@@ -72,7 +72,7 @@ int ImageListCommand(const std::string& image_root, const std::string& output) {
 int ImageRemoveCommand(const std::string& image_root, const std::string& name) {
   auto store = Store(image_root);
   if (auto r = store.Remove(name); !r) {
-    std::fprintf(stderr, "error: %s\n", r.error().c_str());
+    std::fprintf(stderr, "error: %s\n", r.error().Message().c_str());
     return 1;
   }
   std::printf("Untagged: %s\n", name.c_str());

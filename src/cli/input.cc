@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/error.h"
+
 namespace podlimits::cli {
 namespace {
 
@@ -19,29 +21,28 @@ bool AppendAll(std::FILE* f, std::string& out) {
   return !std::ferror(f);
 }
 
-std::expected<std::string, std::string> ReadFile(const std::filesystem::path& p) {
+Result<std::string> ReadFile(const std::filesystem::path& p) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(p.c_str(), "rb"), &std::fclose);
-  if (!f) return std::unexpected(fmt::format("error reading {}: cannot open file", p.string()));
+  if (!f) return Failure(fmt::format("error reading {}: cannot open file", p.string()));
   std::string text;
   std::error_code ec;
   std::uintmax_t size = std::filesystem::file_size(p, ec);  // fails for pipes: no reservation
   if (!ec) text.reserve(size);
   if (!AppendAll(f.get(), text)) {
-    return std::unexpected(fmt::format("error reading {}: read failed", p.string()));
+    return Failure(fmt::format("error reading {}: read failed", p.string()));
   }
   return text;
 }
 
 }  // namespace
 
-std::expected<std::vector<InputFile>, std::string> ReadInputs(
-    const std::vector<std::string>& args) {
+Result<std::vector<InputFile>> ReadInputs(const std::vector<std::string>& args) {
   namespace fs = std::filesystem;
   std::vector<InputFile> files;
   bool stdin_used = false;
   for (const auto& arg : args) {
     if (arg == "-") {
-      if (stdin_used) return std::unexpected("error: stdin (\"-\") given more than once");
+      if (stdin_used) return Failure("error: stdin (\"-\") given more than once");
       stdin_used = true;
       std::string text;
       AppendAll(stdin, text);  // as ever, a read error on stdin just ends the input
@@ -51,7 +52,7 @@ std::expected<std::vector<InputFile>, std::string> ReadInputs(
     std::error_code ec;
     fs::file_status st = fs::status(arg, ec);
     if (ec || !fs::exists(st)) {
-      return std::unexpected(fmt::format("error: the path \"{}\" does not exist", arg));
+      return Failure(fmt::format("error: the path \"{}\" does not exist", arg));
     }
     if (fs::is_directory(st)) {
       std::vector<fs::path> entries;
@@ -62,18 +63,17 @@ std::expected<std::vector<InputFile>, std::string> ReadInputs(
         }
       }
       if (ec)
-        return std::unexpected(
-            fmt::format("error: cannot list directory \"{}\": {}", arg, ec.message()));
+        return Failure(fmt::format("error: cannot list directory \"{}\": {}", arg, ec.message()));
       std::sort(entries.begin(), entries.end());
       for (const auto& p : entries) {
         auto text = ReadFile(p);
-        if (!text) return std::unexpected("error: " + text.error());
+        if (!text) return Failure("error: " + text.error().Message());
         files.push_back({p.string(), std::move(*text)});
       }
       continue;
     }
     auto text = ReadFile(arg);
-    if (!text) return std::unexpected("error: " + text.error());
+    if (!text) return Failure("error: " + text.error().Message());
     files.push_back({arg, std::move(*text)});
   }
   return files;

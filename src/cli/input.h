@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits::cli {
 
 struct InputFile {
@@ -12,6 +14,6 @@ struct InputFile {
   std::string text;
 };
 
-std::expected<std::vector<InputFile>, std::string> ReadInputs(const std::vector<std::string>& args);
+Result<std::vector<InputFile>> ReadInputs(const std::vector<std::string>& args);
 
 }  // namespace podlimits::cli

@@ -63,13 +63,13 @@ int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat 
   options.gates = *gates;
   auto name_generator = NameGeneratorFromEnvironment();
   if (!name_generator) {
-    std::fprintf(stderr, "error: %s\n", name_generator.error().c_str());
+    std::fprintf(stderr, "error: %s\n", name_generator.error().Message().c_str());
     return kExitUsage;
   }
   options.name_generator = name_generator->get();
   auto inputs = ReadInputs(flags.files);
   if (!inputs) {
-    std::fprintf(stderr, "%s\n", inputs.error().c_str());
+    std::fprintf(stderr, "%s\n", inputs.error().Message().c_str());
     return kExitUsage;
   }
   std::vector<api::DecodeResult> decoded;
@@ -87,7 +87,7 @@ int NodeInfoCommand(const std::string& node_config, const std::string& output) {
   auto config =
       node_config.empty() ? kubelet::DefaultNodeConfig() : kubelet::LoadNodeConfig(node_config);
   if (!config) {
-    std::fprintf(stderr, "error: %s\n", config.error().c_str());
+    std::fprintf(stderr, "error: %s\n", config.error().Message().c_str());
     return kExitUsage;
   }
   kubelet::ProbeOptions probe;
@@ -97,14 +97,14 @@ int NodeInfoCommand(const std::string& node_config, const std::string& output) {
   kubelet::NodeCapabilities caps = kubelet::ProbeNodeCapabilities(*config, probe);
   if (caps.cgroup_mode) {
     if (auto ok = kubelet::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
-      std::fprintf(stderr, "error: %s\n", ok.error().c_str());
+      std::fprintf(stderr, "error: %s\n", ok.error().Message().c_str());
       return kExitUsage;
     }
   }
   kubelet::PidCapacity capacity = kubelet::ReadPidCapacity();
   // A kubelet with reservations above its capacity does not start: neither does this node.
   if (auto ok = kubelet::ValidateNodeAllocatable(capacity.Capacity(), *config); !ok) {
-    std::fprintf(stderr, "error: %s\n", ok.error().c_str());
+    std::fprintf(stderr, "error: %s\n", ok.error().Message().c_str());
     return kExitNodeFailure;
   }
   auto tasks = kubelet::ReadTaskCount();

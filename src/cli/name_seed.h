@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/name_generator.h"
+#include "base/error.h"
 
 namespace podlimits::cli {
 
@@ -14,6 +15,6 @@ inline constexpr const char* kNameSeedVariable = "PODLIMITS_GENERATE_NAME_SEED";
 
 // A generator seeded from the variable (a decimal unsigned 64-bit number) when it is set,
 // a randomly seeded one when it is not; an error naming the variable when it does not parse.
-std::expected<std::unique_ptr<api::NameGenerator>, std::string> NameGeneratorFromEnvironment();
+Result<std::unique_ptr<api::NameGenerator>> NameGeneratorFromEnvironment();
 
 }  // namespace podlimits::cli

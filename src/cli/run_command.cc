@@ -117,7 +117,7 @@ int RunCommand(const RunFlags& flags) {
   auto config = flags.node_config.empty() ? kubelet::DefaultNodeConfig()
                                           : kubelet::LoadNodeConfig(flags.node_config);
   if (!config) {
-    std::fprintf(stderr, "error: %s\n", config.error().c_str());
+    std::fprintf(stderr, "error: %s\n", config.error().Message().c_str());
     return kExitUsage;
   }
   const validation::FeatureGates& gates = config->feature_gates;
@@ -152,12 +152,13 @@ int RunCommand(const RunFlags& flags) {
   kubelet::NodeCapabilities caps = kubelet::ProbeNodeCapabilities(*config, probe);
   if (caps.cgroup_mode) {
     if (auto ok = kubelet::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
-      return outcome.NotRun(kExitUsage, "InvalidNodeConfiguration", ok.error(), ok.error());
+      return outcome.NotRun(kExitUsage, "InvalidNodeConfiguration", ok.error().Message(),
+                            ok.error().Message());
     }
   }
   const std::optional<std::int64_t> pid_capacity = kubelet::ReadPidCapacity().Capacity();
   if (auto ok = kubelet::ValidateNodeAllocatable(pid_capacity, *config); !ok) {
-    return node_failure(ok.error());
+    return node_failure(ok.error().Message());
   }
   if (!caps.runtime.Found()) return node_failure(caps.runtime.error);
   if (!caps.runtime.unusable.empty()) return node_failure(caps.runtime.unusable);
@@ -186,7 +187,8 @@ int RunCommand(const RunFlags& flags) {
   }
   // Also where a dead run's leftovers are cleaned up: the runtime must not see hierarchies it
   // may not touch then either.
-  if (auto ns = cri::EnterRuntimeMountNamespace(*managed); !ns) return node_failure(ns.error());
+  if (auto ns = cri::EnterRuntimeMountNamespace(*managed); !ns)
+    return node_failure(ns.error().Message());
 
   for (const auto& e : admit.events) outcome.events().Record(e);
   kubelet::PodPlan plan = kubelet::PlanPod(pod, *config, admit, gates, pid_capacity);

@@ -28,7 +28,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
   RunInput out;
   auto inputs = ReadInputs(flags.files);
   if (!inputs) {
-    std::fprintf(stderr, "%s\n", inputs.error().c_str());  // already "error: ..."
+    std::fprintf(stderr, "%s\n", inputs.error().Message().c_str());  // already "error: ..."
     out.exit_code = kExitUsage;
     return out;
   }
@@ -56,7 +56,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
   }
   auto name_generator = NameGeneratorFromEnvironment();
   if (!name_generator) {
-    std::fprintf(stderr, "error: %s\n", name_generator.error().c_str());
+    std::fprintf(stderr, "error: %s\n", name_generator.error().Message().c_str());
     out.exit_code = kExitUsage;
     return out;
   }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/error.h"
 #include "cri/oci_process.h"
 #include "cri/oci_spec.h"
 #include "fmt/format.h"
@@ -146,7 +147,7 @@ std::vector<std::string> BoundingCapabilities() {
   return CapabilityNamesFromMask(*mask);
 }
 
-std::expected<std::vector<std::string>, std::string> ContainerCapabilities(
+Result<std::vector<std::string>> ContainerCapabilities(
     const api::Container& container, const std::vector<std::string>& host_capabilities) {
   const std::uint64_t host = MaskOf(host_capabilities) & kAllKnown;
   const auto& sc = container.security_context;
@@ -173,8 +174,7 @@ std::expected<std::vector<std::string>, std::string> ContainerCapabilities(
     if (IsAll(add[i])) continue;
     auto n = NormalizeCapability(add[i]);
     if (!n) {
-      return std::unexpected(
-          fmt::format("{}.add[{}]: unknown capability \"{}\"", field, i, add[i]));
+      return Failure(fmt::format("{}.add[{}]: unknown capability \"{}\"", field, i, add[i]));
     }
     set |= Bit(*CapabilityNumber(*n));
     added |= Bit(*CapabilityNumber(*n));
@@ -192,7 +192,7 @@ std::expected<std::vector<std::string>, std::string> ContainerCapabilities(
     if (IsAll(add[i])) continue;
     std::string n = *NormalizeCapability(add[i]);
     if (missing & Bit(*CapabilityNumber(n))) {
-      return std::unexpected(fmt::format(
+      return Failure(fmt::format(
           "{}.add[{}]: capability {} is not in the capability bounding set of the container "
           "runtime on this node",
           field, i, n));

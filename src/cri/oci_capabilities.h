@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "base/error.h"
 
 namespace podlimits::cri {
 
@@ -28,7 +29,7 @@ std::optional<std::uint64_t> ParseCapBnd(std::string_view proc_status);
 // otherwise containerd's default set, plus `add`, minus `drop` ("ALL" adds or drops every
 // capability), limited to `host_capabilities`. An added capability the host lacks is an error
 // naming its field (spec.containers[0].securityContext.capabilities.add[1]).
-std::expected<std::vector<std::string>, std::string> ContainerCapabilities(
+Result<std::vector<std::string>> ContainerCapabilities(
     const api::Container& container, const std::vector<std::string>& host_capabilities);
 
 }  // namespace podlimits::cri

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits::cri {
@@ -115,9 +116,9 @@ std::vector<std::string> ProcessEnv(const image::ImageConfig& image, const EnvLi
   return env;
 }
 
-std::expected<std::vector<std::string>, std::string> ProcessArgs(const api::Container& container,
-                                                                 const image::ImageConfig& image,
-                                                                 const EnvList& container_env) {
+Result<std::vector<std::string>> ProcessArgs(const api::Container& container,
+                                             const image::ImageConfig& image,
+                                             const EnvList& container_env) {
   // The kubelet expands command and args; containerd then combines them with the image as
   // docker does (WithProcessArgs): a command replaces Entrypoint and Cmd together.
   std::vector<std::string> args;
@@ -132,7 +133,7 @@ std::expected<std::vector<std::string>, std::string> ProcessArgs(const api::Cont
     args.insert(args.end(), rest.begin(), rest.end());
   }
   if (args.empty()) {
-    return std::unexpected(fmt::format(
+    return Failure(fmt::format(
         "{}: no command: the image has neither Entrypoint nor Cmd and the container sets no "
         "command",
         ContainerFieldPath(container)));
@@ -140,19 +141,18 @@ std::expected<std::vector<std::string>, std::string> ProcessArgs(const api::Cont
   return args;
 }
 
-std::expected<std::string, std::string> ProcessCwd(const api::Container& container,
-                                                   const image::ImageConfig& image) {
+Result<std::string> ProcessCwd(const api::Container& container, const image::ImageConfig& image) {
   if (!container.working_dir.empty()) {
     if (!container.working_dir.starts_with('/')) {
-      return std::unexpected(fmt::format("{}.workingDir: \"{}\" is not an absolute path",
-                                         ContainerFieldPath(container), container.working_dir));
+      return Failure(fmt::format("{}.workingDir: \"{}\" is not an absolute path",
+                                 ContainerFieldPath(container), container.working_dir));
     }
     return container.working_dir;
   }
   if (!image.working_dir.empty()) {
     if (!image.working_dir.starts_with('/')) {
-      return std::unexpected(fmt::format("{}: image WorkingDir \"{}\" is not an absolute path",
-                                         ContainerFieldPath(container), image.working_dir));
+      return Failure(fmt::format("{}: image WorkingDir \"{}\" is not an absolute path",
+                                 ContainerFieldPath(container), image.working_dir));
     }
     return image.working_dir;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "base/error.h"
 #include "image/config.h"
 
 namespace podlimits::cri {
@@ -35,13 +36,12 @@ std::vector<std::string> ProcessEnv(const image::ImageConfig& image, const EnvLi
 
 // process.args: `command` replaces the image's Entrypoint (and then the image's Cmd is not
 // used), `args` replaces Cmd; both are expanded against `container_env`. Empty is an error.
-std::expected<std::vector<std::string>, std::string> ProcessArgs(const api::Container& container,
-                                                                 const image::ImageConfig& image,
-                                                                 const EnvList& container_env);
+Result<std::vector<std::string>> ProcessArgs(const api::Container& container,
+                                             const image::ImageConfig& image,
+                                             const EnvList& container_env);
 
 // process.cwd: workingDir, else the image's WorkingDir, else "/". Must be absolute (runc and
 // crun refuse a relative cwd).
-std::expected<std::string, std::string> ProcessCwd(const api::Container& container,
-                                                   const image::ImageConfig& image);
+Result<std::string> ProcessCwd(const api::Container& container, const image::ImageConfig& image);
 
 }  // namespace podlimits::cri

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <optional>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "cri/oci_process.h"
 #include "fmt/format.h"
@@ -97,35 +98,34 @@ std::vector<GroupEntry> ParseGroup(std::string_view text) {
 
 // The text of the image's `rel` ("etc/passwd"), resolved with the rootfs as "/"; nullopt when
 // it does not exist (scratch images have no /etc/passwd).
-std::expected<std::optional<std::string>, std::string> ReadImageFile(
-    const std::filesystem::path& rootfs, std::string_view rel) {
+Result<std::optional<std::string>> ReadImageFile(const std::filesystem::path& rootfs,
+                                                 std::string_view rel) {
   std::string display = fmt::format("{}/{}", rootfs.string(), rel);
   int root = open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) return std::unexpected(ErrnoMessage("open rootfs", rootfs.string()));
+  if (root < 0) return SystemError("open rootfs", rootfs.string(), errno);
   UniqueFd root_fd(root);
   // O_NONBLOCK: a FIFO planted at /etc/passwd must not block us; the S_ISREG check refuses it.
   auto fd = OpenInRoot(root_fd.get(), rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd) {
     if (fd.error() == ENOENT || fd.error() == ENOTDIR) return std::nullopt;
-    return std::unexpected(ErrnoMessage("open", display, fd.error()));
+    return SystemError("open", display, fd.error());
   }
   struct stat st {};
-  if (fstat(fd->get(), &st) != 0) return std::unexpected(ErrnoMessage("stat", display));
-  if (!S_ISREG(st.st_mode))
-    return std::unexpected(fmt::format("read \"{}\": not a regular file", display));
+  if (fstat(fd->get(), &st) != 0) return SystemError("stat", display, errno);
+  if (!S_ISREG(st.st_mode)) return Failure(fmt::format("read \"{}\": not a regular file", display));
   if (static_cast<std::size_t>(st.st_size) > kMaxDbSize) {
-    return std::unexpected(fmt::format("read \"{}\": larger than {} bytes", display, kMaxDbSize));
+    return Failure(fmt::format("read \"{}\": larger than {} bytes", display, kMaxDbSize));
   }
   std::string text;
   char buf[8192];
   while (true) {
     ssize_t n = read(fd->get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::unexpected(ErrnoMessage("read", display));
+    if (n < 0) return SystemError("read", display, errno);
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > kMaxDbSize) {
-      return std::unexpected(fmt::format("read \"{}\": larger than {} bytes", display, kMaxDbSize));
+      return Failure(fmt::format("read \"{}\": larger than {} bytes", display, kMaxDbSize));
     }
   }
   return text;
@@ -133,20 +133,19 @@ std::expected<std::optional<std::string>, std::string> ReadImageFile(
 
 // An id from the API (runAsUser, fsGroup, ...), checked again here because a negative value
 // cast to uint32 would silently become a different, huge id.
-std::expected<std::uint32_t, std::string> ApiId(std::int64_t v, std::string_view field) {
+Result<std::uint32_t> ApiId(std::int64_t v, std::string_view field) {
   if (v < 0 || v > kMaxId) {
-    return std::unexpected(fmt::format("{}: Invalid value: {}: must be between 0 and {}, inclusive",
-                                       field, v, kMaxId));
+    return Failure(fmt::format("{}: Invalid value: {}: must be between 0 and {}, inclusive", field,
+                               v, kMaxId));
   }
   return static_cast<std::uint32_t>(v);
 }
 
 }  // namespace
 
-std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
-                                                           const api::Container& container,
-                                                           const image::ImageConfig& image,
-                                                           const std::filesystem::path& rootfs) {
+Result<ProcessUser> ResolveProcessUser(const api::Pod& pod, const api::Container& container,
+                                       const image::ImageConfig& image,
+                                       const std::filesystem::path& rootfs) {
   const std::string path = ContainerFieldPath(container);
   const auto& csc = container.security_context;
   const auto& psc = pod.spec.security_context;
@@ -166,9 +165,9 @@ std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
   }
 
   auto passwd_text = ReadImageFile(rootfs, "etc/passwd");
-  if (!passwd_text) return std::unexpected(fmt::format("{}: {}", path, passwd_text.error()));
+  if (!passwd_text) return Failure(fmt::format("{}: {}", path, passwd_text.error().Message()));
   auto group_text = ReadImageFile(rootfs, "etc/group");
-  if (!group_text) return std::unexpected(fmt::format("{}: {}", path, group_text.error()));
+  if (!group_text) return Failure(fmt::format("{}: {}", path, group_text.error().Message()));
   const auto passwd = ParsePasswd(passwd_text->value_or(""));
   const auto groups = ParseGroup(group_text->value_or(""));
 
@@ -195,8 +194,8 @@ std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
   } else if (IsDecimal(image_user)) {
     auto uid = ParseId(image_user);
     if (!uid) {
-      return std::unexpected(fmt::format("{}: image user \"{}\": uids must be in range 0-{}", path,
-                                         image_user, kMaxId));
+      return Failure(fmt::format("{}: image user \"{}\": uids must be in range 0-{}", path,
+                                 image_user, kMaxId));
     }
     out.uid = *uid;
     entry = by_uid(out.uid);
@@ -204,8 +203,8 @@ std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
     auto it = std::find_if(passwd.begin(), passwd.end(),
                            [&](const auto& e) { return e.name == image_user; });
     if (it == passwd.end()) {
-      return std::unexpected(fmt::format(
-          "{}: image user \"{}\": no such user in /etc/passwd of the image", path, image_user));
+      return Failure(fmt::format("{}: image user \"{}\": no such user in /etc/passwd of the image",
+                                 path, image_user));
     }
     entry = &*it;
     out.uid = entry->uid;
@@ -220,16 +219,16 @@ std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
   } else if (!run_as_user && IsDecimal(image_group)) {
     auto gid = ParseId(image_group);
     if (!gid) {
-      return std::unexpected(fmt::format("{}: image group \"{}\": gids must be in range 0-{}", path,
-                                         image_group, kMaxId));
+      return Failure(fmt::format("{}: image group \"{}\": gids must be in range 0-{}", path,
+                                 image_group, kMaxId));
     }
     out.gid = *gid;
   } else if (!run_as_user && !image_group.empty()) {
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const auto& g) { return g.name == image_group; });
     if (it == groups.end()) {
-      return std::unexpected(fmt::format(
-          "{}: image group \"{}\": no such group in /etc/group of the image", path, image_group));
+      return Failure(fmt::format("{}: image group \"{}\": no such group in /etc/group of the image",
+                                 path, image_group));
     }
     out.gid = it->gid;
   } else if (entry != nullptr) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "base/error.h"
 #include "image/config.h"
 
 namespace podlimits::cri {
@@ -30,9 +31,8 @@ struct ProcessUser {
 //
 // The image's files are read inside `rootfs` as its root (openat2 RESOLVE_IN_ROOT), so an image
 // whose /etc/passwd is a symlink cannot make podlimits read a host file.
-std::expected<ProcessUser, std::string> ResolveProcessUser(const api::Pod& pod,
-                                                           const api::Container& container,
-                                                           const image::ImageConfig& image,
-                                                           const std::filesystem::path& rootfs);
+Result<ProcessUser> ResolveProcessUser(const api::Pod& pod, const api::Container& container,
+                                       const image::ImageConfig& image,
+                                       const std::filesystem::path& rootfs);
 
 }  // namespace podlimits::cri

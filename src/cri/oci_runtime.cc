@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "base/child_process.h"
+#include "base/error.h"
 #include "cri/oci_runtime_output.h"
 
 namespace podlimits::cri {
@@ -29,14 +30,10 @@ bool ValidId(const std::string& id) {
          id.find('\0') == std::string::npos;
 }
 
-std::string Errno(int e) {
-  return std::strerror(e);
-}
-
 // The text of `file` from byte `offset` on.
-std::expected<std::string, std::string> ReadFrom(const fs::path& file, off_t offset) {
+Result<std::string> ReadFrom(const fs::path& file, off_t offset) {
   int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(fmt::format("read \"{}\": {}", file.string(), Errno(errno)));
+  if (fd < 0) return SystemError("read", file, errno);
   std::string text;
   if (lseek(fd, offset, SEEK_SET) == offset) {
     char buf[8192];
@@ -68,8 +65,7 @@ std::vector<std::string> CommandLine(const OciRuntimeClient& client, const fs::p
   return argv;
 }
 
-std::expected<ChildResult, std::string> Run(const OciRuntimeClient& client,
-                                            std::vector<std::string> argv) {
+Result<ChildResult> Run(const OciRuntimeClient& client, std::vector<std::string> argv) {
   ChildCommand command;
   command.argv = std::move(argv);
   command.timeout = client.timeout;
@@ -98,7 +94,7 @@ bool Known(const OciRuntimeClient& client, const std::string& id) {
   return fs::exists(client.state_root() / id, ec) || ec;
 }
 
-std::expected<pid_t, std::string> ReadPidFile(const fs::path& file) {
+Result<pid_t> ReadPidFile(const fs::path& file) {
   auto text = ReadFrom(file, 0);
   if (!text) return std::unexpected(text.error());
   while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
@@ -106,7 +102,7 @@ std::expected<pid_t, std::string> ReadPidFile(const fs::path& file) {
   const char* last = text->data() + text->size();
   auto [end, ec] = std::from_chars(text->data(), last, pid);
   if (ec != std::errc() || end != last || pid <= 0) {
-    return std::unexpected(fmt::format("read \"{}\": \"{}\" is not a pid", file.string(), *text));
+    return Failure(fmt::format("read \"{}\": \"{}\" is not a pid", file.string(), *text));
   }
   return pid;
 }
@@ -123,12 +119,10 @@ OciRuntimeClient::OciRuntimeClient(RuntimeKind kind, std::filesystem::path binar
   mkdir(state_root_.c_str(), 0700);
 }
 
-std::expected<pid_t, std::string> OciRuntimeClient::Create(const std::string& id,
-                                                           const std::filesystem::path& bundle,
-                                                           const ContainerStdio& stdio,
-                                                           bool* refused) {
+Result<pid_t> OciRuntimeClient::Create(const std::string& id, const std::filesystem::path& bundle,
+                                       const ContainerStdio& stdio, bool* refused) {
   if (refused != nullptr) *refused = false;
-  if (!ValidId(id)) return std::unexpected(Failed(*this, "create", id, "invalid container id"));
+  if (!ValidId(id)) return Failure(Failed(*this, "create", id, "invalid container id"));
   const fs::path log = bundle / "runtime.log";
   const fs::path pid_file = bundle / "init.pid";
   std::error_code ec;
@@ -146,54 +140,53 @@ std::expected<pid_t, std::string> OciRuntimeClient::Create(const std::string& id
   command.stderr_fd = stdio.stderr_fd >= 0 ? stdio.stderr_fd : ChildCommand::kDevNull;
   command.timeout = timeout;
   auto result = RunChild(command);
-  if (!result) return std::unexpected(Failed(*this, "create", id, result.error()));
+  if (!result) return Failure(Failed(*this, "create", id, result.error().Message()));
 
   // A failed or half-done create must leave nothing behind: no state, no cgroup, no process.
-  auto fail = [&](std::string reason) -> std::unexpected<std::string> {
-    if (auto d = Delete(id); !d) reason += fmt::format(" (and then: {})", d.error());
-    return std::unexpected(Failed(*this, "create", id, reason));
+  auto fail = [&](std::string reason) -> std::unexpected<Error> {
+    if (auto d = Delete(id); !d) reason += fmt::format(" (and then: {})", d.error().Message());
+    return Failure(Failed(*this, "create", id, reason));
   };
   if (!result->Succeeded()) {
     if (refused != nullptr) *refused = !result->timed_out;
     return fail(FailureReason(*this, *result, ReadFrom(log, log_offset).value_or("")));
   }
   auto pid = ReadPidFile(pid_file);
-  if (!pid) return fail(pid.error());
+  if (!pid) return fail(pid.error().Message());
   return *pid;
 }
 
-std::expected<void, std::string> OciRuntimeClient::Start(const std::string& id, bool* refused) {
+Result<void> OciRuntimeClient::Start(const std::string& id, bool* refused) {
   if (refused != nullptr) *refused = false;
-  if (!ValidId(id)) return std::unexpected(Failed(*this, "start", id, "invalid container id"));
+  if (!ValidId(id)) return Failure(Failed(*this, "start", id, "invalid container id"));
   auto result = Run(*this, CommandLine(*this, nullptr, {"start", id}));
-  if (!result) return std::unexpected(Failed(*this, "start", id, result.error()));
+  if (!result) return Failure(Failed(*this, "start", id, result.error().Message()));
   if (!result->Succeeded()) {
     if (refused != nullptr) *refused = !result->timed_out;
-    return std::unexpected(Failed(*this, "start", id, FailureReason(*this, *result, "")));
+    return Failure(Failed(*this, "start", id, FailureReason(*this, *result, "")));
   }
   return {};
 }
 
-std::expected<ContainerState, std::string> OciRuntimeClient::State(const std::string& id) {
-  if (!ValidId(id)) return std::unexpected(Failed(*this, "state", id, "invalid container id"));
+Result<ContainerState> OciRuntimeClient::State(const std::string& id) {
+  if (!ValidId(id)) return Failure(Failed(*this, "state", id, "invalid container id"));
   auto result = Run(*this, CommandLine(*this, nullptr, {"state", id}));
-  if (!result) return std::unexpected(Failed(*this, "state", id, result.error()));
+  if (!result) return Failure(Failed(*this, "state", id, result.error().Message()));
   if (!result->Succeeded()) {
-    return std::unexpected(Failed(*this, "state", id, FailureReason(*this, *result, "")));
+    return Failure(Failed(*this, "state", id, FailureReason(*this, *result, "")));
   }
   auto state = ParseContainerState(result->out);
-  if (!state) return std::unexpected(Failed(*this, "state", id, state.error()));
+  if (!state) return Failure(Failed(*this, "state", id, state.error().Message()));
   return state;
 }
 
-std::expected<void, std::string> OciRuntimeClient::Kill(const std::string& id, int signal,
-                                                        bool all) {
-  if (!ValidId(id)) return std::unexpected(Failed(*this, "kill", id, "invalid container id"));
+Result<void> OciRuntimeClient::Kill(const std::string& id, int signal, bool all) {
+  if (!ValidId(id)) return Failure(Failed(*this, "kill", id, "invalid container id"));
   std::vector<std::string> argv = CommandLine(*this, nullptr, {"kill"});
   if (all) argv.push_back("--all");
   argv.insert(argv.end(), {id, std::to_string(signal)});
   auto result = Run(*this, std::move(argv));
-  if (!result) return std::unexpected(Failed(*this, "kill", id, result.error()));
+  if (!result) return Failure(Failed(*this, "kill", id, result.error().Message()));
   if (result->Succeeded()) return {};
   // The runtimes word "nothing to kill" differently (crun: `kill container: No such process`,
   // runc: `container not running`), so ask the state instead: a container that is gone or
@@ -201,17 +194,17 @@ std::expected<void, std::string> OciRuntimeClient::Kill(const std::string& id, i
   if (!Known(*this, id)) return {};
   auto state = State(id);
   if ((state && state->status == "stopped") || (!state && !Known(*this, id))) return {};
-  return std::unexpected(Failed(*this, "kill", id, FailureReason(*this, *result, "")));
+  return Failure(Failed(*this, "kill", id, FailureReason(*this, *result, "")));
 }
 
-std::expected<void, std::string> OciRuntimeClient::Delete(const std::string& id) {
-  if (!ValidId(id)) return std::unexpected(Failed(*this, "delete", id, "invalid container id"));
+Result<void> OciRuntimeClient::Delete(const std::string& id) {
+  if (!ValidId(id)) return Failure(Failed(*this, "delete", id, "invalid container id"));
   auto result = Run(*this, CommandLine(*this, nullptr, {"delete", "--force", id}));
-  if (!result) return std::unexpected(Failed(*this, "delete", id, result.error()));
+  if (!result) return Failure(Failed(*this, "delete", id, result.error().Message()));
   // With --force both runtimes succeed for an unknown id (measured); an older one that does
   // not has still nothing left to delete.
   if (result->Succeeded() || !Known(*this, id)) return {};
-  return std::unexpected(Failed(*this, "delete", id, FailureReason(*this, *result, "")));
+  return Failure(Failed(*this, "delete", id, FailureReason(*this, *result, "")));
 }
 
 }  // namespace podlimits::cri

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits::cri {
 
 enum class RuntimeKind { kCrun, kRunc };
@@ -47,15 +49,14 @@ class OciRuntimeClient {
   // `refused`, when given, tells a failure the runtime itself reported (it ran and exited
   // non-zero: the container's spec or process is at fault, e.g. an executable that does not
   // exist) from one of running the runtime at all (not found, timed out, no pid file).
-  std::expected<pid_t, std::string> Create(const std::string& id,
-                                           const std::filesystem::path& bundle,
-                                           const ContainerStdio& stdio, bool* refused = nullptr);
-  std::expected<void, std::string> Start(const std::string& id, bool* refused = nullptr);
-  std::expected<ContainerState, std::string> State(const std::string& id);
+  Result<pid_t> Create(const std::string& id, const std::filesystem::path& bundle,
+                       const ContainerStdio& stdio, bool* refused = nullptr);
+  Result<void> Start(const std::string& id, bool* refused = nullptr);
+  Result<ContainerState> State(const std::string& id);
   // `kill [--all] ID SIGNAL`. Killing a container that has already stopped is not an error.
-  std::expected<void, std::string> Kill(const std::string& id, int signal, bool all = false);
+  Result<void> Kill(const std::string& id, int signal, bool all = false);
   // `delete --force ID`; a container the runtime does not know is not an error.
-  std::expected<void, std::string> Delete(const std::string& id);
+  Result<void> Delete(const std::string& id);
 
   RuntimeKind kind() const { return kind_; }
   const std::filesystem::path& binary() const { return binary_; }

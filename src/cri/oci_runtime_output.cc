@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits::cri {
 namespace {
 
@@ -63,21 +65,20 @@ std::string RuntimeMessage(std::string_view log_text) {
   return entries.empty() ? std::string() : entries.back().msg;
 }
 
-std::expected<ContainerState, std::string> ParseContainerState(std::string_view json) {
+Result<ContainerState> ParseContainerState(std::string_view json) {
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError()) {
-    return std::unexpected(fmt::format("state JSON: {} (at byte {})",
-                                       rapidjson::GetParseError_En(doc.GetParseError()),
-                                       doc.GetErrorOffset()));
+    return Failure(fmt::format("state JSON: {} (at byte {})",
+                               rapidjson::GetParseError_En(doc.GetParseError()),
+                               doc.GetErrorOffset()));
   }
-  if (!doc.IsObject()) return std::unexpected("state JSON: not an object");
-  auto string_member = [&](const char* key, std::string& into) -> std::expected<void, std::string> {
+  if (!doc.IsObject()) return Failure("state JSON: not an object");
+  auto string_member = [&](const char* key, std::string& into) -> Result<void> {
     auto it = doc.FindMember(key);
-    if (it == doc.MemberEnd())
-      return std::unexpected(fmt::format("state JSON: \"{}\" is missing", key));
+    if (it == doc.MemberEnd()) return Failure(fmt::format("state JSON: \"{}\" is missing", key));
     if (!it->value.IsString()) {
-      return std::unexpected(fmt::format("state JSON: \"{}\" must be a string", key));
+      return Failure(fmt::format("state JSON: \"{}\" must be a string", key));
     }
     into.assign(it->value.GetString(), it->value.GetStringLength());
     return {};
@@ -90,9 +91,9 @@ std::expected<ContainerState, std::string> ParseContainerState(std::string_view 
   }
   state.bundle = bundle;
   auto pid = doc.FindMember("pid");
-  if (pid == doc.MemberEnd()) return std::unexpected("state JSON: \"pid\" is missing");
+  if (pid == doc.MemberEnd()) return Failure("state JSON: \"pid\" is missing");
   if (!pid->value.IsInt() || pid->value.GetInt() < 0) {
-    return std::unexpected("state JSON: \"pid\" must be a non-negative integer");
+    return Failure("state JSON: \"pid\" must be a non-negative integer");
   }
   state.pid = pid->value.GetInt();
   return state;

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "cri/oci_runtime.h"
 
 namespace podlimits::cri {
@@ -21,6 +22,6 @@ std::string RuntimeMessage(std::string_view log_text);
 
 // The output of `crun state ID` / `runc state ID`: a JSON object with at least "id",
 // "status", "pid" and "bundle".
-std::expected<ContainerState, std::string> ParseContainerState(std::string_view json);
+Result<ContainerState> ParseContainerState(std::string_view json);
 
 }  // namespace podlimits::cri

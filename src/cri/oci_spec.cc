@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "base/error.h"
 #include "cri/oci_capabilities.h"
 #include "cri/oci_process.h"
 #include "cri/oci_process_user.h"
@@ -140,19 +141,19 @@ std::string NodeHostname() {
 
 }  // namespace
 
-std::expected<std::string, std::string> RenderOciSpec(const ContainerSpecInput& input) {
+Result<std::string> RenderOciSpec(const ContainerSpecInput& input) {
   if (input.pod == nullptr || input.container == nullptr) {
-    return std::unexpected("render OCI spec: no pod or no container given");
+    return Failure("render OCI spec: no pod or no container given");
   }
   const api::Pod& pod = *input.pod;
   const api::Container& c = *input.container;
   const std::string field = ContainerFieldPath(c);
   if (!input.rootfs.is_absolute()) {
-    return std::unexpected(
+    return Failure(
         fmt::format("{}: rootfs \"{}\" is not an absolute path", field, input.rootfs.string()));
   }
   if (!input.cgroups_path.starts_with('/')) {
-    return std::unexpected(
+    return Failure(
         fmt::format("{}: cgroups path \"{}\" is not absolute", field, input.cgroups_path));
   }
 

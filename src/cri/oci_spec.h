@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "base/error.h"
 #include "image/config.h"
 
 namespace podlimits::cri {
@@ -69,7 +70,7 @@ struct ContainerSpecInput {
 // The config.json text. Errors name the field: `spec.containers[0]: no command: the image has
 // neither Entrypoint nor Cmd and the container sets no command`, `image user "app": no such user
 // in /etc/passwd of the image`, ...
-std::expected<std::string, std::string> RenderOciSpec(const ContainerSpecInput& input);
+Result<std::string> RenderOciSpec(const ContainerSpecInput& input);
 
 // The capability names in this process's bounding set (from /proc/self/status CapBnd).
 std::vector<std::string> BoundingCapabilities();

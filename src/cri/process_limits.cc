@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/error.h"
 #include "cri/kernel_limits.h"
 
 namespace podlimits::cri {
@@ -114,7 +115,7 @@ std::string DescribePrlimitFailure(const Rlimit& want, const ProcessLimit& found
                      ValueText(want.hard), why, std::strerror(err));
 }
 
-std::expected<std::vector<ProcessLimit>, std::string> ParseProcLimits(const std::string& text) {
+Result<std::vector<ProcessLimit>> ParseProcLimits(const std::string& text) {
   std::vector<ProcessLimit> out;
   std::string_view rest = text;
   int number = 0;
@@ -128,7 +129,7 @@ std::expected<std::vector<ProcessLimit>, std::string> ParseProcLimits(const std:
     if (!header) {
       if (Fields(line) !=
           std::vector<std::string_view>{"Limit", "Soft", "Limit", "Hard", "Limit", "Units"}) {
-        return std::unexpected(fmt::format(
+        return Failure(fmt::format(
             "line {}: expected the header \"Limit Soft Limit Hard Limit Units\"", number));
       }
       header = true;
@@ -136,35 +137,35 @@ std::expected<std::vector<ProcessLimit>, std::string> ParseProcLimits(const std:
     }
     const LimitRow* row = RowOf(line);
     if (row == nullptr) {
-      return std::unexpected(fmt::format("line {}: unknown limit \"{}\"", number, line));
+      return Failure(fmt::format("line {}: unknown limit \"{}\"", number, line));
     }
     auto fields = Fields(line.substr(row->row.size()));
     if (fields.size() < 2 || fields.size() > 3) {
-      return std::unexpected(
+      return Failure(
           fmt::format("line {}: {}: want a soft limit, a hard limit and maybe units, got \"{}\"",
                       number, row->row, line));
     }
     auto soft = ParseValue(fields[0]);
     auto hard = ParseValue(fields[1]);
     if (!soft || !hard) {
-      return std::unexpected(fmt::format("line {}: {}: \"{}\" is not a number or \"unlimited\"",
-                                         number, row->row, soft ? fields[1] : fields[0]));
+      return Failure(fmt::format("line {}: {}: \"{}\" is not a number or \"unlimited\"", number,
+                                 row->row, soft ? fields[1] : fields[0]));
     }
     bool repeated = std::any_of(out.begin(), out.end(),
                                 [&](const ProcessLimit& l) { return l.type == row->type; });
-    if (repeated) return std::unexpected(fmt::format("line {}: {} repeated", number, row->row));
+    if (repeated) return Failure(fmt::format("line {}: {} repeated", number, row->row));
     out.push_back({std::string(row->type), *soft, *hard,
                    fields.size() == 3 ? std::string(fields[2]) : std::string()});
   }
-  if (!header) return std::unexpected("empty: no header line");
+  if (!header) return Failure("empty: no header line");
   return out;
 }
 
-std::expected<std::vector<ProcessLimit>, std::string> ReadProcessLimits(
-    pid_t pid, const std::filesystem::path& proc_root) {
+Result<std::vector<ProcessLimit>> ReadProcessLimits(pid_t pid,
+                                                    const std::filesystem::path& proc_root) {
   const std::string file = LimitsFile(pid, proc_root);
   int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(fmt::format("read \"{}\": {}", file, std::strerror(errno)));
+  if (fd < 0) return SystemError("read", file, errno);
   std::string text;
   char buf[4096];
   for (;;) {
@@ -173,19 +174,20 @@ std::expected<std::vector<ProcessLimit>, std::string> ReadProcessLimits(
     if (n < 0) {
       int e = errno;
       close(fd);
-      return std::unexpected(fmt::format("read \"{}\": {}", file, std::strerror(e)));
+      return SystemError("read", file, e);
     }
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
   }
   close(fd);
   auto limits = ParseProcLimits(text);
-  if (!limits) return std::unexpected(fmt::format("parse \"{}\": {}", file, limits.error()));
+  if (!limits) return Failure(fmt::format("parse \"{}\": {}", file, limits.error().Message()));
   return limits;
 }
 
-std::expected<std::vector<LimitCorrection>, std::string> CorrectProcessLimits(
-    pid_t pid, const std::vector<Rlimit>& wanted, const std::filesystem::path& proc_root) {
+Result<std::vector<LimitCorrection>> CorrectProcessLimits(pid_t pid,
+                                                          const std::vector<Rlimit>& wanted,
+                                                          const std::filesystem::path& proc_root) {
   std::vector<LimitCorrection> corrections;
   if (wanted.empty()) return corrections;
   auto found = ReadProcessLimits(pid, proc_root);
@@ -193,13 +195,11 @@ std::expected<std::vector<LimitCorrection>, std::string> CorrectProcessLimits(
   for (const Rlimit& want : wanted) {
     auto row = std::find_if(std::begin(kRows), std::end(kRows),
                             [&](const LimitRow& r) { return r.type == want.type; });
-    if (row == std::end(kRows))
-      return std::unexpected(fmt::format("unknown rlimit \"{}\"", want.type));
+    if (row == std::end(kRows)) return Failure(fmt::format("unknown rlimit \"{}\"", want.type));
     auto have = std::find_if(found->begin(), found->end(),
                              [&](const ProcessLimit& l) { return l.type == want.type; });
     if (have == found->end()) {
-      return std::unexpected(
-          fmt::format("\"{}\" has no \"{}\" row", LimitsFile(pid, proc_root), row->row));
+      return Failure(fmt::format("\"{}\" has no \"{}\" row", LimitsFile(pid, proc_root), row->row));
     }
     if (have->soft == want.soft && have->hard == want.hard) continue;
     const rlimit limit{want.soft, want.hard};
@@ -211,7 +211,7 @@ std::expected<std::vector<LimitCorrection>, std::string> CorrectProcessLimits(
       text << status.rdbuf();
       context.cap_sys_resource = HasCapSysResource(text.str());
       context.nr_open = ReadNrOpen(proc_root);
-      return std::unexpected(DescribePrlimitFailure(want, *have, pid, err, context));
+      return Failure(DescribePrlimitFailure(want, *have, pid, err, context));
     }
     corrections.push_back({want, have->soft, have->hard});
   }

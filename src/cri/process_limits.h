@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "cri/oci_spec.h"
 
 namespace podlimits::cri {
@@ -30,10 +31,10 @@ struct ProcessLimit {
 };
 
 // Parses the text of a /proc/<pid>/limits file (every row the kernel prints).
-std::expected<std::vector<ProcessLimit>, std::string> ParseProcLimits(const std::string& text);
+Result<std::vector<ProcessLimit>> ParseProcLimits(const std::string& text);
 
 // Reads /proc/<pid>/limits (`proc_root` is /proc on a real machine).
-std::expected<std::vector<ProcessLimit>, std::string> ReadProcessLimits(
+Result<std::vector<ProcessLimit>> ReadProcessLimits(
     pid_t pid, const std::filesystem::path& proc_root = "/proc");
 
 struct LimitCorrection {
@@ -60,7 +61,7 @@ std::string DescribePrlimitFailure(const Rlimit& wanted, const ProcessLimit& fou
 // is an error naming the limit, the pid, the value the runtime left, the one wanted and why the
 // kernel refused (DescribePrlimitFailure; the context is read from `proc_root` then): a limit
 // that does not hold is never accepted.
-std::expected<std::vector<LimitCorrection>, std::string> CorrectProcessLimits(
+Result<std::vector<LimitCorrection>> CorrectProcessLimits(
     pid_t pid, const std::vector<Rlimit>& wanted, const std::filesystem::path& proc_root = "/proc");
 
 }  // namespace podlimits::cri

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
 #include "cgroups/detect.h"
 
 namespace podlimits::cri {
@@ -59,10 +60,10 @@ class KeptMounts {
   std::vector<KeptMount> mounts_;
 };
 
-std::expected<std::string, std::string> ReadMountinfo() {
+Result<std::string> ReadMountinfo() {
   const char* file = "/proc/self/mountinfo";
   int fd = open(file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(fmt::format("read \"{}\": {}", file, Errno(errno)));
+  if (fd < 0) return SystemError("read", file, errno);
   std::string text;
   char buf[8192];
   for (;;) {
@@ -78,48 +79,45 @@ std::expected<std::string, std::string> ReadMountinfo() {
 // Detaches every mount at or below /sys/fs/cgroup in this (private) namespace. Covering them
 // with a tmpfs would not be enough: runc finds cgroup hierarchies in /proc/self/mountinfo, which
 // still lists covered mounts, and would then make its cgroups in the tmpfs above them.
-std::expected<void, std::string> DetachCgroupMounts() {
+Result<void> DetachCgroupMounts() {
   auto text = ReadMountinfo();
   if (!text) return std::unexpected(text.error());
   auto entries = cgroups::ParseMountinfo(*text);
-  if (!entries) return std::unexpected(entries.error().Message());
+  if (!entries) return Failure(entries.error().Message());
   // Deepest (latest) first; a mount already gone with its parent reports EINVAL.
   for (auto it = entries->rbegin(); it != entries->rend(); ++it) {
     const fs::path& mp = it->mount_point;
     if (mp != kCgroupRoot && !Below(mp, kCgroupRoot)) continue;
     if (umount2(mp.c_str(), MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
-      return std::unexpected(fmt::format("umount \"{}\": {}", mp.string(), Errno(errno)));
+      return SystemError("umount", mp, errno);
     }
   }
   return {};
 }
 
-std::expected<void, std::string> MakeDirectories(const fs::path& dir) {
+Result<void> MakeDirectories(const fs::path& dir) {
   fs::path at;
   for (const fs::path& part : dir) {
     at /= part;
     if (mkdir(at.c_str(), 0755) != 0 && errno != EEXIST) {
-      return std::unexpected(fmt::format("mkdir \"{}\": {}", at.string(), Errno(errno)));
+      return SystemError("mkdir", at, errno);
     }
   }
   return {};
 }
 
-std::expected<void, std::string> BuildCgroupView(std::span<const cgroups::ManagedHierarchy> managed,
-                                                 KeptMounts& kept) {
+Result<void> BuildCgroupView(std::span<const cgroups::ManagedHierarchy> managed, KeptMounts& kept) {
   for (const auto& h : managed) {
     if (h.version != cgroups::CgroupVersion::kV2) continue;
     int fd = open_tree(AT_FDCWD, h.tree.root().c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (fd < 0) {
-      return std::unexpected(
-          fmt::format("clone mount \"{}\": {}", h.tree.root().string(), Errno(errno)));
+      return SystemError("clone mount", h.tree.root(), errno);
     }
     kept.get().push_back({fd, h.tree.root()});
   }
   if (auto d = DetachCgroupMounts(); !d) return d;
   if (mount("tmpfs", kCgroupRoot.c_str(), "tmpfs", kCgroupMountFlags, "mode=0755") != 0) {
-    return std::unexpected(
-        fmt::format("mount tmpfs on \"{}\": {}", kCgroupRoot.string(), Errno(errno)));
+    return SystemError("mount tmpfs on", kCgroupRoot, errno);
   }
   for (const auto& h : managed) {
     if (h.version != cgroups::CgroupVersion::kV1) continue;
@@ -128,15 +126,14 @@ std::expected<void, std::string> BuildCgroupView(std::span<const cgroups::Manage
     // The same controllers as the host's mount: the kernel then hands back that hierarchy.
     const std::string controllers = Joined(h.controllers);
     if (mount("cgroup", mp.c_str(), "cgroup", kCgroupMountFlags, controllers.c_str()) != 0) {
-      return std::unexpected(
+      return Failure(
           fmt::format("mount cgroup ({}) on \"{}\": {}", controllers, mp.string(), Errno(errno)));
     }
   }
   for (const KeptMount& m : kept.get()) {
     if (auto d = MakeDirectories(m.mount_point); !d) return d;
     if (move_mount(m.fd, "", AT_FDCWD, m.mount_point.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0) {
-      return std::unexpected(
-          fmt::format("move mount cgroup2 to \"{}\": {}", m.mount_point.string(), Errno(errno)));
+      return SystemError("move mount cgroup2 to", m.mount_point, errno);
     }
   }
   return {};
@@ -144,8 +141,7 @@ std::expected<void, std::string> BuildCgroupView(std::span<const cgroups::Manage
 
 }  // namespace
 
-std::expected<void, std::string> EnterRuntimeMountNamespace(
-    std::span<const cgroups::ManagedHierarchy> managed) {
+Result<void> EnterRuntimeMountNamespace(std::span<const cgroups::ManagedHierarchy> managed) {
   const bool any_v1 = std::any_of(managed.begin(), managed.end(), [](const auto& h) {
     return h.version == cgroups::CgroupVersion::kV1;
   });
@@ -153,7 +149,7 @@ std::expected<void, std::string> EnterRuntimeMountNamespace(
   if (any_v1) {
     for (const auto& h : managed) {
       if (!Below(h.tree.root(), kCgroupRoot)) {
-        return std::unexpected(fmt::format(
+        return Failure(fmt::format(
             "cgroup hierarchy \"{}\": not below \"{}\", where OCI runtimes look for cgroups",
             h.tree.root().string(), kCgroupRoot.string()));
       }
@@ -161,10 +157,10 @@ std::expected<void, std::string> EnterRuntimeMountNamespace(
   }
 
   if (unshare(CLONE_NEWNS) != 0) {
-    return std::unexpected(fmt::format("unshare(CLONE_NEWNS): {}", Errno(errno)));
+    return Failure(fmt::format("unshare(CLONE_NEWNS): {}", Errno(errno)));
   }
-  auto stayed = [](std::string message) -> std::unexpected<std::string> {
-    return std::unexpected(message + " (this process is left in its new mount namespace)");
+  auto stayed = [](std::string message) -> std::unexpected<Error> {
+    return Failure(message + " (this process is left in its new mount namespace)");
   };
   // Private before anything else: no mount or unmount below may reach the machine's namespace.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
@@ -173,7 +169,7 @@ std::expected<void, std::string> EnterRuntimeMountNamespace(
   if (!any_v1) return {};  // cgroup v2: every runtime sees the one tree it needs
 
   KeptMounts kept;
-  if (auto view = BuildCgroupView(managed, kept); !view) return stayed(view.error());
+  if (auto view = BuildCgroupView(managed, kept); !view) return stayed(view.error().Message());
   return {};
 }
 

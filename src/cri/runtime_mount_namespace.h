@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 
+#include "base/error.h"
 #include "cgroups/hierarchies.h"
 
 namespace podlimits::cri {
@@ -24,7 +25,6 @@ namespace podlimits::cri {
 // Errors name the operation and the path: `mount tmpfs on "/sys/fs/cgroup": Operation not
 // permitted`. On failure after the unshare, the process stays in the new namespace (its mounts
 // die with the process) and the error says so.
-std::expected<void, std::string> EnterRuntimeMountNamespace(
-    std::span<const cgroups::ManagedHierarchy> managed);
+Result<void> EnterRuntimeMountNamespace(std::span<const cgroups::ManagedHierarchy> managed);
 
 }  // namespace podlimits::cri

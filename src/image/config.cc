@@ -1,16 +1,16 @@
 #include "image/config.h"
 
+#include "base/error.h"
 #include "fmt/format.h"
 #include "image/json.h"
 
 namespace podlimits::image {
 
-std::expected<ParsedImageConfig, std::string> ParseImageConfig(std::string_view json,
-                                                               std::string_view path) {
+Result<ParsedImageConfig> ParseImageConfig(std::string_view json, std::string_view path) {
   JsonSource src{"config", path};
   auto doc = ParseJsonDocument(json, src);
   if (!doc) return std::unexpected(doc.error());
-  if (!doc->IsObject()) return std::unexpected(src.Error("not a JSON object"));
+  if (!doc->IsObject()) return Failure(src.Error("not a JSON object"));
 
   ParsedImageConfig out;
   auto arch = OptionalString(*doc, "architecture", src);
@@ -26,7 +26,7 @@ std::expected<ParsedImageConfig, std::string> ParseImageConfig(std::string_view 
   // The process defaults live under "config" (docker also writes a "container_config" that
   // describes the build container, not the image; it is ignored as docker ignores it).
   if (const rapidjson::Value* config = FindMember(*doc, "config")) {
-    if (!config->IsObject()) return std::unexpected(src.Error("\"config\" must be an object"));
+    if (!config->IsObject()) return Failure(src.Error("\"config\" must be an object"));
     JsonSource inner{"config", path};
     auto entrypoint = OptionalStrings(*config, "Entrypoint", inner);
     auto cmd = OptionalStrings(*config, "Cmd", inner);
@@ -48,7 +48,7 @@ std::expected<ParsedImageConfig, std::string> ParseImageConfig(std::string_view 
     for (const auto& id : *ids) {
       auto digest = ParseDigest(id);
       if (!digest)
-        return std::unexpected(src.Error(fmt::format("rootfs.diff_ids: {}", digest.error())));
+        return Failure(src.Error(fmt::format("rootfs.diff_ids: {}", digest.error().Message())));
       out.diff_ids.push_back(*digest);
     }
   }

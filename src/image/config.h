@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "image/digest.h"
 
 namespace podlimits::image {
@@ -33,7 +34,6 @@ struct ParsedImageConfig {
 };
 
 // `path` names the blob in errors.
-std::expected<ParsedImageConfig, std::string> ParseImageConfig(std::string_view json,
-                                                               std::string_view path);
+Result<ParsedImageConfig> ParseImageConfig(std::string_view json, std::string_view path);
 
 }  // namespace podlimits::image

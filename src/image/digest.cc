@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits::image {
@@ -32,20 +33,20 @@ bool IsDigestHex(std::string_view algorithm, std::string_view text) {
   return true;
 }
 
-std::expected<Digest, std::string> ParseDigest(std::string_view text) {
+Result<Digest> ParseDigest(std::string_view text) {
   std::size_t colon = text.find(':');
   if (colon == std::string_view::npos) {
-    return std::unexpected(fmt::format("invalid digest \"{}\": want ALGORITHM:HEX", text));
+    return Failure(fmt::format("invalid digest \"{}\": want ALGORITHM:HEX", text));
   }
   std::string_view algorithm = text.substr(0, colon);
   std::string_view hex = text.substr(colon + 1);
   if (HexLength(algorithm) == 0) {
-    return std::unexpected(
+    return Failure(
         fmt::format("invalid digest \"{}\": unsupported algorithm \"{}\"", text, algorithm));
   }
   if (!IsDigestHex(algorithm, hex)) {
-    return std::unexpected(fmt::format("invalid digest \"{}\": want {} lowercase hex digits", text,
-                                       HexLength(algorithm)));
+    return Failure(fmt::format("invalid digest \"{}\": want {} lowercase hex digits", text,
+                               HexLength(algorithm)));
   }
   return Digest{std::string(algorithm), std::string(hex)};
 }

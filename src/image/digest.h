@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 
 struct Digest {
@@ -22,7 +24,7 @@ struct Digest {
 
 // Parses "sha256:<hex>" strictly. The hex part becomes a file name, so anything but the exact
 // lowercase length of a supported algorithm is rejected (no path tricks through a digest).
-std::expected<Digest, std::string> ParseDigest(std::string_view text);
+Result<Digest> ParseDigest(std::string_view text);
 
 // True if `text` is a lowercase hex string of the length `algorithm` produces.
 bool IsDigestHex(std::string_view algorithm, std::string_view text);

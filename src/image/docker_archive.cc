@@ -3,6 +3,7 @@
 // blob is verified through its name where the name is a digest ("<hex>.json",
 // "blobs/sha256/<hex>") and a layer otherwise through the config's rootfs.diff_ids (docker
 // stores layers uncompressed, so the stored bytes are what diff_ids hash).
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -35,7 +36,7 @@ struct Entry {
   std::vector<std::string> layers;
 };
 
-std::expected<std::vector<Entry>, std::string> ReadManifestJson(ImageSource& source) {
+Result<std::vector<Entry>> ReadManifestJson(ImageSource& source) {
   auto reader = source.Open("manifest.json", "manifest");
   if (!reader) return std::unexpected(reader.error());
   auto bytes = ReadAll(**reader, kMaxJsonBlobSize, "manifest", "manifest.json");
@@ -43,10 +44,10 @@ std::expected<std::vector<Entry>, std::string> ReadManifestJson(ImageSource& sou
   JsonSource src{"manifest", "manifest.json"};
   auto doc = ParseJsonDocument(*bytes, src);
   if (!doc) return std::unexpected(doc.error());
-  if (!doc->IsArray()) return std::unexpected(src.Error("not a JSON array"));
+  if (!doc->IsArray()) return Failure(src.Error("not a JSON array"));
   std::vector<Entry> out;
   for (const auto& item : doc->GetArray()) {
-    if (!item.IsObject()) return std::unexpected(src.Error("entries must be objects"));
+    if (!item.IsObject()) return Failure(src.Error("entries must be objects"));
     auto config = RequiredString(item, "Config", src);
     auto tags = OptionalStrings(item, "RepoTags", src);
     auto layers = OptionalStrings(item, "Layers", src);
@@ -64,9 +65,9 @@ bool TagMatches(const std::string& tag, const ImageName& name) {
   return parsed && *parsed == name;
 }
 
-std::expected<Entry, std::string> ChooseEntry(std::vector<Entry> entries, const ImageName& name) {
+Result<Entry> ChooseEntry(std::vector<Entry> entries, const ImageName& name) {
   if (entries.size() == 1) return std::move(entries.front());
-  if (entries.empty()) return std::unexpected("manifest.json lists no images");
+  if (entries.empty()) return Failure("manifest.json lists no images");
   std::vector<Entry*> matching;
   std::vector<std::string> all;
   for (auto& e : entries) {
@@ -78,28 +79,27 @@ std::expected<Entry, std::string> ChooseEntry(std::vector<Entry> entries, const 
     if (match) matching.push_back(&e);
   }
   if (matching.size() == 1) return std::move(*matching.front());
-  return std::unexpected(
+  return Failure(
       fmt::format("manifest.json lists {} images (tags: {}); none is uniquely tagged \"{}\"",
                   entries.size(), fmt::join(all, ", "), name.String()));
 }
 
 }  // namespace
 
-std::expected<ResolvedImage, std::string> ResolveDockerArchive(ImageSource& source,
-                                                               const ImageName& name) {
+Result<ResolvedImage> ResolveDockerArchive(ImageSource& source, const ImageName& name) {
   auto entries = ReadManifestJson(source);
   if (!entries) return std::unexpected(entries.error());
   auto entry = ChooseEntry(*std::move(entries), name);
   if (!entry) {
-    return std::unexpected(
-        fmt::format("load image \"{}\": {}", source.path().string(), entry.error()));
+    return Failure(
+        fmt::format("load image \"{}\": {}", source.path().string(), entry.error().Message()));
   }
 
   ResolvedImage out;
   out.format = ImageFormat::kDockerArchive;
   auto config_digest = DigestFromName(entry->config);
   if (!config_digest) {
-    return std::unexpected(fmt::format(
+    return Failure(fmt::format(
         "verify config \"{}\": its name is not a digest, so its content cannot be verified",
         entry->config));
   }
@@ -110,7 +110,7 @@ std::expected<ResolvedImage, std::string> ResolveDockerArchive(ImageSource& sour
   auto config = ParseImageConfig(out.config_json, entry->config);
   if (!config) return std::unexpected(config.error());
   if (config->diff_ids.size() != entry->layers.size()) {
-    return std::unexpected(fmt::format(
+    return Failure(fmt::format(
         "load image \"{}\": manifest.json lists {} layers but config \"{}\" has {} diff_ids",
         source.path().string(), entry->layers.size(), entry->config, config->diff_ids.size()));
   }

@@ -2,6 +2,7 @@
 
 #include <rapidjson/error/en.h>
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits::image {
@@ -10,17 +11,16 @@ std::string JsonSource::Error(std::string_view detail) const {
   return fmt::format("parse {} \"{}\": {}", what, path, detail);
 }
 
-std::expected<rapidjson::Document, std::string> ParseJsonDocument(std::string_view text,
-                                                                  const JsonSource& src) {
+Result<rapidjson::Document> ParseJsonDocument(std::string_view text, const JsonSource& src) {
   rapidjson::Document doc;
   doc.Parse(text.data(), text.size());
   if (doc.HasParseError()) {
-    return std::unexpected(
+    return Failure(
         src.Error(fmt::format("{} (at byte {})", rapidjson::GetParseError_En(doc.GetParseError()),
                               doc.GetErrorOffset())));
   }
   if (!doc.IsObject() && !doc.IsArray()) {
-    return std::unexpected(src.Error("not a JSON object or array"));
+    return Failure(src.Error("not a JSON object or array"));
   }
   return doc;
 }
@@ -32,33 +32,31 @@ const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* k
   return &it->value;
 }
 
-std::expected<std::string, std::string> RequiredString(const rapidjson::Value& object,
-                                                       const char* key, const JsonSource& src) {
+Result<std::string> RequiredString(const rapidjson::Value& object, const char* key,
+                                   const JsonSource& src) {
   const rapidjson::Value* v = FindMember(object, key);
-  if (v == nullptr) return std::unexpected(src.Error(fmt::format("\"{}\" is missing", key)));
-  if (!v->IsString())
-    return std::unexpected(src.Error(fmt::format("\"{}\" must be a string", key)));
+  if (v == nullptr) return Failure(src.Error(fmt::format("\"{}\" is missing", key)));
+  if (!v->IsString()) return Failure(src.Error(fmt::format("\"{}\" must be a string", key)));
   return std::string(v->GetString(), v->GetStringLength());
 }
 
-std::expected<std::string, std::string> OptionalString(const rapidjson::Value& object,
-                                                       const char* key, const JsonSource& src) {
+Result<std::string> OptionalString(const rapidjson::Value& object, const char* key,
+                                   const JsonSource& src) {
   if (FindMember(object, key) == nullptr) return std::string();
   return RequiredString(object, key, src);
 }
 
-std::expected<std::vector<std::string>, std::string> OptionalStrings(const rapidjson::Value& object,
-                                                                     const char* key,
-                                                                     const JsonSource& src) {
+Result<std::vector<std::string>> OptionalStrings(const rapidjson::Value& object, const char* key,
+                                                 const JsonSource& src) {
   std::vector<std::string> out;
   const rapidjson::Value* v = FindMember(object, key);
   if (v == nullptr) return out;
   if (!v->IsArray()) {
-    return std::unexpected(src.Error(fmt::format("\"{}\" must be an array of strings", key)));
+    return Failure(src.Error(fmt::format("\"{}\" must be an array of strings", key)));
   }
   for (const auto& item : v->GetArray()) {
     if (!item.IsString()) {
-      return std::unexpected(src.Error(fmt::format("\"{}\" must be an array of strings", key)));
+      return Failure(src.Error(fmt::format("\"{}\" must be an array of strings", key)));
     }
     out.emplace_back(item.GetString(), item.GetStringLength());
   }

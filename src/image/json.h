@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 
 // Where a document came from, for messages: `parse WHAT "PATH": ...`.
@@ -19,21 +21,19 @@ struct JsonSource {
   std::string Error(std::string_view detail) const;
 };
 
-std::expected<rapidjson::Document, std::string> ParseJsonDocument(std::string_view text,
-                                                                  const JsonSource& src);
+Result<rapidjson::Document> ParseJsonDocument(std::string_view text, const JsonSource& src);
 
 // The member `key` of an object, or nullptr when absent or null.
 const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* key);
 
 // A required string member.
-std::expected<std::string, std::string> RequiredString(const rapidjson::Value& object,
-                                                       const char* key, const JsonSource& src);
+Result<std::string> RequiredString(const rapidjson::Value& object, const char* key,
+                                   const JsonSource& src);
 // An optional string member ("" when absent or null).
-std::expected<std::string, std::string> OptionalString(const rapidjson::Value& object,
-                                                       const char* key, const JsonSource& src);
+Result<std::string> OptionalString(const rapidjson::Value& object, const char* key,
+                                   const JsonSource& src);
 // An optional array of strings (empty when absent or null).
-std::expected<std::vector<std::string>, std::string> OptionalStrings(const rapidjson::Value& object,
-                                                                     const char* key,
-                                                                     const JsonSource& src);
+Result<std::vector<std::string>> OptionalStrings(const rapidjson::Value& object, const char* key,
+                                                 const JsonSource& src);
 
 }  // namespace podlimits::image

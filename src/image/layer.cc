@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 #include "image/whiteout.h"
@@ -37,7 +38,7 @@ struct Feed {
     auto* feed = static_cast<Feed*>(self);
     auto n = feed->reader->Read(feed->buf);
     if (!n) {
-      feed->error = n.error();
+      feed->error = n.error().Message();
       archive_set_error(a, EIO, "%s", feed->error.c_str());
       return -1;
     }
@@ -49,12 +50,11 @@ struct Feed {
 // Enters a directory and returns to the previous working directory when it goes.
 class WorkingDirectory {
  public:
-  static std::expected<std::unique_ptr<WorkingDirectory>, std::string> Enter(int dir_fd,
-                                                                             std::string_view dir) {
+  static Result<std::unique_ptr<WorkingDirectory>> Enter(int dir_fd, std::string_view dir) {
     int saved = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (saved < 0) return std::unexpected(ErrnoMessage("open", "."));
+    if (saved < 0) return SystemError("open", ".", errno);
     UniqueFd saved_fd(saved);
-    if (fchdir(dir_fd) != 0) return std::unexpected(ErrnoMessage("chdir", dir));
+    if (fchdir(dir_fd) != 0) return SystemError("chdir", dir, errno);
     return std::unique_ptr<WorkingDirectory>(new WorkingDirectory(std::move(saved_fd)));
   }
   ~WorkingDirectory() {
@@ -100,7 +100,7 @@ class LayerWriter {
  public:
   LayerWriter(int rootfs_fd, std::string_view label) : rootfs_fd_(rootfs_fd), label_(label) {}
 
-  std::expected<LayerStats, std::string> Run(archive* in, archive* out, const Feed& feed) {
+  Result<LayerStats> Run(archive* in, archive* out, const Feed& feed) {
     for (;;) {
       archive_entry* entry = nullptr;
       int r = archive_read_next_header(in, &entry);
@@ -116,21 +116,19 @@ class LayerWriter {
   }
 
  private:
-  std::unexpected<std::string> Fail(std::string_view entry, std::string_view why) const {
-    if (entry.empty()) return std::unexpected(fmt::format("unpack layer \"{}\": {}", label_, why));
-    return std::unexpected(
-        fmt::format("unpack layer \"{}\": entry \"{}\": {}", label_, entry, why));
+  std::unexpected<Error> Fail(std::string_view entry, std::string_view why) const {
+    if (entry.empty()) return Failure(fmt::format("unpack layer \"{}\": {}", label_, why));
+    return Failure(fmt::format("unpack layer \"{}\": entry \"{}\": {}", label_, entry, why));
   }
 
-  std::expected<void, std::string> Entry(archive* in, archive* out, archive_entry* entry,
-                                         const Feed& feed) {
+  Result<void> Entry(archive* in, archive* out, archive_entry* entry, const Feed& feed) {
     // A copy: archive_entry_set_pathname below frees the string the entry hands out.
     const char* name_ptr = archive_entry_pathname(entry);
     if (name_ptr == nullptr) return Fail("", "an entry has no name");
     const std::string raw_name(name_ptr);
     const char* raw = raw_name.c_str();
     auto path = CleanRelativePath(raw);
-    if (!path) return Fail(raw, path.error() + ": it would escape the rootfs");
+    if (!path) return Fail(raw, path.error().Message() + ": it would escape the rootfs");
     if (path->empty()) return {};  // the root itself: its attributes are the store's
 
     auto [parent, name] = SplitParent(*path);
@@ -146,7 +144,7 @@ class LayerWriter {
       auto target = CleanRelativePath(link);
       if (!target || target->empty()) {
         return Fail(raw, fmt::format("hardlink target \"{}\": {}: it would escape the rootfs", link,
-                                     target ? "the rootfs itself" : target.error()));
+                                     target ? "the rootfs itself" : target.error().Message()));
       }
       if (auto ok = CheckParents(raw, *target); !ok) return ok;
       archive_entry_set_hardlink(entry, target->c_str());
@@ -175,9 +173,8 @@ class LayerWriter {
     return {};
   }
 
-  std::expected<void, std::string> Check(const char* raw,
-                                         std::expected<void, std::string> result) const {
-    if (!result) return Fail(raw, result.error());
+  Result<void> Check(const char* raw, Result<void> result) const {
+    if (!result) return Fail(raw, result.error().Message());
     return {};
   }
 
@@ -185,8 +182,7 @@ class LayerWriter {
   // it). Refuses a symlink on the way, which could lead out of the rootfs: libarchive's
   // SECURE_SYMLINKS refuses the same, but checking first gives a clearer message and also
   // covers hardlink targets.
-  std::expected<std::optional<UniqueFd>, std::string> OpenParent(const char* raw,
-                                                                 std::string_view path) const {
+  Result<std::optional<UniqueFd>> OpenParent(const char* raw, std::string_view path) const {
     std::string_view parent = SplitParent(path).first;
     auto fd = OpenBeneath(rootfs_fd_, parent, O_PATH | O_DIRECTORY);
     if (fd) return std::optional<UniqueFd>(*std::move(fd));
@@ -199,7 +195,7 @@ class LayerWriter {
     return Fail(raw, ErrnoMessage("open", parent, fd.error()));
   }
 
-  std::expected<void, std::string> CheckParents(const char* raw, std::string_view path) const {
+  Result<void> CheckParents(const char* raw, std::string_view path) const {
     auto fd = OpenParent(raw, path);
     if (!fd) return std::unexpected(fd.error());
     return {};
@@ -207,8 +203,7 @@ class LayerWriter {
 
   // A directory in the way of a non-directory is removed with its content (libarchive would
   // only rmdir it, which fails when it is not empty). Other replacements libarchive does.
-  std::expected<void, std::string> PrepareTarget(const char* raw, std::string_view path,
-                                                 bool is_dir) const {
+  Result<void> PrepareTarget(const char* raw, std::string_view path, bool is_dir) const {
     auto parent = OpenParent(raw, path);
     if (!parent) return std::unexpected(parent.error());
     if (!parent->has_value() || is_dir) return {};
@@ -218,12 +213,12 @@ class LayerWriter {
     if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
       return {};
     }
-    if (auto r = RemoveTreeAt(dir_fd, name, std::string(path)); !r) return Fail(raw, r.error());
+    if (auto r = RemoveTreeAt(dir_fd, name, std::string(path)); !r)
+      return Fail(raw, r.error().Message());
     return {};
   }
 
-  std::expected<void, std::string> CopyData(const char* raw, archive* in, archive* out,
-                                            const Feed& feed) {
+  Result<void> CopyData(const char* raw, archive* in, archive* out, const Feed& feed) {
     for (;;) {
       const void* buf = nullptr;
       size_t size = 0;
@@ -257,11 +252,10 @@ int ExtractFlags() {
 
 }  // namespace
 
-std::expected<LayerStats, std::string> ApplyLayer(BlobReader& layer,
-                                                  const std::filesystem::path& rootfs,
-                                                  std::string_view label) {
+Result<LayerStats> ApplyLayer(BlobReader& layer, const std::filesystem::path& rootfs,
+                              std::string_view label) {
   int fd = open(rootfs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open rootfs", rootfs.string()));
+  if (fd < 0) return SystemError("open rootfs", rootfs.string(), errno);
   UniqueFd rootfs_fd(fd);
 
   std::unique_ptr<archive, ReadFree> in(archive_read_new());
@@ -269,9 +263,8 @@ std::expected<LayerStats, std::string> ApplyLayer(BlobReader& layer,
   archive_read_support_format_tar(in.get());
   Feed feed(layer);
   if (archive_read_open(in.get(), &feed, nullptr, &Feed::Read, nullptr) != ARCHIVE_OK) {
-    return std::unexpected(
-        fmt::format("unpack layer \"{}\": {}", label,
-                    feed.error.empty() ? archive_error_string(in.get()) : feed.error));
+    return Failure(fmt::format("unpack layer \"{}\": {}", label,
+                               feed.error.empty() ? archive_error_string(in.get()) : feed.error));
   }
 
   // No archive_write_disk_set_standard_lookup: ownership stays numeric. User names in a layer

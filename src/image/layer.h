@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "image/source.h"
 
 namespace podlimits::image {
@@ -31,8 +32,7 @@ struct LayerStats {
 // libarchive resolves entry names against the working directory, so this changes it for the
 // duration of the call and restores it after: do not call it while another thread depends on
 // the working directory. `label` names the layer in errors.
-std::expected<LayerStats, std::string> ApplyLayer(BlobReader& layer,
-                                                  const std::filesystem::path& rootfs,
-                                                  std::string_view label);
+Result<LayerStats> ApplyLayer(BlobReader& layer, const std::filesystem::path& rootfs,
+                              std::string_view label);
 
 }  // namespace podlimits::image

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 namespace {
 
@@ -50,26 +52,26 @@ std::vector<std::pair<fs::path, fs::path>> Holders(const fs::path& image_dir) {
 
 }  // namespace
 
-std::expected<ImageLease, std::string> ImageLease::Acquire(const fs::path& image_dir,
-                                                           std::optional<LeaseHolder> holder) {
+Result<ImageLease> ImageLease::Acquire(const fs::path& image_dir,
+                                       std::optional<LeaseHolder> holder) {
   fs::path file = image_dir / kLockFile;
   UniqueFd fd(open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return std::unexpected(Errno("open", file));
+  if (!fd.valid()) return Failure(Errno("open", file));
   while (flock(fd.get(), LOCK_SH) != 0) {
-    if (errno != EINTR) return std::unexpected(Errno("flock", file));
+    if (errno != EINTR) return Failure(Errno("flock", file));
   }
   // A removal that won the race renamed the directory away before we locked: the file we hold is
   // no longer the one at `file`.
   struct stat held, now;
-  if (fstat(fd.get(), &held) != 0) return std::unexpected(Errno("fstat", file));
+  if (fstat(fd.get(), &held) != 0) return Failure(Errno("fstat", file));
   if (stat(file.c_str(), &now) != 0 || held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
-    return std::unexpected(fmt::format("image at \"{}\" was removed", image_dir.string()));
+    return Failure(fmt::format("image at \"{}\" was removed", image_dir.string()));
   }
   fs::path record;
   if (holder) {
     const fs::path dir = image_dir / kHolders;
     if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-      return std::unexpected(Errno("mkdir", dir));
+      return Failure(Errno("mkdir", dir));
     }
     record = dir / (holder->uid + "." + Hash(holder->pod_dir.string()));
     if (auto ok = ReplaceFile(record, holder->pod_dir.string() + "\n"); !ok) {
@@ -101,14 +103,14 @@ void ImageLease::Drop() {
   fd_ = UniqueFd();
 }
 
-std::expected<std::optional<std::string>, std::string> ImageUse(const fs::path& image_dir) {
+Result<std::optional<std::string>> ImageUse(const fs::path& image_dir) {
   fs::path file = image_dir / kLockFile;
   UniqueFd fd(open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.valid() && errno != ENOENT) return std::unexpected(Errno("open", file));
+  if (!fd.valid() && errno != ENOENT) return Failure(Errno("open", file));
   if (fd.valid()) {
     if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {  // released when fd closes
       if (errno == EWOULDBLOCK) return std::optional<std::string>("in use by a running pod");
-      return std::unexpected(Errno("flock", file));
+      return Failure(Errno("flock", file));
     }
   }
   for (const auto& [pod_dir, record] : Holders(image_dir)) {
@@ -124,7 +126,7 @@ std::expected<std::optional<std::string>, std::string> ImageUse(const fs::path& 
   return std::optional<std::string>();
 }
 
-std::expected<bool, std::string> ImageLeased(const fs::path& image_dir) {
+Result<bool> ImageLeased(const fs::path& image_dir) {
   auto use = ImageUse(image_dir);
   if (!use) return std::unexpected(use.error());
   return use->has_value();

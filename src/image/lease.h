@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "base/error.h"
 #include "base/fs.h"
 
 namespace podlimits::image {
@@ -32,8 +33,8 @@ class ImageLease {
   // Takes a shared lock on `image_dir`/.in-use (creating it) and, with a holder, writes its
   // record. Fails when the image is gone or going (its directory no longer the one the lock file
   // is in).
-  static std::expected<ImageLease, std::string> Acquire(
-      const std::filesystem::path& image_dir, std::optional<LeaseHolder> holder = std::nullopt);
+  static Result<ImageLease> Acquire(const std::filesystem::path& image_dir,
+                                    std::optional<LeaseHolder> holder = std::nullopt);
 
   ImageLease(ImageLease&& other) noexcept;
   ImageLease& operator=(ImageLease&& other) noexcept;
@@ -58,11 +59,10 @@ class ImageLease {
 // ("in use by a running pod"), or a holder record whose pod directory still exists (its
 // podlimits died; its containers may still run). Records whose pod directory is gone are
 // deleted on the way. The probe holds the lock only for an instant.
-std::expected<std::optional<std::string>, std::string> ImageUse(
-    const std::filesystem::path& image_dir);
+Result<std::optional<std::string>> ImageUse(const std::filesystem::path& image_dir);
 
 // ImageUse(...) has a value.
-std::expected<bool, std::string> ImageLeased(const std::filesystem::path& image_dir);
+Result<bool> ImageLeased(const std::filesystem::path& image_dir);
 
 // Deletes the holder records for `pod_dir` (after a dead run's pod was cleaned up).
 void ForgetLeaseHolder(const std::filesystem::path& image_dir,

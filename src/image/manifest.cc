@@ -1,5 +1,6 @@
 #include "image/manifest.h"
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits::image {
@@ -14,12 +15,12 @@ std::string_view ImageFormatName(ImageFormat format) {
   return "unknown";
 }
 
-std::expected<ResolvedImage, std::string> ResolveImage(ImageSource& source, const ImageName& name) {
+Result<ResolvedImage> ResolveImage(ImageSource& source, const ImageName& name) {
   if (source.Contains("oci-layout") && source.Contains("index.json")) {
     return ResolveOciLayout(source, name);
   }
   if (source.Contains("manifest.json")) return ResolveDockerArchive(source, name);
-  return std::unexpected(fmt::format(
+  return Failure(fmt::format(
       "load image \"{}\": not an OCI image layout (no oci-layout and index.json) nor a docker "
       "archive (no manifest.json)",
       source.path().string()));

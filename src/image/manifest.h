@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "image/name.h"
 #include "image/source.h"
 #include "image/verify.h"
@@ -32,12 +33,10 @@ struct ResolvedImage {
 // Detects the format: a source with "oci-layout" and "index.json" is an OCI image layout
 // (preferred: docker 25+ writes both), one with "manifest.json" a docker archive. `name` picks
 // the image when the source holds several (by ref name annotation or RepoTags).
-std::expected<ResolvedImage, std::string> ResolveImage(ImageSource& source, const ImageName& name);
+Result<ResolvedImage> ResolveImage(ImageSource& source, const ImageName& name);
 
-std::expected<ResolvedImage, std::string> ResolveOciLayout(ImageSource& source,
-                                                           const ImageName& name);
-std::expected<ResolvedImage, std::string> ResolveDockerArchive(ImageSource& source,
-                                                               const ImageName& name);
+Result<ResolvedImage> ResolveOciLayout(ImageSource& source, const ImageName& name);
+Result<ResolvedImage> ResolveDockerArchive(ImageSource& source, const ImageName& name);
 
 // This machine's architecture as images name it (Go's GOARCH: "amd64", "arm64", ...).
 std::string_view HostArchitecture();

@@ -3,6 +3,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include "base/error.h"
 #include "image/digest.h"
 #include "image/json.h"
 
@@ -62,8 +63,7 @@ std::string EncodeImageMetadata(const ImageMetadata& m) {
   return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
-std::expected<ImageMetadata, std::string> DecodeImageMetadata(std::string_view json,
-                                                              std::string_view path) {
+Result<ImageMetadata> DecodeImageMetadata(std::string_view json, std::string_view path) {
   auto parsed = ParseImageConfig(json, path);
   if (!parsed) return std::unexpected(parsed.error());
   JsonSource src{"image metadata", path};
@@ -86,7 +86,7 @@ std::expected<ImageMetadata, std::string> DecodeImageMetadata(std::string_view j
   if (!layers) return std::unexpected(layers.error());
   m.layers = *layers;
   if (const rapidjson::Value* size = FindMember(*doc, "size")) {
-    if (!size->IsUint64()) return std::unexpected(src.Error("\"size\" must be an integer"));
+    if (!size->IsUint64()) return Failure(src.Error("\"size\" must be an integer"));
     m.size = size->GetUint64();
   }
   return m;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "image/config.h"
 
 namespace podlimits::image {
@@ -26,7 +27,6 @@ struct ImageMetadata {
 };
 
 std::string EncodeImageMetadata(const ImageMetadata& m);
-std::expected<ImageMetadata, std::string> DecodeImageMetadata(std::string_view json,
-                                                              std::string_view path);
+Result<ImageMetadata> DecodeImageMetadata(std::string_view json, std::string_view path);
 
 }  // namespace podlimits::image

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits::image {
@@ -69,9 +70,9 @@ bool IsTag(std::string_view s) {
 
 }  // namespace
 
-std::expected<ImageName, std::string> ParseImageName(std::string_view text) {
+Result<ImageName> ParseImageName(std::string_view text) {
   auto invalid = [&](std::string_view why) {
-    return std::unexpected(fmt::format("invalid image name \"{}\": {}", text, why));
+    return Failure(fmt::format("invalid image name \"{}\": {}", text, why));
   };
   if (text.empty()) return invalid("empty");
   if (text.find('@') != std::string_view::npos) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 
 struct ImageName {
@@ -19,6 +21,6 @@ struct ImageName {
 // lowercase path components separated by '/', and a tag of at most 128 word characters, dots
 // and dashes. A name without a tag gets "latest". Digest references (NAME@sha256:...) are not
 // supported by this store and rejected with a message that says so.
-std::expected<ImageName, std::string> ParseImageName(std::string_view text);
+Result<ImageName> ParseImageName(std::string_view text);
 
 }  // namespace podlimits::image

@@ -3,6 +3,7 @@
 // non-image artifacts; the image for this machine's platform is chosen.
 #include <algorithm>
 
+#include "base/error.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "image/json.h"
@@ -25,20 +26,19 @@ struct Descriptor {
   std::string ref_name;          // org.opencontainers.image.ref.name or io.containerd.image.name
 };
 
-std::expected<Descriptor, std::string> ParseDescriptor(const rapidjson::Value& v,
-                                                       std::string_view what,
-                                                       const JsonSource& src) {
-  if (!v.IsObject()) return std::unexpected(src.Error("a descriptor must be an object"));
+Result<Descriptor> ParseDescriptor(const rapidjson::Value& v, std::string_view what,
+                                   const JsonSource& src) {
+  if (!v.IsObject()) return Failure(src.Error("a descriptor must be an object"));
   Descriptor d;
   auto media_type = OptionalString(v, "mediaType", src);
   auto digest_text = RequiredString(v, "digest", src);
   if (!media_type) return std::unexpected(media_type.error());
   if (!digest_text) return std::unexpected(digest_text.error());
   auto digest = ParseDigest(*digest_text);
-  if (!digest) return std::unexpected(src.Error(digest.error()));
+  if (!digest) return Failure(src.Error(digest.error().Message()));
   const rapidjson::Value* size = FindMember(v, "size");
   if (size == nullptr || !size->IsUint64()) {
-    return std::unexpected(src.Error(
+    return Failure(src.Error(
         fmt::format("descriptor {}: \"size\" must be a non-negative integer", digest->String())));
   }
   d.media_type = *media_type;
@@ -73,11 +73,11 @@ class ManifestCollector {
   explicit ManifestCollector(ImageSource& source) : source_(source) {}
 
   // Adds the image manifests of one index (recursing into nested ones).
-  std::expected<void, std::string> Collect(const rapidjson::Value& index, const JsonSource& src,
-                                           const std::string& inherited_ref, int depth) {
+  Result<void> Collect(const rapidjson::Value& index, const JsonSource& src,
+                       const std::string& inherited_ref, int depth) {
     const rapidjson::Value* manifests = FindMember(index, "manifests");
     if (manifests == nullptr || !manifests->IsArray()) {
-      return std::unexpected(src.Error("\"manifests\" must be an array"));
+      return Failure(src.Error("\"manifests\" must be an array"));
     }
     for (const auto& item : manifests->GetArray()) {
       auto d = ParseDescriptor(item, "manifest", src);
@@ -101,9 +101,9 @@ class ManifestCollector {
   int skipped = 0;
 
  private:
-  std::expected<void, std::string> CollectNested(Descriptor d, int depth) {
+  Result<void> CollectNested(Descriptor d, int depth) {
     if (depth >= kMaxIndexDepth) {
-      return std::unexpected(
+      return Failure(
           fmt::format("read index \"{}\": indexes nested deeper than {}", d.blob.path, depth));
     }
     d.blob.what = "index";
@@ -125,11 +125,10 @@ bool RefMatches(const std::string& ref, const ImageName& name) {
   return parsed && *parsed == name;
 }
 
-std::expected<Descriptor, std::string> ChooseManifest(const ManifestCollector& c,
-                                                      const ImageName& name) {
+Result<Descriptor> ChooseManifest(const ManifestCollector& c, const ImageName& name) {
   if (c.found.size() == 1) return c.found.front();
   if (c.found.empty()) {
-    return std::unexpected(
+    return Failure(
         fmt::format("index.json lists no image for linux/{} ({} for other "
                     "platforms)",
                     HostArchitecture(), c.skipped));
@@ -141,12 +140,12 @@ std::expected<Descriptor, std::string> ChooseManifest(const ManifestCollector& c
     refs.push_back(d.ref_name.empty() ? d.blob.digest.String() : d.ref_name);
   }
   if (matching.size() == 1) return *matching.front();
-  return std::unexpected(fmt::format(
+  return Failure(fmt::format(
       "index.json lists {} images for linux/{} ({}); none is uniquely named \"{}\" or \"{}\"",
       c.found.size(), HostArchitecture(), fmt::join(refs, ", "), name.tag, name.String()));
 }
 
-std::expected<void, std::string> CheckLayoutVersion(ImageSource& source) {
+Result<void> CheckLayoutVersion(ImageSource& source) {
   auto reader = source.Open("oci-layout", "image layout file");
   if (!reader) return std::unexpected(reader.error());
   auto bytes = ReadAll(**reader, 4096, "image layout file", "oci-layout");
@@ -157,8 +156,7 @@ std::expected<void, std::string> CheckLayoutVersion(ImageSource& source) {
   auto version = RequiredString(*doc, "imageLayoutVersion", src);
   if (!version) return std::unexpected(version.error());
   if (!version->starts_with("1.")) {
-    return std::unexpected(
-        src.Error(fmt::format("unsupported imageLayoutVersion \"{}\"", *version)));
+    return Failure(src.Error(fmt::format("unsupported imageLayoutVersion \"{}\"", *version)));
   }
   return {};
 }
@@ -170,8 +168,7 @@ bool IsLayerMediaType(std::string_view type) {
 
 }  // namespace
 
-std::expected<ResolvedImage, std::string> ResolveOciLayout(ImageSource& source,
-                                                           const ImageName& name) {
+Result<ResolvedImage> ResolveOciLayout(ImageSource& source, const ImageName& name) {
   if (auto ok = CheckLayoutVersion(source); !ok) return std::unexpected(ok.error());
   auto index_reader = source.Open("index.json", "index");
   if (!index_reader) return std::unexpected(index_reader.error());
@@ -186,8 +183,8 @@ std::expected<ResolvedImage, std::string> ResolveOciLayout(ImageSource& source,
     return std::unexpected(ok.error());
   auto chosen = ChooseManifest(collector, name);
   if (!chosen) {
-    return std::unexpected(
-        fmt::format("load image \"{}\": {}", source.path().string(), chosen.error()));
+    return Failure(
+        fmt::format("load image \"{}\": {}", source.path().string(), chosen.error().Message()));
   }
 
   auto manifest_bytes = ReadVerified(source, chosen->blob, kMaxJsonBlobSize);
@@ -200,7 +197,7 @@ std::expected<ResolvedImage, std::string> ResolveOciLayout(ImageSource& source,
   out.format = ImageFormat::kOciLayout;
   out.manifest_digest = chosen->blob.digest;
   const rapidjson::Value* config = FindMember(*manifest, "config");
-  if (config == nullptr) return std::unexpected(src.Error("\"config\" is missing"));
+  if (config == nullptr) return Failure(src.Error("\"config\" is missing"));
   auto config_desc = ParseDescriptor(*config, "config", src);
   if (!config_desc) return std::unexpected(config_desc.error());
   out.config = config_desc->blob;
@@ -210,7 +207,7 @@ std::expected<ResolvedImage, std::string> ResolveOciLayout(ImageSource& source,
 
   const rapidjson::Value* layers = FindMember(*manifest, "layers");
   if (layers == nullptr || !layers->IsArray()) {
-    return std::unexpected(src.Error("\"layers\" must be an array"));
+    return Failure(src.Error("\"layers\" must be an array"));
   }
   for (const auto& item : layers->GetArray()) {
     auto layer = ParseDescriptor(item, "layer", src);
@@ -218,9 +215,8 @@ std::expected<ResolvedImage, std::string> ResolveOciLayout(ImageSource& source,
     // Encrypted layers need keys podlimits does not have; anything not a layer is not
     // something to unpack. Compression (none, gzip, zstd) is detected from the bytes.
     if (!IsLayerMediaType(layer->media_type) || layer->media_type.ends_with("+encrypted")) {
-      return std::unexpected(
-          src.Error(fmt::format("layer {}: unsupported media type \"{}\"",
-                                layer->blob.digest.String(), layer->media_type)));
+      return Failure(src.Error(fmt::format("layer {}: unsupported media type \"{}\"",
+                                           layer->blob.digest.String(), layer->media_type)));
     }
     out.layers.push_back(layer->blob);
   }

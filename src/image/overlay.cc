@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 
@@ -18,9 +19,9 @@ constexpr const char* kDirs[] = {"upper", "work", "merged"};
 
 // overlayfs separates mount options with ',' and lower dirs with ':'; rather than rely on
 // escaping, paths containing them (or a backslash) are refused.
-std::expected<void, std::string> CheckOptionPath(const fs::path& path) {
+Result<void> CheckOptionPath(const fs::path& path) {
   if (path.string().find_first_of(",:\\") != std::string::npos) {
-    return std::unexpected(fmt::format(
+    return Failure(fmt::format(
         "mount overlay: path \"{}\" contains ',', ':' or '\\', which overlayfs options cannot "
         "carry",
         path.string()));
@@ -69,25 +70,23 @@ fs::path NormalDir(const fs::path& p) {
 
 }  // namespace
 
-std::expected<fs::path, std::string> PrepareContainerRootfs(const fs::path& image_rootfs,
-                                                            const fs::path& container_dir) {
+Result<fs::path> PrepareContainerRootfs(const fs::path& image_rootfs,
+                                        const fs::path& container_dir) {
   struct stat lower_st {};
   if (stat(image_rootfs.c_str(), &lower_st) != 0) {
-    return std::unexpected(ErrnoMessage("stat image rootfs", image_rootfs.string()));
+    return SystemError("stat image rootfs", image_rootfs.string(), errno);
   }
   if (!S_ISDIR(lower_st.st_mode)) {
-    return std::unexpected(
-        fmt::format("image rootfs \"{}\": not a directory", image_rootfs.string()));
+    return Failure(fmt::format("image rootfs \"{}\": not a directory", image_rootfs.string()));
   }
   std::error_code ec;
   fs::create_directories(container_dir, ec);
   if (ec) {
-    return std::unexpected(fmt::format("mkdir \"{}\": {}", container_dir.string(), ec.message()));
+    return Failure(fmt::format("mkdir \"{}\": {}", container_dir.string(), ec.message()));
   }
   fs::path lower = fs::canonical(image_rootfs, ec);
   fs::path dir = ec ? fs::path() : fs::canonical(container_dir, ec);
-  if (ec)
-    return std::unexpected(fmt::format("resolve \"{}\": {}", container_dir.string(), ec.message()));
+  if (ec) return Failure(fmt::format("resolve \"{}\": {}", container_dir.string(), ec.message()));
   for (const fs::path& p : {lower, dir}) {
     if (auto ok = CheckOptionPath(p); !ok) return std::unexpected(ok.error());
   }
@@ -102,11 +101,11 @@ std::expected<fs::path, std::string> PrepareContainerRootfs(const fs::path& imag
       int err = errno;
       RemoveCreated(dir, created);
       if (err == EEXIST) {
-        return std::unexpected(fmt::format(
+        return Failure(fmt::format(
             "prepare rootfs \"{}\": \"{}\" already exists (release the previous rootfs first)",
             dir.string(), p.string()));
       }
-      return std::unexpected(ErrnoMessage("mkdir", p.string(), err));
+      return SystemError("mkdir", p.string(), err);
     }
     ++created;
     // chown fails without CAP_CHOWN; mounting needs more than that anyway, so let mount say so.
@@ -115,7 +114,7 @@ std::expected<fs::path, std::string> PrepareContainerRootfs(const fs::path& imag
         (upper && chown(p.c_str(), lower_st.st_uid, lower_st.st_gid) != 0 && errno != EPERM)) {
       int err = errno;
       RemoveCreated(dir, created);
-      return std::unexpected(ErrnoMessage("set attributes of", p.string(), err));
+      return SystemError("set attributes of", p.string(), err);
     }
   }
 
@@ -134,14 +133,14 @@ std::expected<fs::path, std::string> PrepareContainerRootfs(const fs::path& imag
     // The kernel may have populated work/ (work/work) before failing.
     (void)RemoveTree(dir / "work");
     RemoveCreated(dir, created);
-    return std::unexpected(
+    return Failure(
         ErrnoMessage(fmt::format("mount overlay ({}) on", options), merged.string(), err) +
         MountHint(err));
   }
   return merged;
 }
 
-std::expected<void, std::string> ReleaseContainerRootfs(const fs::path& container_dir) {
+Result<void> ReleaseContainerRootfs(const fs::path& container_dir) {
   fs::path merged = container_dir / "merged";
   std::error_code ec;
   if (fs::exists(fs::symlink_status(merged, ec))) {
@@ -151,14 +150,14 @@ std::expected<void, std::string> ReleaseContainerRootfs(const fs::path& containe
       if (!mounted) return std::unexpected(mounted.error());
       if (!*mounted) break;
       if (i == 16) {
-        return std::unexpected(
+        return Failure(
             fmt::format("unmount \"{}\": still mounted after {} unmounts", merged.string(), i));
       }
       if (umount2(merged.c_str(), UMOUNT_NOFOLLOW) == 0) continue;
       // Busy (a process still has its cwd or a file there): detach it now; the kernel frees
       // it when the last user goes, and nothing of it is reachable from here meanwhile.
       if (errno != EBUSY || umount2(merged.c_str(), UMOUNT_NOFOLLOW | MNT_DETACH) != 0) {
-        return std::unexpected(ErrnoMessage("unmount", merged.string()));
+        return SystemError("unmount", merged.string(), errno);
       }
     }
   }
@@ -168,8 +167,8 @@ std::expected<void, std::string> ReleaseContainerRootfs(const fs::path& containe
   return {};
 }
 
-std::expected<std::vector<fs::path>, std::string> OverlaysUsingLowerDir(const fs::path& lower,
-                                                                        const fs::path& mountinfo) {
+Result<std::vector<fs::path>> OverlaysUsingLowerDir(const fs::path& lower,
+                                                    const fs::path& mountinfo) {
   auto text = ReadSmallFile(mountinfo, 64 << 20);
   if (!text) return std::unexpected(text.error());
   std::error_code ec;

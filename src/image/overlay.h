@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 
 // Creates upper, work and merged in `container_dir` (creating it if needed) and mounts the
@@ -20,17 +22,17 @@ namespace podlimits::image {
 // dir is never synced, as it is discarded with the container. On failure nothing it created
 // is left behind. Needs CAP_SYS_ADMIN (in the mount namespace where the OCI runtime will find
 // the path).
-std::expected<std::filesystem::path, std::string> PrepareContainerRootfs(
-    const std::filesystem::path& image_rootfs, const std::filesystem::path& container_dir);
+Result<std::filesystem::path> PrepareContainerRootfs(const std::filesystem::path& image_rootfs,
+                                                     const std::filesystem::path& container_dir);
 
 // Unmounts merged (lazily with MNT_DETACH when it is busy) and removes upper, work and merged,
 // never following a symlink or crossing a mount point while deleting. `container_dir` itself
 // stays. Succeeds when there is nothing to release, so it is safe on every teardown path.
-std::expected<void, std::string> ReleaseContainerRootfs(const std::filesystem::path& container_dir);
+Result<void> ReleaseContainerRootfs(const std::filesystem::path& container_dir);
 
 // The mount points of the overlays in `mountinfo` whose lower dirs include `lower`: an image
 // rootfs must not be deleted under a running container.
-std::expected<std::vector<std::filesystem::path>, std::string> OverlaysUsingLowerDir(
+Result<std::vector<std::filesystem::path>> OverlaysUsingLowerDir(
     const std::filesystem::path& lower,
     const std::filesystem::path& mountinfo = "/proc/self/mountinfo");
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 
 // A stream of one blob's bytes.
@@ -18,14 +20,13 @@ class BlobReader {
  public:
   virtual ~BlobReader() = default;
   // Fills `buf` from the blob; returns the number of bytes read, 0 at its end.
-  virtual std::expected<std::size_t, std::string> Read(std::span<std::byte> buf) = 0;
+  virtual Result<std::size_t> Read(std::span<std::byte> buf) = 0;
 };
 
 class ImageSource {
  public:
   // A directory is read as files; a regular file as a (possibly compressed) tar archive.
-  static std::expected<std::unique_ptr<ImageSource>, std::string> Open(
-      const std::filesystem::path& path);
+  static Result<std::unique_ptr<ImageSource>> Open(const std::filesystem::path& path);
 
   virtual ~ImageSource() = default;
 
@@ -35,8 +36,8 @@ class ImageSource {
   // Opens the file `name`. `what` says what it is for errors, e.g. `open layer
   // "blobs/sha256/ab..": No such file or directory`. Symlinks inside the source are followed
   // but cannot leave it: they resolve as if the source were the root directory.
-  virtual std::expected<std::unique_ptr<BlobReader>, std::string> Open(std::string_view name,
-                                                                       std::string_view what) = 0;
+  virtual Result<std::unique_ptr<BlobReader>> Open(std::string_view name,
+                                                   std::string_view what) = 0;
 
   const std::filesystem::path& path() const { return path_; }
 
@@ -48,14 +49,12 @@ class ImageSource {
 };
 
 // The two kinds of source; ImageSource::Open picks one.
-std::expected<std::unique_ptr<ImageSource>, std::string> OpenDirectorySource(
-    const std::filesystem::path& path);
-std::expected<std::unique_ptr<ImageSource>, std::string> OpenTarSource(
-    const std::filesystem::path& path);
+Result<std::unique_ptr<ImageSource>> OpenDirectorySource(const std::filesystem::path& path);
+Result<std::unique_ptr<ImageSource>> OpenTarSource(const std::filesystem::path& path);
 
 // Reads a whole blob into memory, failing when it is larger than `limit` bytes (manifests and
 // configs are small; a huge one is a broken or hostile source).
-std::expected<std::string, std::string> ReadAll(BlobReader& reader, std::size_t limit,
-                                                std::string_view what, std::string_view name);
+Result<std::string> ReadAll(BlobReader& reader, std::size_t limit, std::string_view what,
+                            std::string_view name);
 
 }  // namespace podlimits::image

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 #include "image/source.h"
@@ -14,11 +15,11 @@ class FileReader : public BlobReader {
  public:
   FileReader(UniqueFd fd, std::string name) : fd_(std::move(fd)), name_(std::move(name)) {}
 
-  std::expected<std::size_t, std::string> Read(std::span<std::byte> buf) override {
+  Result<std::size_t> Read(std::span<std::byte> buf) override {
     for (;;) {
       ssize_t n = read(fd_.get(), buf.data(), buf.size());
       if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno != EINTR) return std::unexpected(ErrnoMessage("read", name_));
+      if (errno != EINTR) return SystemError("read", name_, errno);
     }
   }
 
@@ -40,18 +41,17 @@ class DirectorySource : public ImageSource {
     return fd && fstat(fd->get(), &st) == 0 && S_ISREG(st.st_mode);
   }
 
-  std::expected<std::unique_ptr<BlobReader>, std::string> Open(std::string_view name,
-                                                               std::string_view what) override {
+  Result<std::unique_ptr<BlobReader>> Open(std::string_view name, std::string_view what) override {
     auto clean = CleanRelativePath(name);
     if (!clean)
-      return std::unexpected(fmt::format("open {} \"{}\": {}", what, name, clean.error()));
+      return Failure(fmt::format("open {} \"{}\": {}", what, name, clean.error().Message()));
     auto fd = OpenInRoot(root_.get(), *clean, O_RDONLY | O_NOCTTY | O_NONBLOCK);
-    if (!fd) return std::unexpected(ErrnoMessage(fmt::format("open {}", what), name, fd.error()));
+    if (!fd) return SystemError(std::string(fmt::format("open {}", what)), name, fd.error());
     struct stat st {};
-    if (fstat(fd->get(), &st) != 0) return std::unexpected(ErrnoMessage("stat", name));
+    if (fstat(fd->get(), &st) != 0) return SystemError("stat", name, errno);
     // A FIFO or device would block or never end; blobs are plain files.
     if (!S_ISREG(st.st_mode)) {
-      return std::unexpected(fmt::format("open {} \"{}\": not a regular file", what, name));
+      return Failure(fmt::format("open {} \"{}\": not a regular file", what, name));
     }
     return std::make_unique<FileReader>(std::move(*fd), std::string(name));
   }
@@ -62,10 +62,9 @@ class DirectorySource : public ImageSource {
 
 }  // namespace
 
-std::expected<std::unique_ptr<ImageSource>, std::string> OpenDirectorySource(
-    const std::filesystem::path& path) {
+Result<std::unique_ptr<ImageSource>> OpenDirectorySource(const std::filesystem::path& path) {
   int fd = open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open image", path.string()));
+  if (fd < 0) return SystemError("open image", path.string(), errno);
   return std::make_unique<DirectorySource>(path, UniqueFd(fd));
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 #include "image/source.h"
@@ -27,13 +28,13 @@ struct Entry {
   std::string hardlink;     // cleaned target of a hardlink
 };
 
-std::expected<ArchivePtr, std::string> OpenArchive(const std::filesystem::path& path) {
+Result<ArchivePtr> OpenArchive(const std::filesystem::path& path) {
   ArchivePtr a(archive_read_new());
   archive_read_support_filter_all(a.get());
   archive_read_support_format_tar(a.get());
   archive_read_support_format_gnutar(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    return std::unexpected(
+    return Failure(
         fmt::format("open archive \"{}\": {}", path.string(), archive_error_string(a.get())));
   }
   return a;
@@ -43,10 +44,10 @@ class TarEntryReader : public BlobReader {
  public:
   TarEntryReader(ArchivePtr a, std::string name) : a_(std::move(a)), name_(std::move(name)) {}
 
-  std::expected<std::size_t, std::string> Read(std::span<std::byte> buf) override {
+  Result<std::size_t> Read(std::span<std::byte> buf) override {
     la_ssize_t n = archive_read_data(a_.get(), buf.data(), buf.size());
     if (n < 0) {
-      return std::unexpected(fmt::format("read \"{}\": {}", name_, archive_error_string(a_.get())));
+      return Failure(fmt::format("read \"{}\": {}", name_, archive_error_string(a_.get())));
     }
     return static_cast<std::size_t>(n);
   }
@@ -66,14 +67,13 @@ class TarSource : public ImageSource {
     return entry && (*entry)->type == AE_IFREG;
   }
 
-  std::expected<std::unique_ptr<BlobReader>, std::string> Open(std::string_view name,
-                                                               std::string_view what) override {
+  Result<std::unique_ptr<BlobReader>> Open(std::string_view name, std::string_view what) override {
     auto entry = Resolve(name);
     if (!entry)
-      return std::unexpected(fmt::format("open {} \"{}\": {}", what, name, entry.error()));
+      return Failure(fmt::format("open {} \"{}\": {}", what, name, entry.error().Message()));
     if ((*entry)->type != AE_IFREG) {
-      return std::unexpected(fmt::format("open {} \"{}\": not a regular file in archive \"{}\"",
-                                         what, name, path().string()));
+      return Failure(fmt::format("open {} \"{}\": not a regular file in archive \"{}\"", what, name,
+                                 path().string()));
     }
     auto a = OpenArchive(path());
     if (!a) return std::unexpected(a.error());
@@ -81,8 +81,8 @@ class TarSource : public ImageSource {
     for (std::size_t i = 0;; ++i) {
       int r = archive_read_next_header(a->get(), &e);
       if (r == ARCHIVE_EOF || r < ARCHIVE_WARN) {
-        return std::unexpected(fmt::format("open {} \"{}\": archive \"{}\" changed while reading",
-                                           what, name, path().string()));
+        return Failure(fmt::format("open {} \"{}\": archive \"{}\" changed while reading", what,
+                                   name, path().string()));
       }
       if (i == (*entry)->ordinal) break;
     }
@@ -91,14 +91,14 @@ class TarSource : public ImageSource {
 
  private:
   // Follows symlinks and hardlinks between entries (docker save links duplicate layers).
-  std::expected<const Entry*, std::string> Resolve(std::string_view name) const {
+  Result<const Entry*> Resolve(std::string_view name) const {
     auto clean = CleanRelativePath(name);
     if (!clean) return std::unexpected(clean.error());
     std::string current = *clean;
     for (int hops = 0; hops < 16; ++hops) {
       auto it = entries_.find(current);
       if (it == entries_.end()) {
-        return std::unexpected(fmt::format("no such entry in archive \"{}\"", path().string()));
+        return Failure(fmt::format("no such entry in archive \"{}\"", path().string()));
       }
       const Entry& entry = it->second;
       if (!entry.hardlink.empty()) {
@@ -109,7 +109,7 @@ class TarSource : public ImageSource {
         return &entry;
       }
     }
-    return std::unexpected("too many levels of links");
+    return Failure("too many levels of links");
   }
 
   // A symlink target as the archive's own root directory would resolve it: absolute targets
@@ -145,8 +145,7 @@ class TarSource : public ImageSource {
 
 }  // namespace
 
-std::expected<std::unique_ptr<ImageSource>, std::string> OpenTarSource(
-    const std::filesystem::path& path) {
+Result<std::unique_ptr<ImageSource>> OpenTarSource(const std::filesystem::path& path) {
   auto a = OpenArchive(path);
   if (!a) return std::unexpected(a.error());
   std::map<std::string, Entry> entries;
@@ -155,7 +154,7 @@ std::expected<std::unique_ptr<ImageSource>, std::string> OpenTarSource(
     int r = archive_read_next_header(a->get(), &e);
     if (r == ARCHIVE_EOF) break;
     if (r < ARCHIVE_WARN) {
-      return std::unexpected(
+      return Failure(
           fmt::format("read archive \"{}\": {}", path.string(), archive_error_string(a->get())));
     }
     // Entries whose names would leave the archive (absolute, "..") can never be referenced by

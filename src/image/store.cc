@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -24,12 +25,12 @@ namespace fs = std::filesystem;
 // Image rootfs keep their owners and setuid bits, so an image's setuid-root binary would be a
 // root shell for any local user who could reach it: only root may enter the store (the
 // <id> dirs are 0700 as well, from mkdtemp). Containers see the files through their overlay.
-std::expected<void, std::string> EnsureRoot(const fs::path& root) {
+Result<void> EnsureRoot(const fs::path& root) {
   std::error_code ec;
   bool created = fs::create_directories(root, ec);
-  if (ec) return std::unexpected(fmt::format("mkdir \"{}\": {}", root.string(), ec.message()));
+  if (ec) return Failure(fmt::format("mkdir \"{}\": {}", root.string(), ec.message()));
   if (created && chmod(root.c_str(), 0700) != 0) {
-    return std::unexpected(ErrnoMessage("chmod", root.string()));
+    return SystemError("chmod", root.string(), errno);
   }
   return {};
 }
@@ -41,8 +42,7 @@ bool Exists(const fs::path& p) {
 
 }  // namespace
 
-std::expected<Image, std::string> ImageStore::Load(const fs::path& source_path,
-                                                   std::string_view name_text) {
+Result<Image> ImageStore::Load(const fs::path& source_path, std::string_view name_text) {
   auto name = ParseImageName(name_text);
   if (!name) return std::unexpected(name.error());
   auto source = ImageSource::Open(source_path);
@@ -77,7 +77,7 @@ std::expected<Image, std::string> ImageStore::Load(const fs::path& source_path,
       if (rename(staged.c_str(), image_dir.c_str()) != 0) {
         int err = errno;
         (void)RemoveTree(staged);
-        return std::unexpected(ErrnoMessage("rename", image_dir.string(), err));
+        return SystemError("rename", image_dir.string(), err);
       }
     } else {
       continue;  // removed after we looked: unpack after all
@@ -96,11 +96,11 @@ std::expected<Image, std::string> ImageStore::Load(const fs::path& source_path,
     }
     return Read(name->String(), id);
   }
-  return std::unexpected(
+  return Failure(
       fmt::format("load image \"{}\": the store kept changing; try again", source_path.string()));
 }
 
-std::expected<std::vector<Image>, std::string> ImageStore::List() const {
+Result<std::vector<Image>> ImageStore::List() const {
   auto tags = ImageTags::Read(TagsFile());
   if (!tags) return std::unexpected(tags.error());
   std::vector<Image> out;
@@ -112,14 +112,14 @@ std::expected<std::vector<Image>, std::string> ImageStore::List() const {
   return out;
 }
 
-std::expected<Image, std::string> ImageStore::Find(std::string_view name_text) const {
+Result<Image> ImageStore::Find(std::string_view name_text) const {
   auto name = ParseImageName(name_text);
   if (!name) return std::unexpected(name.error());
   auto tags = ImageTags::Read(TagsFile());
   if (!tags) return std::unexpected(tags.error());
   auto it = tags->ids.find(name->String());
   if (it == tags->ids.end()) {
-    return std::unexpected(
+    return Failure(
         fmt::format("image \"{}\" not found in \"{}\" (load it with "
                     "`podlimits image load SOURCE --name {}`)",
                     name->String(), root_.string(), name->String()));
@@ -127,12 +127,11 @@ std::expected<Image, std::string> ImageStore::Find(std::string_view name_text) c
   return Read(it->first, it->second);
 }
 
-std::expected<void, std::string> ImageStore::Remove(std::string_view name_text) {
+Result<void> ImageStore::Remove(std::string_view name_text) {
   auto name = ParseImageName(name_text);
   if (!name) return std::unexpected(name.error());
   if (!Exists(TagsFile())) {
-    return std::unexpected(
-        fmt::format("image \"{}\" not found in \"{}\"", name->String(), root_.string()));
+    return Failure(fmt::format("image \"{}\" not found in \"{}\"", name->String(), root_.string()));
   }
   auto lock = StoreLock::Acquire(root_);
   if (!lock) return std::unexpected(lock.error());
@@ -140,8 +139,7 @@ std::expected<void, std::string> ImageStore::Remove(std::string_view name_text) 
   if (!tags) return std::unexpected(tags.error());
   auto it = tags->ids.find(name->String());
   if (it == tags->ids.end()) {
-    return std::unexpected(
-        fmt::format("image \"{}\" not found in \"{}\"", name->String(), root_.string()));
+    return Failure(fmt::format("image \"{}\" not found in \"{}\"", name->String(), root_.string()));
   }
   const std::string id = it->second;
   const bool last = tags->References(id) == 1;
@@ -150,11 +148,11 @@ std::expected<void, std::string> ImageStore::Remove(std::string_view name_text) 
     if (!users) return std::unexpected(users.error());
     auto use = ImageUse(root_ / id);
     if (!use) return std::unexpected(use.error());
-    if (*use) return std::unexpected(fmt::format("remove image \"{}\": {}", name->String(), **use));
+    if (*use) return Failure(fmt::format("remove image \"{}\": {}", name->String(), **use));
     if (!users->empty()) {
       std::vector<std::string> paths;
       for (const auto& p : *users) paths.push_back(p.string());
-      return std::unexpected(
+      return Failure(
           fmt::format("remove image \"{}\": in use by the container rootfs "
                       "mounted at {}",
                       name->String(), fmt::join(paths, ", ")));
@@ -167,13 +165,12 @@ std::expected<void, std::string> ImageStore::Remove(std::string_view name_text) 
   fs::path doomed = root_ / fmt::format(".remove-{}-{}", id, getpid());
   if (rename((root_ / id).c_str(), doomed.c_str()) != 0) {
     if (errno == ENOENT) return {};
-    return std::unexpected(ErrnoMessage("rename", (root_ / id).string()));
+    return SystemError("rename", (root_ / id).string(), errno);
   }
   return RemoveTree(doomed);
 }
 
-std::expected<Image, std::string> ImageStore::Read(const std::string& name,
-                                                   const std::string& id) const {
+Result<Image> ImageStore::Read(const std::string& name, const std::string& id) const {
   fs::path file = root_ / id / "image.json";
   auto text = ReadSmallFile(file, 16 << 20);
   if (!text) return std::unexpected(text.error());

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "image/config.h"
 
 namespace podlimits::image {
@@ -49,22 +50,21 @@ class ImageStore {
   // are applied in order with whiteouts. Atomic: on failure the store is as it was. While
   // layers unpack the process's working directory changes (libarchive extracts relative to
   // it; see image_layer.h), so no other thread may rely on it meanwhile.
-  std::expected<Image, std::string> Load(const std::filesystem::path& source,
-                                         std::string_view name);
+  Result<Image> Load(const std::filesystem::path& source, std::string_view name);
 
   // All images, sorted by name (an image with several names appears once per name).
-  std::expected<std::vector<Image>, std::string> List() const;
+  Result<std::vector<Image>> List() const;
 
   // The image called `name`; the error says when there is none.
-  std::expected<Image, std::string> Find(std::string_view name) const;
+  Result<Image> Find(std::string_view name) const;
 
   // Removes the name; the image's files go with its last name. Refused while an overlay
   // mounted from this machine's mount namespace uses the image's rootfs.
-  std::expected<void, std::string> Remove(std::string_view name);
+  Result<void> Remove(std::string_view name);
 
  private:
   std::filesystem::path TagsFile() const { return root_ / "images.json"; }
-  std::expected<Image, std::string> Read(const std::string& name, const std::string& id) const;
+  Result<Image> Read(const std::string& name, const std::string& id) const;
 
   std::filesystem::path root_;
 };

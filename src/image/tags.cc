@@ -5,12 +5,13 @@
 #include <rapidjson/stringbuffer.h>
 #include <sys/file.h>
 
+#include "base/error.h"
 #include "image/digest.h"
 #include "image/json.h"
 
 namespace podlimits::image {
 
-std::expected<ImageTags, std::string> ImageTags::Read(const std::filesystem::path& file) {
+Result<ImageTags> ImageTags::Read(const std::filesystem::path& file) {
   ImageTags tags;
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return tags;
@@ -22,7 +23,7 @@ std::expected<ImageTags, std::string> ImageTags::Read(const std::filesystem::pat
   if (!doc) return std::unexpected(doc.error());
   const rapidjson::Value* images = FindMember(*doc, "images");
   if (images == nullptr) return tags;
-  if (!images->IsArray()) return std::unexpected(src.Error("\"images\" must be an array"));
+  if (!images->IsArray()) return Failure(src.Error("\"images\" must be an array"));
   for (const auto& item : images->GetArray()) {
     auto name = RequiredString(item, "name", src);
     auto id = RequiredString(item, "id", src);
@@ -30,14 +31,14 @@ std::expected<ImageTags, std::string> ImageTags::Read(const std::filesystem::pat
     if (!id) return std::unexpected(id.error());
     // The id becomes a directory name: refuse anything but a digest's hex.
     if (!IsDigestHex("sha256", *id) && !IsDigestHex("sha512", *id)) {
-      return std::unexpected(src.Error("invalid image id \"" + *id + "\""));
+      return Failure(src.Error("invalid image id \"" + *id + "\""));
     }
     tags.ids[*name] = *id;
   }
   return tags;
 }
 
-std::expected<void, std::string> ImageTags::Write(const std::filesystem::path& file) const {
+Result<void> ImageTags::Write(const std::filesystem::path& file) const {
   rapidjson::StringBuffer buf;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
   w.SetIndent(' ', 2);
@@ -65,13 +66,13 @@ std::size_t ImageTags::References(const std::string& id) const {
   return n;
 }
 
-std::expected<StoreLock, std::string> StoreLock::Acquire(const std::filesystem::path& root) {
+Result<StoreLock> StoreLock::Acquire(const std::filesystem::path& root) {
   std::filesystem::path file = root / ".lock";
   int fd = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open", file.string()));
+  if (fd < 0) return SystemError("open", file.string(), errno);
   UniqueFd lock(fd);
   while (flock(lock.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return std::unexpected(ErrnoMessage("lock", file.string()));
+    if (errno != EINTR) return SystemError("lock", file.string(), errno);
   }
   return StoreLock(std::move(lock));
 }

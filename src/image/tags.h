@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "base/error.h"
 #include "base/fs.h"
 
 namespace podlimits::image {
@@ -16,8 +17,8 @@ struct ImageTags {
   std::map<std::string, std::string> ids;  // "busybox:latest" -> id
 
   // A missing file is an empty index.
-  static std::expected<ImageTags, std::string> Read(const std::filesystem::path& file);
-  std::expected<void, std::string> Write(const std::filesystem::path& file) const;
+  static Result<ImageTags> Read(const std::filesystem::path& file);
+  Result<void> Write(const std::filesystem::path& file) const;
 
   // How many names point at `id`.
   std::size_t References(const std::string& id) const;
@@ -27,7 +28,7 @@ struct ImageTags {
 // `podlimits image` commands never lose each other's names or delete an image being tagged.
 class StoreLock {
  public:
-  static std::expected<StoreLock, std::string> Acquire(const std::filesystem::path& root);
+  static Result<StoreLock> Acquire(const std::filesystem::path& root);
 
  private:
   explicit StoreLock(UniqueFd fd) : fd_(std::move(fd)) {}

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 #include "image/layer.h"
@@ -30,8 +31,7 @@ class StagingDir {
   fs::path path_;
 };
 
-std::expected<void, std::string> ApplyLayers(ImageSource& source, const ResolvedImage& image,
-                                             const fs::path& rootfs) {
+Result<void> ApplyLayers(ImageSource& source, const ResolvedImage& image, const fs::path& rootfs) {
   for (const BlobRef& layer : image.layers) {
     auto reader = OpenVerified(source, layer);
     if (!reader) return std::unexpected(reader.error());
@@ -62,7 +62,7 @@ std::uint64_t ContentSize(const fs::path& rootfs) {
 
 }  // namespace
 
-std::expected<void, std::string> VerifyLayers(ImageSource& source, const ResolvedImage& image) {
+Result<void> VerifyLayers(ImageSource& source, const ResolvedImage& image) {
   for (const BlobRef& layer : image.layers) {
     auto reader = OpenVerified(source, layer);
     if (!reader) return std::unexpected(reader.error());
@@ -71,16 +71,15 @@ std::expected<void, std::string> VerifyLayers(ImageSource& source, const Resolve
   return {};
 }
 
-std::expected<fs::path, std::string> UnpackImage(ImageSource& source, const ResolvedImage& image,
-                                                 const ParsedImageConfig& config,
-                                                 const fs::path& store_root) {
+Result<fs::path> UnpackImage(ImageSource& source, const ResolvedImage& image,
+                             const ParsedImageConfig& config, const fs::path& store_root) {
   std::string tmpl = (store_root / ".load-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) return std::unexpected(ErrnoMessage("mkdtemp", tmpl));
+  if (mkdtemp(tmpl.data()) == nullptr) return SystemError("mkdtemp", tmpl, errno);
   StagingDir staging{fs::path(tmpl)};
 
   fs::path rootfs = staging.path() / "rootfs";
   if (mkdir(rootfs.c_str(), 0755) != 0 || chmod(rootfs.c_str(), 0755) != 0) {
-    return std::unexpected(ErrnoMessage("mkdir", rootfs.string()));
+    return SystemError("mkdir", rootfs.string(), errno);
   }
   if (auto ok = ApplyLayers(source, image, rootfs); !ok) return std::unexpected(ok.error());
 

@@ -1,5 +1,6 @@
 #include "image/verify.h"
 
+#include "base/error.h"
 #include "fmt/format.h"
 
 namespace podlimits::image {
@@ -7,20 +8,20 @@ namespace podlimits::image {
 VerifyingReader::VerifyingReader(std::unique_ptr<BlobReader> inner, BlobRef ref)
     : inner_(std::move(inner)), ref_(std::move(ref)), hasher_(ref_.digest.algorithm) {}
 
-std::expected<std::size_t, std::string> VerifyingReader::Read(std::span<std::byte> buf) {
+Result<std::size_t> VerifyingReader::Read(std::span<std::byte> buf) {
   auto n = inner_->Read(buf);
   if (!n) return n;
   hasher_.Update(buf.first(*n));
   count_ += *n;
   // Stop early on an oversized blob instead of reading a hostile stream to its end.
   if (ref_.size && count_ > *ref_.size) {
-    return std::unexpected(fmt::format("verify {} \"{}\": larger than the {} bytes declared",
-                                       ref_.what, ref_.path, *ref_.size));
+    return Failure(fmt::format("verify {} \"{}\": larger than the {} bytes declared", ref_.what,
+                               ref_.path, *ref_.size));
   }
   return n;
 }
 
-std::expected<void, std::string> VerifyingReader::Finish() {
+Result<void> VerifyingReader::Finish() {
   std::byte buf[65536];
   for (;;) {
     auto n = Read(buf);
@@ -28,26 +29,24 @@ std::expected<void, std::string> VerifyingReader::Finish() {
     if (*n == 0) break;
   }
   if (ref_.size && count_ != *ref_.size) {
-    return std::unexpected(fmt::format("verify {} \"{}\": size is {} bytes, {} declared", ref_.what,
-                                       ref_.path, count_, *ref_.size));
+    return Failure(fmt::format("verify {} \"{}\": size is {} bytes, {} declared", ref_.what,
+                               ref_.path, count_, *ref_.size));
   }
   Digest got = hasher_.Finish();
   if (got != ref_.digest) {
-    return std::unexpected(fmt::format("verify {} \"{}\": digest mismatch: want {}, content is {}",
-                                       ref_.what, ref_.path, ref_.digest.String(), got.String()));
+    return Failure(fmt::format("verify {} \"{}\": digest mismatch: want {}, content is {}",
+                               ref_.what, ref_.path, ref_.digest.String(), got.String()));
   }
   return {};
 }
 
-std::expected<std::unique_ptr<VerifyingReader>, std::string> OpenVerified(ImageSource& source,
-                                                                          const BlobRef& ref) {
+Result<std::unique_ptr<VerifyingReader>> OpenVerified(ImageSource& source, const BlobRef& ref) {
   auto reader = source.Open(ref.path, ref.what);
   if (!reader) return std::unexpected(reader.error());
   return std::make_unique<VerifyingReader>(std::move(*reader), ref);
 }
 
-std::expected<std::string, std::string> ReadVerified(ImageSource& source, const BlobRef& ref,
-                                                     std::size_t limit) {
+Result<std::string> ReadVerified(ImageSource& source, const BlobRef& ref, std::size_t limit) {
   auto reader = OpenVerified(source, ref);
   if (!reader) return std::unexpected(reader.error());
   auto bytes = ReadAll(**reader, limit, ref.what, ref.path);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "image/digest.h"
 #include "image/source.h"
 
@@ -27,11 +28,11 @@ class VerifyingReader : public BlobReader {
  public:
   VerifyingReader(std::unique_ptr<BlobReader> inner, BlobRef ref);
 
-  std::expected<std::size_t, std::string> Read(std::span<std::byte> buf) override;
+  Result<std::size_t> Read(std::span<std::byte> buf) override;
 
   // Reads what the consumer left (a tar reader stops at the end-of-archive marker, before
   // the padding) and checks the digest and size of the whole blob.
-  std::expected<void, std::string> Finish();
+  Result<void> Finish();
 
  private:
   std::unique_ptr<BlobReader> inner_;
@@ -41,11 +42,9 @@ class VerifyingReader : public BlobReader {
 };
 
 // Opens `ref.path` in `source` and returns a verifying reader over it.
-std::expected<std::unique_ptr<VerifyingReader>, std::string> OpenVerified(ImageSource& source,
-                                                                          const BlobRef& ref);
+Result<std::unique_ptr<VerifyingReader>> OpenVerified(ImageSource& source, const BlobRef& ref);
 
 // Reads a small blob (at most `limit` bytes) and verifies it.
-std::expected<std::string, std::string> ReadVerified(ImageSource& source, const BlobRef& ref,
-                                                     std::size_t limit);
+Result<std::string> ReadVerified(ImageSource& source, const BlobRef& ref, std::size_t limit);
 
 }  // namespace podlimits::image

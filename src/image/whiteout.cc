@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
 
@@ -21,30 +22,29 @@ std::string Join(std::string_view dir, std::string_view name) {
 
 // Opens a directory of the rootfs for a whiteout. nullopt: it does not exist, so there is
 // nothing to hide.
-std::expected<std::optional<UniqueFd>, std::string> OpenDir(int rootfs_fd, std::string_view dir,
-                                                            std::string_view entry) {
+Result<std::optional<UniqueFd>> OpenDir(int rootfs_fd, std::string_view dir,
+                                        std::string_view entry) {
   auto fd = OpenBeneath(rootfs_fd, dir, O_RDONLY | O_DIRECTORY);
   if (fd) return std::optional<UniqueFd>(*std::move(fd));
   if (fd.error() == ENOENT || fd.error() == ENOTDIR) return std::optional<UniqueFd>();
   if (fd.error() == ELOOP || fd.error() == EXDEV) {
-    return std::unexpected(
+    return Failure(
         fmt::format("whiteout \"{}\": \"{}\" is or goes through a symlink; refusing to follow it",
                     entry, dir.empty() ? "." : dir));
   }
-  return std::unexpected(ErrnoMessage("open", dir.empty() ? "." : dir, fd.error()));
+  return SystemError("open", dir.empty() ? "." : dir, fd.error());
 }
 
 // Removes the entries of `dir_fd` (the directory `dir`) that this layer did not write,
 // descending into the directories it did write.
-std::expected<void, std::string> ClearLower(int dir_fd, const std::string& dir,
-                                            const LayerPaths& written) {
+Result<void> ClearLower(int dir_fd, const std::string& dir, const LayerPaths& written) {
   int dup_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return std::unexpected(ErrnoMessage("dup", dir));
+  if (dup_fd < 0) return SystemError("dup", dir, errno);
   DIR* d = fdopendir(dup_fd);
   if (d == nullptr) {
     int err = errno;
     close(dup_fd);
-    return std::unexpected(ErrnoMessage("opendir", dir, err));
+    return SystemError("opendir", dir, err);
   }
   std::vector<std::string> names;
   while (dirent* e = readdir(d)) {
@@ -61,11 +61,11 @@ std::expected<void, std::string> ClearLower(int dir_fd, const std::string& dir,
     }
     struct stat st {};
     if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return std::unexpected(ErrnoMessage("stat", path));
+      return SystemError("stat", path, errno);
     }
     if (!S_ISDIR(st.st_mode)) continue;
     int child = openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (child < 0) return std::unexpected(ErrnoMessage("open", path));
+    if (child < 0) return SystemError("open", path, errno);
     UniqueFd child_fd(child);
     if (auto r = ClearLower(child_fd.get(), path, written); !r) return r;
   }
@@ -81,8 +81,7 @@ void LayerPaths::Add(std::string_view path) {
   }
 }
 
-std::expected<void, std::string> ApplyWhiteout(int rootfs_fd, std::string_view hidden,
-                                               const LayerPaths& written) {
+Result<void> ApplyWhiteout(int rootfs_fd, std::string_view hidden, const LayerPaths& written) {
   auto [parent, name] = SplitParent(hidden);
   auto dir = OpenDir(rootfs_fd, parent, hidden);
   if (!dir) return std::unexpected(dir.error());
@@ -96,18 +95,17 @@ std::expected<void, std::string> ApplyWhiteout(int rootfs_fd, std::string_view h
   struct stat st {};
   if (fstatat(parent_fd, std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return {};
-    return std::unexpected(ErrnoMessage("stat", path));
+    return SystemError("stat", path, errno);
   }
   if (!S_ISDIR(st.st_mode)) return {};
   int fd =
       openat(parent_fd, std::string(name).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(ErrnoMessage("open", path));
+  if (fd < 0) return SystemError("open", path, errno);
   UniqueFd child(fd);
   return ClearLower(child.get(), path, written);
 }
 
-std::expected<void, std::string> ApplyOpaque(int rootfs_fd, std::string_view dir,
-                                             const LayerPaths& written) {
+Result<void> ApplyOpaque(int rootfs_fd, std::string_view dir, const LayerPaths& written) {
   auto fd = OpenDir(rootfs_fd, dir, Join(dir, kOpaqueWhiteout));
   if (!fd) return std::unexpected(fd.error());
   if (!fd->has_value()) return {};

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "base/error.h"
+
 namespace podlimits::image {
 
 inline constexpr std::string_view kWhiteoutPrefix = ".wh.";
@@ -30,12 +32,10 @@ class LayerPaths {
 // `.wh.NAME` found in this layer: removes `hidden` (the cleaned path of NAME) as the lower
 // layers left it. If this layer wrote `hidden` as a directory, only the lower content inside
 // it goes. Fails on a symlink on the way (it could point out of the rootfs).
-std::expected<void, std::string> ApplyWhiteout(int rootfs_fd, std::string_view hidden,
-                                               const LayerPaths& written);
+Result<void> ApplyWhiteout(int rootfs_fd, std::string_view hidden, const LayerPaths& written);
 
 // `.wh..wh..opq` found in directory `dir` (cleaned, "" for the root): removes what the lower
 // layers put inside `dir`, keeping what this layer wrote.
-std::expected<void, std::string> ApplyOpaque(int rootfs_fd, std::string_view dir,
-                                             const LayerPaths& written);
+Result<void> ApplyOpaque(int rootfs_fd, std::string_view dir, const LayerPaths& written);
 
 }  // namespace podlimits::image

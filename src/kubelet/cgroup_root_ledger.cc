@@ -7,19 +7,21 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "base/error.h"
+
 namespace podlimits::kubelet {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::expected<std::string, std::string> ReadAll(int fd, const fs::path& file) {
+Result<std::string> ReadAll(int fd, const fs::path& file) {
   std::string text;
   char buf[4096];
   off_t offset = 0;
   for (;;) {
     ssize_t n = pread(fd, buf, sizeof buf, offset);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::unexpected(ErrnoMessage("read", file.string()));
+    if (n < 0) return SystemError("read", file.string(), errno);
     if (n == 0) return text;
     text.append(buf, static_cast<std::size_t>(n));
     offset += n;
@@ -47,23 +49,23 @@ std::string FormatLedger(const std::vector<fs::path>& entries) {
   return out;
 }
 
-std::expected<CgroupRootLedger, std::string> CgroupRootLedger::Lock(const fs::path& state_dir) {
+Result<CgroupRootLedger> CgroupRootLedger::Lock(const fs::path& state_dir) {
   std::error_code ec;
   fs::create_directories(state_dir, ec);
-  if (ec) return std::unexpected(ErrnoMessage("mkdir", state_dir.string(), ec.value()));
+  if (ec) return SystemError("mkdir", state_dir.string(), ec.value());
   const fs::path file = state_dir / "cgroup-roots";
   UniqueFd fd(open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return std::unexpected(ErrnoMessage("open", file.string()));
+  if (!fd.valid()) return SystemError("open", file.string(), errno);
   while (flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return std::unexpected(ErrnoMessage("flock", file.string()));
+    if (errno != EINTR) return SystemError("flock", file.string(), errno);
   }
   auto text = ReadAll(fd.get(), file);
   if (!text) return std::unexpected(text.error());
   return CgroupRootLedger(std::move(fd), file, ParseLedger(*text));
 }
 
-std::expected<void, std::string> CgroupRootLedger::Update(const std::vector<fs::path>& created,
-                                                          const std::vector<fs::path>& removed) {
+Result<void> CgroupRootLedger::Update(const std::vector<fs::path>& created,
+                                      const std::vector<fs::path>& removed) {
   std::vector<fs::path> next;
   for (const fs::path& p : entries_) {
     if (std::find(removed.begin(), removed.end(), p) == removed.end()) next.push_back(p);
@@ -74,13 +76,12 @@ std::expected<void, std::string> CgroupRootLedger::Update(const std::vector<fs::
   if (next == entries_) return {};
   const std::string text = FormatLedger(next);
   // In place, under the lock: readers take the same lock first.
-  if (ftruncate(fd_.get(), 0) != 0)
-    return std::unexpected(ErrnoMessage("truncate", file_.string()));
+  if (ftruncate(fd_.get(), 0) != 0) return SystemError("truncate", file_.string(), errno);
   std::size_t done = 0;
   while (done < text.size()) {
     ssize_t n = pwrite(fd_.get(), text.data() + done, text.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::unexpected(ErrnoMessage("write", file_.string()));
+    if (n < 0) return SystemError("write", file_.string(), errno);
     done += static_cast<std::size_t>(n);
   }
   entries_ = std::move(next);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "base/fs.h"
 
 namespace podlimits::kubelet {
@@ -22,7 +23,7 @@ class CgroupRootLedger {
  public:
   // Opens (creating it and the state directory) and locks <state_dir>/cgroup-roots, waiting for
   // another run to finish with it.
-  static std::expected<CgroupRootLedger, std::string> Lock(const std::filesystem::path& state_dir);
+  static Result<CgroupRootLedger> Lock(const std::filesystem::path& state_dir);
 
   CgroupRootLedger(CgroupRootLedger&&) = default;
   CgroupRootLedger& operator=(CgroupRootLedger&&) = default;
@@ -30,8 +31,8 @@ class CgroupRootLedger {
   const std::vector<std::filesystem::path>& entries() const { return entries_; }
 
   // Records `created` and forgets `removed`, rewriting the file.
-  std::expected<void, std::string> Update(const std::vector<std::filesystem::path>& created,
-                                          const std::vector<std::filesystem::path>& removed);
+  Result<void> Update(const std::vector<std::filesystem::path>& created,
+                      const std::vector<std::filesystem::path>& removed);
 
  private:
   CgroupRootLedger(UniqueFd fd, std::filesystem::path file,

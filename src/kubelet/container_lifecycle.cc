@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "base/error.h"
 #include "image/overlay.h"
 
 namespace podlimits::kubelet {
@@ -15,18 +16,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Errno(int e) {
-  return std::strerror(e);
-}
-
 void CloseFd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
 }
 
-std::expected<void, std::string> WriteFile(const fs::path& file, const std::string& text) {
+Result<void> WriteFile(const fs::path& file, const std::string& text) {
   int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return std::unexpected(fmt::format("open \"{}\": {}", file.string(), Errno(errno)));
+  if (fd < 0) return SystemError("open", file, errno);
   std::string_view rest = text;
   while (!rest.empty()) {
     ssize_t n = write(fd, rest.data(), rest.size());
@@ -34,12 +31,11 @@ std::expected<void, std::string> WriteFile(const fs::path& file, const std::stri
     if (n < 0) {
       int e = errno;
       close(fd);
-      return std::unexpected(fmt::format("write \"{}\": {}", file.string(), Errno(e)));
+      return SystemError("write", file, e);
     }
     rest.remove_prefix(static_cast<std::size_t>(n));
   }
-  if (close(fd) != 0)
-    return std::unexpected(fmt::format("close \"{}\": {}", file.string(), Errno(errno)));
+  if (close(fd) != 0) return SystemError("close", file, errno);
   return {};
 }
 
@@ -58,16 +54,15 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   inst.name = plan.container.name;
   inst.id = plan.id;
   inst.dir = pod.pod_dir / plan.container.name;
-  auto fail = [&](std::string message,
-                  ContainerError::Kind kind =
-                      ContainerError::Kind::kNode) -> std::unexpected<ContainerError> {
+  auto fail = [&](Error error, ContainerError::Kind kind =
+                                   ContainerError::Kind::kNode) -> std::unexpected<ContainerError> {
     RemoveContainer(ctx, inst);
-    return std::unexpected(ContainerError{kind, std::move(message)});
+    return std::unexpected(ContainerError{kind, std::move(error)});
   };
 
   std::error_code ec;
   fs::create_directories(inst.dir, ec);
-  if (ec) return fail(fmt::format("mkdir \"{}\": {}", inst.dir.string(), ec.message()));
+  if (ec) return fail(Error{"mkdir", inst.dir, ec.value()});
   auto rootfs = image::PrepareContainerRootfs(image.rootfs, inst.dir);
   if (!rootfs) return fail(rootfs.error());
   inst.rootfs_mounted = true;
@@ -88,7 +83,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     int e = errno;
     CloseFd(out[0]), CloseFd(out[1]);
-    return fail(fmt::format("pipe for container \"{}\": {}", inst.name, Errno(e)));
+    return fail(Error{"pipe", {}, e, fmt::format("for container \"{}\"", inst.name)});
   }
   inst.stdout_fd = out[0];
   inst.stderr_fd = err[0];
@@ -111,7 +106,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   // Verify before the workload runs: a limit the runtime lost is fixed now, and said so.
   auto corrections = cri::CorrectProcessLimits(inst.pid, plan.rlimits);
   if (!corrections) {
-    return fail(fmt::format("container \"{}\": {}", inst.name, corrections.error()));
+    return fail(std::move(corrections.error().Wrap(fmt::format("container \"{}\"", inst.name))));
   }
   for (const auto& c : *corrections) {
     events.Eventf(
@@ -122,7 +117,8 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
                     LimitText(c.wanted.soft), LimitText(c.wanted.hard)));
   }
   auto limits = cri::ReadProcessLimits(inst.pid);
-  if (!limits) return fail(fmt::format("container \"{}\": {}", inst.name, limits.error()));
+  if (!limits)
+    return fail(std::move(limits.error().Wrap(fmt::format("container \"{}\"", inst.name))));
   inst.limits = std::move(*limits);
   return inst;
 }
@@ -143,17 +139,18 @@ std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerI
   if (inst.created && ctx.kill_cgroup) {
     // Through the cgroup, before `delete`: strays of a hostPID container keep its cgroup busy,
     // and the runtime's delete would spin on rmdir until they are gone.
-    if (auto k = ctx.kill_cgroup(ctx.pod_cgroup / inst.id); !k) errors.push_back(k.error());
+    if (auto k = ctx.kill_cgroup(ctx.pod_cgroup / inst.id); !k)
+      errors.push_back(k.error().Message());
   }
   if (inst.created) {
-    if (auto d = ctx.runtime->Delete(inst.id); !d) errors.push_back(d.error());
+    if (auto d = ctx.runtime->Delete(inst.id); !d) errors.push_back(d.error().Message());
     inst.created = false;
   }
   CloseFd(inst.stdout_fd);
   CloseFd(inst.stderr_fd);
   if (!inst.dir.empty()) {
     if (auto r = image::ReleaseContainerRootfs(inst.dir); !r) {
-      errors.push_back(r.error());
+      errors.push_back(r.error().Message());
       return errors;  // never delete a tree that may still be mounted
     }
     inst.rootfs_mounted = false;

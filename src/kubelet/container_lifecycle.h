@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "cri/oci_runtime.h"
 #include "cri/process_limits.h"
 #include "image/store.h"
@@ -37,7 +38,7 @@ struct ContainerContext {
   std::filesystem::path pod_cgroup;            // "/kubepods/besteffort/pod<uid>"
   // Kills every process in a cgroup (relative to the hierarchy roots) in every managed
   // hierarchy; unset: nothing is killed through the cgroup.
-  std::function<std::expected<void, std::string>(const std::filesystem::path&)> kill_cgroup;
+  std::function<Result<void>(const std::filesystem::path&)> kill_cgroup;
 };
 
 // Why a container could not be created or started.
@@ -52,7 +53,7 @@ struct ContainerError {
     kStart,
   };
   Kind kind = Kind::kNode;
-  std::string message;
+  Error error;
 };
 
 // The kubelet's view of a container that could not start (containerd's errorStartReason and

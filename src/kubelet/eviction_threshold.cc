@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "api/field.h"
+#include "base/error.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -27,7 +28,7 @@ bool ValidSignal(std::string_view s) {
 
 // strconv.ParseFloat(s, 32) for the decimal forms a threshold can take. Hex floats, "inf" and
 // "nan" are not percentages anyone writes; they get ParseFloat's "invalid syntax" too.
-std::expected<float, std::string> ParseFloat32(std::string_view s) {
+Result<float> ParseFloat32(std::string_view s) {
   auto syntax = [&] {
     return fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", field::GoQuote(s));
   };
@@ -39,20 +40,20 @@ std::expected<float, std::string> ParseFloat32(std::string_view s) {
     ++i;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, digits = true;
   }
-  if (!digits) return std::unexpected(syntax());
+  if (!digits) return Failure(syntax());
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
     bool exp_digits = false;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, exp_digits = true;
-    if (!exp_digits) return std::unexpected(syntax());
+    if (!exp_digits) return Failure(syntax());
   }
-  if (i != s.size()) return std::unexpected(syntax());
+  if (i != s.size()) return Failure(syntax());
   std::string owned(s);
   errno = 0;
   float v = std::strtof(owned.c_str(), nullptr);
   if (errno == ERANGE && std::isinf(v)) {
-    return std::unexpected(
+    return Failure(
         fmt::format("strconv.ParseFloat: parsing {}: value out of range", field::GoQuote(s)));
   }
   return v;
@@ -60,10 +61,10 @@ std::expected<float, std::string> ParseFloat32(std::string_view s) {
 
 }  // namespace
 
-std::expected<std::optional<EvictionThreshold>, std::string> ParseThresholdStatement(
-    std::string_view signal, std::string_view value) {
+Result<std::optional<EvictionThreshold>> ParseThresholdStatement(std::string_view signal,
+                                                                 std::string_view value) {
   if (!ValidSignal(signal)) {
-    return std::unexpected(fmt::format("unsupported eviction signal {}", signal));
+    return Failure(fmt::format("unsupported eviction signal {}", signal));
   }
   EvictionThreshold t{std::string(signal), std::nullopt, 0, std::string(value)};
   if (value.ends_with('%')) {
@@ -74,27 +75,26 @@ std::expected<std::optional<EvictionThreshold>, std::string> ParseThresholdState
     if (!f) return std::unexpected(f.error());
     t.percentage = *f / 100;
     if (t.percentage < 0) {
-      return std::unexpected(
+      return Failure(
           fmt::format("eviction percentage threshold {} must be >= 0%: {}", signal, value));
     }
     // Compared as a fraction (upstream fixed its old `> 100` comparison of the fraction).
     if (t.percentage > 1) {
-      return std::unexpected(
+      return Failure(
           fmt::format("eviction percentage threshold {} must be <= 100%: {}", signal, value));
     }
     return t;
   }
   auto q = api::Quantity::Parse(value);
-  if (!q) return std::unexpected(std::string(api::Message(q.error())));
+  if (!q) return Failure(std::string(api::Message(q.error())));
   if (q->Sign() <= 0) {
-    return std::unexpected(
-        fmt::format("eviction threshold {} must be positive: {}", signal, q->String()));
+    return Failure(fmt::format("eviction threshold {} must be positive: {}", signal, q->String()));
   }
   t.quantity = *q;
   return t;
 }
 
-std::expected<std::vector<EvictionThreshold>, std::string> ParseThresholdStatements(
+Result<std::vector<EvictionThreshold>> ParseThresholdStatements(
     const std::map<std::string, std::string>& statements) {
   std::vector<EvictionThreshold> out;
   for (const auto& [signal, value] : statements) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/quantity.h"
+#include "base/error.h"
 
 namespace podlimits::kubelet {
 
@@ -35,11 +36,11 @@ struct EvictionThreshold {
 // `eviction percentage threshold pid.available must be >= 0%: -5%`,
 // `eviction percentage threshold pid.available must be <= 100%: 150%`,
 // `eviction threshold pid.available must be positive: 0`.
-std::expected<std::optional<EvictionThreshold>, std::string> ParseThresholdStatement(
-    std::string_view signal, std::string_view value);
+Result<std::optional<EvictionThreshold>> ParseThresholdStatement(std::string_view signal,
+                                                                 std::string_view value);
 
 // Every entry of an evictionHard/evictionSoft map, in key order; stops at the first error.
-std::expected<std::vector<EvictionThreshold>, std::string> ParseThresholdStatements(
+Result<std::vector<EvictionThreshold>> ParseThresholdStatements(
     const std::map<std::string, std::string>& statements);
 
 // GetThresholdQuantity: the absolute value, or int64(capacity * percentage) truncated.

@@ -32,7 +32,7 @@ void ApplyReserved(const api::Node& tree, std::string_view key, api::ResourceLis
   if (parsed) {
     out = std::move(*parsed);
   } else {
-    errs.push_back(fmt::format("{}: {}", key, parsed.error()));
+    errs.push_back(fmt::format("{}: {}", key, parsed.error().Message()));
   }
 }
 
@@ -40,11 +40,11 @@ void ApplyEviction(const api::Node& tree, NodeConfig& out, std::vector<std::stri
   if (auto hard = ParseThresholdStatements(StringMap(tree.Find("evictionHard")))) {
     out.eviction_hard = std::move(*hard);
   } else {
-    errs.push_back(fmt::format("evictionHard: {}", hard.error()));
+    errs.push_back(fmt::format("evictionHard: {}", hard.error().Message()));
   }
   auto soft = ParseThresholdStatements(StringMap(tree.Find("evictionSoft")));
   if (!soft) {
-    errs.push_back(fmt::format("evictionSoft: {}", soft.error()));
+    errs.push_back(fmt::format("evictionSoft: {}", soft.error().Message()));
     return;
   }
   // parseThresholdConfig: every soft threshold needs a grace period. podlimits evicts nothing,

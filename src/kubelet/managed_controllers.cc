@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "api/field.h"
+#include "base/error.h"
 
 namespace podlimits::kubelet {
 
-std::expected<void, std::string> ValidateManagedControllers(const NodeConfig& config,
-                                                            cgroups::CgroupMode mode) {
+Result<void> ValidateManagedControllers(const NodeConfig& config, cgroups::CgroupMode mode) {
   if (mode == cgroups::CgroupMode::kV2) return {};
   const field::Path path("managedControllers");
   std::vector<std::string> problems;
@@ -20,7 +20,7 @@ std::expected<void, std::string> ValidateManagedControllers(const NodeConfig& co
   }
   if (problems.empty()) return {};
   const std::string source = config.source.empty() ? std::string("node config") : config.source;
-  return std::unexpected(fmt::format(
+  return Failure(fmt::format(
       "{}: {} (on a cgroup {} node podlimits manages only the pids hierarchy: it never creates "
       "or joins a cgroup in any other)",
       source, field::Aggregate(problems), cgroups::Name(mode)));

@@ -11,6 +11,7 @@
 #include <expected>
 #include <string>
 
+#include "base/error.h"
 #include "cgroups/detect.h"
 #include "kubelet/node_config.h"
 
@@ -18,7 +19,6 @@ namespace podlimits::kubelet {
 
 // `<source>: managedControllers[1]: Unsupported value: "memory": supported values: "pids" (on a
 // cgroup hybrid node ...)`; nothing to say on v2.
-std::expected<void, std::string> ValidateManagedControllers(const NodeConfig& config,
-                                                            cgroups::CgroupMode mode);
+Result<void> ValidateManagedControllers(const NodeConfig& config, cgroups::CgroupMode mode);
 
 }  // namespace podlimits::kubelet

@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "base/error.h"
 #include "kubelet/reserved_resources.h"
 
 namespace podlimits::kubelet {
 
-std::expected<void, std::string> ValidateNodeAllocatable(std::optional<std::int64_t> pid_capacity,
-                                                         const NodeConfig& config) {
+Result<void> ValidateNodeAllocatable(std::optional<std::int64_t> pid_capacity,
+                                     const NodeConfig& config) {
   if (!pid_capacity) return {};
   // GetNodeAllocatableReservation: a zero DecimalSI quantity plus system- then kube-reserved.
   api::Quantity reservation = api::Quantity::NewQuantity(0, api::QuantityFormat::kDecimalSI);
@@ -19,7 +20,7 @@ std::expected<void, std::string> ValidateNodeAllocatable(std::optional<std::int6
   api::Quantity left = capacity;
   left.Sub(reservation);
   if (left.Sign() >= 0) return {};
-  return std::unexpected(fmt::format(
+  return Failure(fmt::format(
       "invalid Node Allocatable configuration. Resource \"{}\" has a reservation of {} but "
       "capacity of {}. Expected capacity >= reservation.",
       kReservedPid, reservation.GoValueString(), capacity.GoValueString()));

@@ -19,12 +19,13 @@
 #include <optional>
 #include <string>
 
+#include "base/error.h"
 #include "kubelet/node_config.h"
 
 namespace podlimits::kubelet {
 
 // Nothing to check when the capacity is unknown.
-std::expected<void, std::string> ValidateNodeAllocatable(std::optional<std::int64_t> pid_capacity,
-                                                         const NodeConfig& config);
+Result<void> ValidateNodeAllocatable(std::optional<std::int64_t> pid_capacity,
+                                     const NodeConfig& config);
 
 }  // namespace podlimits::kubelet

@@ -64,7 +64,7 @@ NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOpti
       caps.runtime.version = RuntimeVersion(caps.runtime.path);
     }
   } else {
-    caps.runtime.error = runtime.error();
+    caps.runtime.error = runtime.error().Message();
   }
 
   caps.cap_sys_resource = cri::HasCapSysResource(ReadText(options.proc_root / "self/status"));

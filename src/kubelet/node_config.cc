@@ -12,6 +12,7 @@
 #include "api/field.h"
 #include "api/json_codec.h"
 #include "api/yaml_codec.h"
+#include "base/error.h"
 #include "kubelet/node_config_documents.h"
 #include "kubelet/reserved_resources.h"
 
@@ -31,14 +32,13 @@ bool LooksLikeJson(std::string_view text) {
   return false;
 }
 
-std::expected<std::vector<Document>, std::string> SplitDocuments(std::string_view text,
-                                                                 std::string_view source) {
+Result<std::vector<Document>> SplitDocuments(std::string_view text, std::string_view source) {
   std::vector<Document> docs;
   if (LooksLikeJson(text)) {
     auto parsed = api::ParseJsonStream(text);
     if (!parsed) {
-      return std::unexpected(fmt::format("{}: invalid JSON at line {}: {}", source,
-                                         parsed.error().line, parsed.error().message));
+      return Failure(fmt::format("{}: invalid JSON at line {}: {}", source, parsed.error().line,
+                                 parsed.error().message));
     }
     for (auto& n : *parsed) {
       std::uint32_t line = n.line ? n.line : 1;
@@ -48,7 +48,7 @@ std::expected<std::vector<Document>, std::string> SplitDocuments(std::string_vie
   }
   auto parsed = api::ParseYamlStream(text);
   if (!parsed) {
-    return std::unexpected(fmt::format("{}: {}", source, api::DescribeYamlError(parsed.error())));
+    return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(parsed.error())));
   }
   for (auto& d : *parsed) {
     if (!d.node.IsNull()) docs.push_back({std::move(d.node), d.line});
@@ -66,12 +66,12 @@ std::string Where(std::string_view source, std::uint32_t line) {
 }
 
 // Strict decoding; the decoder's message already names the bad field.
-std::expected<api::Node, std::string> Decode(const api::Schema& schema, std::string_view kind,
-                                             Document doc, std::string_view source) {
+Result<api::Node> Decode(const api::Schema& schema, std::string_view kind, Document doc,
+                         std::string_view source) {
   auto decoded = api::DecodeObject(schema, kind, std::move(doc.tree), source, doc.line,
                                    api::FieldValidation::kStrict);
   if (auto* err = std::get_if<api::DecodeError>(&decoded)) {
-    return std::unexpected(fmt::format("{}: {}", Where(source, doc.line), err->message));
+    return Failure(fmt::format("{}: {}", Where(source, doc.line), err->message));
   }
   return std::move(std::get<api::DecodedObject>(decoded).tree);
 }
@@ -110,8 +110,7 @@ NodeConfig DefaultNodeConfig() {
   return NodeConfig{};
 }
 
-std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
-                                                       std::string_view source) {
+Result<NodeConfig> ParseNodeConfig(std::string_view text, std::string_view source) {
   auto docs = SplitDocuments(text, source);
   if (!docs) return std::unexpected(docs.error());
 
@@ -121,16 +120,15 @@ std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
   std::vector<std::string> problems;
   for (auto& doc : *docs) {
     if (!doc.tree.IsObject()) {
-      return std::unexpected(fmt::format("{}: a node config document must be an object, got {}",
-                                         Where(source, doc.line), api::GoJsonKindName(doc.tree)));
+      return Failure(fmt::format("{}: a node config document must be an object, got {}",
+                                 Where(source, doc.line), api::GoJsonKindName(doc.tree)));
     }
     std::string kind = StringField(doc.tree, "kind");
     std::string api_version = StringField(doc.tree, "apiVersion");
     const std::uint32_t line = doc.line;
     if (kind == "KubeletConfiguration" && api_version == kKubeletConfigAPIVersion) {
       if (seen_kubelet) {
-        return std::unexpected(
-            fmt::format("{}: more than one KubeletConfiguration", Where(source, line)));
+        return Failure(fmt::format("{}: more than one KubeletConfiguration", Where(source, line)));
       }
       seen_kubelet = true;
       auto tree = Decode(api::Schema::Config(), kind, std::move(doc), source);
@@ -139,8 +137,7 @@ std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
       for (auto& e : errs) problems.push_back(std::move(e));
     } else if (kind == "NodeConfiguration" && api_version == kNodeConfigAPIVersion) {
       if (seen_node) {
-        return std::unexpected(
-            fmt::format("{}: more than one NodeConfiguration", Where(source, line)));
+        return Failure(fmt::format("{}: more than one NodeConfiguration", Where(source, line)));
       }
       seen_node = true;
       auto tree = Decode(config_internal::NodeConfigurationSchema(), kind, std::move(doc), source);
@@ -148,7 +145,7 @@ std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
       auto errs = config_internal::ApplyNodeConfiguration(*tree, config);
       for (auto& e : errs) problems.push_back(std::move(e));
     } else {
-      return std::unexpected(fmt::format(
+      return Failure(fmt::format(
           "{}: unsupported kind {} in version {}: a node config file holds a KubeletConfiguration "
           "({}) and/or a NodeConfiguration ({})",
           Where(source, line), field::GoQuote(kind), field::GoQuote(api_version),
@@ -156,16 +153,16 @@ std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
     }
   }
   if (!problems.empty()) {
-    return std::unexpected(fmt::format("{}: {}", source, field::Aggregate(problems)));
+    return Failure(fmt::format("{}: {}", source, field::Aggregate(problems)));
   }
   return config;
 }
 
-std::expected<NodeConfig, std::string> LoadNodeConfig(const std::filesystem::path& path) {
+Result<NodeConfig> LoadNodeConfig(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return std::unexpected(fmt::format("unable to read node config {}: {}",
-                                       field::GoQuote(path.string()), std::strerror(errno)));
+    return Failure(fmt::format("unable to read node config {}: {}", field::GoQuote(path.string()),
+                               std::strerror(errno)));
   }
   std::ostringstream buf;
   buf << in.rdbuf();

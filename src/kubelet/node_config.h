@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "base/error.h"
 #include "kubelet/eviction_threshold.h"
 #include "validation/feature_gates.h"
 
@@ -115,10 +116,9 @@ struct NodeConfig {
 NodeConfig DefaultNodeConfig();
 
 // Reads and validates a node config file. Errors start with the file name.
-std::expected<NodeConfig, std::string> LoadNodeConfig(const std::filesystem::path& path);
+Result<NodeConfig> LoadNodeConfig(const std::filesystem::path& path);
 
 // The same, from text already read (`source` names it in messages).
-std::expected<NodeConfig, std::string> ParseNodeConfig(std::string_view text,
-                                                       std::string_view source);
+Result<NodeConfig> ParseNodeConfig(std::string_view text, std::string_view source);
 
 }  // namespace podlimits::kubelet

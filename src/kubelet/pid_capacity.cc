@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/error.h"
+
 namespace podlimits::kubelet {
 namespace {
 
@@ -47,22 +49,22 @@ PidCapacity ReadPidCapacity(const std::filesystem::path& proc_root) {
                      ReadIntFile(proc_root / "sys/kernel/threads-max")};
 }
 
-std::expected<std::int64_t, std::string> ReadTaskCount(const std::filesystem::path& proc_root) {
+Result<std::int64_t> ReadTaskCount(const std::filesystem::path& proc_root) {
   auto text = ReadSmallFile(proc_root / "loadavg");
   if (!text) {
-    return std::unexpected(fmt::format("cannot read {}", (proc_root / "loadavg").string()));
+    return Failure(fmt::format("cannot read {}", (proc_root / "loadavg").string()));
   }
   std::istringstream fields(*text);
   std::string f[4];
   for (auto& s : f) {
-    if (!(fields >> s)) return std::unexpected("not enough fields in /proc/loadavg");
+    if (!(fields >> s)) return Failure("not enough fields in /proc/loadavg");
   }
   auto slash = f[3].find('/');
   if (slash == std::string::npos) {
-    return std::unexpected("error parsing fourth field of /proc/loadavg");
+    return Failure("error parsing fourth field of /proc/loadavg");
   }
   auto total = ParseInt(std::string_view(f[3]).substr(slash + 1));
-  if (!total) return std::unexpected("error parsing fourth field of /proc/loadavg");
+  if (!total) return Failure("error parsing fourth field of /proc/loadavg");
   return *total;
 }
 

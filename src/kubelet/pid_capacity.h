@@ -10,6 +10,7 @@
 #include <string>
 
 #include "api/objects.h"
+#include "base/error.h"
 #include "kubelet/node_config.h"
 
 namespace podlimits::kubelet {
@@ -27,8 +28,7 @@ PidCapacity ReadPidCapacity(const std::filesystem::path& proc_root = "/proc");
 
 // The number of tasks (threads included) on the node: the T of /proc/loadavg's "R/T" field, as
 // the kubelet's runningTaskCount reads it for pid.available.
-std::expected<std::int64_t, std::string> ReadTaskCount(
-    const std::filesystem::path& proc_root = "/proc");
+Result<std::int64_t> ReadTaskCount(const std::filesystem::path& proc_root = "/proc");
 
 // capacity − system-reserved pid − kube-reserved pid, computed on Quantities and clamped at 0;
 // the int64 is Value() (rounded up), as getCgroupConfig writes it.

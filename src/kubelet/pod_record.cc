@@ -4,6 +4,7 @@
 
 #include "api/json_codec.h"
 #include "api/node.h"
+#include "base/error.h"
 #include "base/fs.h"
 
 namespace podlimits::kubelet {
@@ -11,21 +12,21 @@ namespace {
 
 using api::Node;
 
-std::expected<std::string, std::string> StringAt(const Node& parent, std::string_view key,
-                                                 std::string_view where, std::string_view source) {
+Result<std::string> StringAt(const Node& parent, std::string_view key, std::string_view where,
+                             std::string_view source) {
   const Node* n = parent.Find(key);
   if (!n || !n->IsString() || n->scalar.empty()) {
-    return std::unexpected(fmt::format("{}: {}{}: want a non-empty string", source, where, key));
+    return Failure(fmt::format("{}: {}{}: want a non-empty string", source, where, key));
   }
   return n->scalar;
 }
 
-std::expected<cgroups::QosClass, std::string> ParseQos(std::string_view name) {
+Result<cgroups::QosClass> ParseQos(std::string_view name) {
   for (auto qos : {cgroups::QosClass::kGuaranteed, cgroups::QosClass::kBurstable,
                    cgroups::QosClass::kBestEffort}) {
     if (cgroups::Name(qos) == name) return qos;
   }
-  return std::unexpected(fmt::format("unknown QoS class \"{}\"", name));
+  return Failure(fmt::format("unknown QoS class \"{}\"", name));
 }
 
 }  // namespace
@@ -58,20 +59,19 @@ std::string EncodePodRecord(const PodRecord& r) {
   return api::EncodeJson(root, 2) + "\n";
 }
 
-std::expected<PodRecord, std::string> DecodePodRecord(std::string_view text,
-                                                      std::string_view source) {
+Result<PodRecord> DecodePodRecord(std::string_view text, std::string_view source) {
   auto parsed = api::ParseJsonStream(text);
   if (!parsed) {
-    return std::unexpected(fmt::format("{}: invalid JSON at line {}: {}", source,
-                                       parsed.error().line, parsed.error().message));
+    return Failure(fmt::format("{}: invalid JSON at line {}: {}", source, parsed.error().line,
+                               parsed.error().message));
   }
   if (parsed->size() != 1 || !(*parsed)[0].IsObject()) {
-    return std::unexpected(fmt::format("{}: want one JSON object", source));
+    return Failure(fmt::format("{}: want one JSON object", source));
   }
   const Node& root = (*parsed)[0];
   PodRecord r;
   auto take = [&](const Node& parent, std::string_view key, std::string_view where,
-                  std::string& into) -> std::expected<void, std::string> {
+                  std::string& into) -> Result<void> {
     auto v = StringAt(parent, key, where, source);
     if (!v) return std::unexpected(v.error());
     into = std::move(*v);
@@ -83,7 +83,7 @@ std::expected<PodRecord, std::string> DecodePodRecord(std::string_view text,
   const Node* runtime = root.Find("runtime");
   const Node* cgroup = root.Find("cgroup");
   if (!runtime || !runtime->IsObject() || !cgroup || !cgroup->IsObject()) {
-    return std::unexpected(fmt::format("{}: want the objects runtime and cgroup", source));
+    return Failure(fmt::format("{}: want the objects runtime and cgroup", source));
   }
   std::string binary, state_root, cgroup_root, qos;
   if (auto ok = take(*runtime, "name", "runtime.", r.runtime); !ok) {
@@ -100,7 +100,7 @@ std::expected<PodRecord, std::string> DecodePodRecord(std::string_view text,
   }
   if (auto ok = take(*cgroup, "qosClass", "cgroup.", qos); !ok) return std::unexpected(ok.error());
   auto q = ParseQos(qos);
-  if (!q) return std::unexpected(fmt::format("{}: cgroup.qosClass: {}", source, q.error()));
+  if (!q) return Failure(fmt::format("{}: cgroup.qosClass: {}", source, q.error().Message()));
   r.runtime_binary = binary;
   r.runtime_root = state_root;
   r.cgroup_root = cgroup_root;
@@ -126,12 +126,11 @@ std::expected<PodRecord, std::string> DecodePodRecord(std::string_view text,
   return r;
 }
 
-std::expected<void, std::string> WritePodRecord(const std::filesystem::path& pod_dir,
-                                                const PodRecord& record) {
+Result<void> WritePodRecord(const std::filesystem::path& pod_dir, const PodRecord& record) {
   return ReplaceFile(pod_dir / kPodRecordFile, EncodePodRecord(record));
 }
 
-std::expected<PodRecord, std::string> ReadPodRecord(const std::filesystem::path& pod_dir) {
+Result<PodRecord> ReadPodRecord(const std::filesystem::path& pod_dir) {
   const auto file = pod_dir / kPodRecordFile;
   auto text = ReadSmallFile(file, 1 << 20);
   if (!text) return std::unexpected(text.error());

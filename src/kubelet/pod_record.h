@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "cgroups/qos.h"
 
 namespace podlimits::kubelet {
@@ -41,14 +42,12 @@ struct PodRecord {
 
 std::string EncodePodRecord(const PodRecord& record);
 // Errors name `source` and the field.
-std::expected<PodRecord, std::string> DecodePodRecord(std::string_view text,
-                                                      std::string_view source);
+Result<PodRecord> DecodePodRecord(std::string_view text, std::string_view source);
 
 inline constexpr std::string_view kPodRecordFile = "pod.json";
 
 // Written atomically (a reader sees the whole record or none).
-std::expected<void, std::string> WritePodRecord(const std::filesystem::path& pod_dir,
-                                                const PodRecord& record);
-std::expected<PodRecord, std::string> ReadPodRecord(const std::filesystem::path& pod_dir);
+Result<void> WritePodRecord(const std::filesystem::path& pod_dir, const PodRecord& record);
+Result<PodRecord> ReadPodRecord(const std::filesystem::path& pod_dir);
 
 }  // namespace podlimits::kubelet

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 
+#include "base/error.h"
 #include "kubelet/output_prefixer.h"
 #include "kubelet/pod_record.h"
 #include "kubelet/pod_sandbox.h"
@@ -118,7 +119,7 @@ bool PodRun::FindImages() {
       // podlimits never pulls, which is the kubelet's imagePullPolicy: Never.
       NodeFailure("ErrImageNeverPull",
                   fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
-                              s.plan->container.image, image.error()));
+                              s.plan->container.image, image.error().Message()));
       return false;
     }
     s.image = std::move(*image);
@@ -187,10 +188,10 @@ bool PodRun::StartSlot(Slot& s) {
   auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
   if (!inst) {
     if (inst.error().kind == ContainerError::Kind::kStart) {
-      StartFailed(s, inst.error().message);
+      StartFailed(s, inst.error().error.Message());
       return true;
     }
-    NodeFailure("Failed", "Error: " + inst.error().message);
+    NodeFailure("Failed", "Error: " + inst.error().error.Message());
     return false;
   }
   s.instance = std::move(*inst);
@@ -203,10 +204,10 @@ bool PodRun::StartSlot(Slot& s) {
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
     s.instance.reset();
     if (st.error().kind == ContainerError::Kind::kStart) {
-      StartFailed(s, st.error().message);
+      StartFailed(s, st.error().error.Message());
       return true;
     }
-    NodeFailure("Failed", "Error: " + st.error().message);
+    NodeFailure("Failed", "Error: " + st.error().error.Message());
     return false;
   }
   Event(EventType::kNormal, "Started", fmt::format("Started container {}", name));

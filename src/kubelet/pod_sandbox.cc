@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "base/error.h"
 #include "base/fs.h"
 #include "kubelet/cgroup_root_ledger.h"
 
@@ -30,7 +31,7 @@ std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
   }
   pod_dir_created_ = true;
   if (auto w = WritePodRecord(plan_.pod_dir, record); !w) {
-    return failed(sandbox, "Failed to create pod sandbox: " + w.error());
+    return failed(sandbox, "Failed to create pod sandbox: " + w.error().Message());
   }
 
   // 2. Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
@@ -42,7 +43,7 @@ std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
                     fmt::format("Container image \"{}\" is not present with pull policy of "
                                 "Never: {}",
                                 i < image_names.size() ? image_names[i] : record.images[i].string(),
-                                lease.error()));
+                                lease.error().Message()));
     }
     leases_.push_back(std::move(*lease));
   }
@@ -50,21 +51,21 @@ std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
   // 3. The parents are created under the ledger's lock, so no run sharing this state directory
   // removes one between our mkdirs.
   auto ledger = CgroupRootLedger::Lock(state_dir_);
-  if (!ledger) return failed(sandbox, "Failed to create pod sandbox: " + ledger.error());
+  if (!ledger) return failed(sandbox, "Failed to create pod sandbox: " + ledger.error().Message());
   auto applied = cgroup_.Apply(plan_.cgroup);
   if (!applied) {
     return failed(sandbox, "Failed to create pod sandbox: " + applied.error().Message());
   }
   cgroup_applied_ = true;
   if (auto u = ledger->Update(applied->created_root_dirs, {}); !u) {
-    return failed(sandbox, "Failed to create pod sandbox: " + u.error());
+    return failed(sandbox, "Failed to create pod sandbox: " + u.error().Message());
   }
   return std::move(*applied);
 }
 
-std::expected<void, std::string> PodSandbox::Kill(const fs::path& cgroup) {
+Result<void> PodSandbox::Kill(const fs::path& cgroup) {
   if (!cgroup_applied_) return {};
-  if (auto k = cgroup_.Kill(cgroup); !k) return std::unexpected(k.error().Message());
+  if (auto k = cgroup_.Kill(cgroup); !k) return Failure(k.error().Message());
   return {};
 }
 
@@ -73,7 +74,7 @@ std::vector<std::string> PodSandbox::Teardown(bool keep_state) {
   if (cgroup_applied_) {
     auto ledger = CgroupRootLedger::Lock(state_dir_);
     if (!ledger) {
-      errors.push_back(ledger.error());
+      errors.push_back(ledger.error().Message());
     } else {
       if (auto t = cgroup_.Teardown(ledger->entries()); !t) {
         errors.push_back(t.error().Message());
@@ -81,13 +82,13 @@ std::vector<std::string> PodSandbox::Teardown(bool keep_state) {
         cgroup_applied_ = false;
       }
       if (auto u = ledger->Update({}, cgroup_.removed_root_dirs()); !u) {
-        errors.push_back(u.error());
+        errors.push_back(u.error().Message());
       }
     }
   }
   if (pod_dir_created_ && errors.empty() && !keep_state) {
     if (auto r = RemoveTree(plan_.pod_dir); !r) {
-      errors.push_back(r.error());
+      errors.push_back(r.error().Message());
     } else {
       pod_dir_created_ = false;
     }

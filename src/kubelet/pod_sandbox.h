@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "cgroups/hierarchies.h"
 #include "cgroups/pod_cgroups.h"
 #include "image/lease.h"
@@ -40,7 +41,7 @@ class PodSandbox {
       const PodRecord& record, const std::vector<std::string>& image_names);
 
   // Kills every process in `cgroup` (relative) in every managed hierarchy.
-  std::expected<void, std::string> Kill(const std::filesystem::path& cgroup);
+  Result<void> Kill(const std::filesystem::path& cgroup);
 
   // Removes what Create made: the pod cgroup (killing what still runs in it) and the parents
   // nobody uses any more, the leases, and the pod directory (the containers' bundles are the

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "api/objects.h"
+#include "base/error.h"
 
 namespace podlimits::kubelet {
 
@@ -20,7 +21,6 @@ inline constexpr std::string_view kReservedPid = "pid";
 // The reserved list, or upstream's error for the first bad entry (in key order):
 // `cannot reserve "gpu" resource`, `failed to parse quantity "x" for "pid" resource: ...`,
 // `resource quantity for "pid" cannot be negative: -1`.
-std::expected<api::ResourceList, std::string> ParseReservedResources(
-    const std::map<std::string, std::string>& entries);
+Result<api::ResourceList> ParseReservedResources(const std::map<std::string, std::string>& entries);
 
 }  // namespace podlimits::kubelet

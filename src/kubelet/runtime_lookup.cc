@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/field.h"
+#include "base/error.h"
 
 extern char** environ;
 
@@ -46,12 +47,11 @@ RuntimeInfo Found(std::string_view name, std::string path) {
 
 }  // namespace
 
-std::expected<RuntimeInfo, std::string> FindRuntime(const RuntimeSettings& settings,
-                                                    std::string_view path_env) {
+Result<RuntimeInfo> FindRuntime(const RuntimeSettings& settings, std::string_view path_env) {
   if (!settings.path.empty()) {
     std::string_view name = OciRuntimeName(settings.name.value_or(OciRuntime::kCrun));
     if (!Executable(settings.path)) {
-      return std::unexpected(
+      return Failure(
           fmt::format("runtime.path {}: not an executable file", field::GoQuote(settings.path)));
     }
     return Found(name, settings.path);
@@ -67,7 +67,7 @@ std::expected<RuntimeInfo, std::string> FindRuntime(const RuntimeSettings& setti
     if (!looked.empty()) looked += ", ";
     looked += field::GoQuote(OciRuntimeName(r));
   }
-  return std::unexpected(fmt::format("no OCI runtime found: looked for {} in PATH", looked));
+  return Failure(fmt::format("no OCI runtime found: looked for {} in PATH", looked));
 }
 
 std::string ParseRuntimeVersion(std::string_view output) {

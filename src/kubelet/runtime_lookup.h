@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "cgroups/detect.h"
 #include "kubelet/node_config.h"
 
@@ -33,8 +34,7 @@ struct RuntimeInfo {
 
 // Resolves the runtime binary. `path_env` is a PATH value ("" searches nothing). Fails with
 // `no OCI runtime found: looked for "crun", "runc" in PATH` or a message about runtime.path.
-std::expected<RuntimeInfo, std::string> FindRuntime(const RuntimeSettings& settings,
-                                                    std::string_view path_env);
+Result<RuntimeInfo> FindRuntime(const RuntimeSettings& settings, std::string_view path_env);
 
 // Why `run` cannot use `runtime` on a node in cgroup `mode`, or "": runc 1.1 on cgroup v1 writes
 // the container's device rules into the devices hierarchy and refuses to start without it

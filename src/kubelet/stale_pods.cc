@@ -56,7 +56,7 @@ void CleanUpFromRecord(const PodRecord& record, const fs::path& pod_dir,
   std::vector<std::string> deleted;
   for (const auto& c : record.containers) {
     if (auto d = client.Delete(c.id); !d) {
-      out.errors.push_back(d.error());
+      out.errors.push_back(d.error().Message());
     } else {
       deleted.push_back(c.name);
     }
@@ -70,16 +70,16 @@ void CleanUpFromRecord(const PodRecord& record, const fs::path& pod_dir,
   // along; one that shows here is unmounted), then removed.
   for (const fs::path& bundle : Bundles(pod_dir)) {
     if (auto r = image::ReleaseContainerRootfs(bundle); !r) {
-      out.errors.push_back(r.error());
+      out.errors.push_back(r.error().Message());
       continue;
     }
-    if (auto r = RemoveTree(bundle); !r) out.errors.push_back(r.error());
+    if (auto r = RemoveTree(bundle); !r) out.errors.push_back(r.error().Message());
   }
 
   // 4. The cgroups, and the parents nobody uses now.
   auto ledger = CgroupRootLedger::Lock(env.state_dir);
   if (!ledger) {
-    out.errors.push_back(ledger.error());
+    out.errors.push_back(ledger.error().Message());
     return;
   }
   if (auto t = cgroup.Teardown(ledger->entries()); !t) {
@@ -87,7 +87,8 @@ void CleanUpFromRecord(const PodRecord& record, const fs::path& pod_dir,
   } else {
     out.removed.push_back(fmt::format("cgroup {} removed", pod_cgroup.string()));
   }
-  if (auto u = ledger->Update({}, cgroup.removed_root_dirs()); !u) out.errors.push_back(u.error());
+  if (auto u = ledger->Update({}, cgroup.removed_root_dirs()); !u)
+    out.errors.push_back(u.error().Message());
 }
 
 }  // namespace
@@ -115,7 +116,7 @@ StalePodCleanup CleanUpStalePod(const PodClaim& claim, const StalePodEnvironment
   if (fs::exists(pod_dir / kPodRecordFile, ec)) {
     auto read = ReadPodRecord(pod_dir);
     if (!read) {
-      out.errors.push_back(read.error());
+      out.errors.push_back(read.error().Message());
       return out;  // without the record nothing is known: leave it for a person
     }
     record = std::move(*read);
@@ -132,7 +133,7 @@ StalePodCleanup CleanUpStalePod(const PodClaim& claim, const StalePodEnvironment
   // No record: the run died before it created anything but the directory.
   if (!out.ok()) return out;
   if (auto r = RemoveTree(pod_dir); !r) {
-    out.errors.push_back(r.error());
+    out.errors.push_back(r.error().Message());
     return out;
   }
   out.removed.push_back(fmt::format("\"{}\" removed", pod_dir.string()));

@@ -167,7 +167,8 @@ TEST_F(ImageOverlayTest, PrepareWriteRelease) {
   // Preparing again over a live one is refused and changes nothing.
   auto again = PrepareContainerRootfs(image_.rootfs, tmp_ / "c1");
   ASSERT_FALSE(again);
-  EXPECT_NE(again.error().find("already exists"), std::string::npos) << again.error();
+  EXPECT_NE(again.error().Message().find("already exists"), std::string::npos)
+      << again.error().Message();
   EXPECT_EQ(MountsUnder(tmp_).size(), 2u);
 
   if (has_busybox_) {
@@ -212,8 +213,9 @@ TEST_F(ImageOverlayTest, StoreRefusesToRemoveAnImageInUse) {
   ASSERT_TRUE(merged) << merged.error();
   auto r = store.Remove("busybox");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("in use by the container rootfs mounted at " + merged->string()),
-            std::string::npos)
+  EXPECT_NE(
+      r.error().Message().find("in use by the container rootfs mounted at " + merged->string()),
+      std::string::npos)
       << r.error();
   EXPECT_TRUE(store.Find("busybox"));
   ASSERT_TRUE(ReleaseContainerRootfs(tmp_ / "c1"));
@@ -259,11 +261,12 @@ TEST_F(ImageOverlayTest, MountFailureLeavesNothing) {
     ASSERT_TRUE(ReleaseContainerRootfs(nested));
     GTEST_SKIP() << "this kernel accepts an overlay as upper dir";
   }
-  EXPECT_NE(r.error().find("mount overlay"), std::string::npos) << r.error();
-  EXPECT_NE(r.error().find(nested.string() + "/merged"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().Message().find("mount overlay"), std::string::npos) << r.error().Message();
+  EXPECT_NE(r.error().Message().find(nested.string() + "/merged"), std::string::npos)
+      << r.error().Message();
   EXPECT_TRUE(fs::is_empty(nested)) << "upper/work/merged were left behind";
   EXPECT_EQ(MountsUnder(tmp_).size(), 1u);
-  std::cerr << "mount failure reported as: " << r.error() << "\n";
+  std::cerr << "mount failure reported as: " << r.error().Message() << "\n";
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ bool EnterNamespace(Reporter& r, const std::vector<std::string>& controllers = {
   if (!managed) return r.Check(false, "ManagedHierarchies: " + managed.error().Message());
   auto entered = EnterRuntimeMountNamespace(*managed);
   return r.Check(entered.has_value(),
-                 "EnterRuntimeMountNamespace: " + (entered ? "" : entered.error()));
+                 "EnterRuntimeMountNamespace: " + (entered ? "" : entered.error().Message()));
 }
 
 // The names in /sys/fs/cgroup and the cgroup mounts in mountinfo, as "TYPE MOUNTPOINT".
@@ -388,7 +388,7 @@ struct ContainerCleanup {
   std::vector<fs::path> cgroups;  // deepest first
   Reporter* r;
   ~ContainerCleanup() {
-    if (auto d = client->Delete(id); !d) r->Fail("cleanup: " + d.error());
+    if (auto d = client->Delete(id); !d) r->Fail("cleanup: " + d.error().Message());
     if (pid > 0 && kill(pid, 0) == 0) {
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
@@ -426,12 +426,12 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
   auto pid = client.Create(id, bundle, {-1, out[1], out[1]});
   close(out[1]);
   if (!pid && kind == RuntimeKind::kRunc &&
-      pid.error().find("mountpoint for devices not found") != std::string::npos) {
+      pid.error().Message().find("mountpoint for devices not found") != std::string::npos) {
     // runc 1.1.5's v1 cgroup manager insists on the devices hierarchy, which podlimits must not
     // use here. The failure itself must be clean and well-worded.
-    r.Check(pid.error() ==
+    r.Check(pid.error().Message() ==
                 "runc create " + id + ": runc create failed: mountpoint for devices not found",
-            "runc's create error: " + pid.error());
+            "runc's create error: " + pid.error().Message());
     r.Check(!fs::exists(s.dir / "state" / id), "runc left state for " + id);
     r.Check(!fs::exists(parent_cg), "runc left " + parent_cg.string());
     r.Check(!client.State(id).has_value(), "State of the failed container succeeded");
@@ -440,7 +440,7 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
     close(out[0]);
     return;
   }
-  if (!r.Check(pid.has_value(), "Create: " + (pid ? "" : pid.error()))) {
+  if (!r.Check(pid.has_value(), "Create: " + (pid ? "" : pid.error().Message()))) {
     close(out[0]);
     return;
   }
@@ -449,7 +449,8 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
 
   // Before start: the rlimits, the cgroups (seen from outside the container's cgroupns).
   auto limits = ReadProcessLimits(*pid);
-  if (r.Check(limits.has_value(), "ReadProcessLimits: " + (limits ? "" : limits.error()))) {
+  if (r.Check(limits.has_value(),
+              "ReadProcessLimits: " + (limits ? "" : limits.error().Message()))) {
     r.Check(NofileText(*limits) == "256/512", "RLIMIT_NOFILE after create: " + NofileText(*limits));
   }
   const std::string theirs = ReadText("/proc/" + std::to_string(*pid) + "/cgroup");
@@ -464,13 +465,13 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
   r.Check(ReadText(leaf_cg / "pids.max") == std::to_string(spec.pids_limit) + "\n",
           "pids.max of " + leaf_cg.string() + ": " + ReadText(leaf_cg / "pids.max"));
   auto state = client.State(id);
-  if (r.Check(state.has_value(), "State after create: " + (state ? "" : state.error()))) {
+  if (r.Check(state.has_value(), "State after create: " + (state ? "" : state.error().Message()))) {
     r.Check(state->status == "created" && state->pid == *pid && state->id == id,
             "State after create: " + state->status + " pid " + std::to_string(state->pid));
   }
 
   auto started = client.Start(id);
-  r.Check(started.has_value(), "Start: " + (started ? "" : started.error()));
+  r.Check(started.has_value(), "Start: " + (started ? "" : started.error().Message()));
   std::string output;
   r.Check(ReadOutput(out[0], output, 30s), "no end of output within 30 s: " + output);
   close(out[0]);
@@ -485,13 +486,14 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
   r.Check(CgroupOf(output, "pids") == "/", "pids cgroup inside the container:\n" + output);
 
   state = client.State(id);
-  if (r.Check(state.has_value(), "State after exit: " + (state ? "" : state.error()))) {
+  if (r.Check(state.has_value(), "State after exit: " + (state ? "" : state.error().Message()))) {
     r.Check(state->status == "stopped", "State after exit: " + state->status);
   }
   auto killed = client.Kill(id, SIGKILL);
-  r.Check(killed.has_value(), "Kill of a stopped container: " + (killed ? "" : killed.error()));
+  r.Check(killed.has_value(),
+          "Kill of a stopped container: " + (killed ? "" : killed.error().Message()));
   auto deleted = client.Delete(id);
-  r.Check(deleted.has_value(), "Delete: " + (deleted ? "" : deleted.error()));
+  r.Check(deleted.has_value(), "Delete: " + (deleted ? "" : deleted.error().Message()));
   r.Check(!client.State(id).has_value(), "State after Delete succeeded");
   r.Check(client.Delete(id).has_value(), "Delete of a deleted container failed");
   r.Check(client.Kill(id, SIGKILL).has_value(), "Kill of a deleted container failed");
@@ -516,20 +518,21 @@ void Correction(Reporter& r, const fs::path& binary, const Scratch& s) {
   if (!r.Check(pipe2(out, O_CLOEXEC) == 0, "pipe2")) return;
   auto pid = client.Create(id, bundle, {-1, out[1], out[1]});
   close(out[1]);
-  if (!r.Check(pid.has_value(), "Create: " + (pid ? "" : pid.error()))) {
+  if (!r.Check(pid.has_value(), "Create: " + (pid ? "" : pid.error().Message()))) {
     close(out[0]);
     return;
   }
   cleanup.pid = *pid;
   auto before = ReadProcessLimits(*pid);
-  if (!r.Check(before.has_value(), "ReadProcessLimits: " + (before ? "" : before.error()))) {
+  if (!r.Check(before.has_value(),
+               "ReadProcessLimits: " + (before ? "" : before.error().Message()))) {
     close(out[0]);
     return;
   }
   const Rlimit wanted{"RLIMIT_NOFILE", 300, 400};
   auto corrections = CorrectProcessLimits(*pid, {wanted});
   if (r.Check(corrections.has_value(),
-              "CorrectProcessLimits: " + (corrections ? "" : corrections.error()))) {
+              "CorrectProcessLimits: " + (corrections ? "" : corrections.error().Message()))) {
     r.Check(corrections->size() == 1 && (*corrections)[0].wanted == wanted,
             "corrections: " + std::to_string(corrections->size()));
     r.Check(corrections->size() == 1 && std::to_string((*corrections)[0].found_soft) + "/" +
@@ -541,7 +544,7 @@ void Correction(Reporter& r, const fs::path& binary, const Scratch& s) {
   r.Check(again && again->empty(), "a second correction was not a no-op");
 
   auto started = client.Start(id);
-  r.Check(started.has_value(), "Start: " + (started ? "" : started.error()));
+  r.Check(started.has_value(), "Start: " + (started ? "" : started.error().Message()));
   std::string output;
   r.Check(ReadOutput(out[0], output, 30s, "ready\n"), "no \"ready\" within 30 s: " + output);
   r.Check(NofileRow(output) == std::vector<std::string>{"300", "400"},
@@ -549,7 +552,7 @@ void Correction(Reporter& r, const fs::path& binary, const Scratch& s) {
 
   // A running container is killed through the runtime (a numeric signal), then it is stopped.
   auto killed = client.Kill(id, SIGKILL);
-  r.Check(killed.has_value(), "Kill: " + (killed ? "" : killed.error()));
+  r.Check(killed.has_value(), "Kill: " + (killed ? "" : killed.error().Message()));
   int status = WaitExit(*pid, 30s);
   cleanup.pid = 0;
   close(out[0]);
@@ -557,10 +560,10 @@ void Correction(Reporter& r, const fs::path& binary, const Scratch& s) {
           "the killed container ended with status " + std::to_string(status));
   auto state = client.State(id);
   r.Check(state && state->status == "stopped",
-          "State after the kill: " + (state ? state->status : state.error()));
+          "State after the kill: " + (state ? state->status : state.error().Message()));
   auto again_killed = client.Kill(id, SIGKILL, /*all=*/true);
   r.Check(again_killed.has_value(),
-          "Kill of the stopped container: " + (again_killed ? "" : again_killed.error()));
+          "Kill of the stopped container: " + (again_killed ? "" : again_killed.error().Message()));
 }
 
 // ---- the parent's fixture ----------------------------------------------------------------
@@ -661,7 +664,7 @@ TEST_F(RuntimeClientTest, MountNamespaceKeepsAManagedCgroup2MountAsTheHostHasIt)
                         cgroups::CgroupTree::OnCgroupfs(layout->unified->mount_point)});
     auto entered = EnterRuntimeMountNamespace(*managed);
     if (!r.Check(entered.has_value(),
-                 "EnterRuntimeMountNamespace: " + (entered ? "" : entered.error()))) {
+                 "EnterRuntimeMountNamespace: " + (entered ? "" : entered.error().Message()))) {
       return;
     }
     const std::string name = fs::path(unified).filename().string();

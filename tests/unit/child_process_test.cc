@@ -188,13 +188,13 @@ TEST(RunChild, ReportsWhatCouldNotBeStarted) {
   ChildCommand none;
   auto empty = RunChild(none);
   ASSERT_FALSE(empty);
-  EXPECT_EQ(empty.error(), "run: empty command line");
+  EXPECT_EQ(empty.error().Message(), "run: empty command line");
 
   ChildCommand missing;
   missing.argv = {"/nonexistent/crun", "--version"};
   auto r = RunChild(missing);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(), "posix_spawn \"/nonexistent/crun\": No such file or directory");
+  EXPECT_EQ(r.error().Message(), "posix_spawn \"/nonexistent/crun\": No such file or directory");
 }
 
 }  // namespace

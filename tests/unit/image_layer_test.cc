@@ -17,9 +17,8 @@ using image_testing::TarEntry;
 using image_testing::TempDir;
 namespace fs = std::filesystem;
 
-std::expected<LayerStats, std::string> Apply(const fs::path& rootfs,
-                                             const std::vector<TarEntry>& entries,
-                                             std::string_view filter = "") {
+Result<LayerStats> Apply(const fs::path& rootfs, const std::vector<TarEntry>& entries,
+                         std::string_view filter = "") {
   StringReader reader(MakeTar(entries, filter));
   return ApplyLayer(reader, rootfs, "test-layer");
 }
@@ -176,8 +175,9 @@ TEST_F(ImageLayerTest, RejectsEntriesThatEscapeTheRootfs) {
     }
     auto r = Apply(rootfs_, c.layer);
     ASSERT_FALSE(r) << "accepted";
-    EXPECT_NE(r.error().find(c.want), std::string::npos) << r.error();
-    EXPECT_NE(r.error().find("unpack layer \"test-layer\""), std::string::npos) << r.error();
+    EXPECT_NE(r.error().Message().find(c.want), std::string::npos) << r.error();
+    EXPECT_NE(r.error().Message().find("unpack layer \"test-layer\""), std::string::npos)
+        << r.error();
     EXPECT_EQ(image_testing::DirNames(outside), std::vector<std::string>{"victim"});
     EXPECT_EQ(ReadFile(outside / "victim"), "intact");
   }
@@ -227,7 +227,8 @@ TEST_F(ImageLayerTest, ReportsCorruptArchives) {
   StringReader reader(tar);
   auto r = ApplyLayer(reader, rootfs_, "half");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("unpack layer \"half\""), std::string::npos) << r.error();
+  EXPECT_NE(r.error().Message().find("unpack layer \"half\""), std::string::npos)
+      << r.error().Message();
 }
 
 }  // namespace

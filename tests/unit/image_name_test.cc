@@ -39,14 +39,16 @@ TEST(ImageName, ParsesLikeDocker) {
     auto name = ParseImageName(c.in);
     if (c.want == nullptr) {
       ASSERT_FALSE(name) << name->String();
-      EXPECT_TRUE(name.error().starts_with("invalid image name")) << name.error();
+      EXPECT_TRUE(name.error().Message().starts_with("invalid image name"))
+          << name.error().Message();
     } else {
       ASSERT_TRUE(name) << name.error();
       EXPECT_EQ(name->String(), c.want);
     }
   }
-  EXPECT_NE(ParseImageName("x@sha256:ab").error().find("digest references are not supported"),
-            std::string::npos);
+  EXPECT_NE(
+      ParseImageName("x@sha256:ab").error().Message().find("digest references are not supported"),
+      std::string::npos);
   EXPECT_FALSE(ParseImageName("busybox:" + std::string(129, 't')));
   EXPECT_TRUE(ParseImageName("busybox:" + std::string(128, 't')));
 }
@@ -70,7 +72,7 @@ TEST(ImageDigest, ParsesOnlyExactDigests) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.in);
     auto d = ParseDigest(c.in);
-    EXPECT_EQ(d.has_value(), c.ok) << (d ? d->String() : d.error());
+    EXPECT_EQ(d.has_value(), c.ok) << (d ? d->String() : d.error().Message());
   }
   EXPECT_EQ(ParseDigest("sha256:" + hex)->BlobPath(), "blobs/sha256/" + hex);
 }

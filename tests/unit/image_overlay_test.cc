@@ -31,7 +31,7 @@ TEST(Overlay, PrepareRejectsBadArgumentsAndLeavesNothing) {
     SCOPED_TRACE(c.name);
     auto r = PrepareContainerRootfs(c.rootfs, c.container);
     ASSERT_FALSE(r);
-    EXPECT_NE(r.error().find(c.want), std::string::npos) << r.error();
+    EXPECT_NE(r.error().Message().find(c.want), std::string::npos) << r.error().Message();
     EXPECT_TRUE(image_testing::DirNames(c.container).empty());
   }
 }
@@ -42,7 +42,7 @@ TEST(Overlay, PrepareRefusesLeftovers) {
   fs::create_directories(tmp / "c/upper");
   auto r = PrepareContainerRootfs(tmp / "rootfs", tmp / "c");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("already exists"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().Message().find("already exists"), std::string::npos) << r.error().Message();
   EXPECT_EQ(image_testing::DirNames(tmp / "c"), std::vector<std::string>{"upper"});
 }
 

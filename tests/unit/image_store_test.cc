@@ -145,7 +145,8 @@ TEST_F(ImageStoreTest, FindListAndRemove) {
 
   auto missing = store_.Find("example/app");
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().find("image \"example/app:latest\" not found"), std::string::npos)
+  EXPECT_NE(missing.error().Message().find("image \"example/app:latest\" not found"),
+            std::string::npos)
       << missing.error();
 
   ASSERT_TRUE(store_.Remove("app"));
@@ -153,7 +154,8 @@ TEST_F(ImageStoreTest, FindListAndRemove) {
   EXPECT_TRUE(fs::exists(root_ / second->id / "rootfs/bin/app")) << "still named example/app:1.0";
   auto again = store_.Remove("app");
   ASSERT_FALSE(again);
-  EXPECT_NE(again.error().find("not found"), std::string::npos) << again.error();
+  EXPECT_NE(again.error().Message().find("not found"), std::string::npos)
+      << again.error().Message();
 
   ASSERT_TRUE(store_.Remove("example/app:1.0"));
   EXPECT_EQ(DirNames(root_), (std::vector<std::string>{".lock", "images.json"}));
@@ -188,7 +190,7 @@ TEST_F(ImageStoreTest, LeasedImageIsNeitherRemovedNorReplaced) {
     EXPECT_EQ(ImageLeased(dir), true);
     auto refused = store_.Remove("app");
     ASSERT_FALSE(refused);
-    EXPECT_EQ(refused.error(), "remove image \"app:latest\": in use by a running pod");
+    EXPECT_EQ(refused.error().Message(), "remove image \"app:latest\": in use by a running pod");
     EXPECT_TRUE(store_.Find("app")) << "a refused rm keeps the name";
     // Moving the name to another image keeps the leased one's files.
     auto v2 = std::vector<Layer>{MakeLayer({TarEntry::File("bin/app", "v3")})};
@@ -238,7 +240,7 @@ TEST_F(ImageStoreTest, HolderRecordKeepsTheImageOfADeadRunsPod) {
 TEST_F(ImageStoreTest, LeaseOfARemovedImageFails) {
   auto lease = ImageLease::Acquire(root_ / "no-such-image");
   ASSERT_FALSE(lease);
-  EXPECT_NE(lease.error().find("open"), std::string::npos) << lease.error();
+  EXPECT_NE(lease.error().Message().find("open"), std::string::npos) << lease.error().Message();
 }
 
 // A load that fails leaves the store exactly as it was.
@@ -329,7 +331,7 @@ TEST_F(ImageStoreTest, RejectsBadImagesAndLeavesNothingBehind) {
     fs::path source = c.make(tmp_ / fmt::format("bad{}", n++));
     auto r = store_.Load(source, "bad:1");
     ASSERT_FALSE(r) << "accepted";
-    EXPECT_NE(r.error().find(c.want), std::string::npos) << r.error();
+    EXPECT_NE(r.error().Message().find(c.want), std::string::npos) << r.error().Message();
     EXPECT_EQ(DirNames(root_), names_before) << "a staging directory was left behind";
     EXPECT_EQ(ReadFile(root_ / "images.json"), index_before);
     EXPECT_FALSE(store_.Find("bad:1"));
@@ -374,14 +376,15 @@ TEST_F(ImageStoreTest, ChoosesTheImageForThisPlatformOrName) {
   EXPECT_EQ(ReadFile(image->rootfs / "arch"), "other");
   auto ambiguous = store_.Load(layout, "multi:nomatch");
   ASSERT_FALSE(ambiguous);
-  EXPECT_NE(ambiguous.error().find("none is uniquely named"), std::string::npos)
+  EXPECT_NE(ambiguous.error().Message().find("none is uniquely named"), std::string::npos)
       << ambiguous.error();
 }
 
 TEST_F(ImageStoreTest, RejectsInvalidNames) {
   auto r = store_.Load(tmp_.path(), "Bad/Name:1");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("invalid image name"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().Message().find("invalid image name"), std::string::npos)
+      << r.error().Message();
   EXPECT_FALSE(fs::exists(root_));
 }
 

@@ -103,7 +103,7 @@ inline std::string MakeTar(const std::vector<TarEntry>& entries, std::string_vie
 class StringReader : public image::BlobReader {
  public:
   explicit StringReader(std::string data) : data_(std::move(data)) {}
-  std::expected<std::size_t, std::string> Read(std::span<std::byte> buf) override {
+  Result<std::size_t> Read(std::span<std::byte> buf) override {
     std::size_t n = std::min({buf.size(), data_.size() - pos_, std::size_t{7000}});
     std::memcpy(buf.data(), data_.data() + pos_, n);
     pos_ += n;

@@ -160,7 +160,7 @@ TEST(NodeRuntimeLookup, Find) {
     auto r = FindRuntime(tc.settings, tc.path_env);
     if (!tc.error.empty()) {
       ASSERT_FALSE(r);
-      EXPECT_EQ(r.error(), tc.error);
+      EXPECT_EQ(r.error().Message(), tc.error);
       continue;
     }
     ASSERT_TRUE(r) << r.error();

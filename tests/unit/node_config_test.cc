@@ -261,7 +261,7 @@ TEST(NodeConfig, Errors) {
     SCOPED_TRACE(c.name);
     auto cfg = ParseNodeConfig(c.text, "node.yaml");
     ASSERT_FALSE(cfg);
-    EXPECT_EQ(cfg.error(), c.error);
+    EXPECT_EQ(cfg.error().Message(), c.error);
   }
 }
 
@@ -278,8 +278,9 @@ TEST(NodeConfig, LoadFromFile) {
 
   auto missing = LoadNodeConfig(dir / "absent.yaml");
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error(), "unable to read node config \"" + (dir / "absent.yaml").string() +
-                                 "\": No such file or directory");
+  EXPECT_EQ(missing.error().Message(), "unable to read node config \"" +
+                                           (dir / "absent.yaml").string() +
+                                           "\": No such file or directory");
   std::filesystem::remove_all(dir);
 }
 

@@ -57,7 +57,7 @@ TEST(NodeAllocatable, ReservationsAboveCapacityAreRejected) {
       EXPECT_TRUE(ok) << ok.error();
     } else {
       ASSERT_FALSE(ok);
-      EXPECT_EQ(ok.error(), c.error);
+      EXPECT_EQ(ok.error().Message(), c.error);
     }
   }
 }
@@ -96,7 +96,7 @@ TEST(ManagedControllers, OnlyPidsOnV1AndHybrid) {
       EXPECT_TRUE(ok) << ok.error();
     } else {
       ASSERT_FALSE(ok);
-      EXPECT_EQ(ok.error(), c.error);
+      EXPECT_EQ(ok.error().Message(), c.error);
     }
   }
 }

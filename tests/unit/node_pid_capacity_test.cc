@@ -50,15 +50,15 @@ TEST(PidCapacity, NrOpenAndTaskCount) {
   struct Case {
     const char* name;
     const char* loadavg;
-    std::expected<std::int64_t, std::string> want;
+    Result<std::int64_t> want;
   };
   const Case cases[] = {
       {"running/total", "0.00 0.01 0.05 2/3518 12345\n", 3518},
-      {"too few fields", "0.00 0.01 0.05\n", std::unexpected("not enough fields in /proc/loadavg")},
+      {"too few fields", "0.00 0.01 0.05\n", Failure("not enough fields in /proc/loadavg")},
       {"no slash", "0.00 0.01 0.05 3518 1\n",
-       std::unexpected("error parsing fourth field of /proc/loadavg")},
+       Failure("error parsing fourth field of /proc/loadavg")},
       {"not a number", "0.00 0.01 0.05 2/x 1\n",
-       std::unexpected("error parsing fourth field of /proc/loadavg")},
+       Failure("error parsing fourth field of /proc/loadavg")},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

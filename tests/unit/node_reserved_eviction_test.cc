@@ -44,7 +44,7 @@ TEST(NodeReservedResources, Parse) {
     auto r = ParseReservedResources(c.in);
     if (c.error) {
       ASSERT_FALSE(r);
-      EXPECT_EQ(r.error(), c.error);
+      EXPECT_EQ(r.error().Message(), c.error);
       continue;
     }
     ASSERT_TRUE(r) << r.error();
@@ -92,7 +92,7 @@ TEST(NodeEvictionThreshold, Parse) {
     auto r = ParseThresholdStatement(c.signal, c.value);
     if (c.error) {
       ASSERT_FALSE(r);
-      EXPECT_EQ(r.error(), c.error);
+      EXPECT_EQ(r.error().Message(), c.error);
       continue;
     }
     ASSERT_TRUE(r) << r.error();
@@ -114,7 +114,7 @@ TEST(NodeEvictionThreshold, Statements) {
   EXPECT_EQ((*r)[0].signal, "pid.available");
   auto bad = ParseThresholdStatements({{"pid.available", "5%"}, {"imagefs.available", "0"}});
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error(), "eviction threshold imagefs.available must be positive: 0");
+  EXPECT_EQ(bad.error().Message(), "eviction threshold imagefs.available must be positive: 0");
 }
 
 TEST(NodeEvictionThreshold, Met) {

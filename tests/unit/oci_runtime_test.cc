@@ -234,7 +234,7 @@ TEST(OciRuntimeClient, CreateFailureNamesTheRuntimeMessageAndCleansUp) {
     if (auto at = want.find("BUNDLE"); at != std::string::npos) {
       want.replace(at, 6, fake.bundle().string());
     }
-    EXPECT_EQ(pid.error(), want);
+    EXPECT_EQ(pid.error().Message(), want);
     // The failed create was cleaned up with `delete --force`.
     EXPECT_EQ(fake.Commands(), (std::vector<std::string>{"create", "delete"}));
     EXPECT_EQ(fake.Calls().back().back(), "c1");
@@ -264,7 +264,7 @@ TEST(OciRuntimeClient, OtherFailuresNameTheRuntimeMessageFromStderr) {
     auto client = fake.Client(RuntimeKind::kRunc);
     auto started = client.Start("c1");
     ASSERT_FALSE(started);
-    EXPECT_EQ(started.error(), c.error);
+    EXPECT_EQ(started.error().Message(), c.error);
   }
 }
 
@@ -277,13 +277,13 @@ TEST(OciRuntimeClient, TimeoutKillsTheCommand) {
   auto started = client.Start("c1");
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   ASSERT_FALSE(started);
-  EXPECT_EQ(started.error(), "crun start c1: timed out after 200 ms");
+  EXPECT_EQ(started.error().Message(), "crun start c1: timed out after 200 ms");
 
   // A hanging create is killed, then cleaned up like any failed create.
   fake.On("create", "sleep 30\n");
   auto created = client.Create("c2", fake.bundle(), {});
   ASSERT_FALSE(created);
-  EXPECT_EQ(created.error(), "crun create c2: timed out after 200 ms");
+  EXPECT_EQ(created.error().Message(), "crun create c2: timed out after 200 ms");
   EXPECT_EQ(fake.Commands(), (std::vector<std::string>{"start", "create", "delete"}));
 }
 
@@ -315,7 +315,7 @@ TEST(OciRuntimeClient, StateParsesTheRuntimeJson) {
   fake.On("state", "echo 'not json'\n");
   auto bad = client.State("web-1");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error(), "crun state web-1: state JSON: Invalid value. (at byte 1)");
+  EXPECT_EQ(bad.error().Message(), "crun state web-1: state JSON: Invalid value. (at byte 1)");
 }
 
 TEST(ParseContainerState, Table) {
@@ -344,7 +344,7 @@ TEST(ParseContainerState, Table) {
       ASSERT_TRUE(state) << state.error();
     } else {
       ASSERT_FALSE(state);
-      EXPECT_EQ(state.error(), c.error);
+      EXPECT_EQ(state.error().Message(), c.error);
     }
   }
 }
@@ -405,7 +405,7 @@ TEST(OciRuntimeClient, KillOfAContainerThatIsGoneIsNotAnError) {
       EXPECT_TRUE(killed) << killed.error();
     } else {
       ASSERT_FALSE(killed);
-      EXPECT_EQ(killed.error(), c.error);
+      EXPECT_EQ(killed.error().Message(), c.error);
     }
   }
 }
@@ -421,7 +421,7 @@ TEST(OciRuntimeClient, DeleteOfAnUnknownContainerIsNotAnError) {
   fake.Know("c1");
   auto deleted = client.Delete("c1");
   ASSERT_FALSE(deleted);
-  EXPECT_EQ(deleted.error(),
+  EXPECT_EQ(deleted.error().Message(),
             "crun delete c1: cannot open directory `x`: No such file or directory");
 }
 
@@ -432,7 +432,7 @@ TEST(OciRuntimeClient, RefusesIdsThatAreNotOnePathComponent) {
     SCOPED_TRACE(id);
     auto pid = client.Create(id, fake.bundle(), {});
     ASSERT_FALSE(pid);
-    EXPECT_EQ(pid.error(), "crun create " + id + ": invalid container id");
+    EXPECT_EQ(pid.error().Message(), "crun create " + id + ": invalid container id");
     EXPECT_FALSE(client.Delete(id));
   }
   EXPECT_TRUE(fake.Calls().empty());
@@ -443,8 +443,9 @@ TEST(OciRuntimeClient, AMissingBinaryIsNamed) {
   OciRuntimeClient client(RuntimeKind::kCrun, fake.dir() / "absent", fake.root());
   auto started = client.Start("c1");
   ASSERT_FALSE(started);
-  EXPECT_EQ(started.error(), "crun start c1: posix_spawn \"" + (fake.dir() / "absent").string() +
-                                 "\": No such file or directory");
+  EXPECT_EQ(started.error().Message(), "crun start c1: posix_spawn \"" +
+                                           (fake.dir() / "absent").string() +
+                                           "\": No such file or directory");
 }
 
 }  // namespace

@@ -262,7 +262,7 @@ TEST(OciSpec, ArgsEmptyIsAnErrorNamingTheContainer) {
       in.image = c.image;
       auto json = RenderOciSpec(in);
       ASSERT_FALSE(json);
-      EXPECT_EQ(json.error(), c.want);
+      EXPECT_EQ(json.error().Message(), c.want);
     }();
   }
 }
@@ -346,11 +346,11 @@ TEST(OciSpec, Cwd) {
       ContainerSpecInput in = Input(pod, pod.spec.containers[0], root.path());
       in.image.working_dir = c.image_dir;
       auto json = RenderOciSpec(in);
-      ASSERT_EQ(json.has_value(), c.ok) << (json ? *json : json.error());
+      ASSERT_EQ(json.has_value(), c.ok) << (json ? *json : json.error().Message());
       if (c.ok) {
         EXPECT_EQ(Parse(*json)["process"]["cwd"].GetString(), c.want);
       } else {
-        EXPECT_EQ(json.error(), c.want);
+        EXPECT_EQ(json.error().Message(), c.want);
       }
     }();
   }
@@ -483,7 +483,7 @@ TEST(OciSpec, UserErrors) {
       in.image.user = c.image_user;
       auto json = RenderOciSpec(in);
       ASSERT_FALSE(json);
-      EXPECT_EQ(json.error(), c.want);
+      EXPECT_EQ(json.error().Message(), c.want);
     }();
   }
 }
@@ -532,7 +532,7 @@ TEST(OciSpec, UserFilesResolveInsideTheRootfs) {
       } else {
         ASSERT_FALSE(json) << *json;
         EXPECT_EQ(
-            json.error(),
+            json.error().Message(),
             "spec.containers[0]: image user \"svc\": no such user in /etc/passwd of the image");
       }
     }();
@@ -632,7 +632,7 @@ TEST(OciSpec, CapabilityErrors) {
           pod.spec.init_containers.empty() ? pod.spec.containers[0] : pod.spec.init_containers[0];
       auto json = RenderOciSpec(Input(pod, ctr, root.path()));
       ASSERT_FALSE(json);
-      EXPECT_EQ(json.error(), c.want);
+      EXPECT_EQ(json.error().Message(), c.want);
     }();
   }
 }
@@ -898,7 +898,7 @@ TEST(OciSpec, InputErrors) {
       c.change(in);
       auto json = RenderOciSpec(in);
       ASSERT_FALSE(json);
-      EXPECT_EQ(json.error(), c.want);
+      EXPECT_EQ(json.error().Message(), c.want);
     }();
   }
 }

@@ -152,7 +152,7 @@ TEST(PodRecord, RoundTripAndErrors) {
     SCOPED_TRACE(c.name);
     auto decoded = DecodePodRecord(c.text, "pod.json");
     ASSERT_FALSE(decoded);
-    EXPECT_EQ(decoded.error().substr(0, c.error.size()), c.error);
+    EXPECT_EQ(decoded.error().Message().substr(0, c.error.size()), c.error);
   }
 }
 

@@ -148,7 +148,7 @@ TEST(ParseProcLimits, RejectsMalformedText) {
     SCOPED_TRACE(c.name);
     auto limits = ParseProcLimits(c.text);
     ASSERT_FALSE(limits);
-    EXPECT_EQ(limits.error(), c.error);
+    EXPECT_EQ(limits.error().Message(), c.error);
   }
 }
 
@@ -162,13 +162,13 @@ TEST(ReadProcessLimits, ReadsTheFileBelowProcRoot) {
 
   auto missing = ReadProcessLimits(999, proc.path());
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error(),
+  EXPECT_EQ(missing.error().Message(),
             "read \"" + (proc.path() / "999/limits").string() + "\": No such file or directory");
 
   std::ofstream(proc.path() / "123/limits") << "garbage\n";
   auto bad = ReadProcessLimits(123, proc.path());
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error(),
+  EXPECT_EQ(bad.error().Message(),
             "parse \"" + (proc.path() / "123/limits").string() +
                 "\": line 1: expected the header \"Limit Soft Limit Hard Limit Units\"");
 }
@@ -258,7 +258,7 @@ TEST(CorrectProcessLimits, ReportsWhatCannotBeSet) {
     SCOPED_TRACE(c.name);
     auto corrections = CorrectProcessLimits(child.pid(), {c.wanted});
     ASSERT_FALSE(corrections);
-    EXPECT_EQ(corrections.error(), c.error);
+    EXPECT_EQ(corrections.error().Message(), c.error);
   }
 }
 
