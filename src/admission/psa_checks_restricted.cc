@@ -84,8 +84,7 @@ CheckResult CapabilitiesRestricted_1_25(const ObjectMeta& meta, const PodSpec& s
 CheckResult CgroupOptionsRestricted_1_38(const ObjectMeta&, const PodSpec& spec) {
   std::vector<std::string> containers;
   VisitContainers(spec, [&](const api::Container& c) {
-    if (c.security_context && c.security_context->cgroup_options &&
-        c.security_context->cgroup_options->mount_mode == "Writable") {
+    if (c.HasWritableCgroup()) {
       containers.push_back(c.name);
     }
   });

@@ -158,6 +158,14 @@ struct Container {
   bool tty = false;
 
   bool IsSidecar() const { return kind == ContainerKind::kInit && restart_policy == "Always"; }
+  bool IsPrivileged() const {
+    return security_context && security_context->privileged.value_or(false);
+  }
+  // KEP-5474's securityContext.cgroupOptions.mountMode: Writable.
+  bool HasWritableCgroup() const {
+    return security_context && security_context->cgroup_options &&
+           security_context->cgroup_options->mount_mode == "Writable";
+  }
 };
 
 struct Volume {

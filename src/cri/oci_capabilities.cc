@@ -152,7 +152,7 @@ Result<std::vector<std::string>> ContainerCapabilities(
   const std::uint64_t host = MaskOf(host_capabilities) & kAllKnown;
   const auto& sc = container.security_context;
   // Privileged ignores add and drop, as containerd's WithPrivileged does.
-  if (sc && sc->privileged.value_or(false)) return CapabilityNamesFromMask(host);
+  if (container.IsPrivileged()) return CapabilityNamesFromMask(host);
 
   std::uint64_t set = 0;
   for (auto name : kDefaultCapabilities) set |= Bit(*CapabilityNumber(name));

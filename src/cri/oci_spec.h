@@ -1,5 +1,7 @@
 // One container's OCI runtime spec (config.json, runtime-spec 1.0.2 as crun 1.8 and runc 1.1
-// read it), built from the admitted pod, the container, its image and what the node granted.
+// read it), built from the admitted pod, the container, its image and what the node granted:
+// a Spec struct (spec.h) that the options of spec_opts.h fill in, one concern each, serialised
+// once.
 //
 // What the spec carries, and where it comes from:
 //   process.args        Kubernetes semantics: `command` replaces the image Entrypoint (and drops
@@ -44,17 +46,10 @@
 
 #include "api/objects.h"
 #include "base/error.h"
+#include "cri/spec.h"
 #include "image/config.h"
 
 namespace podlimits::cri {
-
-// One rlimit as the kernel takes it ("RLIMIT_NOFILE"; RLIM_INFINITY is UINT64_MAX).
-struct Rlimit {
-  std::string type;
-  std::uint64_t soft = 0;
-  std::uint64_t hard = 0;
-  bool operator==(const Rlimit&) const = default;
-};
 
 struct ContainerSpecInput {
   const api::Pod* pod = nullptr;              // the admitted pod
@@ -67,9 +62,12 @@ struct ContainerSpecInput {
   std::vector<std::string> host_capabilities;
 };
 
-// The config.json text. Errors name the field: `spec.containers[0]: no command: the image has
-// neither Entrypoint nor Cmd and the container sets no command`, `image user "app": no such user
-// in /etc/passwd of the image`, ...
+// The container's spec: every option of spec_opts.h applied in order. Errors name the field:
+// `spec.containers[0]: no command: the image has neither Entrypoint nor Cmd and the container sets
+// no command`, `image user "app": no such user in /etc/passwd of the image`, ...
+Result<Spec> BuildContainerSpec(const ContainerSpecInput& input);
+
+// BuildContainerSpec serialised: the config.json text.
 Result<std::string> RenderOciSpec(const ContainerSpecInput& input);
 
 // The capability names in this process's bounding set (from /proc/self/status CapBnd).

@@ -31,11 +31,6 @@ void ForEachContainer(const api::PodSpec& spec,
   }
 }
 
-bool Writable(const api::Container& c) {
-  return c.security_context && c.security_context->cgroup_options &&
-         c.security_context->cgroup_options->mount_mode == "Writable";
-}
-
 bool SetsUlimits(const api::Container& c) {
   return c.security_context && c.security_context->ulimits && !c.security_context->ulimits->empty();
 }
@@ -54,7 +49,7 @@ std::optional<std::string> PidLimitProblem(const api::Pod& pod, const FeatureDec
 }
 
 std::optional<std::string> WritableProblem(const api::Container& c, const FeatureDeclaration& f) {
-  if (f.Declared() || !Writable(c)) return std::nullopt;
+  if (f.Declared() || !c.HasWritableCgroup()) return std::nullopt;
   switch (f.missing) {
     case Missing::kCgroupV2:
       return "CgroupOptions.MountMode=Writable requires cgroup v2";

@@ -41,16 +41,11 @@ std::string Hex(const unsigned char* data, std::size_t n) {
   return out;
 }
 
-bool WantsWritableCgroup(const api::Container& c) {
-  return c.security_context && c.security_context->cgroup_options &&
-         c.security_context->cgroup_options->mount_mode == "Writable";
-}
-
 ContainerPlan PlanContainer(const api::Container& c, const AdmitResult& admit) {
   ContainerPlan plan;
   plan.container = c;
   plan.id = NewContainerId();
-  plan.writable_cgroup = WantsWritableCgroup(c);
+  plan.writable_cgroup = c.HasWritableCgroup();
   if (auto it = admit.ulimits.find(c.name); it != admit.ulimits.end()) {
     for (const auto& u : it->second) plan.rlimits.push_back({RlimitType(u.name), u.soft, u.hard});
   }

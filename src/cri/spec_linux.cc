@@ -1,0 +1,62 @@
+// The container's namespaces, its cgroup and the paths it may not see.
+#include "cri/spec_opts.h"
+
+namespace podlimits::cri {
+namespace {
+
+// containerd's defaults (pkg/oci/spec.go), the paths a container must not read or write even as
+// root; a privileged container gets neither list, as with every CRI runtime.
+const std::vector<std::string> kMaskedPaths = {
+    "/proc/acpi",
+    "/proc/asound",
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/latency_stats",
+    "/proc/timer_list",
+    "/proc/timer_stats",
+    "/proc/sched_debug",
+    "/proc/scsi",
+    "/sys/firmware",
+    "/sys/devices/virtual/powercap",
+};
+const std::vector<std::string> kReadonlyPaths = {
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+}  // namespace
+
+Result<void> WithHostname(const ContainerSpecInput& input, Spec& spec) {
+  // A hostname needs a UTS namespace of its own; runc refuses one without.
+  if (!input.pod->spec.host_network) spec.hostname = input.pod->metadata.name;
+  return {};
+}
+
+Result<void> WithNamespaces(const ContainerSpecInput& input, Spec& spec) {
+  const api::PodSpec& pod = input.pod->spec;
+  auto& ns = spec.linux.namespaces;
+  if (!pod.host_pid) ns.push_back({"pid", ""});
+  if (!pod.host_ipc) ns.push_back({"ipc", ""});
+  // With hostNetwork the pod also has the node's hostname (containerd shares the host's UTS
+  // namespace then).
+  if (!pod.host_network) ns.push_back({"uts", ""});
+  ns.push_back({"mount", ""});
+  if (!pod.host_network) ns.push_back({"network", ""});
+  // Always: the container sees its own cgroup as "/", also when privileged. Without one, a
+  // runtime's fresh cgroup2 mount from the init namespace would reset the host's nsdelegate.
+  ns.push_back({"cgroup", ""});
+  return {};
+}
+
+Result<void> WithCgroupsPath(const ContainerSpecInput& input, Spec& spec) {
+  spec.linux.cgroups_path = input.cgroups_path;
+  return {};
+}
+
+Result<void> WithMaskedPaths(const ContainerSpecInput& input, Spec& spec) {
+  if (input.container->IsPrivileged()) return {};
+  spec.linux.masked_paths = kMaskedPaths;
+  spec.linux.readonly_paths = kReadonlyPaths;
+  return {};
+}
+
+}  // namespace podlimits::cri
