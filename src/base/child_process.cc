@@ -15,41 +15,20 @@
 #include <cstring>
 #include <utility>
 
+#include "base/child_reaper.h"
+#include "base/fs.h"
 #include "base/error.h"
 
 namespace podlimits {
 namespace {
+
+using Fd = UniqueFd;
 
 constexpr std::size_t kMaxCaptured = 1 << 20;
 
 std::string Errno(int e) {
   return std::strerror(e);
 }
-
-// A descriptor closed when it goes out of scope.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    Reset(std::exchange(other.fd_, -1));
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { Reset(); }
-
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void Reset(int fd = -1) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // posix_spawn's attribute and file-action objects, destroyed on every path.
 struct SpawnSetup {
@@ -105,7 +84,7 @@ Result<ChildResult> Wait(pid_t pid, Fd out, Fd err, std::chrono::milliseconds ti
   result.pid = pid;
   // A pidfd makes the exit pollable together with the pipes. Without one (kernels before 5.3)
   // the loop polls waitpid every few milliseconds instead.
-  Fd pidfd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  Fd pidfd = OpenPidfd(pid);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   for (;;) {
@@ -224,14 +203,21 @@ Result<ChildResult> RunChild(const ChildCommand& command) {
   argv.push_back(nullptr);
 
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), environ);
+  int rc = 0;
+  // Owned from birth: another thread's ChildReaper::ReapOrphans must not reap it first.
+  ChildReaper::Process().SpawnOwned([&] {
+    rc = posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), environ);
+    return rc == 0 ? pid : -1;
+  });
   // The child has its copies; the write ends must close here or the pipes never reach EOF.
   for (Fd& c : copies) c.Reset();
   out_write.Reset();
   err_write.Reset();
   devnull.Reset();
   if (rc != 0) return SystemError("posix_spawn", program, rc);
-  return Wait(pid, std::move(out_read), std::move(err_read), command.timeout);
+  auto result = Wait(pid, std::move(out_read), std::move(err_read), command.timeout);
+  ChildReaper::Process().Release(pid);
+  return result;
 }
 
 }  // namespace podlimits

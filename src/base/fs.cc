@@ -66,17 +66,7 @@ std::string ErrnoMessage(std::string_view op, std::string_view path, int err) {
   return fmt::format("{} \"{}\": {}", op, path, std::strerror(err));
 }
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) close(fd_);
-}
+UniqueFd OpenPidfd(pid_t pid) { return UniqueFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0))); }
 
 Result<std::string> CleanRelativePath(std::string_view path) {
   if (!path.empty() && path.front() == '/') {

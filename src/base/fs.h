@@ -6,6 +6,8 @@
 // dir) cannot be steered outside the tree it was meant for.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cerrno>
 #include <cstddef>
 #include <expected>
@@ -14,6 +16,8 @@
 #include <string_view>
 #include <utility>
 
+#include "base/unique_fd.h"
+
 #include "base/error.h"
 
 namespace podlimits {
@@ -21,23 +25,9 @@ namespace podlimits {
 // `OP "PATH": strerror(err)`, the crun style every error of this module uses.
 std::string ErrnoMessage(std::string_view op, std::string_view path, int err = errno);
 
-// Owns a file descriptor; closes it on destruction.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
+// A pidfd for `pid` (pidfd_open(2), Linux 5.3): readable once the process has exited. Invalid
+// when the kernel has none or the process is gone.
+UniqueFd OpenPidfd(pid_t pid);
 
 // Lexically cleans a path taken from an archive or a manifest into a relative one: drops "./",
 // empty and "." components. Absolute paths and ".." components are errors, because either

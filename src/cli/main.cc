@@ -8,11 +8,13 @@
 #include "admission/chain.h"
 #include "admission/pod_security.h"
 #include "api/decode.h"
+#include "cli/flags.h"
 #include "cli/image_command.h"
 #include "cli/input.h"
 #include "cli/name_seed.h"
 #include "cli/report.h"
 #include "cli/run_command.h"
+#include "kubelet/kubelet.h"
 #include "kubelet/managed_controllers.h"
 #include "kubelet/node_allocatable.h"
 #include "kubelet/node_capabilities.h"
@@ -29,31 +31,17 @@ constexpr int kExitNodeFailure = 3;
 
 struct CommonFlags {
   std::vector<std::string> files;
-  std::string validate_mode = "strict";
+  api::FieldValidation validate_mode = api::FieldValidation::kStrict;
   std::string feature_gates;
 };
-
-std::optional<api::FieldValidation> ParseValidateMode(const std::string& mode) {
-  if (mode == "strict" || mode == "true") return api::FieldValidation::kStrict;
-  if (mode == "warn") return api::FieldValidation::kWarn;
-  if (mode == "ignore" || mode == "false") return api::FieldValidation::kIgnore;
-  return std::nullopt;
-}
 
 void AddCommonFlags(CLI::App* cmd, CommonFlags& flags) {
   cmd->add_option("-f,--filename", flags.files, "Files, directories or - (stdin) to read")
       ->required();
-  cmd->add_option("--validate", flags.validate_mode,
-                  "Unknown-field handling: strict (default), warn or ignore");
+  AddValidateFlag(cmd, flags.validate_mode);
 }
 
 int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat format) {
-  auto mode = ParseValidateMode(flags.validate_mode);
-  if (!mode) {
-    std::fprintf(stderr, "error: invalid --validate value \"%s\": must be strict, warn or ignore\n",
-                 flags.validate_mode.c_str());
-    return kExitUsage;
-  }
   auto gates = validation::FeatureGates::Parse(flags.feature_gates);
   if (!gates) {
     std::fprintf(stderr, "error: invalid argument \"%s\" for \"--feature-gates\" flag: %s\n",
@@ -74,7 +62,7 @@ int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat 
   }
   std::vector<api::DecodeResult> decoded;
   api::DecodeOptions decode_options;
-  decode_options.field_validation = *mode;
+  decode_options.field_validation = flags.validate_mode;
   for (const auto& in : *inputs) {
     for (auto& r : api::DecodeManifests(in.name, in.text, decode_options)) {
       decoded.push_back(std::move(r));
@@ -90,28 +78,24 @@ int NodeInfoCommand(const std::string& node_config, const std::string& output) {
     std::fprintf(stderr, "error: %s\n", config.error().Message().c_str());
     return kExitUsage;
   }
-  kubelet::ProbeOptions probe;
   const char* path = std::getenv("PATH");
-  probe.path_env = path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  probe.runtime_version = true;
-  kubelet::NodeCapabilities caps = kubelet::ProbeNodeCapabilities(*config, probe);
-  if (caps.cgroup_mode) {
-    if (auto ok = kubelet::ValidateManagedControllers(*config, *caps.cgroup_mode); !ok) {
-      std::fprintf(stderr, "error: %s\n", ok.error().Message().c_str());
-      return kExitUsage;
-    }
-  }
-  kubelet::PidCapacity capacity = kubelet::ReadPidCapacity();
-  // A kubelet with reservations above its capacity does not start: neither does this node.
-  if (auto ok = kubelet::ValidateNodeAllocatable(capacity.Capacity(), *config); !ok) {
-    std::fprintf(stderr, "error: %s\n", ok.error().Message().c_str());
-    return kExitNodeFailure;
+  kubelet::KubeletOptions options{
+      std::move(*config),
+      {},
+      path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      /*runtime_version=*/true};
+  kubelet::Kubelet node(std::move(options));
+  if (auto probed = node.Probe(); !probed) {
+    std::fprintf(stderr, "error: %s\n", probed.error().error.Message().c_str());
+    return probed.error().kind == kubelet::NodeError::Kind::kConfiguration ? kExitUsage
+                                                                           : kExitNodeFailure;
   }
   auto tasks = kubelet::ReadTaskCount();
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
-  kubelet::NodeInfo info = kubelet::CollectNodeInfo(
-      *config, caps, capacity, tasks ? std::optional(*tasks) : std::nullopt, host);
+  kubelet::NodeInfo info =
+      kubelet::CollectNodeInfo(node.config(), node.capabilities(), node.pid_capacity(),
+                               tasks ? std::optional(*tasks) : std::nullopt, host);
   std::string text = output == "json" ? kubelet::RenderNodeInfoJson(info) + "\n"
                                       : kubelet::RenderNodeInfoText(info);
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -164,8 +148,7 @@ int Main(int argc, char** argv) {
                   "KubeletConfiguration (+ podlimits NodeConfiguration) file");
   run->add_option("-o,--output", run_flags.output, "json: end with a PodRunStatus object")
       ->check(CLI::IsMember({"json"}));
-  run->add_option("--validate", run_flags.validate_mode,
-                  "Unknown-field handling: strict (default), warn or ignore");
+  AddValidateFlag(run, run_flags.validate_mode);
   run->add_option("--image-root", run_flags.image_root,
                   "The image store (default /var/lib/podlimits/images)");
 

@@ -33,10 +33,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     return out;
   }
   api::DecodeOptions decode_options;
-  if (flags.validate_mode == "warn") decode_options.field_validation = api::FieldValidation::kWarn;
-  if (flags.validate_mode == "ignore") {
-    decode_options.field_validation = api::FieldValidation::kIgnore;
-  }
+  decode_options.field_validation = flags.validate_mode;
   std::vector<api::DecodeResult> decoded;
   for (const auto& in : *inputs) {
     for (auto& r : api::DecodeManifests(in.name, in.text, decode_options))

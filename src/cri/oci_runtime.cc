@@ -57,8 +57,8 @@ off_t SizeOf(const fs::path& file) {
 // crun and runc write to the log and, without --log, to stderr; the message is in "msg".
 std::vector<std::string> CommandLine(const OciRuntimeClient& client, const fs::path* log,
                                      std::initializer_list<std::string> args) {
-  std::vector<std::string> argv = {client.binary().string(), "--root",
-                                   client.state_root().string()};
+  std::vector<std::string> argv = {client.Binary().string(), "--root",
+                                   client.StateRoot().string()};
   if (log != nullptr) argv.insert(argv.end(), {"--log", log->string()});
   argv.insert(argv.end(), {"--log-format", "json"});
   argv.insert(argv.end(), args);
@@ -91,7 +91,7 @@ std::string Failed(const OciRuntimeClient& client, std::string_view command, con
 // Whether the runtime keeps any state for `id`: both crun and runc keep it in STATE_ROOT/ID.
 bool Known(const OciRuntimeClient& client, const std::string& id) {
   std::error_code ec;
-  return fs::exists(client.state_root() / id, ec) || ec;
+  return fs::exists(client.StateRoot() / id, ec) || ec;
 }
 
 Result<pid_t> ReadPidFile(const fs::path& file) {

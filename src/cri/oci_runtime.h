@@ -14,27 +14,13 @@
 #include <vector>
 
 #include "base/error.h"
+#include "cri/container_runtime.h"
 
 namespace podlimits::cri {
 
 enum class RuntimeKind { kCrun, kRunc };
 
-struct ContainerState {
-  std::string id;
-  std::string status;  // "created", "running", "stopped"
-  pid_t pid = 0;       // 0 once stopped
-  std::filesystem::path bundle;
-};
-
-// Stdio handed to the container's process by `create` (the runtime passes its own stdio down
-// when there is no terminal). -1: /dev/null.
-struct ContainerStdio {
-  int stdin_fd = -1;
-  int stdout_fd = -1;
-  int stderr_fd = -1;
-};
-
-class OciRuntimeClient {
+class OciRuntimeClient : public ContainerRuntime {
  public:
   // `binary`: absolute path of crun or runc. `state_root`: their --root (created if missing,
   // mode 0700).
@@ -50,17 +36,18 @@ class OciRuntimeClient {
   // non-zero: the container's spec or process is at fault, e.g. an executable that does not
   // exist) from one of running the runtime at all (not found, timed out, no pid file).
   Result<pid_t> Create(const std::string& id, const std::filesystem::path& bundle,
-                       const ContainerStdio& stdio, bool* refused = nullptr);
-  Result<void> Start(const std::string& id, bool* refused = nullptr);
-  Result<ContainerState> State(const std::string& id);
+                       const ContainerStdio& stdio, bool* refused = nullptr) override;
+  Result<void> Start(const std::string& id, bool* refused = nullptr) override;
+  Result<ContainerState> State(const std::string& id) override;
   // `kill [--all] ID SIGNAL`. Killing a container that has already stopped is not an error.
-  Result<void> Kill(const std::string& id, int signal, bool all = false);
+  Result<void> Kill(const std::string& id, int signal, bool all = false) override;
   // `delete --force ID`; a container the runtime does not know is not an error.
-  Result<void> Delete(const std::string& id);
+  Result<void> Delete(const std::string& id) override;
 
+  std::string_view Name() const override { return kind_ == RuntimeKind::kRunc ? "runc" : "crun"; }
+  const std::filesystem::path& Binary() const override { return binary_; }
+  const std::filesystem::path& StateRoot() const override { return state_root_; }
   RuntimeKind kind() const { return kind_; }
-  const std::filesystem::path& binary() const { return binary_; }
-  const std::filesystem::path& state_root() const { return state_root_; }
 
   // Each runtime command's time limit; past it the command is killed and reported.
   std::chrono::milliseconds timeout{30000};

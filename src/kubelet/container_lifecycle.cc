@@ -63,7 +63,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   std::error_code ec;
   fs::create_directories(inst.dir, ec);
   if (ec) return fail(Error{"mkdir", inst.dir, ec.value()});
-  auto rootfs = image::PrepareContainerRootfs(image.rootfs, inst.dir);
+  auto rootfs = ctx.snapshotter->Prepare(image.rootfs, inst.dir);
   if (!rootfs) return fail(rootfs.error());
   inst.rootfs_mounted = true;
 
@@ -149,7 +149,7 @@ std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerI
   CloseFd(inst.stdout_fd);
   CloseFd(inst.stderr_fd);
   if (!inst.dir.empty()) {
-    if (auto r = image::ReleaseContainerRootfs(inst.dir); !r) {
+    if (auto r = ctx.snapshotter->Release(inst.dir); !r) {
       errors.push_back(r.error().Message());
       return errors;  // never delete a tree that may still be mounted
     }

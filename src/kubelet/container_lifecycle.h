@@ -26,6 +26,7 @@
 #include "base/error.h"
 #include "cri/oci_runtime.h"
 #include "cri/process_limits.h"
+#include "image/snapshotter.h"
 #include "image/store.h"
 #include "kubelet/events.h"
 #include "kubelet/pod_plan.h"
@@ -33,7 +34,8 @@
 namespace podlimits::kubelet {
 
 struct ContainerContext {
-  cri::OciRuntimeClient* runtime = nullptr;
+  cri::ContainerRuntime* runtime = nullptr;
+  image::Snapshotter* snapshotter = nullptr;  // the container's root filesystem
   std::vector<std::string> host_capabilities;  // BoundingCapabilities()
   std::filesystem::path pod_cgroup;            // "/kubepods/besteffort/pod<uid>"
   // Kills every process in a cgroup (relative to the hierarchy roots) in every managed

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "base/error.h"
-#include "kubelet/output_prefixer.h"
+#include "base/child_reaper.h"
 #include "kubelet/pod_record.h"
 #include "kubelet/pod_sandbox.h"
 
@@ -23,11 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// The kubelet's container restart back-off (pkg/kubelet/kubelet.go: backOffPeriod 10 s,
-// MaxContainerBackOff 300 s), reset after a container ran for 10 minutes.
-constexpr auto kInitialBackOff = std::chrono::seconds(10);
-constexpr auto kMaxBackOff = std::chrono::seconds(300);
-constexpr auto kBackOffReset = std::chrono::minutes(10);
 // How long output of an exited container is still read while something else holds its pipes
 // (a hostPID container's orphans).
 constexpr auto kDrainLimit = std::chrono::milliseconds(200);
@@ -41,8 +36,12 @@ struct Slot {
   bool sidecar = false;
   SlotState state = SlotState::kPending;
   std::optional<ContainerInstance> instance;
-  std::unique_ptr<OutputPrefixer> out;
-  std::unique_ptr<OutputPrefixer> err;
+  // The init process while it runs: a pidfd that turns readable when it exits, and its wait
+  // status if it had already been reaped as an orphan when the pod adopted it.
+  UniqueFd pidfd;
+  std::optional<int> early_status;
+  std::unique_ptr<OutputSink> out;
+  std::unique_ptr<OutputSink> err;
   Clock::time_point started_at;
   Clock::time_point restart_at;
   Clock::duration backoff{0};
@@ -50,6 +49,30 @@ struct Slot {
   int attempts = 0;  // how often it was started (or tried to be)
   ContainerRunResult result;
 };
+
+// The init process of a container is ours to wait for from here on (we are its subreaper).
+void Adopt(Slot& s) {
+  pid_t pid = s.instance->pid;
+  s.early_status = ChildReaper::Process().Adopt(pid);
+  if (!s.early_status) s.pidfd = OpenPidfd(pid);
+}
+
+// Waits up to `limit` for an adopted init process that was killed, and lets it go.
+void ReapKilled(Slot& s, std::chrono::milliseconds limit) {
+  if (!s.instance || s.instance->pid <= 0) return;
+  pid_t pid = s.instance->pid;
+  if (!s.early_status) {
+    if (s.pidfd.valid()) {
+      pollfd p{s.pidfd.get(), POLLIN, 0};
+      (void)poll(&p, 1, static_cast<int>(limit.count()));
+    }
+    int status = 0;
+    (void)waitpid(pid, &status, WNOHANG);
+  }
+  s.pidfd = UniqueFd();
+  s.early_status.reset();
+  ChildReaper::Process().Release(pid);  // if it still lives, ReapOrphans takes it later
+}
 
 int ExitCode(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -77,8 +100,8 @@ class PodRun {
   void Advance();
   void BeginTermination();
   void StopSlot(Slot& s, int signal);
-  void HandleSignals();
-  void ReapChildren();
+  void HandleStop();
+  void ReapExited(Slot& s);
   void OnExit(Slot& s, int code);
   void Drain(Slot& s);
   void ScheduleRestart(Slot& s);
@@ -132,9 +155,9 @@ bool PodRun::CreateSandbox() {
   record.uid = plan_.uid;
   record.name = plan_.pod.metadata.name;
   record.namespace_ = plan_.pod.metadata.namespace_;
-  record.runtime = env_.runtime->kind() == cri::RuntimeKind::kRunc ? "runc" : "crun";
-  record.runtime_binary = env_.runtime->binary();
-  record.runtime_root = env_.runtime->state_root();
+  record.runtime = std::string(env_.runtime->Name());
+  record.runtime_binary = env_.runtime->Binary();
+  record.runtime_root = env_.runtime->StateRoot();
   record.cgroup_root = plan_.cgroup.cgroup_root;
   record.qos = plan_.qos;
   std::vector<std::string> image_names;
@@ -196,12 +219,13 @@ bool PodRun::StartSlot(Slot& s) {
   }
   s.instance = std::move(*inst);
   s.result.limits = s.instance->limits;
+  Adopt(s);
   Event(EventType::kNormal, "Created", fmt::format("Created container: {}", name));
-  std::string prefix = "[" + name + "] ";
-  s.out = std::make_unique<OutputPrefixer>(prefix, env_.output_fd);
-  s.err = std::make_unique<OutputPrefixer>(prefix, env_.output_fd);
+  s.out = env_.output->Open(name, OutputStream::kStdout);
+  s.err = env_.output->Open(name, OutputStream::kStderr);
   if (auto st = StartContainer(ctx_, *s.instance); !st) {
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
+    ReapKilled(s, std::chrono::seconds(1));
     s.instance.reset();
     if (st.error().kind == ContainerError::Kind::kStart) {
       StartFailed(s, st.error().error.Message());
@@ -340,7 +364,7 @@ void PodRun::Drain(Slot& s) {
 
 void PodRun::ScheduleRestart(Slot& s) {
   auto ran = Clock::now() - s.started_at;
-  if (ran >= kBackOffReset) s.backoff = Clock::duration{0};
+  if (ran >= env_.backoff.reset_after) s.backoff = Clock::duration{0};
   s.state = SlotState::kBackOff;
   s.restart_at = Clock::now() + s.backoff;
   if (s.backoff > Clock::duration{0}) {
@@ -349,14 +373,16 @@ void PodRun::ScheduleRestart(Slot& s) {
                       plan_.PodDescription()));
   }
   s.backoff = s.backoff == Clock::duration{0}
-                  ? std::chrono::duration_cast<Clock::duration>(kInitialBackOff)
-                  : std::min<Clock::duration>(s.backoff * 2, kMaxBackOff);
+                  ? std::chrono::duration_cast<Clock::duration>(env_.backoff.initial)
+                  : std::min<Clock::duration>(s.backoff * 2, env_.backoff.max);
 }
 
 void PodRun::OnExit(Slot& s, int code) {
   Drain(s);
   s.result.exit_code = code;
   s.result.reason = code == 0 ? "Completed" : "Error";
+  s.pidfd = UniqueFd();
+  ChildReaper::Process().Release(s.instance->pid);
   for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
   s.instance.reset();
   s.state = SlotState::kDone;
@@ -383,35 +409,28 @@ void PodRun::AfterExit(Slot& s, int code) {
   if (restart) ScheduleRestart(s);
 }
 
-void PodRun::ReapChildren() {
-  for (;;) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) return;  // none left (ECHILD) or none exited yet
-    for (auto& s : slots_) {
-      if (s.state == SlotState::kRunning && s.instance && s.instance->pid == pid) {
-        OnExit(s, ExitCode(status));
-        break;
-      }
-    }
-    // Anything else was an orphan reparented to us (a runtime's helper process): reaped.
+// The init process of `s` exited (its pidfd turned readable, or it had been reaped before the
+// pod adopted it).
+void PodRun::ReapExited(Slot& s) {
+  int status = 0;
+  if (s.early_status) {
+    status = *s.early_status;
+  } else if (waitpid(s.instance->pid, &status, WNOHANG) != s.instance->pid) {
+    return;  // not yet
   }
+  s.early_status.reset();
+  OnExit(s, ExitCode(status));
 }
 
-void PodRun::HandleSignals() {
-  signalfd_siginfo info;
-  bool child = false;
-  while (read(env_.signal_fd, &info, sizeof(info)) == sizeof(info)) {
-    if (info.ssi_signo == SIGCHLD) {
-      child = true;
-    } else if (!terminating_ || !result_.interrupted) {
+void PodRun::HandleStop() {
+  for (int n = env_.stop->Take(); n > 0; --n) {
+    if (!terminating_ || !result_.interrupted) {
       result_.interrupted = true;
       BeginTermination();
     } else {
-      kill_at_ = Clock::now();  // a second signal: no more grace
+      kill_at_ = Clock::now();  // a second request: no more grace
     }
   }
-  if (child) ReapChildren();
 }
 
 int PodRun::PollTimeoutMs() const {
@@ -424,7 +443,7 @@ int PodRun::PollTimeoutMs() const {
     if (s.state == SlotState::kBackOff) consider(s.restart_at);
   }
   if (terminating_ && kill_at_ && !killed_) consider(*kill_at_);
-  if (!next) return 1000;  // SIGCHLD and output wake us; this only bounds a missed wakeup
+  if (!next) return 1000;  // exits and output wake us; this bounds the reaping of orphans
   if (*next <= now) return 0;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*next - now).count() + 1;
   return static_cast<int>(std::min<long long>(ms, 1000));
@@ -434,13 +453,13 @@ void PodRun::Teardown() {
   for (auto& s : slots_) {
     if (!s.instance) continue;
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
+    ReapKilled(s, std::chrono::seconds(1));
     s.instance.reset();
   }
-  ReapChildren();
   // A container that could not be removed keeps the pod's state (its record) for a later run.
   const bool keep_state = !result_.teardown_errors.empty();
   for (auto& e : sandbox_.Teardown(keep_state)) result_.teardown_errors.push_back(e);
-  ReapChildren();
+  ChildReaper::Process().ReapOrphans();
 }
 
 std::string PodRun::Phase() const {
@@ -453,6 +472,7 @@ std::string PodRun::Phase() const {
 
 PodRunResult PodRun::Run() {
   ctx_.runtime = env_.runtime;
+  ctx_.snapshotter = env_.snapshotter;
   ctx_.host_capabilities = env_.host_capabilities;
   ctx_.kill_cgroup = [this](const fs::path& cgroup) { return sandbox_.Kill(cgroup); };
   for (const auto& c : plan_.init_containers) {
@@ -475,39 +495,62 @@ PodRunResult PodRun::Run() {
 
   if (FindImages() && CreateSandbox()) Advance();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
+    // What wakes the loop: a stop request, a container's exit (its pidfd), its output.
+    enum class Kind { kStop, kExit, kStdout, kStderr };
     std::vector<pollfd> fds;
-    std::vector<std::pair<Slot*, bool>> owners;  // slot, is stdout
-    fds.push_back({env_.signal_fd, POLLIN, 0});
-    owners.push_back({nullptr, false});
+    std::vector<std::pair<Slot*, Kind>> owners;
+    if (env_.stop) {
+      fds.push_back({env_.stop->fd(), POLLIN, 0});
+      owners.push_back({nullptr, Kind::kStop});
+    }
+    bool exit_known = false;
     for (auto& s : slots_) {
       if (s.state != SlotState::kRunning || !s.instance) continue;
+      if (s.early_status) exit_known = true;
+      if (s.pidfd.valid()) {
+        fds.push_back({s.pidfd.get(), POLLIN, 0});
+        owners.push_back({&s, Kind::kExit});
+      }
       if (s.instance->stdout_fd >= 0) {
         fds.push_back({s.instance->stdout_fd, POLLIN, 0});
-        owners.push_back({&s, true});
+        owners.push_back({&s, Kind::kStdout});
       }
       if (s.instance->stderr_fd >= 0) {
         fds.push_back({s.instance->stderr_fd, POLLIN, 0});
-        owners.push_back({&s, false});
+        owners.push_back({&s, Kind::kStderr});
       }
     }
-    int n = poll(fds.data(), fds.size(), PollTimeoutMs());
+    int n = poll(fds.data(), fds.size(), exit_known ? 0 : PollTimeoutMs());
     if (n < 0 && errno != EINTR) {
       NodeFailure("Failed", fmt::format("Error: poll: {}", std::strerror(errno)));
       break;
     }
     // Output before exits, so a container's last lines precede what its exit triggers.
-    for (std::size_t i = 1; n > 0 && i < fds.size(); ++i) {
-      if (!fds[i].revents) continue;
-      Slot& s = *owners[i].first;
-      if (!s.instance) continue;
-      int& fd = owners[i].second ? s.instance->stdout_fd : s.instance->stderr_fd;
-      if (!PumpOnce(fd, owners[i].second ? *s.out : *s.err)) {
-        (owners[i].second ? s.out : s.err)->Finish();
+    for (std::size_t i = 0; n > 0 && i < fds.size(); ++i) {
+      auto [slot, kind] = owners[i];
+      if (!fds[i].revents || (kind != Kind::kStdout && kind != Kind::kStderr)) continue;
+      if (!slot->instance) continue;
+      const bool is_out = kind == Kind::kStdout;
+      int& fd = is_out ? slot->instance->stdout_fd : slot->instance->stderr_fd;
+      if (!PumpOnce(fd, is_out ? *slot->out : *slot->err)) {
+        (is_out ? slot->out : slot->err)->Finish();
         close(fd);
         fd = -1;
       }
     }
-    if (n > 0 && fds[0].revents) HandleSignals();
+    for (std::size_t i = 0; n > 0 && i < fds.size(); ++i) {
+      auto [slot, kind] = owners[i];
+      if (fds[i].revents && kind == Kind::kStop) HandleStop();
+    }
+    for (auto& s : slots_) {
+      if (s.state != SlotState::kRunning || !s.instance) continue;
+      bool exited = s.early_status.has_value();
+      for (std::size_t i = 0; !exited && n > 0 && i < fds.size(); ++i) {
+        exited = owners[i].first == &s && owners[i].second == Kind::kExit && fds[i].revents;
+      }
+      if (exited) ReapExited(s);
+    }
+    ChildReaper::Process().ReapOrphans();  // what a hostPID container left behind
     if (terminating_ && kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
       killed_ = true;
       for (auto& s : slots_) StopSlot(s, SIGKILL);
@@ -521,6 +564,19 @@ PodRunResult PodRun::Run() {
 }
 
 }  // namespace
+
+PodStop::PodStop() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+void PodStop::Request() {
+  std::uint64_t one = 1;
+  (void)!write(fd_.get(), &one, sizeof one);
+}
+
+int PodStop::Take() {
+  std::uint64_t count = 0;
+  if (read(fd_.get(), &count, sizeof count) != sizeof count) return 0;
+  return static_cast<int>(count);
+}
 
 PodRunResult RunPod(const PodPlan& plan, PodRunEnvironment& env) {
   PodRun run(plan, env);

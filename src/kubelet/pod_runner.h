@@ -14,19 +14,23 @@
 //      container the runtime refuses to create or start (say its command does not exist) has
 //      failed like one that exited: StartError, exit code 128, a Failed event, restartPolicy
 //   5. once every app container is done, the sidecars are stopped in reverse order
-//   6. a signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE) stops the pod: SIGTERM to every container
-//      (Killing events), SIGKILL after the grace period (a second signal: at once)
+//   6. a stop request (PodStop; `run` makes one of SIGINT, SIGTERM, SIGHUP, SIGPIPE) stops the
+//      pod: SIGTERM to every container (Killing events), SIGKILL after the grace period (a
+//      second request: at once)
 //   7. teardown, whatever happened: every container's processes killed through its cgroup and
 //      the container deleted from the runtime, its overlay unmounted and bundle removed, then
 //      the sandbox (only what this run created)
 //
-// Events stream to the recorder as they happen. Single-threaded: one poll loop over the
-// containers' output pipes and a signalfd; podlimits is the containers' subreaper, so each
-// container's init process is its child to wait for.
+// Events stream to the recorder as they happen. One poll loop per pod, over the containers'
+// output pipes, a pidfd per container init process and the stop request's eventfd; nothing
+// process-wide (no signal handling), so several pods run at once, each on its own thread.
+// podlimits is the containers' subreaper: each init process is its child, owned through the
+// ChildReaper (base/child_reaper.h) while the pod waits for it.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,23 +39,50 @@
 #include "cgroups/pod_cgroups.h"
 #include "cri/process_limits.h"
 #include "image/store.h"
+#include "base/fs.h"
 #include "kubelet/container_lifecycle.h"
+#include "kubelet/container_output.h"
 #include "kubelet/events.h"
 #include "kubelet/metrics.h"
 #include "kubelet/pod_plan.h"
 
 namespace podlimits::kubelet {
 
+// Asks a running pod to stop, from any thread: the first request stops it gracefully (SIGTERM,
+// then SIGKILL after the grace period), a second one kills at once.
+class PodStop {
+ public:
+  PodStop();
+  void Request();
+  // Readable while requests are pending (an eventfd).
+  int fd() const { return fd_.get(); }
+  // The requests made since the last call.
+  int Take();
+
+ private:
+  UniqueFd fd_;
+};
+
+// The kubelet's container restart back-off (pkg/kubelet/kubelet.go: backOffPeriod 10 s,
+// MaxContainerBackOff 300 s), reset after a container ran for 10 minutes.
+struct RestartBackOff {
+  std::chrono::milliseconds initial{10000};
+  std::chrono::milliseconds max{300000};
+  std::chrono::milliseconds reset_after{600000};
+};
+
 struct PodRunEnvironment {
-  cri::OciRuntimeClient* runtime = nullptr;
+  cri::ContainerRuntime* runtime = nullptr;
+  image::Snapshotter* snapshotter = nullptr;
   const image::ImageStore* images = nullptr;
   std::vector<cgroups::ManagedHierarchy> hierarchies;  // RunPod moves them into the pod cgroup
   std::filesystem::path state_dir;                     // NodeConfiguration stateDirectory
   std::vector<std::string> host_capabilities;
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
-  int output_fd = 1;   // where "[name] line" goes
-  int signal_fd = -1;  // signalfd for SIGCHLD and the stop signals (blocked by the caller)
+  ContainerOutput* output = nullptr;  // where each container's stdout and stderr go
+  PodStop* stop = nullptr;            // unset: the pod runs until it ends by itself
+  RestartBackOff backoff;
 };
 
 struct ContainerRunResult {
@@ -73,7 +104,7 @@ struct PodRunResult {
   bool node_failure = false;                        // the node or runtime failed (not the workload)
   std::string failure_reason;                       // its event reason (ErrImageNeverPull, ...)
   std::string failure;                              // what failed, for node failures
-  bool interrupted = false;                         // stopped by SIGINT/SIGTERM
+  bool interrupted = false;                         // stopped by a PodStop request
   std::optional<cgroups::AppliedPodCgroup> cgroup;  // as read back after writing
   std::vector<ContainerRunResult> containers;       // init containers first, in spec order
   std::vector<std::string> teardown_errors;         // empty when everything was removed

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/field.h"
+#include "base/child_process.h"
 #include "base/error.h"
 
 extern char** environ;
@@ -104,33 +105,13 @@ std::string RuntimeVersion(const std::string& path) {
     }
   } remove_scratch{scratch};
   const std::filesystem::path state_root = std::filesystem::path(scratch) / "root";
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::string arg0 = path, arg1 = "--root", arg2 = state_root.string(), arg3 = "--version";
-  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), arg3.data(), nullptr};
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  std::string output;
-  if (rc == 0) {
-    char buf[512];
-    ssize_t n;
-    while ((n = ::read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-      if (n > 0) output.append(buf, static_cast<std::size_t>(n));
-      if (output.size() > 4096) break;  // a version banner is a few lines
-    }
-  }
-  ::close(fds[0]);
-  if (rc != 0) return {};
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+  ChildCommand version;
+  version.argv = {path, "--root", state_root.string(), "--version"};
+  version.stderr_fd = ChildCommand::kDevNull;
+  version.timeout = std::chrono::seconds(10);
+  auto ran = RunChild(version);
+  if (!ran || !ran->Succeeded()) return {};
+  std::string output = std::move(ran->out);
   return ParseRuntimeVersion(output);
 }
 

@@ -1,4 +1,4 @@
-#include "kubelet/output_prefixer.h"
+#include "kubelet/container_output.h"
 
 #include <unistd.h>
 
@@ -49,13 +49,17 @@ void OutputPrefixer::Finish() {
   pending_.clear();
 }
 
-bool PumpOnce(int fd, OutputPrefixer& prefixer) {
+std::unique_ptr<OutputSink> PrefixedOutput::Open(std::string_view container, OutputStream) {
+  return std::make_unique<OutputPrefixer>("[" + std::string(container) + "] ", out_fd_);
+}
+
+bool PumpOnce(int fd, OutputSink& sink) {
   char buf[16384];
   // A bounded number of reads, so one chatty container cannot starve the others' pipes.
   for (int reads = 0; reads < 16; ++reads) {
     ssize_t n = read(fd, buf, sizeof(buf));
     if (n > 0) {
-      prefixer.Feed(std::string_view(buf, static_cast<std::size_t>(n)));
+      sink.Feed(std::string_view(buf, static_cast<std::size_t>(n)));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;

@@ -1,4 +1,4 @@
-#include "kubelet/output_prefixer.h"
+#include "kubelet/container_output.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

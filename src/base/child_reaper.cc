@@ -1,0 +1,84 @@
+#include "base/child_reaper.h"
+
+#include <dirent.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace podlimits {
+namespace {
+
+// Statuses of reaped orphans kept for a late Adopt; a container's init is adopted within a
+// runtime call of its death, so a few hundred is plenty.
+constexpr std::size_t kRememberedOrphans = 512;
+
+// The pids in /proc/self/task/*/children: every child of every thread of this process,
+// re-parented orphans included.
+std::vector<pid_t> Children() {
+  std::vector<pid_t> out;
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return out;
+  while (dirent* e = readdir(tasks)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
+    std::string word;
+    while (in >> word) {
+      pid_t pid = 0;
+      auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), pid);
+      if (ec == std::errc() && pid > 0) out.push_back(pid);
+    }
+  }
+  closedir(tasks);
+  return out;
+}
+
+}  // namespace
+
+ChildReaper& ChildReaper::Process() {
+  static ChildReaper reaper;
+  return reaper;
+}
+
+pid_t ChildReaper::SpawnOwned(const std::function<pid_t()>& spawn) {
+  std::lock_guard lock(mu_);
+  pid_t pid = spawn();
+  if (pid > 0) owned_.insert(pid);
+  return pid;
+}
+
+std::optional<int> ChildReaper::Adopt(pid_t pid) {
+  std::lock_guard lock(mu_);
+  for (auto it = reaped_.begin(); it != reaped_.end(); ++it) {
+    if (it->first == pid) {
+      int status = it->second;
+      reaped_.erase(it);
+      return status;
+    }
+  }
+  owned_.insert(pid);
+  return std::nullopt;
+}
+
+void ChildReaper::Release(pid_t pid) {
+  std::lock_guard lock(mu_);
+  owned_.erase(pid);
+}
+
+void ChildReaper::ReapOrphans() {
+  std::lock_guard lock(mu_);
+  for (pid_t pid : Children()) {
+    if (owned_.contains(pid)) continue;
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r != pid) continue;  // alive, or not ours after all
+    reaped_.emplace_back(pid, status);
+    if (reaped_.size() > kRememberedOrphans) reaped_.pop_front();
+  }
+}
+
+}  // namespace podlimits

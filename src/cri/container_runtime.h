@@ -1,0 +1,56 @@
+// What the kubelet's pod workers ask of a container runtime, per container: create (the init
+// process exists and waits), start, state, kill, delete. The OCI runtime client (crun, runc;
+// oci_runtime.h) is the implementation on a node; unit tests drive the pod workers through a
+// fake, unprivileged, on any machine.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace podlimits::cri {
+
+struct ContainerState {
+  std::string id;
+  std::string status;  // "created", "running", "stopped"
+  pid_t pid = 0;       // 0 once stopped
+  std::filesystem::path bundle;
+};
+
+// Stdio handed to the container's process by `create` (the runtime passes its own stdio down
+// when there is no terminal). -1: /dev/null.
+struct ContainerStdio {
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+class ContainerRuntime {
+ public:
+  virtual ~ContainerRuntime() = default;
+
+  // The container's init process exists (from BUNDLE/config.json) and waits for Start; returns
+  // its pid as seen from this pid namespace. A create that fails leaves no runtime state.
+  // `refused`, when given, tells a failure the runtime itself reported (the container's spec or
+  // process is at fault, e.g. an executable that does not exist: the kubelet's StartError) from
+  // one of running the runtime at all.
+  virtual Result<pid_t> Create(const std::string& id, const std::filesystem::path& bundle,
+                               const ContainerStdio& stdio, bool* refused = nullptr) = 0;
+  virtual Result<void> Start(const std::string& id, bool* refused = nullptr) = 0;
+  virtual Result<ContainerState> State(const std::string& id) = 0;
+  // Killing a container that has already stopped is not an error.
+  virtual Result<void> Kill(const std::string& id, int signal, bool all = false) = 0;
+  // A container the runtime does not know is not an error.
+  virtual Result<void> Delete(const std::string& id) = 0;
+
+  // "crun", "runc", ...: recorded with the pod so that a later run can clean up after it.
+  virtual std::string_view Name() const = 0;
+  virtual const std::filesystem::path& Binary() const = 0;
+  virtual const std::filesystem::path& StateRoot() const = 0;
+};
+
+}  // namespace podlimits::cri

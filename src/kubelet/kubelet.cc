@@ -1,0 +1,191 @@
+#include "kubelet/kubelet.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "cri/oci_runtime.h"
+#include "cri/oci_spec.h"
+#include "cri/runtime_mount_namespace.h"
+#include "kubelet/managed_controllers.h"
+#include "kubelet/node_admission.h"
+#include "kubelet/node_allocatable.h"
+#include "kubelet/pod_claim.h"
+#include "kubelet/stale_pods.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+std::unexpected<NodeError> NodeFailure(Error error) {
+  return std::unexpected(NodeError{NodeError::Kind::kNode, "NodeFailure", std::move(error)});
+}
+
+PodOutcome NotRun(PodOutcome::Kind kind, std::string reason, std::string status_message,
+                  std::string error) {
+  PodOutcome out;
+  out.kind = kind;
+  out.reason = std::move(reason);
+  out.status_message = std::move(status_message);
+  out.error = std::move(error);
+  return out;
+}
+
+PodOutcome NodeFailed(const std::string& message) {
+  return NotRun(PodOutcome::Kind::kNodeFailure, "NodeFailure", message, message);
+}
+
+}  // namespace
+
+Kubelet::Kubelet(KubeletOptions options) : options_(std::move(options)) {}
+
+Kubelet::~Kubelet() = default;
+
+std::expected<void, NodeError> Kubelet::Probe() {
+  if (probed_) return {};
+  ProbeOptions probe;
+  probe.path_env = options_.path_env;
+  probe.runtime_version = options_.runtime_version;
+  caps_ = ProbeNodeCapabilities(options_.config, probe);
+  if (caps_.cgroup_mode) {
+    if (auto ok = ValidateManagedControllers(options_.config, *caps_.cgroup_mode); !ok) {
+      return std::unexpected(NodeError{NodeError::Kind::kConfiguration, "InvalidNodeConfiguration",
+                                       std::move(ok.error())});
+    }
+  }
+  pid_capacity_ = ReadPidCapacity();
+  // A kubelet with reservations above its capacity does not start: neither does this node.
+  if (auto ok = ValidateNodeAllocatable(pid_capacity_.Capacity(), options_.config); !ok) {
+    return NodeFailure(std::move(ok.error()));
+  }
+  features_ = DeclareFeatures(options_.config.feature_gates, caps_);
+  probed_ = true;
+  return {};
+}
+
+std::expected<void, NodeError> Kubelet::Start() {
+  if (started_) return {};
+  if (geteuid() != 0) {
+    return NodeFailure(
+        Failure("podlimits run needs root: it creates cgroups, mounts the container's "
+                "root filesystem and runs the OCI runtime")
+            .error());
+  }
+  if (auto ok = Probe(); !ok) return ok;
+  if (!caps_.runtime.Found()) return NodeFailure(Failure(caps_.runtime.error).error());
+  if (!caps_.runtime.unusable.empty()) return NodeFailure(Failure(caps_.runtime.unusable).error());
+
+  auto layout = cgroups::DetectLayout();
+  if (!layout) return NodeFailure(std::move(layout.error()));
+  auto managed = cgroups::ManagedHierarchies(*layout, options_.config.managed_controllers);
+  if (!managed) return NodeFailure(std::move(managed.error()));
+  layout_ = std::move(*layout);
+
+  // Container processes are re-parented to us when the runtime that forked them exits, so that
+  // their exit status is ours to collect (base/child_reaper.h).
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    return NodeFailure(SystemError("prctl(PR_SET_CHILD_SUBREAPER)", {}, errno).error());
+  }
+  // Also where a dead run's leftovers are cleaned up: the runtime must not see hierarchies it
+  // may not touch then either.
+  if (auto ns = cri::EnterRuntimeMountNamespace(*managed); !ns) {
+    return NodeFailure(std::move(ns.error()));
+  }
+
+  const std::filesystem::path state_dir = options_.config.state_directory;
+  const auto kind =
+      caps_.runtime.name == "runc" ? cri::RuntimeKind::kRunc : cri::RuntimeKind::kCrun;
+  runtime_ = std::make_unique<cri::OciRuntimeClient>(kind, caps_.runtime.path,
+                                                     state_dir / "runtime" / caps_.runtime.name);
+  images_ = std::make_unique<image::ImageStore>(
+      options_.image_root.empty() ? std::filesystem::path(image::ImageStore::kDefaultRoot)
+                                  : options_.image_root);
+  host_capabilities_ = cri::BoundingCapabilities();
+  started_ = true;
+  return {};
+}
+
+PodOutcome Kubelet::RunPod(const api::Pod& pod, const PodRunIo& io) {
+  if (!started_) return NodeFailed("the node is not started (Kubelet::Start)");
+  EventRecorder& events = *io.events;
+
+  // Node admission: before anything is created.
+  AdmitResult admit = AdmitPod(pod, features_, caps_);
+  if (!admit.admitted) {
+    events.Record(admit.RejectionEvent());
+    return NotRun(
+        PodOutcome::Kind::kRejected, admit.reason, "Pod was rejected: " + admit.message,
+        fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, admit.message));
+  }
+  for (const auto& e : admit.events) events.Record(e);
+  const NodeConfig& config = options_.config;
+  PodOutcome outcome;
+  outcome.plan = PlanPod(pod, config, admit, config.feature_gates, pid_capacity_.Capacity());
+  const PodPlan& plan = *outcome.plan;
+
+  // The uid is this run's alone from here on. A live run holding it is never touched: this one
+  // refuses, having created nothing.
+  const std::filesystem::path state_dir = config.state_directory;
+  auto claim = PodClaim::Acquire(state_dir / "pods", plan.uid);
+  if (!claim) {
+    PodOutcome failed;
+    if (!claim.error().in_use) {
+      failed = NodeFailed(claim.error().message);
+    } else {
+      const std::string message =
+          fmt::format("{}; its containers, cgroups and state in \"{}\" are left alone",
+                      claim.error().message, plan.pod_dir.string());
+      events.Eventf(EventType::kWarning, "PodUIDInUse", message);
+      failed =
+          NotRun(PodOutcome::Kind::kRejected, "PodUIDInUse", "Pod was rejected: " + message,
+                 fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+    }
+    failed.plan = std::move(outcome.plan);
+    return failed;
+  }
+  // Leftovers of runs that died (SIGKILL): this pod's own uid first, then any other whose owner
+  // is gone. Pods of live runs are never touched.
+  StalePodEnvironment stale;
+  stale.state_dir = state_dir;
+  stale.hierarchies = [&]() {
+    auto fresh = cgroups::ManagedHierarchies(*layout_, config.managed_controllers);
+    return fresh ? std::move(*fresh) : std::vector<cgroups::ManagedHierarchy>{};
+  };
+  if (claim->leftovers()) {
+    StalePodCleanup cleanup = CleanUpStalePod(*claim, stale);
+    events.Record(cleanup.ToEvent());
+    if (!cleanup.ok()) {
+      PodOutcome failed = NodeFailed(
+          fmt::format("the state a dead run left for pod uid \"{}\" could not be cleaned up: {}",
+                      plan.uid, fmt::join(cleanup.errors, "; ")));
+      failed.plan = std::move(outcome.plan);
+      return failed;
+    }
+  }
+  for (const auto& cleanup : CleanUpStalePods(stale, plan.uid)) events.Record(cleanup.ToEvent());
+
+  auto hierarchies = cgroups::ManagedHierarchies(*layout_, config.managed_controllers);
+  if (!hierarchies) {
+    PodOutcome failed = NodeFailed(hierarchies.error().Message());
+    failed.plan = std::move(outcome.plan);
+    return failed;
+  }
+  PodRunEnvironment env;
+  env.runtime = runtime_.get();
+  env.snapshotter = &snapshotter_;
+  env.images = images_.get();
+  env.hierarchies = std::move(*hierarchies);
+  env.state_dir = state_dir;
+  env.host_capabilities = host_capabilities_;
+  env.events = &events;
+  env.metrics = &metrics_;
+  env.output = io.output;
+  env.stop = io.stop;
+  outcome.result = kubelet::RunPod(plan, env);
+  claim->Release();
+  return outcome;
+}
+
+}  // namespace podlimits::kubelet

@@ -1,0 +1,115 @@
+// The node agent as a library: what `podlimits run` (one pod, one shot), `node-info` and the
+// node daemon call, as cmd/kubelet is a shell around pkg/kubelet.
+//
+//   Probe()    what the node is and declares, changing nothing: the node config's managed
+//              controllers against the cgroup mode, capacity and allocatable pids (a kubelet
+//              with reservations above capacity does not start), the runtime, the declared
+//              features, the rlimit ceilings. node-info stops here.
+//   Start()    Probe(), then what a node needs before its first pod, once per process: root,
+//              a usable runtime, the cgroup layout and the hierarchies podlimits manages, the
+//              subreaper, the runtime's private mount namespace.
+//   RunPod()   one admitted pod to its end: node admission (nothing is created for a pod the
+//              node refuses), the plan, the claim of its uid, the clean-up of what dead runs
+//              left, the pod worker (pod_runner.h), teardown. Safe to call from several threads
+//              at once for different pods.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/objects.h"
+#include "base/error.h"
+#include "cgroups/detect.h"
+#include "cgroups/hierarchies.h"
+#include "cri/container_runtime.h"
+#include "image/snapshotter.h"
+#include "image/store.h"
+#include "kubelet/container_output.h"
+#include "kubelet/declared_features.h"
+#include "kubelet/events.h"
+#include "kubelet/metrics.h"
+#include "kubelet/node_capabilities.h"
+#include "kubelet/node_config.h"
+#include "kubelet/pid_capacity.h"
+#include "kubelet/pod_plan.h"
+#include "kubelet/pod_runner.h"
+
+namespace podlimits::kubelet {
+
+struct KubeletOptions {
+  NodeConfig config;
+  std::filesystem::path image_root;  // empty: the image store's default
+  std::string path_env;              // PATH the runtime is looked up in
+  bool runtime_version = false;      // Probe runs `<runtime> --version` (node-info)
+};
+
+// Why the node cannot take pods.
+struct NodeError {
+  enum class Kind {
+    kConfiguration,  // the node config asks for what this node cannot do: exit 2
+    kNode,           // the node or its runtime: exit 3
+  };
+  Kind kind = Kind::kNode;
+  std::string reason;  // the status reason: InvalidNodeConfiguration, NodeFailure
+  Error error;
+};
+
+// How a RunPod ended.
+struct PodOutcome {
+  enum class Kind {
+    kRan,          // the pod ran (result says how it ended)
+    kRejected,     // node admission refused it, or its uid is in use: nothing was created
+    kNodeFailure,  // the node could not run it
+  };
+  Kind kind = Kind::kRan;
+  std::string reason;           // kRejected / kNodeFailure: the status reason
+  std::string status_message;   // kRejected / kNodeFailure: the status message
+  std::string error;            // kRejected / kNodeFailure: the one-line error for a CLI
+  std::optional<PodPlan> plan;  // once planned
+  PodRunResult result;          // kRan
+};
+
+// What RunPod reports to, and listens to, while the pod runs.
+struct PodRunIo {
+  EventRecorder* events = nullptr;    // required: every event of the pod, as it happens
+  ContainerOutput* output = nullptr;  // required: the containers' stdout and stderr
+  PodStop* stop = nullptr;            // optional: the caller's stop requests
+};
+
+class Kubelet {
+ public:
+  explicit Kubelet(KubeletOptions options);
+  ~Kubelet();
+  Kubelet(const Kubelet&) = delete;
+  Kubelet& operator=(const Kubelet&) = delete;
+
+  std::expected<void, NodeError> Probe();
+  std::expected<void, NodeError> Start();
+  PodOutcome RunPod(const api::Pod& pod, const PodRunIo& io);
+
+  const NodeConfig& config() const { return options_.config; }
+  const NodeCapabilities& capabilities() const { return caps_; }
+  const DeclaredFeatures& features() const { return features_; }
+  const PidCapacity& pid_capacity() const { return pid_capacity_; }
+  MetricsRegistry& metrics() { return metrics_; }
+
+ private:
+  KubeletOptions options_;
+  NodeCapabilities caps_;
+  DeclaredFeatures features_;
+  PidCapacity pid_capacity_;
+  MetricsRegistry metrics_;
+  std::optional<cgroups::CgroupLayout> layout_;
+  std::vector<std::string> host_capabilities_;
+  std::unique_ptr<cri::ContainerRuntime> runtime_;
+  std::unique_ptr<image::ImageStore> images_;
+  image::OverlaySnapshotter snapshotter_;
+  bool probed_ = false;
+  bool started_ = false;
+};
+
+}  // namespace podlimits::kubelet

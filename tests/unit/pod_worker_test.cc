@@ -1,0 +1,459 @@
+// The pod worker's state machine (kubelet/pod_runner.h) over a fake runtime whose containers are
+// real child processes running a script: restart policies and back-off, init containers,
+// sidecars, StartError, stop requests, grace and SIGKILL escalation, two pods at once.
+// Unprivileged, on any machine: the cgroups are plain directories, nothing is mounted.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cgroups/hierarchies.h"
+#include "cgroups/tree.h"
+#include "fake_runtime.h"
+#include "image/store.h"
+#include "image_test_support.h"
+#include "kubelet/container_output.h"
+#include "kubelet/declared_features.h"
+#include "kubelet/node_admission.h"
+#include "kubelet/pod_plan.h"
+#include "kubelet/pod_runner.h"
+#include "temp_dir.h"
+#include "test_support.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using podlimits::testing::FakeRun;
+using podlimits::testing::FakeRuntime;
+using podlimits::testing::PlainSnapshotter;
+using podlimits::testing::TempDir;
+
+// The lines each container wrote, by container, in order.
+class CapturedOutput : public ContainerOutput {
+ public:
+  std::unique_ptr<OutputSink> Open(std::string_view container, OutputStream) override {
+    return std::make_unique<Sink>(this, std::string(container));
+  }
+  std::string Of(const std::string& container) {
+    std::lock_guard lock(mu_);
+    return text_[container];
+  }
+
+ private:
+  struct Sink : OutputSink {
+    Sink(CapturedOutput* o, std::string n) : owner(o), name(std::move(n)) {}
+    void Feed(std::string_view data) override {
+      std::lock_guard lock(owner->mu_);
+      owner->text_[name] += data;
+    }
+    void Finish() override {}
+    CapturedOutput* owner;
+    std::string name;
+  };
+  std::mutex mu_;
+  std::map<std::string, std::string> text_;
+};
+
+// A node on a scratch directory: an image store with one image, a v1 pids hierarchy of plain
+// directories, a state directory.
+class FakeNode {
+ public:
+  FakeNode() {
+    namespace it = podlimits::image_testing;
+    std::vector<it::Layer> layers = {
+        it::MakeLayer({it::TarEntry::File("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n")})};
+    fs::path layout = it::WriteOciLayout(dir_ / "layout", layers, it::ConfigJson(layers));
+    store_ = std::make_unique<image::ImageStore>(dir_ / "images");
+    auto loaded = store_->Load(layout, "busybox:latest");
+    EXPECT_TRUE(loaded) << loaded.error();
+    fs::create_directories(dir_ / "cgroup");
+    fs::create_directories(dir_ / "state" / "pods");  // the claim (pod_claim.h) makes it on a node
+  }
+
+  PodPlan Plan(const std::string& yaml_spec, const std::string& name = "web") {
+    api::Pod pod = podlimits::testing::DefaultedPod(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n" + yaml_spec);
+    NodeConfig config = DefaultNodeConfig();
+    config.state_directory = (dir_ / "state").string();
+    NodeCapabilities caps;
+    caps.cgroup_mode = cgroups::CgroupMode::kV1;
+    caps.pids_controller = true;
+    caps.runtime.name = "crun";
+    caps.runtime.path = "/fake/runtime";
+    AdmitResult admit = AdmitPod(pod, DeclareFeatures(config.feature_gates, caps), caps);
+    EXPECT_TRUE(admit.admitted) << admit.message;
+    PodPlan plan = PlanPod(pod, config, admit, config.feature_gates, 4194304);
+    plan.grace_period_seconds = 1;
+    return plan;
+  }
+
+  PodRunEnvironment Env(FakeRuntime& runtime, EventRecorder& events, ContainerOutput& output,
+                        PodStop* stop = nullptr) {
+    PodRunEnvironment env;
+    env.runtime = &runtime;
+    env.snapshotter = &snapshotter_;
+    env.images = store_.get();
+    env.hierarchies.push_back(
+        {cgroups::CgroupVersion::kV1,
+         {"pids"},
+         cgroups::CgroupTree::OnPlainDirectory(dir_ / "cgroup", {{"cgroup.procs", ""},
+                                                                 {"pids.current", "0\n"},
+                                                                 {"pids.events", "max 0\n"},
+                                                                 {"pids.max", "max\n"}})});
+    env.state_dir = dir_ / "state";
+    env.events = &events;
+    env.metrics = &metrics_;
+    env.output = &output;
+    env.stop = stop;
+    env.backoff = {20ms, 80ms, 10min};
+    return env;
+  }
+
+  const fs::path& dir() const { return dir_.path(); }
+
+ private:
+  TempDir dir_{"podlimits-worker"};
+  std::unique_ptr<image::ImageStore> store_;
+  PlainSnapshotter snapshotter_;
+  MetricsRegistry metrics_;
+};
+
+const ContainerRunResult* Find(const PodRunResult& r, const std::string& name) {
+  for (const auto& c : r.containers) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Reasons(const EventRecorder& events) {
+  std::vector<std::string> out;
+  for (const auto& e : events.Events()) out.push_back(e.reason);
+  return out;
+}
+
+struct ContainerWant {
+  std::string name;
+  int exit_code;
+  std::string reason;
+  int restarts;
+};
+
+struct Case {
+  const char* name;
+  std::string spec;
+  std::map<std::string, std::vector<FakeRun>> scripts;
+  std::string phase;
+  std::vector<ContainerWant> want;
+  std::vector<std::string> creates;  // the order containers were created in
+};
+
+TEST(PodWorker, RestartPoliciesAndContainerOrder) {
+  const Case cases[] = {
+      {"Never: a clean exit succeeds",
+       "  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", {{.exit_code = 0}}}},
+       "Succeeded",
+       {{"app", 0, "Completed", 0}},
+       {"app"}},
+      {"Never: a failed exit fails the pod",
+       "  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", {{.exit_code = 3}}}},
+       "Failed",
+       {{"app", 3, "Error", 0}},
+       {"app"}},
+      {"OnFailure: restarted until it exits 0",
+       "  restartPolicy: OnFailure\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", {{.exit_code = 1}, {.exit_code = 2}, {.exit_code = 0}}}},
+       "Succeeded",
+       {{"app", 0, "Completed", 2}},
+       {"app", "app", "app"}},
+      {"StartError: exit code 128, restartPolicy Never fails the pod",
+       "  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", {{.start_refused = true}}}},
+       "Failed",
+       {{"app", 128, "StartError", 0}},
+       {"app"}},
+      {"StartError is retried under OnFailure",
+       "  restartPolicy: OnFailure\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", {{.start_refused = true}, {.exit_code = 0}}}},
+       "Succeeded",
+       {{"app", 0, "Completed", 1}},
+       {"app", "app"}},
+      {"init containers one at a time, then the app containers in order",
+       "  restartPolicy: Never\n"
+       "  initContainers: [{name: i1, image: busybox}, {name: i2, image: busybox}]\n"
+       "  containers: [{name: a1, image: busybox}, {name: a2, image: busybox}]\n",
+       {{"i1", {{.runs_for = 30ms}}}},
+       "Succeeded",
+       {{"i1", 0, "Completed", 0}, {"i2", 0, "Completed", 0}, {"a1", 0, "Completed", 0}},
+       {"i1", "i2", "a1", "a2"}},
+      {"a failed init container under Never: no app container starts",
+       "  restartPolicy: Never\n"
+       "  initContainers: [{name: init, image: busybox}]\n"
+       "  containers: [{name: app, image: busybox}]\n",
+       {{"init", {{.exit_code = 1}}}},
+       "Failed",
+       {{"init", 1, "Error", 0}},
+       {"init"}},
+      {"a failed init container is retried under OnFailure",
+       "  restartPolicy: OnFailure\n"
+       "  initContainers: [{name: init, image: busybox}]\n"
+       "  containers: [{name: app, image: busybox}]\n",
+       {{"init", {{.exit_code = 1}, {.exit_code = 0}}}},
+       "Succeeded",
+       {{"init", 0, "Completed", 1}, {"app", 0, "Completed", 0}},
+       {"init", "init", "app"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeNode node;
+    FakeRuntime runtime;
+    for (const auto& [name, runs] : c.scripts) runtime.Script(name, runs);
+    EventRecorder events;
+    CapturedOutput output;
+    PodPlan plan = node.Plan(c.spec);
+    PodRunEnvironment env = node.Env(runtime, events, output);
+    PodRunResult r = RunPod(plan, env);
+    EXPECT_FALSE(r.node_failure) << r.failure;
+    EXPECT_TRUE(r.teardown_errors.empty());
+    EXPECT_EQ(r.phase, c.phase);
+    for (const auto& w : c.want) {
+      const ContainerRunResult* got = Find(r, w.name);
+      ASSERT_NE(got, nullptr) << w.name;
+      EXPECT_EQ(got->exit_code, w.exit_code) << w.name;
+      EXPECT_EQ(got->reason, w.reason) << w.name;
+      EXPECT_EQ(got->restarts, w.restarts) << w.name;
+    }
+    std::vector<std::string> creates;
+    for (const auto& call : runtime.Calls()) {
+      if (call.starts_with("create ")) creates.push_back(call.substr(7));
+    }
+    EXPECT_EQ(creates, c.creates);
+    // Everything the pod had on the node is gone.
+    EXPECT_FALSE(fs::exists(plan.pod_dir));
+  }
+}
+
+TEST(PodWorker, BackOffBetweenRestartsIsReportedAndDoubles) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.exit_code = 1}, {.exit_code = 1}, {.exit_code = 1}, {.exit_code = 0}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan =
+      node.Plan("  restartPolicy: OnFailure\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  auto start = std::chrono::steady_clock::now();
+  PodRunResult r = RunPod(plan, env);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.phase, "Succeeded");
+  EXPECT_EQ(Find(r, "app")->restarts, 3);
+  // At once, then 20 ms, then 40 ms: the kubelet's 10 s doubling, scaled for the test.
+  EXPECT_GE(took, 60ms);
+  auto reasons = Reasons(events);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "BackOff"), 2);
+  for (const auto& e : events.Events()) {
+    if (e.reason == "BackOff") {
+      EXPECT_EQ(e.message,
+                "Back-off restarting failed container app in pod " + plan.PodDescription());
+    }
+  }
+}
+
+TEST(PodWorker, AlwaysRestartsUntilStopped) {
+  FakeNode node;
+  FakeRuntime runtime;
+  PodStop stop;
+  runtime.on_create = [&](const std::string&, int number) {
+    if (number == 2) stop.Request();
+  };
+  runtime.Script("app", {{.exit_code = 0, .runs_for = 5ms}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan =
+      node.Plan("  restartPolicy: Always\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_GE(Find(r, "app")->restarts, 2);
+  EXPECT_FALSE(fs::exists(plan.pod_dir));
+}
+
+TEST(PodWorker, StopRequestSendsSigtermAndTheContainerEnds) {
+  FakeNode node;
+  FakeRuntime runtime;
+  PodStop stop;
+  runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+  runtime.Script("app", {{.runs_for = 60s}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan("  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+  auto start = std::chrono::steady_clock::now();
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(Find(r, "app")->exit_code, 128 + SIGTERM);
+  auto calls = runtime.CallsFor("app");
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "kill app 15"), calls.end());
+  auto reasons = Reasons(events);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "Killing"), reasons.end());
+}
+
+TEST(PodWorker, GracePeriodEndsInSigkill) {
+  FakeNode node;
+  FakeRuntime runtime;
+  PodStop stop;
+  runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+  runtime.Script("app", {{.runs_for = 60s, .ignores_sigterm = true}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan("  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+  auto start = std::chrono::steady_clock::now();
+  PodRunResult r = RunPod(plan, env);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, 1s);  // the plan's grace period
+  EXPECT_LT(took, 10s);
+  EXPECT_EQ(Find(r, "app")->exit_code, 128 + SIGKILL);
+  auto calls = runtime.CallsFor("app");
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "kill app 9"), calls.end());
+}
+
+TEST(PodWorker, SecondStopRequestKillsAtOnce) {
+  FakeNode node;
+  FakeRuntime runtime;
+  PodStop stop;
+  runtime.on_create = [&](const std::string&, int) {
+    stop.Request();
+    stop.Request();
+  };
+  runtime.Script("app", {{.runs_for = 60s, .ignores_sigterm = true}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan("  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n");
+  plan.grace_period_seconds = 30;
+  PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+  auto start = std::chrono::steady_clock::now();
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(Find(r, "app")->exit_code, 128 + SIGKILL);
+}
+
+TEST(PodWorker, SidecarRunsBesideTheAppAndStopsAfterIt) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("proxy", {{.runs_for = 60s}});
+  runtime.Script("app", {{.exit_code = 0, .runs_for = 50ms}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n"
+      "  initContainers: [{name: proxy, image: busybox, restartPolicy: Always}]\n"
+      "  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Succeeded");
+  auto calls = runtime.Calls();
+  auto at = [&](const std::string& call) {
+    return std::find(calls.begin(), calls.end(), call) - calls.begin();
+  };
+  EXPECT_LT(at("start proxy"), at("create app"));    // the sidecar does not block the app
+  EXPECT_LT(at("delete app"), at("kill proxy 15"));  // and goes once the app is done
+  EXPECT_TRUE(Find(r, "proxy")->sidecar);
+}
+
+TEST(PodWorker, SidecarsStopInReverseOrder) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("s1", {{.runs_for = 60s}});
+  runtime.Script("s2", {{.runs_for = 60s}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n"
+      "  initContainers: [{name: s1, image: busybox, restartPolicy: Always},"
+      " {name: s2, image: busybox, restartPolicy: Always}]\n"
+      "  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  auto calls = runtime.Calls();
+  auto at = [&](const std::string& call) {
+    return std::find(calls.begin(), calls.end(), call) - calls.begin();
+  };
+  EXPECT_LT(at("kill s2 15"), at("kill s1 15"));
+}
+
+TEST(PodWorker, ContainerOutputReachesItsSink) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.output = "hello\nworld\n"}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan("  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_FALSE(r.node_failure) << r.failure;
+  EXPECT_EQ(output.Of("app"), "hello\nworld\n");
+}
+
+TEST(PodWorker, ARuntimeThatCannotRunIsANodeFailure) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.create_fails = true}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan =
+      node.Plan("  restartPolicy: Always\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_TRUE(r.node_failure);
+  EXPECT_EQ(r.phase, "Failed");
+  EXPECT_NE(r.failure.find("the runtime could not be run"), std::string::npos) << r.failure;
+  EXPECT_FALSE(fs::exists(plan.pod_dir));
+}
+
+TEST(PodWorker, TwoPodsRunAtOnceOnTwoThreads) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("a", {{.exit_code = 0, .runs_for = 1s, .output = "from a\n"}});
+  runtime.Script("b", {{.exit_code = 4, .runs_for = 1s, .output = "from b\n"}});
+  PodPlan plan_a =
+      node.Plan("  restartPolicy: Never\n  containers: [{name: a, image: busybox}]\n", "pod-a");
+  PodPlan plan_b =
+      node.Plan("  restartPolicy: Never\n  containers: [{name: b, image: busybox}]\n", "pod-b");
+  EventRecorder events_a, events_b;
+  CapturedOutput output;
+  PodRunEnvironment env_a = node.Env(runtime, events_a, output);
+  PodRunEnvironment env_b = node.Env(runtime, events_b, output);
+  PodRunResult ra, rb;
+  std::thread ta([&] { ra = RunPod(plan_a, env_a); });
+  std::thread tb([&] { rb = RunPod(plan_b, env_b); });
+  ta.join();
+  tb.join();
+  // Side by side, not one after the other: each was created while the other still ran.
+  auto calls = runtime.Calls();
+  auto at = [&](const std::string& call) {
+    return std::find(calls.begin(), calls.end(), call) - calls.begin();
+  };
+  EXPECT_LT(at("create b"), at("delete a"));
+  EXPECT_LT(at("create a"), at("delete b"));
+  EXPECT_EQ(ra.phase, "Succeeded");
+  EXPECT_EQ(rb.phase, "Failed");
+  EXPECT_EQ(Find(rb, "b")->exit_code, 4);
+  EXPECT_EQ(output.Of("a"), "from a\n");
+  EXPECT_EQ(output.Of("b"), "from b\n");
+  for (const auto& e : events_a.Events()) EXPECT_EQ(e.message.find(" b"), std::string::npos);
+  EXPECT_FALSE(fs::exists(plan_a.pod_dir));
+  EXPECT_FALSE(fs::exists(plan_b.pod_dir));
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
