@@ -77,22 +77,15 @@ std::expected<void, NodeError> Kubelet::Start() {
   if (!caps_.runtime.Found()) return NodeFailure(Failure(caps_.runtime.error).error());
   if (!caps_.runtime.unusable.empty()) return NodeFailure(Failure(caps_.runtime.unusable).error());
 
-  auto layout = cgroups::DetectLayout();
-  if (!layout) return NodeFailure(std::move(layout.error()));
-  auto managed = cgroups::ManagedHierarchies(*layout, options_.config.managed_controllers);
-  if (!managed) return NodeFailure(std::move(managed.error()));
-  layout_ = std::move(*layout);
-
   // Container processes are re-parented to us when the runtime that forked them exits, so that
   // their exit status is ours to collect (base/child_reaper.h).
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     return NodeFailure(SystemError("prctl(PR_SET_CHILD_SUBREAPER)", {}, errno).error());
   }
-  // Also where a dead run's leftovers are cleaned up: the runtime must not see hierarchies it
-  // may not touch then either.
-  if (auto ns = cri::EnterRuntimeMountNamespace(*managed); !ns) {
-    return NodeFailure(std::move(ns.error()));
-  }
+  // A node whose cgroups podlimits cannot manage still answers node admission with the
+  // kubelet's own words (a pod PID limit on cgroup v1, say); the error comes with the first pod
+  // node admission lets through.
+  cgroups_ready_ = PrepareCgroups();
 
   const std::filesystem::path state_dir = options_.config.state_directory;
   const auto kind =
@@ -104,6 +97,18 @@ std::expected<void, NodeError> Kubelet::Start() {
                                   : options_.image_root);
   host_capabilities_ = cri::BoundingCapabilities();
   started_ = true;
+  return {};
+}
+
+Result<void> Kubelet::PrepareCgroups() {
+  auto layout = cgroups::DetectLayout();
+  if (!layout) return std::unexpected(std::move(layout.error()));
+  auto managed = cgroups::ManagedHierarchies(*layout, options_.config.managed_controllers);
+  if (!managed) return std::unexpected(std::move(managed.error()));
+  // Also where a dead run's leftovers are cleaned up: the runtime must not see hierarchies it
+  // may not touch then either.
+  if (auto ns = cri::EnterRuntimeMountNamespace(*managed); !ns) return ns;
+  layout_ = std::move(*layout);
   return {};
 }
 
@@ -119,6 +124,7 @@ PodOutcome Kubelet::RunPod(const api::Pod& pod, const PodRunIo& io) {
         PodOutcome::Kind::kRejected, admit.reason, "Pod was rejected: " + admit.message,
         fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, admit.message));
   }
+  if (!cgroups_ready_) return NodeFailed(cgroups_ready_.error().Message());
   for (const auto& e : admit.events) events.Record(e);
   const NodeConfig& config = options_.config;
   PodOutcome outcome;

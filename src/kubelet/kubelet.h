@@ -6,8 +6,10 @@
 //              with reservations above capacity does not start), the runtime, the declared
 //              features, the rlimit ceilings. node-info stops here.
 //   Start()    Probe(), then what a node needs before its first pod, once per process: root,
-//              a usable runtime, the cgroup layout and the hierarchies podlimits manages, the
-//              subreaper, the runtime's private mount namespace.
+//              a usable runtime, the subreaper, the cgroup layout and the hierarchies podlimits
+//              manages, the runtime's private mount namespace. A node whose cgroups cannot be
+//              managed still starts: node admission answers pods with the kubelet's words, and
+//              the first pod it admits fails with the cgroup error.
 //   RunPod()   one admitted pod to its end: node admission (nothing is created for a pod the
 //              node refuses), the plan, the claim of its uid, the clean-up of what dead runs
 //              left, the pod worker (pod_runner.h), teardown. Safe to call from several threads
@@ -108,6 +110,9 @@ class Kubelet {
   std::unique_ptr<cri::ContainerRuntime> runtime_;
   std::unique_ptr<image::ImageStore> images_;
   image::OverlaySnapshotter snapshotter_;
+  Result<void> PrepareCgroups();
+
+  Result<void> cgroups_ready_ = Failure("the node is not started");
   bool probed_ = false;
   bool started_ = false;
 };
