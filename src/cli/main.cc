@@ -19,6 +19,7 @@
 #include "kubelet/node_allocatable.h"
 #include "kubelet/node_capabilities.h"
 #include "kubelet/node_config.h"
+#include "kubelet/field_coverage.h"
 #include "kubelet/node_info.h"
 #include "kubelet/pid_capacity.h"
 #include "validation/feature_gates.h"
@@ -137,6 +138,9 @@ int Main(int argc, char** argv) {
                         "KubeletConfiguration (+ podlimits NodeConfiguration) file");
   node_info->add_option("-o,--output", node_info_output, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  bool field_coverage = false;
+  node_info->add_flag("--field-coverage", field_coverage,
+                      "Print which pod fields this node applies, refuses or ignores (Markdown)");
 
   RunFlags run_flags;
   CLI::App* run = app.add_subcommand(
@@ -181,6 +185,10 @@ int Main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
 
+  if (node_info->parsed() && field_coverage) {
+    std::fputs(kubelet::RenderFieldCoverageTable().c_str(), stdout);
+    return 0;
+  }
   if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
   if (run->parsed()) return RunCommand(run_flags);
   if (image_load->parsed()) return ImageLoadCommand(image_root, load_source, load_name);

@@ -88,7 +88,8 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     out.exit_code = kExitUsage;
     return out;
   }
-  out.pod = api::ReadPod(pods[0]->object);
+  out.object = pods[0]->object;
+  out.pod = api::ReadPod(*out.object);
   return out;
 }
 

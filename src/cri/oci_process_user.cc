@@ -269,4 +269,40 @@ Result<ProcessUser> ResolveProcessUser(const api::Pod& pod, const api::Container
   return out;
 }
 
+Result<void> VerifyRunAsNonRoot(const api::Pod& pod, const api::Container& container,
+                                const image::ImageConfig& image) {
+  const auto& csc = container.security_context;
+  const auto& psc = pod.spec.security_context;
+  std::optional<bool> non_root = csc ? csc->run_as_non_root : std::nullopt;
+  if (!non_root && psc) non_root = psc->run_as_non_root;
+  if (!non_root.value_or(false)) return {};
+  // format.Pod: name_namespace(uid).
+  const std::string who = fmt::format("{}_{}({})", pod.metadata.name, pod.metadata.namespace_,
+                                      pod.metadata.uid);
+  std::optional<std::int64_t> run_as_user = csc ? csc->run_as_user : std::nullopt;
+  if (!run_as_user && psc) run_as_user = psc->run_as_user;
+  if (run_as_user) {
+    if (*run_as_user == 0) {
+      return Failure(fmt::format("container's runAsUser breaks non-root policy (pod: \"{}\", "
+                                 "container: {})",
+                                 who, container.name));
+    }
+    return {};
+  }
+  // The kubelet reads only the image's User, as "uid" or "name" (the part before a colon).
+  std::string_view user = image.user;
+  user = user.substr(0, user.find(':'));
+  if (user.empty() || (IsDecimal(user) && ParseId(user) == std::optional<std::uint32_t>(0))) {
+    return Failure(fmt::format("container has runAsNonRoot and image will run as root (pod: "
+                               "\"{}\", container: {})",
+                               who, container.name));
+  }
+  if (!IsDecimal(user)) {
+    return Failure(fmt::format("container has runAsNonRoot and image has non-numeric user ({}), "
+                               "cannot verify user is non-root (pod: \"{}\", container: {})",
+                               user, who, container.name));
+  }
+  return {};
+}
+
 }  // namespace podlimits::cri

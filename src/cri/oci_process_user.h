@@ -35,4 +35,11 @@ Result<ProcessUser> ResolveProcessUser(const api::Pod& pod, const api::Container
                                        const image::ImageConfig& image,
                                        const std::filesystem::path& rootfs);
 
+// The kubelet's verifyRunAsNonRoot (kuberuntime_container_linux.go): with runAsNonRoot true (the
+// container's, else the pod's), a runAsUser of 0, an image user of uid 0, or an image user given
+// by name (which the kubelet cannot verify without the image's files) is refused with the
+// kubelet's message; the container then fails with CreateContainerConfigError.
+Result<void> VerifyRunAsNonRoot(const api::Pod& pod, const api::Container& container,
+                                const image::ImageConfig& image);
+
 }  // namespace podlimits::cri

@@ -1,5 +1,7 @@
 #include "kubelet/container_lifecycle.h"
 
+#include "cri/oci_process_user.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -60,6 +62,9 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
     return std::unexpected(ContainerError{kind, std::move(error)});
   };
 
+  if (auto v = cri::VerifyRunAsNonRoot(pod.pod, plan.container, image.config); !v) {
+    return std::unexpected(ContainerError{ContainerError::Kind::kConfig, std::move(v.error())});
+  }
   std::error_code ec;
   fs::create_directories(inst.dir, ec);
   if (ec) return fail(Error{"mkdir", inst.dir, ec.value()});

@@ -53,6 +53,9 @@ struct ContainerError {
     // the container's own failure, as the kubelet's StartError (exit code 128), which
     // restartPolicy answers like any other exit.
     kStart,
+    // The pod's own settings cannot make a container config (runAsNonRoot with a root user): the
+    // kubelet's CreateContainerConfigError. Nothing was created.
+    kConfig,
   };
   Kind kind = Kind::kNode;
   Error error;
@@ -62,6 +65,7 @@ struct ContainerError {
 // errorStartExitCode).
 inline constexpr std::string_view kStartErrorReason = "StartError";
 inline constexpr int kStartErrorExitCode = 128;
+inline constexpr std::string_view kCreateContainerConfigError = "CreateContainerConfigError";
 
 struct ContainerInstance {
   std::string name;

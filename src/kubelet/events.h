@@ -31,6 +31,10 @@ inline constexpr std::string_view kReasonFailedNodeDeclaredFeaturesCheck =
     "FailedNodeDeclaredFeaturesCheck";  // KEP-5474 / KEP-5328
 // podlimits' own: a pod asks a ulimit above what this node can grant.
 inline constexpr std::string_view kReasonUlimitExceedsNodeCeiling = "UlimitExceedsNodeCeiling";
+// podlimits' own: a pod sets a field this node does not apply (field_coverage.h).
+inline constexpr std::string_view kReasonUnsupportedPodField = "UnsupportedPodField";
+// podlimits' own: a resource accepted under `unenforcedResources: Warn`.
+inline constexpr std::string_view kReasonResourceNotEnforced = "ResourceNotEnforced";
 // podlimits' own: `-1` (unlimited) granted as this node's finite ceiling.
 inline constexpr std::string_view kReasonUlimitClamped = "UlimitClamped";
 

@@ -10,6 +10,7 @@
 #include "cri/oci_runtime.h"
 #include "cri/oci_spec.h"
 #include "cri/runtime_mount_namespace.h"
+#include "kubelet/field_coverage.h"
 #include "kubelet/managed_controllers.h"
 #include "kubelet/node_admission.h"
 #include "kubelet/node_allocatable.h"
@@ -112,11 +113,27 @@ Result<void> Kubelet::PrepareCgroups() {
   return {};
 }
 
-PodOutcome Kubelet::RunPod(const api::Pod& pod, const PodRunIo& io) {
+PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   if (!started_) return NodeFailed("the node is not started (Kubelet::Start)");
   EventRecorder& events = *io.events;
+  const api::Pod pod = api::ReadPod(pod_object);
 
-  // Node admission: before anything is created.
+  // Node admission: before anything is created. First every field this node would not apply,
+  // then the declared features and rlimit ceilings.
+  FieldCoverageOptions coverage_options;
+  coverage_options.warn_on_unenforced_resources = options_.config.warn_on_unenforced_resources;
+  FieldCoverageResult coverage = CheckFieldCoverage(pod_object, coverage_options);
+  if (coverage.refused) {
+    const std::string& message = coverage.refused->message;
+    events.Eventf(EventType::kWarning, kReasonUnsupportedPodField, message);
+    return NotRun(
+        PodOutcome::Kind::kRejected, std::string(kReasonUnsupportedPodField),
+        "Pod was rejected: " + message,
+        fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+  }
+  for (std::string& message : coverage.unenforced) {
+    events.Eventf(EventType::kWarning, kReasonResourceNotEnforced, std::move(message));
+  }
   AdmitResult admit = AdmitPod(pod, features_, caps_);
   if (!admit.admitted) {
     events.Record(admit.RejectionEvent());

@@ -10,8 +10,9 @@
 //              manages, the runtime's private mount namespace. A node whose cgroups cannot be
 //              managed still starts: node admission answers pods with the kubelet's words, and
 //              the first pod it admits fails with the cgroup error.
-//   RunPod()   one admitted pod to its end: node admission (nothing is created for a pod the
-//              node refuses), the plan, the claim of its uid, the clean-up of what dead runs
+//   RunPod()   one admitted pod (the object as the API holds it) to its end: node admission
+//              (field coverage, then declared features and rlimit ceilings; nothing is created
+//              for a pod the node refuses), the plan, the claim of its uid, the clean-up of what dead runs
 //              left, the pod worker (pod_runner.h), teardown. Safe to call from several threads
 //              at once for different pods.
 #pragma once
@@ -91,7 +92,7 @@ class Kubelet {
 
   std::expected<void, NodeError> Probe();
   std::expected<void, NodeError> Start();
-  PodOutcome RunPod(const api::Pod& pod, const PodRunIo& io);
+  PodOutcome RunPod(const api::Node& pod_object, const PodRunIo& io);
 
   const NodeConfig& config() const { return options_.config; }
   const NodeCapabilities& capabilities() const { return caps_; }

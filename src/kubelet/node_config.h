@@ -26,6 +26,9 @@
 //     maxDescendants: 250                 #   `cgroupOptions.mountMode: Writable` container
 //     maxDepth: 50                        #   (cgroup.max.descendants / cgroup.max.depth)
 //   managedControllers: [pids]            # the cgroup controllers podlimits creates cgroups in
+//   unenforcedResources: Refuse           # a pod asking cpu, memory, ... this node does not
+//                                         # enforce: Refuse (default) or Warn (runs, with a
+//                                         # Warning event naming the field)
 //
 // Both documents are decoded strictly with the project's decoder: an unknown field is an error
 // naming its path (`unknown field "runtime.nmae"`), a wrong type an error naming the Go field.
@@ -102,6 +105,7 @@ struct NodeConfig {
   std::string state_directory = "/run/podlimits";
   WritableCgroupBounds writable_cgroups;
   std::vector<std::string> managed_controllers = {"pids"};
+  bool warn_on_unenforced_resources = false;  // unenforcedResources: Warn
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

@@ -24,7 +24,8 @@ constexpr std::string_view kSchema = R"json({
    "runtime": {"ref": "dev.podlimits.v1alpha1.RuntimeSettings"},
    "stateDirectory": {"type": "string"},
    "writableCgroups": {"ref": "dev.podlimits.v1alpha1.WritableCgroups"},
-   "managedControllers": {"list": {"type": "string"}}}},
+   "managedControllers": {"list": {"type": "string"}},
+   "unenforcedResources": {"type": "string"}}},
   "dev.podlimits.v1alpha1.RuntimeSettings": {"fields": {
    "name": {"type": "string"},
    "path": {"type": "string"}}},
@@ -147,6 +148,15 @@ std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfi
   }
   ApplyBounds(tree.Find("writableCgroups"), out, errs);
   ApplyControllers(tree.Find("managedControllers"), out, errs);
+  if (std::string policy = StringAt(&tree, "unenforcedResources"); !policy.empty()) {
+    if (policy == "Warn") {
+      out.warn_on_unenforced_resources = true;
+    } else if (policy != "Refuse") {
+      errs.push_back(field::NotSupported(field::Path("unenforcedResources"), policy,
+                                         {"Refuse", "Warn"})
+                         .String());
+    }
+  }
   return errs;
 }
 

@@ -96,6 +96,7 @@ class PodRun {
   bool CreateSandbox();
   bool StartSlot(Slot& s);
   void StartFailed(Slot& s, const std::string& message);
+  void ConfigFailed(Slot& s, const std::string& message);
   void AfterExit(Slot& s, int code);
   void Advance();
   void BeginTermination();
@@ -119,6 +120,7 @@ class PodRun {
   std::size_t next_init_ = 0;
   bool apps_started_ = false;
   bool init_failed_ = false;
+  bool config_failed_ = false;
   bool terminating_ = false;
   bool killed_ = false;
   std::optional<Clock::time_point> kill_at_;
@@ -210,6 +212,10 @@ bool PodRun::StartSlot(Slot& s) {
   s.result.message.clear();
   auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
   if (!inst) {
+    if (inst.error().kind == ContainerError::Kind::kConfig) {
+      ConfigFailed(s, inst.error().error.Message());
+      return true;
+    }
     if (inst.error().kind == ContainerError::Kind::kStart) {
       StartFailed(s, inst.error().error.Message());
       return true;
@@ -252,6 +258,22 @@ void PodRun::StartFailed(Slot& s, const std::string& message) {
   s.state = SlotState::kDone;
   s.started_at = Clock::now();
   AfterExit(s, kStartErrorExitCode);
+}
+
+// The kubelet's CreateContainerConfigError: the container stays waiting and the kubelet retries
+// it for ever, since only a new pod can change what it asks. A one-shot node ends the pod
+// instead: Failed, with the container's reason and the kubelet's message.
+void PodRun::ConfigFailed(Slot& s, const std::string& message) {
+  Event(EventType::kWarning, "Failed", "Error: " + message);
+  s.result.reason = std::string(kCreateContainerConfigError);
+  s.result.message = message;
+  s.state = SlotState::kDone;
+  config_failed_ = true;
+  if (result_.failure_reason.empty()) {
+    result_.failure_reason = std::string(kCreateContainerConfigError);
+    result_.failure = message;
+  }
+  BeginTermination();
 }
 
 bool PodRun::AnyRunning() const {
@@ -463,7 +485,7 @@ void PodRun::Teardown() {
 }
 
 std::string PodRun::Phase() const {
-  if (result_.node_failure || init_failed_ || !apps_started_) return "Failed";
+  if (result_.node_failure || init_failed_ || config_failed_ || !apps_started_) return "Failed";
   for (const auto& s : slots_) {
     if (!s.init && s.result.exit_code != 0) return "Failed";
   }

@@ -49,8 +49,8 @@ class KubeletTest : public ::testing::Test {
   fs::path scratch_;
 };
 
-api::Pod SleepingPod(const std::string& name, const std::string& uid) {
-  return podlimits::testing::DefaultedPod("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+api::Node SleepingPod(const std::string& name, const std::string& uid) {
+  return podlimits::testing::DefaultedPodTree("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
                                           ", uid: " + uid +
                                           "}\nspec:\n  restartPolicy: Never\n"
                                           "  containers:\n  - name: app\n    image: busybox\n"
@@ -76,7 +76,7 @@ int RunTwoPodsAtOnce(const fs::path& scratch, int report_fd) {
   };
   Run a, b;
   std::mutex mu;
-  auto run = [&](Run& r, const api::Pod& pod) {
+  auto run = [&](Run& r, const api::Node& pod) {
     EventRecorder events([&](const Event& e) {
       std::lock_guard lock(mu);
       if (e.reason == "Started") r.started = Clock::now();

@@ -207,6 +207,46 @@ TEST_F(RunPodTest, UlimitAboveCeilingRejectedBeforeAnythingIsCreated) {
   EXPECT_EQ(r.err.find("Operation not permitted"), std::string::npos) << r.err;
 }
 
+// A field the node would not apply refuses the pod before anything exists: the fixture's
+// TearDown checks that no cgroup, mount or pod state was left, and the file the container would
+// have written to the host path is not there.
+TEST_F(RunPodTest, UnsupportedFieldRefusedBeforeAnythingIsCreated) {
+  const fs::path host_dir = *scratch_ / "host-volume";
+  fs::create_directories(host_dir);
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'echo hi > /data/written']
+    volumeMounts: [{name: data, mountPath: /data}]
+)",
+                   "  volumes:\n  - name: data\n    hostPath: {path: " + host_dir.string() +
+                       "}\n"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("error: pod \"t\" rejected by the node: spec.volumes[0].hostPath: not "
+                       "supported by this node"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("UnsupportedPodField"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("Created container"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(host_dir / "written"));
+}
+
+// runAsNonRoot is the kubelet's check: busybox runs as root, so the container is never created.
+TEST_F(RunPodTest, RunAsNonRootWithARootImageIsACreateContainerConfigError) {
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: [id]
+    securityContext: {runAsNonRoot: true}
+)"),
+               "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("Error: container has runAsNonRoot and image will run as root (pod: "
+                       "\"t_default("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("\"reason\": \"CreateContainerConfigError\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("Created container"), std::string::npos) << r.err;
+}
+
 TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest

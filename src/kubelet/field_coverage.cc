@@ -1,0 +1,385 @@
+#include "kubelet/field_coverage.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "api/field.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+using enum Coverage;
+
+struct RawRule {
+  std::string_view path;
+  Coverage coverage;
+  std::string_view why = {};
+  std::vector<std::string_view> applied_values = {};
+};
+
+// `<c>` is every container list a pod can be created with.
+constexpr std::string_view kContainerLists[] = {"spec.initContainers[*]", "spec.containers[*]"};
+
+const std::vector<RawRule>& RawRules() {
+  static const std::vector<RawRule> rules = {
+      {"apiVersion", kNoNodeMeaning, "the object's type"},
+      {"kind", kNoNodeMeaning, "the object's type"},
+      {"metadata", kNoNodeMeaning,
+       "labels, annotations, owner references: API bookkeeping (name, namespace and uid below)"},
+      {"metadata.name", kApplied, "the pod's hostname, events and status"},
+      {"metadata.namespace", kApplied, "events and status"},
+      {"metadata.uid", kApplied, "the pod cgroup pod<uid> and the pod's state directory"},
+      {"status", kNoNodeMeaning, "written by the node, never read from a manifest"},
+
+      {"spec", kDescend},
+      {"spec.volumes", kDescend},
+      {"spec.volumes[*]", kDescend},
+      {"spec.volumes[*].name", kNoNodeMeaning, "only names the volume"},
+      {"spec.volumes[*].emptyDir", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.volumes[*].hostPath", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.volumes[*].configMap", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.volumes[*].secret", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.volumes[*].downwardAPI", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.volumes[*].projected", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.initContainers", kDescend},
+      {"spec.containers", kDescend},
+      {"spec.ephemeralContainers", kRefused,
+       "ephemeral containers are added to a running pod through the API, never at creation"},
+      {"spec.restartPolicy", kApplied, "restarts with the kubelet's back-off"},
+      {"spec.terminationGracePeriodSeconds", kApplied,
+       "SIGTERM (or the image's stop signal), SIGKILL when the grace period ends"},
+      {"spec.activeDeadlineSeconds", kRefused, "the pod's deadline is not enforced yet"},
+      {"spec.dnsPolicy", kNoNodeMeaning,
+       "pods have no network but loopback here, so no resolver is configured"},
+      {"spec.dnsConfig", kRefused, "no resolv.conf is written into the containers"},
+      {"spec.nodeSelector", kNoNodeMeaning, "scheduling"},
+      {"spec.nodeName", kNoNodeMeaning, "scheduling"},
+      {"spec.affinity", kNoNodeMeaning, "scheduling"},
+      {"spec.tolerations", kNoNodeMeaning, "scheduling"},
+      {"spec.schedulerName", kNoNodeMeaning, "scheduling"},
+      {"spec.priorityClassName", kNoNodeMeaning, "scheduling"},
+      {"spec.priority", kNoNodeMeaning, "scheduling and preemption"},
+      {"spec.preemptionPolicy", kNoNodeMeaning, "scheduling and preemption"},
+      {"spec.topologySpreadConstraints", kNoNodeMeaning, "scheduling"},
+      {"spec.schedulingGates", kNoNodeMeaning, "scheduling"},
+      {"spec.schedulingGroup", kNoNodeMeaning, "scheduling"},
+      {"spec.readinessGates", kNoNodeMeaning, "conditions other controllers set"},
+      {"spec.serviceAccountName", kNoNodeMeaning, "no API credentials are mounted into pods"},
+      {"spec.serviceAccount", kNoNodeMeaning, "no API credentials are mounted into pods"},
+      {"spec.automountServiceAccountToken", kNoNodeMeaning,
+       "no API credentials are mounted into pods"},
+      {"spec.imagePullSecrets", kNoNodeMeaning, "images come from the node's store, never pulled"},
+      {"spec.enableServiceLinks", kNoNodeMeaning, "there are no Services to link"},
+      {"spec.subdomain", kNoNodeMeaning, "there is no cluster DNS"},
+      {"spec.hostNetwork", kApplied, "the node's network and UTS namespaces"},
+      {"spec.hostPID", kApplied, "the node's PID namespace"},
+      {"spec.hostIPC", kApplied, "the node's IPC namespace"},
+      {"spec.shareProcessNamespace", kApplied, "each container has its own PID namespace",
+       {"false"}},
+      {"spec.hostUsers", kApplied, "user namespaces are not supported by this node", {"true"}},
+      {"spec.hostname", kRefused, "the pod's hostname is its name on this node"},
+      {"spec.hostnameOverride", kRefused, "the pod's hostname is its name on this node"},
+      {"spec.setHostnameAsFQDN", kRefused, "there is no cluster domain"},
+      {"spec.hostAliases", kRefused, "no /etc/hosts is written into the containers"},
+      {"spec.runtimeClassName", kRefused,
+       "this node has one runtime handler and no RuntimeClass objects"},
+      {"spec.os", kDescend},
+      {"spec.os.name", kApplied, "a Linux node", {"linux"}},
+      {"spec.resourceClaims", kRefused, "dynamic resource allocation is not supported"},
+      {"spec.resources", kDescend},
+      {"spec.resources.limits", kResource, "pid: the pod cgroup's pids.max"},
+      {"spec.resources.requests", kResource, ""},
+      {"spec.overhead", kResource, ""},
+      {"spec.securityContext", kDescend},
+      {"spec.securityContext.runAsUser", kApplied, "the process uid"},
+      {"spec.securityContext.runAsGroup", kApplied, "the process gid"},
+      {"spec.securityContext.runAsNonRoot", kApplied,
+       "a container that would run as uid 0 fails with CreateContainerConfigError"},
+      {"spec.securityContext.supplementalGroups", kApplied, "the process's groups"},
+      {"spec.securityContext.supplementalGroupsPolicy", kApplied,
+       "Merge: the image's /etc/group memberships are added", {"Merge"}},
+      {"spec.securityContext.fsGroup", kApplied,
+       "added to the process's groups (no volumes to own)"},
+      {"spec.securityContext.fsGroupChangePolicy", kNoNodeMeaning, "no volumes to own"},
+      {"spec.securityContext.seLinuxChangePolicy", kNoNodeMeaning, "no volumes to relabel"},
+      {"spec.securityContext.seLinuxOptions", kRefused, "SELinux labels are not applied"},
+      {"spec.securityContext.windowsOptions", kNoNodeMeaning, "Windows only"},
+      {"spec.securityContext.sysctls", kRefused, "sysctls are not set by this node yet"},
+      {"spec.securityContext.seccompProfile", kDescend},
+      {"spec.securityContext.seccompProfile.type", kApplied,
+       "only Unconfined: seccomp filters are not installed yet", {"Unconfined"}},
+      {"spec.securityContext.appArmorProfile", kDescend},
+      {"spec.securityContext.appArmorProfile.type", kApplied,
+       "only Unconfined: AppArmor profiles are not applied", {"Unconfined"}},
+
+      {"<c>", kDescend},
+      {"<c>.name", kApplied, "the container's cgroup, bundle, events and status"},
+      {"<c>.image", kApplied, "from the node's image store (podlimits image load)"},
+      {"<c>.imagePullPolicy", kApplied,
+       "images are never pulled: a missing image is ErrImageNeverPull whatever the policy"},
+      {"<c>.command", kApplied, "the process's arguments, with $(VAR) expansion"},
+      {"<c>.args", kApplied, "the process's arguments, with $(VAR) expansion"},
+      {"<c>.workingDir", kApplied, "the process's working directory"},
+      {"<c>.env", kDescend},
+      {"<c>.env[*]", kDescend},
+      {"<c>.env[*].name", kApplied, "the process's environment"},
+      {"<c>.env[*].value", kApplied, "the process's environment"},
+      {"<c>.env[*].valueFrom", kRefused, "environment from references is not resolved yet"},
+      {"<c>.envFrom", kRefused, "environment from ConfigMaps and Secrets is not resolved yet"},
+      {"<c>.ports", kDescend},
+      {"<c>.ports[*]", kDescend},
+      {"<c>.ports[*].name", kNoNodeMeaning, "informational"},
+      {"<c>.ports[*].containerPort", kNoNodeMeaning, "informational"},
+      {"<c>.ports[*].protocol", kNoNodeMeaning, "informational"},
+      {"<c>.ports[*].hostPort", kRefused, "pods have no network but loopback here"},
+      {"<c>.ports[*].hostIP", kRefused, "pods have no network but loopback here"},
+      {"<c>.resources", kDescend},
+      {"<c>.resources.limits", kResource, ""},
+      {"<c>.resources.requests", kResource, ""},
+      {"<c>.resources.claims", kRefused, "dynamic resource allocation is not supported"},
+      {"<c>.resizePolicy", kNoNodeMeaning, "resources never change in place on this node"},
+      {"<c>.restartPolicy", kApplied, "Always makes an init container a sidecar"},
+      {"<c>.restartPolicyRules", kRefused, "per-exit-code restart rules are not supported"},
+      {"<c>.volumeMounts", kRefused, "volumes are not mounted by this node yet"},
+      {"<c>.volumeDevices", kRefused, "block volumes are not supported"},
+      {"<c>.livenessProbe", kRefused, "probes are not run by this node yet"},
+      {"<c>.readinessProbe", kRefused, "probes are not run by this node yet"},
+      {"<c>.startupProbe", kRefused, "probes are not run by this node yet"},
+      {"<c>.lifecycle", kRefused, "lifecycle hooks are not run by this node yet"},
+      {"<c>.terminationMessagePath", kNoNodeMeaning,
+       "termination messages are not read; the status has the exit code and reason"},
+      {"<c>.terminationMessagePolicy", kNoNodeMeaning,
+       "termination messages are not read; the status has the exit code and reason"},
+      {"<c>.stdin", kNoNodeMeaning, "nothing attaches: stdin is /dev/null"},
+      {"<c>.stdinOnce", kNoNodeMeaning, "nothing attaches: stdin is /dev/null"},
+      {"<c>.tty", kRefused, "no terminal is allocated; output goes through pipes"},
+      {"<c>.securityContext", kDescend},
+      {"<c>.securityContext.capabilities", kApplied,
+       "containerd's default set, plus add, minus drop"},
+      {"<c>.securityContext.privileged", kApplied,
+       "every capability, no masked paths, the node's devices"},
+      {"<c>.securityContext.runAsUser", kApplied, "the process uid"},
+      {"<c>.securityContext.runAsGroup", kApplied, "the process gid"},
+      {"<c>.securityContext.runAsNonRoot", kApplied,
+       "a container that would run as uid 0 fails with CreateContainerConfigError"},
+      {"<c>.securityContext.readOnlyRootFilesystem", kApplied, "the root file system is read-only"},
+      {"<c>.securityContext.allowPrivilegeEscalation", kApplied, "false: no_new_privs"},
+      {"<c>.securityContext.procMount", kApplied, "Default: the masked and read-only /proc paths",
+       {"Default"}},
+      {"<c>.securityContext.seLinuxOptions", kRefused, "SELinux labels are not applied"},
+      {"<c>.securityContext.windowsOptions", kNoNodeMeaning, "Windows only"},
+      {"<c>.securityContext.seccompProfile", kDescend},
+      {"<c>.securityContext.seccompProfile.type", kApplied,
+       "only Unconfined: seccomp filters are not installed yet", {"Unconfined"}},
+      {"<c>.securityContext.appArmorProfile", kDescend},
+      {"<c>.securityContext.appArmorProfile.type", kApplied,
+       "only Unconfined: AppArmor profiles are not applied", {"Unconfined"}},
+      {"<c>.securityContext.ulimits", kApplied,
+       "rlimits of the container's processes, read back before it starts (KEP-5758)"},
+      {"<c>.securityContext.cgroupOptions", kApplied,
+       "Writable: a delegated cgroup2 mount, bounded (KEP-5474)"},
+  };
+  return rules;
+}
+
+struct Table {
+  std::vector<FieldRule> rules;  // document order, <c> expanded
+  std::unordered_map<std::string, std::size_t> by_path;
+};
+
+const Table& RuleTable() {
+  static const Table table = [] {
+    Table t;
+    for (const RawRule& raw : RawRules()) {
+      auto add = [&](std::string path) {
+        FieldRule rule{"", raw.coverage, raw.why, raw.applied_values};
+        t.by_path.emplace(path, t.rules.size());
+        t.rules.push_back(std::move(rule));
+        t.rules.back().path = t.by_path.find(path)->first;
+      };
+      if (raw.path.starts_with("<c>")) {
+        for (std::string_view list : kContainerLists) {
+          add(std::string(list) + std::string(raw.path.substr(3)));
+        }
+      } else {
+        add(std::string(raw.path));
+      }
+    }
+    return t;
+  }();
+  return table;
+}
+
+// The rule for a pattern path: its own, or the nearest ancestor's. Ancestors are found by
+// cutting at the last '.' or '['.
+const FieldRule* FindRule(std::string_view pattern) {
+  const Table& t = RuleTable();
+  std::string key(pattern);
+  while (true) {
+    if (auto it = t.by_path.find(key); it != t.by_path.end()) return &t.rules[it->second];
+    const std::size_t cut = key.find_last_of(".[");
+    if (cut == std::string::npos) return nullptr;
+    key.resize(cut);
+  }
+}
+
+bool IsZero(const api::Node& n) {
+  switch (n.kind) {
+    case api::Node::Kind::kNull:
+      return true;
+    case api::Node::Kind::kBool:
+      return n.scalar == "false";
+    case api::Node::Kind::kString:
+      return n.scalar.empty();
+    case api::Node::Kind::kArray:
+      return n.items.empty();
+    default:
+      return false;
+  }
+}
+
+// Why a resource is not enforced by this node: the cgroup controller (or mechanism) it needs.
+std::string UnenforcedResourceWhy(std::string_view name) {
+  if (name == "cpu" || name == "memory") {
+    return fmt::format("the {} cgroup controller is not managed by this node", name);
+  }
+  if (name.starts_with("hugepages-")) {
+    return "the hugetlb cgroup controller is not managed by this node";
+  }
+  if (name == "ephemeral-storage") return "local storage use is not measured by this node";
+  return "no device plugin on this node offers it";
+}
+
+class Walker {
+ public:
+  explicit Walker(const FieldCoverageOptions& options) : options_(options) {}
+
+  void Visit(const api::Node& n, const std::string& path, const std::string& pattern) {
+    if (result_.refused) return;
+    const FieldRule* rule = FindRule(pattern);
+    if (rule == nullptr || (rule->coverage == kDescend && rule->path != pattern)) {
+      if (!IsZero(n)) Refuse(path, "");
+      return;
+    }
+    switch (rule->coverage) {
+      case kDescend:
+        if (n.IsObject()) {
+          for (const api::Member& m : n.members) {
+            Visit(m.value, path + "." + m.key, pattern + "." + m.key);
+          }
+        } else if (n.IsArray()) {
+          for (std::size_t i = 0; i < n.items.size(); ++i) {
+            Visit(n.items[i], fmt::format("{}[{}]", path, i), pattern + "[*]");
+          }
+        }
+        return;
+      case kApplied:
+        if (!rule->applied_values.empty() && !n.IsNull() &&
+            std::find(rule->applied_values.begin(), rule->applied_values.end(), n.scalar) ==
+                rule->applied_values.end()) {
+          Refuse(path, fmt::format("{} ({})", n.IsString() ? field::GoQuote(n.scalar) : n.scalar,
+                                   rule->why));
+        }
+        return;
+      case kRefused:
+        if (!IsZero(n)) Refuse(path, std::string(rule->why));
+        return;
+      case kNoNodeMeaning:
+        return;
+      case kResource:
+        VisitResources(n, path);
+        return;
+    }
+  }
+
+  FieldCoverageResult Take() { return std::move(result_); }
+
+ private:
+  void VisitResources(const api::Node& list, const std::string& path) {
+    for (const api::Member& m : list.members) {
+      if (m.key == "pid") continue;  // the pod cgroup's pids.max (validation keeps it pod-level)
+      const std::string where = path + "." + m.key;
+      const std::string why = UnenforcedResourceWhy(m.key);
+      if (options_.warn_on_unenforced_resources) {
+        result_.unenforced.push_back(fmt::format("{}: not enforced by this node: {}", where, why));
+      } else {
+        Refuse(where, why);
+      }
+      if (result_.refused) return;
+    }
+  }
+
+  void Refuse(const std::string& path, const std::string& why) {
+    if (result_.refused) return;
+    std::string message = path + ": not supported by this node";
+    if (!why.empty()) message += ": " + why;
+    result_.refused = FieldProblem{path, std::move(message)};
+  }
+
+  const FieldCoverageOptions& options_;
+  FieldCoverageResult result_;
+};
+
+}  // namespace
+
+std::string_view CoverageName(Coverage c) {
+  switch (c) {
+    case kApplied:
+      return "applied";
+    case kRefused:
+      return "refused";
+    case kNoNodeMeaning:
+      return "no node meaning";
+    case kResource:
+      return "resources";
+    case kDescend:
+      return "see below";
+  }
+  return "";
+}
+
+std::span<const FieldRule> PodFieldRules() { return RuleTable().rules; }
+
+FieldCoverageResult CheckFieldCoverage(const api::Node& pod, const FieldCoverageOptions& options) {
+  // The deprecated AppArmor annotations still set a profile on upstream kubelets; a profile this
+  // node would not apply is refused like the field.
+  constexpr std::string_view kAppArmorPrefix = "container.apparmor.security.beta.kubernetes.io/";
+  if (const api::Node* annotations = pod.FindPath({"metadata", "annotations"})) {
+    for (const api::Member& m : annotations->members) {
+      if (m.key.starts_with(kAppArmorPrefix) && m.value.scalar != "unconfined") {
+        const std::string path = fmt::format("metadata.annotations[{}]", m.key);
+        FieldCoverageResult result;
+        result.refused = FieldProblem{
+            path, fmt::format("{}: not supported by this node: {} AppArmor profiles are not "
+                              "applied",
+                              path, field::GoQuote(m.value.scalar))};
+        return result;
+      }
+    }
+  }
+  Walker walker(options);
+  for (const api::Member& m : pod.members) walker.Visit(m.value, m.key, m.key);
+  return walker.Take();
+}
+
+std::string RenderFieldCoverageTable() {
+  std::string out = "| Field | Node | Why |\n|---|---|---|\n";
+  for (const RawRule& raw : RawRules()) {
+    if (raw.coverage == kDescend) continue;
+    std::string node(CoverageName(raw.coverage));
+    if (!raw.applied_values.empty()) {
+      node = fmt::format("applied: {}; other values refused", fmt::join(raw.applied_values, ", "));
+    }
+    std::string why(raw.why);
+    if (raw.coverage == kResource) {
+      why = "pid: the pod cgroup's pids.max; cpu, memory, hugepages-*, ephemeral-storage and "
+            "extended resources: refused (or a Warning with unenforcedResources: Warn)";
+    }
+    out += fmt::format("| `{}` | {} | {} |\n", raw.path, node, why);
+  }
+  return out;
+}
+
+}  // namespace podlimits::kubelet

@@ -1,0 +1,186 @@
+#include "kubelet/field_coverage.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "api/schema.h"
+#include "test_support.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+// A decoded, defaulted pod named "web" with `spec` below `spec:` (indented two spaces).
+api::Node PodWithSpec(std::string_view spec, std::string_view metadata = "{name: web}") {
+  std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: ";
+  yaml += metadata;
+  yaml += "\nspec:\n";
+  yaml += spec;
+  return podlimits::testing::DefaultedPodTree(yaml);
+}
+
+std::string Refusal(const api::Node& pod, FieldCoverageOptions options = {}) {
+  FieldCoverageResult r = CheckFieldCoverage(pod, options);
+  return r.refused ? r.refused->message : "";
+}
+
+constexpr std::string_view kApp = "  containers:\n  - name: app\n    image: busybox\n";
+
+TEST(FieldCoverage, APlainPodIsCoveredWithItsDefaults) {
+  // Defaulting adds dnsPolicy, schedulerName, terminationMessagePath, imagePullPolicy, ...
+  EXPECT_EQ(Refusal(PodWithSpec(std::string(kApp) +
+                                "    command: [sh]\n    env: [{name: A, value: b}]\n"
+                                "  restartPolicy: Never\n  nodeSelector: {disk: ssd}\n"
+                                "  tolerations: [{key: k, operator: Exists}]\n"
+                                "  priorityClassName: high\n  hostPID: true\n")),
+            "");
+}
+
+struct RefusalCase {
+  std::string name;
+  std::string spec;
+  std::string want;
+};
+
+class FieldCoverageRefusal : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(FieldCoverageRefusal, NamesTheField) {
+  EXPECT_EQ(Refusal(PodWithSpec(GetParam().spec)), GetParam().want);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, FieldCoverageRefusal,
+    ::testing::Values(
+        RefusalCase{"UnlistedVolumeSource",
+                    std::string(kApp) +
+                        "  volumes:\n  - {name: a, emptyDir: {}}\n  - {name: b, emptyDir: {}}\n"
+                        "  - {name: c, nfs: {server: s, path: /x}}\n",
+                    "spec.volumes[0].emptyDir: not supported by this node: volumes are not "
+                    "mounted by this node yet"},
+        RefusalCase{"NfsIsRefusedAsUnlisted",
+                    std::string(kApp) + "  volumes:\n  - {name: c, nfs: {server: s, path: /x}}\n",
+                    "spec.volumes[0].nfs: not supported by this node"},
+        RefusalCase{"ValueFrom",
+                    std::string(kApp) +
+                        "    env:\n    - {name: A, value: x}\n"
+                        "    - name: B\n      valueFrom: {fieldRef: {fieldPath: metadata.name}}\n",
+                    "spec.containers[0].env[1].valueFrom: not supported by this node: "
+                    "environment from references is not resolved yet"},
+        RefusalCase{"Probe",
+                    std::string(kApp) + "    livenessProbe: {exec: {command: [/bin/true]}}\n",
+                    "spec.containers[0].livenessProbe: not supported by this node: probes are "
+                    "not run by this node yet"},
+        RefusalCase{"InitContainerField",
+                    std::string(kApp) + "  initContainers:\n  - name: init\n    image: busybox\n"
+                                        "    tty: true\n",
+                    "spec.initContainers[0].tty: not supported by this node: no terminal is "
+                    "allocated; output goes through pipes"},
+        RefusalCase{"UserNamespace", std::string(kApp) + "  hostUsers: false\n",
+                    "spec.hostUsers: not supported by this node: false (user namespaces are not "
+                    "supported by this node)"},
+        RefusalCase{"SharedPidNamespace", std::string(kApp) + "  shareProcessNamespace: true\n",
+                    "spec.shareProcessNamespace: not supported by this node: true (each "
+                    "container has its own PID namespace)"},
+        RefusalCase{"ProcMountValue",
+                    std::string(kApp) + "    securityContext: {procMount: Unmasked}\n"
+                                        "  hostUsers: false\n",
+                    "spec.containers[0].securityContext.procMount: not supported by this node: "
+                    "\"Unmasked\" (Default: the masked and read-only /proc paths)"},
+        RefusalCase{"SeccompRuntimeDefault",
+                    std::string(kApp) +
+                        "    securityContext: {seccompProfile: {type: RuntimeDefault}}\n",
+                    "spec.containers[0].securityContext.seccompProfile.type: not supported by "
+                    "this node: \"RuntimeDefault\" (only Unconfined: seccomp filters are not "
+                    "installed yet)"},
+        RefusalCase{"MemoryLimit",
+                    std::string(kApp) + "    resources: {limits: {memory: 64Mi}}\n",
+                    "spec.containers[0].resources.limits.memory: not supported by this node: "
+                    "the memory cgroup controller is not managed by this node"},
+        RefusalCase{"ExtendedResource",
+                    std::string(kApp) +
+                        "    resources: {limits: {example.com/gpu: 1}, requests: "
+                        "{example.com/gpu: 1}}\n",
+                    "spec.containers[0].resources.limits.example.com/gpu: not supported by this "
+                    "node: no device plugin on this node offers it"},
+        RefusalCase{"WindowsPod", std::string(kApp) + "  os: {name: windows}\n",
+                    "spec.os.name: not supported by this node: \"windows\" (a Linux node)"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(FieldCoverage, ZeroValuesAskForNothing) {
+  EXPECT_EQ(Refusal(PodWithSpec(std::string(kApp) +
+                                "  shareProcessNamespace: false\n  hostUsers: true\n"
+                                "  volumes: []\n  hostAliases: []\n  setHostnameAsFQDN: false\n")),
+            "");
+}
+
+TEST(FieldCoverage, PodPidLimitIsApplied) {
+  EXPECT_EQ(Refusal(PodWithSpec(std::string(kApp) + "  resources: {limits: {pid: 64}}\n")), "");
+}
+
+TEST(FieldCoverage, UnenforcedResourcesWarnWhenTheNodeSaysSo) {
+  FieldCoverageOptions options;
+  options.warn_on_unenforced_resources = true;
+  FieldCoverageResult r = CheckFieldCoverage(
+      PodWithSpec(std::string(kApp) + "    resources: {limits: {cpu: 1}, requests: {cpu: 1}}\n"),
+      options);
+  EXPECT_FALSE(r.refused);
+  EXPECT_EQ(r.unenforced,
+            (std::vector<std::string>{
+                "spec.containers[0].resources.limits.cpu: not enforced by this node: the cpu "
+                "cgroup controller is not managed by this node",
+                "spec.containers[0].resources.requests.cpu: not enforced by this node: the cpu "
+                "cgroup controller is not managed by this node"}));
+}
+
+TEST(FieldCoverage, AppArmorAnnotationOtherThanUnconfinedIsRefused) {
+  const std::string annotated =
+      "{name: web, annotations: {container.apparmor.security.beta.kubernetes.io/app: "
+      "runtime/default}}";
+  EXPECT_EQ(Refusal(PodWithSpec(kApp, annotated)),
+            "metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: not "
+            "supported by this node: \"runtime/default\" AppArmor profiles are not applied");
+  EXPECT_EQ(Refusal(PodWithSpec(
+                kApp,
+                "{name: web, annotations: {container.apparmor.security.beta.kubernetes.io/app: "
+                "unconfined, team: a}}")),
+            "");
+}
+
+// Every rule names a field the API has: a typo would silently refuse (or worse, never match)
+// the field it meant.
+TEST(FieldCoverage, EveryRuleNamesARealField) {
+  const api::Schema& schema = api::Schema::Objects();
+  for (const FieldRule& rule : PodFieldRules()) {
+    const api::TypeDef* type = schema.Root("Pod");
+    std::string_view rest = rule.path;
+    bool map_below = false;
+    while (!rest.empty() && !map_below) {
+      std::size_t end = rest.find_first_of(".[");
+      std::string_view name = rest.substr(0, end);
+      rest = end == std::string_view::npos ? "" : rest.substr(end);
+      if (rest.starts_with("[*]")) rest.remove_prefix(3);
+      if (rest.starts_with('.')) rest.remove_prefix(1);
+      ASSERT_NE(type, nullptr) << rule.path;
+      const api::FieldDef* f = type->Field(name);
+      ASSERT_NE(f, nullptr) << rule.path << ": no field " << name << " in " << type->id;
+      const api::FieldSpec* spec = &f->spec;
+      while (spec->kind == api::FieldSpec::Kind::kList) spec = spec->elem.get();
+      map_below = spec->kind == api::FieldSpec::Kind::kMap;
+      type = spec->kind == api::FieldSpec::Kind::kRef ? spec->ref : nullptr;
+    }
+  }
+}
+
+// docs/node.md carries the table exactly as the code renders it.
+TEST(FieldCoverage, DocsCarryTheTable) {
+  std::ifstream in(std::string(PODLIMITS_SOURCE_DIR) + "/docs/node.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find(RenderFieldCoverageTable()), std::string::npos)
+      << "docs/node.md is out of date; its coverage table should read:\n"
+      << RenderFieldCoverageTable();
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
