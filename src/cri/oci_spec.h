@@ -60,6 +60,9 @@ struct ContainerSpecInput {
   std::vector<Rlimit> rlimits;   // in the container's ulimits order
   // The capabilities the runtime process holds in its bounding set, "CAP_CHOWN", ...
   std::vector<std::string> host_capabilities;
+  // linux.seccomp, resolved and converted by ContainerSeccomp (seccomp_profile.h); unset:
+  // unconfined.
+  std::optional<SpecSeccomp> seccomp;
 };
 
 // The container's spec: every option of spec_opts.h applied in order. Errors name the field:

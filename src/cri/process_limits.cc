@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "base/fs.h"
 #include "cri/kernel_limits.h"
 
 namespace podlimits::cri {
@@ -216,6 +217,21 @@ Result<std::vector<LimitCorrection>> CorrectProcessLimits(pid_t pid,
     corrections.push_back({want, have->soft, have->hard});
   }
   return corrections;
+}
+
+Result<int> ReadSeccompMode(pid_t pid) {
+  const std::string path = fmt::format("/proc/{}/status", pid);
+  auto text = ReadSmallFile(path, 1 << 16);
+  if (!text) return std::unexpected(std::move(text.error()));
+  constexpr std::string_view kKey = "\nSeccomp:";
+  const std::size_t at = text->find(kKey);
+  if (at == std::string::npos) return Failure("read seccomp mode", path, "no Seccomp field");
+  std::size_t i = at + kKey.size();
+  while (i < text->size() && ((*text)[i] == ' ' || (*text)[i] == '\t')) ++i;
+  if (i >= text->size() || (*text)[i] < '0' || (*text)[i] > '2') {
+    return Failure("read seccomp mode", path, "the Seccomp field is not 0, 1 or 2");
+  }
+  return (*text)[i] - '0';
 }
 
 }  // namespace podlimits::cri

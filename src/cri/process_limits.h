@@ -61,6 +61,9 @@ std::string DescribePrlimitFailure(const Rlimit& wanted, const ProcessLimit& fou
 // is an error naming the limit, the pid, the value the runtime left, the one wanted and why the
 // kernel refused (DescribePrlimitFailure; the context is read from `proc_root` then): a limit
 // that does not hold is never accepted.
+// The Seccomp field of /proc/<pid>/status: 0 disabled, 1 strict, 2 filter.
+Result<int> ReadSeccompMode(pid_t pid);
+
 Result<std::vector<LimitCorrection>> CorrectProcessLimits(
     pid_t pid, const std::vector<Rlimit>& wanted, const std::filesystem::path& proc_root = "/proc");
 

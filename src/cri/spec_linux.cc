@@ -52,6 +52,11 @@ Result<void> WithCgroupsPath(const ContainerSpecInput& input, Spec& spec) {
   return {};
 }
 
+Result<void> WithSeccomp(const ContainerSpecInput& input, Spec& spec) {
+  spec.linux.seccomp = input.seccomp;
+  return {};
+}
+
 Result<void> WithMaskedPaths(const ContainerSpecInput& input, Spec& spec) {
   if (input.container->IsPrivileged()) return {};
   spec.linux.masked_paths = kMaskedPaths;

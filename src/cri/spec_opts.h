@@ -29,6 +29,8 @@ Result<void> WithHostname(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithNamespaces(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithCgroupsPath(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithMaskedPaths(const ContainerSpecInput& input, Spec& spec);
+// linux.seccomp: the filter ContainerSeccomp resolved, if any.
+Result<void> WithSeccomp(const ContainerSpecInput& input, Spec& spec);
 
 // In the order they apply.
 std::span<const SpecOpt> ContainerSpecOpts();

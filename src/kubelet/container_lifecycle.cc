@@ -1,5 +1,6 @@
 #include "kubelet/container_lifecycle.h"
 
+#include "cri/oci_capabilities.h"
 #include "cri/oci_process_user.h"
 
 #include <fcntl.h>
@@ -65,6 +66,16 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   if (auto v = cri::VerifyRunAsNonRoot(pod.pod, plan.container, image.config); !v) {
     return std::unexpected(ContainerError{ContainerError::Kind::kConfig, std::move(v.error())});
   }
+  // The seccomp filter depends on the container's final capabilities (profile rules include or
+  // exclude system calls by capability).
+  auto caps = cri::ContainerCapabilities(plan.container, ctx.host_capabilities);
+  if (!caps) return std::unexpected(ContainerError{ContainerError::Kind::kNode, caps.error()});
+  auto seccomp = cri::ContainerSeccomp(pod.pod, plan.container, ctx.seccomp, *caps);
+  if (!seccomp) {
+    return std::unexpected(ContainerError{
+        ContainerError::Kind::kCreate,
+        std::move(seccomp.error().Wrap("failed to generate seccomp spec opts"))});
+  }
   std::error_code ec;
   fs::create_directories(inst.dir, ec);
   if (ec) return fail(Error{"mkdir", inst.dir, ec.value()});
@@ -80,6 +91,8 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.cgroups_path = (ctx.pod_cgroup / plan.id).string();
   in.rlimits = plan.rlimits;
   in.host_capabilities = ctx.host_capabilities;
+  inst.seccomp_wanted = seccomp->has_value();
+  in.seccomp = std::move(*seccomp);
   auto spec = cri::RenderOciSpec(in);
   if (!spec) return fail(spec.error());
   if (auto w = WriteFile(inst.dir / "config.json", *spec); !w) return fail(w.error());
@@ -125,6 +138,11 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   if (!limits)
     return fail(std::move(limits.error().Wrap(fmt::format("container \"{}\"", inst.name))));
   inst.limits = std::move(*limits);
+  // crun installs the filter before `create` returns; runc only right before execve, after
+  // `start` (StartContainer checks again then).
+  auto mode = cri::ReadSeccompMode(inst.pid);
+  if (!mode) return fail(std::move(mode.error().Wrap(fmt::format("container \"{}\"", inst.name))));
+  inst.seccomp_mode = *mode;
   return inst;
 }
 
@@ -135,6 +153,28 @@ std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
   if (!started) {
     return std::unexpected(ContainerError{
         refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode, started.error()});
+  }
+  // A filter the spec asks for must be in place: read back as the rlimits are. Waits at most a
+  // second for a runtime that installs it after start, just before execve.
+  // A process gone before it could be read has run: runtimes fail `start` when the filter does
+  // not load, so it ran filtered.
+  bool gone = false;
+  for (int i = 0; instance.seccomp_wanted && instance.seccomp_mode != 2 && i < 200; ++i) {
+    if (i > 0) usleep(5000);
+    auto mode = cri::ReadSeccompMode(instance.pid);
+    if (!mode) {
+      gone = true;
+      break;
+    }
+    instance.seccomp_mode = *mode;
+  }
+  if (instance.seccomp_wanted && instance.seccomp_mode != 2 && !gone) {
+    return std::unexpected(ContainerError{
+        ContainerError::Kind::kNode,
+        Failure(fmt::format("container \"{}\": the OCI runtime started it without its seccomp "
+                            "filter (/proc/{}/status Seccomp: {})",
+                            instance.name, instance.pid, instance.seccomp_mode))
+            .error()});
   }
   return {};
 }

@@ -37,6 +37,7 @@ struct ContainerContext {
   cri::ContainerRuntime* runtime = nullptr;
   image::Snapshotter* snapshotter = nullptr;  // the container's root filesystem
   std::vector<std::string> host_capabilities;  // BoundingCapabilities()
+  cri::SeccompSettings seccomp;
   std::filesystem::path pod_cgroup;            // "/kubepods/besteffort/pod<uid>"
   // Kills every process in a cgroup (relative to the hierarchy roots) in every managed
   // hierarchy; unset: nothing is killed through the cgroup.
@@ -56,6 +57,9 @@ struct ContainerError {
     // The pod's own settings cannot make a container config (runAsNonRoot with a root user): the
     // kubelet's CreateContainerConfigError. Nothing was created.
     kConfig,
+    // What the pod asks cannot be set up (a seccomp profile that cannot be loaded): the
+    // kubelet's CreateContainerError, as the CRI runtime reports it. Nothing was created.
+    kCreate,
   };
   Kind kind = Kind::kNode;
   Error error;
@@ -66,6 +70,7 @@ struct ContainerError {
 inline constexpr std::string_view kStartErrorReason = "StartError";
 inline constexpr int kStartErrorExitCode = 128;
 inline constexpr std::string_view kCreateContainerConfigError = "CreateContainerConfigError";
+inline constexpr std::string_view kCreateContainerError = "CreateContainerError";
 
 struct ContainerInstance {
   std::string name;
@@ -75,6 +80,8 @@ struct ContainerInstance {
   int stdout_fd = -1;         // read ends, non-blocking; -1 once closed
   int stderr_fd = -1;
   std::vector<cri::ProcessLimit> limits;  // /proc/<pid>/limits after any correction
+  bool seccomp_wanted = false;            // the spec has a filter
+  int seccomp_mode = 0;                   // /proc/<pid>/status Seccomp: 0, 1 or 2 (filter)
   bool created = false;                   // the runtime knows the id
   bool rootfs_mounted = false;
 };

@@ -202,6 +202,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.hierarchies = std::move(*hierarchies);
   env.state_dir = state_dir;
   env.host_capabilities = host_capabilities_;
+  env.seccomp = config.seccomp;
   env.events = &events;
   env.metrics = &metrics_;
   env.output = io.output;

@@ -151,6 +151,8 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   // podPidsLimit: -1 (the default) and 0 both mean "no pod-level pids.max"; the kubelet does not
   // validate it further.
   if (const api::Node* n = tree.Find("podPidsLimit")) out.pod_pids_limit = n->AsInt().value_or(-1);
+  // seccompDefault: RuntimeDefault for every container that sets no profile (KEP-2413).
+  if (const api::Node* n = tree.Find("seccompDefault")) out.seccomp.seccomp_default = n->AsBool();
 
   ApplyReserved(tree, "kubeReserved", out.kube_reserved, errs);
   ApplyReserved(tree, "systemReserved", out.system_reserved, errs);

@@ -26,6 +26,9 @@
 //     maxDescendants: 250                 #   `cgroupOptions.mountMode: Writable` container
 //     maxDepth: 50                        #   (cgroup.max.descendants / cgroup.max.depth)
 //   managedControllers: [pids]            # the cgroup controllers podlimits creates cgroups in
+//   seccomp:
+//     defaultProfile: /usr/share/containers/seccomp.json   # RuntimeDefault (podman's default)
+//     profileRoot: /var/lib/kubelet/seccomp                # where Localhost profiles live
 //   unenforcedResources: Refuse           # a pod asking cpu, memory, ... this node does not
 //                                         # enforce: Refuse (default) or Warn (runs, with a
 //                                         # Warning event naming the field)
@@ -59,6 +62,7 @@
 
 #include "api/objects.h"
 #include "base/error.h"
+#include "cri/seccomp_profile.h"
 #include "kubelet/eviction_threshold.h"
 #include "validation/feature_gates.h"
 
@@ -106,6 +110,8 @@ struct NodeConfig {
   WritableCgroupBounds writable_cgroups;
   std::vector<std::string> managed_controllers = {"pids"};
   bool warn_on_unenforced_resources = false;  // unenforcedResources: Warn
+  // KubeletConfiguration seccompDefault, NodeConfiguration seccomp.
+  cri::SeccompSettings seccomp;
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

@@ -25,7 +25,11 @@ constexpr std::string_view kSchema = R"json({
    "stateDirectory": {"type": "string"},
    "writableCgroups": {"ref": "dev.podlimits.v1alpha1.WritableCgroups"},
    "managedControllers": {"list": {"type": "string"}},
-   "unenforcedResources": {"type": "string"}}},
+   "unenforcedResources": {"type": "string"},
+   "seccomp": {"ref": "dev.podlimits.v1alpha1.Seccomp"}}},
+  "dev.podlimits.v1alpha1.Seccomp": {"fields": {
+   "defaultProfile": {"type": "string"},
+   "profileRoot": {"type": "string"}}},
   "dev.podlimits.v1alpha1.RuntimeSettings": {"fields": {
    "name": {"type": "string"},
    "path": {"type": "string"}}},
@@ -148,6 +152,20 @@ std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfi
   }
   ApplyBounds(tree.Find("writableCgroups"), out, errs);
   ApplyControllers(tree.Find("managedControllers"), out, errs);
+  const api::Node* seccomp = tree.Find("seccomp");
+  for (const char* key : {"defaultProfile", "profileRoot"}) {
+    std::string path = StringAt(seccomp, key);
+    if (path.empty()) continue;
+    if (!path.starts_with('/')) {
+      errs.push_back(field::Invalid(field::Path("seccomp").Child(key), path,
+                                    "must be an absolute path")
+                         .String());
+    } else if (std::string_view(key) == "defaultProfile") {
+      out.seccomp.default_profile = path;
+    } else {
+      out.seccomp.profile_root = path;
+    }
+  }
   if (std::string policy = StringAt(&tree, "unenforcedResources"); !policy.empty()) {
     if (policy == "Warn") {
       out.warn_on_unenforced_resources = true;

@@ -96,7 +96,7 @@ class PodRun {
   bool CreateSandbox();
   bool StartSlot(Slot& s);
   void StartFailed(Slot& s, const std::string& message);
-  void ConfigFailed(Slot& s, const std::string& message);
+  void ConfigFailed(Slot& s, std::string_view reason, const std::string& message);
   void AfterExit(Slot& s, int code);
   void Advance();
   void BeginTermination();
@@ -213,7 +213,11 @@ bool PodRun::StartSlot(Slot& s) {
   auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
   if (!inst) {
     if (inst.error().kind == ContainerError::Kind::kConfig) {
-      ConfigFailed(s, inst.error().error.Message());
+      ConfigFailed(s, kCreateContainerConfigError, inst.error().error.Message());
+      return true;
+    }
+    if (inst.error().kind == ContainerError::Kind::kCreate) {
+      ConfigFailed(s, kCreateContainerError, inst.error().error.Message());
       return true;
     }
     if (inst.error().kind == ContainerError::Kind::kStart) {
@@ -240,6 +244,7 @@ bool PodRun::StartSlot(Slot& s) {
     NodeFailure("Failed", "Error: " + st.error().error.Message());
     return false;
   }
+  s.result.seccomp_mode = s.instance->seccomp_mode;
   Event(EventType::kNormal, "Started", fmt::format("Started container {}", name));
   s.state = SlotState::kRunning;
   s.started_at = Clock::now();
@@ -263,14 +268,14 @@ void PodRun::StartFailed(Slot& s, const std::string& message) {
 // The kubelet's CreateContainerConfigError: the container stays waiting and the kubelet retries
 // it for ever, since only a new pod can change what it asks. A one-shot node ends the pod
 // instead: Failed, with the container's reason and the kubelet's message.
-void PodRun::ConfigFailed(Slot& s, const std::string& message) {
+void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& message) {
   Event(EventType::kWarning, "Failed", "Error: " + message);
-  s.result.reason = std::string(kCreateContainerConfigError);
+  s.result.reason = std::string(reason);
   s.result.message = message;
   s.state = SlotState::kDone;
   config_failed_ = true;
   if (result_.failure_reason.empty()) {
-    result_.failure_reason = std::string(kCreateContainerConfigError);
+    result_.failure_reason = std::string(reason);
     result_.failure = message;
   }
   BeginTermination();
@@ -496,6 +501,7 @@ PodRunResult PodRun::Run() {
   ctx_.runtime = env_.runtime;
   ctx_.snapshotter = env_.snapshotter;
   ctx_.host_capabilities = env_.host_capabilities;
+  ctx_.seccomp = env_.seccomp;
   ctx_.kill_cgroup = [this](const fs::path& cgroup) { return sandbox_.Kill(cgroup); };
   for (const auto& c : plan_.init_containers) {
     Slot s;

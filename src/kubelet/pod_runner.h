@@ -78,6 +78,7 @@ struct PodRunEnvironment {
   std::vector<cgroups::ManagedHierarchy> hierarchies;  // RunPod moves them into the pod cgroup
   std::filesystem::path state_dir;                     // NodeConfiguration stateDirectory
   std::vector<std::string> host_capabilities;
+  cri::SeccompSettings seccomp;
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
   ContainerOutput* output = nullptr;  // where each container's stdout and stderr go
@@ -97,6 +98,7 @@ struct ContainerRunResult {
   std::string message;
   int restarts = 0;                       // how often it was started again after its first run
   std::vector<cri::ProcessLimit> limits;  // /proc/<pid>/limits of the last run, before start
+  int seccomp_mode = 0;  // /proc/<pid>/status Seccomp of the last run: 2 is a filter
 };
 
 struct PodRunResult {

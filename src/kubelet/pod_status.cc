@@ -138,6 +138,11 @@ Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
     if (!c.message.empty()) item.Set("message", Node::String(c.message));
     item.Set("restarts", Node::Int(c.restarts));
     item.Set("rlimits", RlimitsNode(c.limits));
+    // /proc/<pid>/status Seccomp of its process, read back before or right after start.
+    if (c.started) {
+      static constexpr std::string_view kModes[] = {"disabled", "strict", "filter"};
+      item.Set("seccomp", Node::String(std::string(kModes[std::clamp(c.seccomp_mode, 0, 2)])));
+    }
     containers.items.push_back(std::move(item));
   }
   root.Set("containers", std::move(containers));

@@ -107,7 +107,8 @@ class RunPodTest : public ::testing::Test {
                         << kubelet
                         << "---\napiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
                         << "runtime: {name: " << runtime
-                        << "}\nstateDirectory: " << (*scratch_ / "state").string() << "\n";
+                        << "}\nstateDirectory: " << (*scratch_ / "state").string() << "\n"
+                        << node_configuration_extra_;
     std::vector<std::string> argv = {
         kBinary.string(), "run",         "-f",           pod.string(),
         "--node-config",  node.string(), "--image-root", (*scratch_ / "images").string()};
@@ -116,6 +117,7 @@ class RunPodTest : public ::testing::Test {
   }
 
   static fs::path* scratch_;
+  std::string node_configuration_extra_;  // more NodeConfiguration fields, for one test
   std::set<std::string> pids_before_, memory_before_;
   std::string mounts_before_;
 };
@@ -245,6 +247,61 @@ TEST_F(RunPodTest, RunAsNonRootWithARootImageIsACreateContainerConfigError) {
       << r.err;
   EXPECT_NE(r.out.find("\"reason\": \"CreateContainerConfigError\""), std::string::npos) << r.out;
   EXPECT_EQ(r.err.find("Created container"), std::string::npos) << r.err;
+}
+
+// RuntimeDefault is Debian's containers-common profile; the pod's profile is inherited, a
+// container's own wins, and the filter is read back into the status.
+TEST_F(RunPodTest, SeccompRuntimeDefaultIsInstalledAndReadBack) {
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'grep "^Seccomp:" /proc/1/status']
+  - name: open
+    image: busybox:latest
+    command: [sh, -c, 'grep "^Seccomp:" /proc/1/status']
+    securityContext: {seccompProfile: {type: Unconfined}}
+)",
+                   "  securityContext: {seccompProfile: {type: RuntimeDefault}}\n"),
+               "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[app] Seccomp:\t2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[open] Seccomp:\t0"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"seccomp\": \"filter\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"seccomp\": \"disabled\""), std::string::npos) << r.out;
+}
+
+// A Localhost profile from the node's profile root is what the container runs under: mkdir
+// fails with the errno the profile names.
+TEST_F(RunPodTest, SeccompLocalhostProfileFiltersTheContainer) {
+  const fs::path root = *scratch_ / "seccomp";
+  fs::create_directories(root);
+  std::ofstream(root / "deny-mkdir.json")
+      << R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13}]})";
+  node_configuration_extra_ = "seccomp: {profileRoot: " + root.string() + "}\n";
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'mkdir /tmp/x; echo "mkdir=$?"; touch /tmp/y && echo touched']
+    securityContext: {seccompProfile: {type: Localhost, localhostProfile: deny-mkdir.json}}
+)"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Permission denied"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] mkdir=1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] touched"), std::string::npos) << r.out;
+
+  // A profile that is not there fails the container as the kubelet's CreateContainerError,
+  // before anything of it exists (TearDown checks nothing is left).
+  auto missing = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    securityContext: {seccompProfile: {type: Localhost, localhostProfile: nope.json}}
+)"),
+                     "", "crun", {"-o", "json"});
+  EXPECT_EQ(missing.exit_code, 1) << missing.err;
+  EXPECT_NE(missing.err.find("Error: failed to generate seccomp spec opts: cannot load seccomp "
+                             "profile \"" +
+                             (root / "nope.json").string() + "\""),
+            std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.out.find("\"reason\": \"CreateContainerError\""), std::string::npos)
+      << missing.out;
 }
 
 TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {

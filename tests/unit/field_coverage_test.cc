@@ -33,7 +33,8 @@ TEST(FieldCoverage, APlainPodIsCoveredWithItsDefaults) {
                                 "    command: [sh]\n    env: [{name: A, value: b}]\n"
                                 "  restartPolicy: Never\n  nodeSelector: {disk: ssd}\n"
                                 "  tolerations: [{key: k, operator: Exists}]\n"
-                                "  priorityClassName: high\n  hostPID: true\n")),
+                                "  priorityClassName: high\n  hostPID: true\n"
+                                "  securityContext: {seccompProfile: {type: RuntimeDefault}}\n")),
             "");
 }
 
@@ -87,12 +88,12 @@ INSTANTIATE_TEST_SUITE_P(
                                         "  hostUsers: false\n",
                     "spec.containers[0].securityContext.procMount: not supported by this node: "
                     "\"Unmasked\" (Default: the masked and read-only /proc paths)"},
-        RefusalCase{"SeccompRuntimeDefault",
+        RefusalCase{"AppArmorRuntimeDefault",
                     std::string(kApp) +
-                        "    securityContext: {seccompProfile: {type: RuntimeDefault}}\n",
-                    "spec.containers[0].securityContext.seccompProfile.type: not supported by "
-                    "this node: \"RuntimeDefault\" (only Unconfined: seccomp filters are not "
-                    "installed yet)"},
+                        "    securityContext: {appArmorProfile: {type: RuntimeDefault}}\n",
+                    "spec.containers[0].securityContext.appArmorProfile.type: not supported by "
+                    "this node: \"RuntimeDefault\" (only Unconfined: AppArmor profiles are not "
+                    "applied)"},
         RefusalCase{"MemoryLimit",
                     std::string(kApp) + "    resources: {limits: {memory: 64Mi}}\n",
                     "spec.containers[0].resources.limits.memory: not supported by this node: "

@@ -12,3 +12,5 @@ pl_wait
 expect_succeeded
 expect_no_file_match "admission" "$W/run.err" '^(Error from server|Warning:)'
 expect_eq "the container's uid" "$(container_value app uid)" 65534
+# RuntimeDefault: Debian's containers-common profile, installed as a filter.
+expect_eq "the container's seccomp mode" "$(container_value app seccomp)" 2
