@@ -1,4 +1,5 @@
 // The container's namespaces, its cgroup and the paths it may not see.
+#include "cri/sandbox_spec.h"
 #include "cri/spec_opts.h"
 
 namespace podlimits::cri {
@@ -26,21 +27,35 @@ const std::vector<std::string> kReadonlyPaths = {
 }  // namespace
 
 Result<void> WithHostname(const ContainerSpecInput& input, Spec& spec) {
-  // A hostname needs a UTS namespace of its own; runc refuses one without.
-  if (!input.pod->spec.host_network) spec.hostname = input.pod->metadata.name;
+  // A hostname needs a UTS namespace of its own; runc refuses one without. In a sandbox the
+  // holder set it in the UTS namespace the container joins.
+  if (!input.pod->spec.host_network && input.sandbox_pid == 0) {
+    spec.hostname = input.pod->metadata.name;
+  }
   return {};
 }
 
 Result<void> WithNamespaces(const ContainerSpecInput& input, Spec& spec) {
   const api::PodSpec& pod = input.pod->spec;
   auto& ns = spec.linux.namespaces;
-  if (!pod.host_pid) ns.push_back({"pid", ""});
-  if (!pod.host_ipc) ns.push_back({"ipc", ""});
+  // The holder's namespace of `type`, or a new one without a sandbox.
+  auto pod_namespace = [&](std::string_view type) {
+    ns.push_back({std::string(type),
+                  input.sandbox_pid > 0 ? HolderNamespacePath(input.sandbox_pid, type) : ""});
+  };
+  if (!pod.host_pid) {
+    if (pod.share_process_namespace.value_or(false)) {
+      pod_namespace("pid");
+    } else {
+      ns.push_back({"pid", ""});
+    }
+  }
+  if (!pod.host_ipc) pod_namespace("ipc");
   // With hostNetwork the pod also has the node's hostname (containerd shares the host's UTS
   // namespace then).
-  if (!pod.host_network) ns.push_back({"uts", ""});
+  if (!pod.host_network) pod_namespace("uts");
   ns.push_back({"mount", ""});
-  if (!pod.host_network) ns.push_back({"network", ""});
+  if (!pod.host_network) pod_namespace("network");
   // Always: the container sees its own cgroup as "/", also when privileged. Without one, a
   // runtime's fresh cgroup2 mount from the init namespace would reset the host's nsdelegate.
   ns.push_back({"cgroup", ""});

@@ -91,6 +91,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.cgroups_path = (ctx.pod_cgroup / plan.id).string();
   in.rlimits = plan.rlimits;
   in.host_capabilities = ctx.host_capabilities;
+  in.sandbox_pid = ctx.sandbox_pid;
   inst.seccomp_wanted = seccomp->has_value();
   in.seccomp = std::move(*seccomp);
   auto spec = cri::RenderOciSpec(in);

@@ -38,6 +38,7 @@ struct ContainerContext {
   image::Snapshotter* snapshotter = nullptr;  // the container's root filesystem
   std::vector<std::string> host_capabilities;  // BoundingCapabilities()
   cri::SeccompSettings seccomp;
+  pid_t sandbox_pid = 0;  // the pod sandbox's holder, whose namespaces containers join
   std::filesystem::path pod_cgroup;            // "/kubepods/besteffort/pod<uid>"
   // Kills every process in a cgroup (relative to the hierarchy roots) in every managed
   // hierarchy; unset: nothing is killed through the cgroup.

@@ -77,6 +77,12 @@ std::expected<void, NodeError> Kubelet::Start() {
   if (auto ok = Probe(); !ok) return ok;
   if (!caps_.runtime.Found()) return NodeFailure(Failure(caps_.runtime.error).error());
   if (!caps_.runtime.unusable.empty()) return NodeFailure(Failure(caps_.runtime.unusable).error());
+  // Every pod's sandbox runs it: without it no pod could share its namespaces.
+  if (access(options_.config.sandbox_holder.c_str(), X_OK) != 0) {
+    return NodeFailure(SystemError("find the pod sandbox's holder", options_.config.sandbox_holder,
+                                   errno, "install Debian's catatonit or set sandboxHolder")
+                           .error());
+  }
 
   // Container processes are re-parented to us when the runtime that forked them exits, so that
   // their exit status is ours to collect (base/child_reaper.h).
@@ -203,6 +209,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.state_dir = state_dir;
   env.host_capabilities = host_capabilities_;
   env.seccomp = config.seccomp;
+  env.sandbox_holder = config.sandbox_holder;
   env.events = &events;
   env.metrics = &metrics_;
   env.output = io.output;

@@ -29,6 +29,8 @@
 //   seccomp:
 //     defaultProfile: /usr/share/containers/seccomp.json   # RuntimeDefault (podman's default)
 //     profileRoot: /var/lib/kubelet/seccomp                # where Localhost profiles live
+//   sandboxHolder: /usr/bin/catatonit     # the process holding a pod's shared namespaces: a
+//                                         # static binary that pauses with `-P` (catatonit)
 //   unenforcedResources: Refuse           # a pod asking cpu, memory, ... this node does not
 //                                         # enforce: Refuse (default) or Warn (runs, with a
 //                                         # Warning event naming the field)
@@ -112,6 +114,7 @@ struct NodeConfig {
   bool warn_on_unenforced_resources = false;  // unenforcedResources: Warn
   // KubeletConfiguration seccompDefault, NodeConfiguration seccomp.
   cri::SeccompSettings seccomp;
+  std::string sandbox_holder = "/usr/bin/catatonit";  // NodeConfiguration sandboxHolder
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

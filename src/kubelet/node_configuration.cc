@@ -26,7 +26,8 @@ constexpr std::string_view kSchema = R"json({
    "writableCgroups": {"ref": "dev.podlimits.v1alpha1.WritableCgroups"},
    "managedControllers": {"list": {"type": "string"}},
    "unenforcedResources": {"type": "string"},
-   "seccomp": {"ref": "dev.podlimits.v1alpha1.Seccomp"}}},
+   "seccomp": {"ref": "dev.podlimits.v1alpha1.Seccomp"},
+   "sandboxHolder": {"type": "string"}}},
   "dev.podlimits.v1alpha1.Seccomp": {"fields": {
    "defaultProfile": {"type": "string"},
    "profileRoot": {"type": "string"}}},
@@ -152,6 +153,15 @@ std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfi
   }
   ApplyBounds(tree.Find("writableCgroups"), out, errs);
   ApplyControllers(tree.Find("managedControllers"), out, errs);
+  if (std::string holder = StringAt(&tree, "sandboxHolder"); !holder.empty()) {
+    if (!holder.starts_with('/')) {
+      errs.push_back(field::Invalid(field::Path("sandboxHolder"), holder,
+                                    "must be an absolute path")
+                         .String());
+    } else {
+      out.sandbox_holder = holder;
+    }
+  }
   const api::Node* seccomp = tree.Find("seccomp");
   for (const char* key : {"defaultProfile", "profileRoot"}) {
     std::string path = StringAt(seccomp, key);

@@ -111,6 +111,7 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
                                             config.writable_cgroups.max_depth};
   }
   plan.pod_dir = std::filesystem::path(config.state_directory) / "pods" / plan.uid;
+  plan.sandbox_id = NewContainerId();
   return plan;
 }
 

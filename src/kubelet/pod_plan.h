@@ -40,6 +40,7 @@ struct PodPlan {
   std::vector<ContainerPlan> init_containers;  // in order; sidecars among them
   std::vector<ContainerPlan> containers;
   std::filesystem::path pod_dir;  // <stateDirectory>/pods/<uid>: one bundle per container
+  std::string sandbox_id;         // the sandbox holder's runtime id (pod_holder.h)
   // terminationGracePeriodSeconds, raised to the kubelet's minimum: between SIGTERM and SIGKILL
   // a container always gets at least kMinimumGracePeriodSeconds.
   std::int64_t grace_period_seconds = 30;

@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/child_reaper.h"
+#include "kubelet/pod_holder.h"
 #include "kubelet/pod_record.h"
 #include "kubelet/pod_sandbox.h"
 
@@ -120,6 +121,7 @@ class PodRun {
   std::size_t next_init_ = 0;
   bool apps_started_ = false;
   bool init_failed_ = false;
+  PodHolder holder_;
   bool config_failed_ = false;
   bool terminating_ = false;
   bool killed_ = false;
@@ -163,6 +165,7 @@ bool PodRun::CreateSandbox() {
   record.cgroup_root = plan_.cgroup.cgroup_root;
   record.qos = plan_.qos;
   std::vector<std::string> image_names;
+  record.containers.push_back({std::string(kSandboxName), plan_.sandbox_id});
   for (const auto& s : slots_) {
     record.containers.push_back({s.plan->container.name, s.plan->id});
     const fs::path dir = env_.images->root() / s.image.id;
@@ -192,6 +195,15 @@ bool PodRun::CreateSandbox() {
   if (plan_.pid_limit.pod_limit_applied && env_.metrics) env_.metrics->PodPIDLimitApplied().Inc();
   result_.cgroup = std::move(*applied);
   ctx_.pod_cgroup = result_.cgroup->cgroup;
+
+  // The holder of the namespaces the containers share, before any of them.
+  auto holder = StartPodHolder(ctx_, plan_, env_.sandbox_holder);
+  if (!holder) {
+    NodeFailure("FailedCreatePodSandBox", "Failed to create pod sandbox: " + holder.error().Message());
+    return false;
+  }
+  holder_ = std::move(*holder);
+  ctx_.sandbox_pid = holder_.pid;
   return true;
 }
 
@@ -483,6 +495,9 @@ void PodRun::Teardown() {
     ReapKilled(s, std::chrono::seconds(1));
     s.instance.reset();
   }
+  // The holder once no container can need its namespaces any more.
+  for (auto& e : StopPodHolder(ctx_, holder_)) result_.teardown_errors.push_back(e);
+  ctx_.sandbox_pid = 0;
   // A container that could not be removed keeps the pod's state (its record) for a later run.
   const bool keep_state = !result_.teardown_errors.empty();
   for (auto& e : sandbox_.Teardown(keep_state)) result_.teardown_errors.push_back(e);

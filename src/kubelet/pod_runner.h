@@ -79,6 +79,7 @@ struct PodRunEnvironment {
   std::filesystem::path state_dir;                     // NodeConfiguration stateDirectory
   std::vector<std::string> host_capabilities;
   cri::SeccompSettings seccomp;
+  std::filesystem::path sandbox_holder = "/usr/bin/catatonit";  // pod_holder.h
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
   ContainerOutput* output = nullptr;  // where each container's stdout and stderr go

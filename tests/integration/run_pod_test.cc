@@ -319,8 +319,9 @@ TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {
                "podPidsLimit: 10\n");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("can't fork: Resource temporarily unavailable"), std::string::npos) << r.out;
-  // pids.max 10 on the pod cgroup: the container's init sh, the forking sh and 8 sleeps.
-  EXPECT_NE(r.out.find("[app] forked 8"), std::string::npos) << r.out;
+  // pids.max 10 on the pod cgroup: the sandbox's holder (as upstream's pause container), the
+  // container's init sh, the forking sh and 7 sleeps.
+  EXPECT_NE(r.out.find("[app] forked 7"), std::string::npos) << r.out;
 }
 
 TEST_F(RunPodTest, PodPidLimitRejectedOnThisHost) {

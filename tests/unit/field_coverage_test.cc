@@ -80,9 +80,6 @@ INSTANTIATE_TEST_SUITE_P(
         RefusalCase{"UserNamespace", std::string(kApp) + "  hostUsers: false\n",
                     "spec.hostUsers: not supported by this node: false (user namespaces are not "
                     "supported by this node)"},
-        RefusalCase{"SharedPidNamespace", std::string(kApp) + "  shareProcessNamespace: true\n",
-                    "spec.shareProcessNamespace: not supported by this node: true (each "
-                    "container has its own PID namespace)"},
         RefusalCase{"ProcMountValue",
                     std::string(kApp) + "    securityContext: {procMount: Unmasked}\n"
                                         "  hostUsers: false\n",

@@ -1,6 +1,7 @@
 // RenderOciSpec: each rule of runtime/oci_spec.h as a table of named cases. The produced
 // config.json is parsed back with RapidJSON and its fields are checked.
 #include "cri/oci_spec.h"
+#include "cri/sandbox_spec.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -701,6 +702,82 @@ TEST(OciSpec, Namespaces) {
       }
     }();
   }
+}
+
+// In a sandbox, a container joins the holder's network, IPC and UTS namespaces (and its PID
+// namespace with shareProcessNamespace) by path, and leaves the hostname to the holder.
+TEST(OciSpec, NamespacesOfTheSandbox) {
+  struct Case {
+    const char* name;
+    std::string flags;
+    std::vector<std::pair<std::string, std::string>> want;  // type, path
+  };
+  const std::string net = "/proc/4242/ns/net", ipc = "/proc/4242/ns/ipc",
+                    uts = "/proc/4242/ns/uts", pid = "/proc/4242/ns/pid";
+  const Case cases[] = {
+      {"isolated pod",
+       "",
+       {{"pid", ""}, {"ipc", ipc}, {"uts", uts}, {"mount", ""}, {"network", net}, {"cgroup", ""}}},
+      {"shareProcessNamespace",
+       "  shareProcessNamespace: true\n",
+       {{"pid", pid}, {"ipc", ipc}, {"uts", uts}, {"mount", ""}, {"network", net}, {"cgroup", ""}}},
+      {"hostNetwork and hostIPC",
+       "  hostNetwork: true\n  hostIPC: true\n",
+       {{"pid", ""}, {"mount", ""}, {"cgroup", ""}}},
+      {"hostPID with shareProcessNamespace",
+       "  hostPID: true\n",
+       {{"ipc", ipc}, {"uts", uts}, {"mount", ""}, {"network", net}, {"cgroup", ""}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempRootfs root;
+    api::Pod pod = PodWithSpec(c.flags + "  containers: [{name: app, image: i}]\n");
+    ContainerSpecInput in = Input(pod, pod.spec.containers[0], root.path());
+    in.sandbox_pid = 4242;
+    auto spec = BuildContainerSpec(in);
+    ASSERT_TRUE(spec) << spec.error();
+    std::vector<std::pair<std::string, std::string>> got;
+    for (const auto& ns : spec->linux.namespaces) got.emplace_back(ns.type, ns.path);
+    EXPECT_EQ(got, c.want);
+    EXPECT_FALSE(spec->hostname.has_value());
+  }
+}
+
+TEST(SandboxSpec, TheHolderOwnsThePodsNamespacesWithNothingElse) {
+  api::Pod pod = PodWithSpec("  containers: [{name: app, image: i}]\n");
+  SandboxSpecInput in{&pod, "/state/pods/u/POD/rootfs", "/usr/bin/catatonit",
+                      "/kubepods/besteffort/podu/abc"};
+  auto spec = BuildSandboxSpec(in);
+  ASSERT_TRUE(spec) << spec.error();
+  EXPECT_EQ(spec->process.args, (Strings{"/pod-holder", "-P"}));
+  EXPECT_EQ(spec->process.user.uid, 65535u);
+  EXPECT_EQ(spec->process.user.gid, 65535u);
+  ASSERT_TRUE(spec->process.capabilities);
+  EXPECT_TRUE(spec->process.capabilities->bounding.empty());
+  EXPECT_TRUE(spec->process.no_new_privileges);
+  EXPECT_TRUE(spec->root.readonly);
+  EXPECT_EQ(spec->hostname, "web");
+  EXPECT_EQ(spec->linux.cgroups_path, "/kubepods/besteffort/podu/abc");
+  Strings types;
+  for (const auto& ns : spec->linux.namespaces) {
+    types.push_back(ns.type);
+    EXPECT_EQ(ns.path, "");
+  }
+  EXPECT_EQ(types, (Strings{"pid", "ipc", "uts", "mount", "network", "cgroup"}));
+  ASSERT_EQ(spec->mounts.size(), 2u);
+  EXPECT_EQ(spec->mounts[1].source, "/usr/bin/catatonit");
+  EXPECT_EQ(spec->mounts[1].destination, "/pod-holder");
+
+  api::Pod host = PodWithSpec(
+      "  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n"
+      "  containers: [{name: app, image: i}]\n");
+  in.pod = &host;
+  auto host_spec = BuildSandboxSpec(in);
+  ASSERT_TRUE(host_spec) << host_spec.error();
+  types.clear();
+  for (const auto& ns : host_spec->linux.namespaces) types.push_back(ns.type);
+  EXPECT_EQ(types, (Strings{"mount", "cgroup"}));
+  EXPECT_FALSE(host_spec->hostname.has_value());
 }
 
 TEST(OciSpec, Mounts) {

@@ -235,7 +235,14 @@ TEST(PodWorker, RestartPoliciesAndContainerOrder) {
     for (const auto& call : runtime.Calls()) {
       if (call.starts_with("create ")) creates.push_back(call.substr(7));
     }
+    // The sandbox's holder comes first and goes last.
+    ASSERT_FALSE(creates.empty());
+    EXPECT_EQ(creates.front(), "POD");
+    creates.erase(creates.begin());
     EXPECT_EQ(creates, c.creates);
+    const auto calls = runtime.Calls();
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls.back(), "delete POD");
     // Everything the pod had on the node is gone.
     EXPECT_FALSE(fs::exists(plan.pod_dir));
   }
@@ -290,7 +297,9 @@ TEST(PodWorker, StopRequestSendsSigtermAndTheContainerEnds) {
   FakeNode node;
   FakeRuntime runtime;
   PodStop stop;
-  runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+  runtime.on_create = [&](const std::string& name, int) {
+    if (name != "POD") stop.Request();  // once the app container exists, not the sandbox
+  };
   runtime.Script("app", {{.runs_for = 60s}});
   EventRecorder events;
   CapturedOutput output;
@@ -311,7 +320,9 @@ TEST(PodWorker, GracePeriodEndsInSigkill) {
   FakeNode node;
   FakeRuntime runtime;
   PodStop stop;
-  runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+  runtime.on_create = [&](const std::string& name, int) {
+    if (name != "POD") stop.Request();  // once the app container exists, not the sandbox
+  };
   runtime.Script("app", {{.runs_for = 60s, .ignores_sigterm = true}});
   EventRecorder events;
   CapturedOutput output;
