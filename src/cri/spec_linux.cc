@@ -1,5 +1,5 @@
 // The container's namespaces, its cgroup and the paths it may not see.
-#include "cri/sandbox_spec.h"
+#include "cri/namespace_holder.h"
 #include "cri/spec_opts.h"
 
 namespace podlimits::cri {

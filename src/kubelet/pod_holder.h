@@ -1,40 +1,43 @@
-// The pod sandbox's holder process: created and started through the OCI runtime once the pod
-// cgroup exists and before any container, removed after the last container (the kubelet's
-// RunPodSandbox / StopPodSandbox / RemovePodSandbox with a pause container). Its spec is
-// cri/sandbox_spec.h; the containers join its namespaces through /proc/<pid>/ns/*, which stay
-// valid as long as podlimits (the holder's subreaper) has not reaped it.
+// The pod sandbox's holder process in the pod's life: started once the pod cgroup exists and
+// before any container, stopped after the last container (the kubelet's RunPodSandbox /
+// StopPodSandbox with a pause container). How it is started is cri/namespace_holder.h; the
+// containers join its namespaces through /proc/<pid>/ns/*, valid as long as podlimits (its
+// parent) has not reaped it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <expected>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
-#include "kubelet/container_lifecycle.h"
+#include "cgroups/pod_cgroups.h"
+#include "cri/namespace_holder.h"
 #include "kubelet/pod_plan.h"
 
 namespace podlimits::kubelet {
 
-// The holder's name in records, bundles and events: not a valid container name, so it never
-// clashes with one (the kubelet calls its infra container "POD" too).
+// The holder's name in bundles and events: not a valid container name, so it never clashes
+// with one (the kubelet calls its infra container "POD" too).
 inline constexpr std::string_view kSandboxName = "POD";
 
+// Starts a holder (cri::StartNamespaceHolder on a node; unit tests fork a plain child).
+using HolderStarter = std::function<Result<pid_t>(const cri::HolderRequest&)>;
+
 struct PodHolder {
-  std::string id;
-  std::filesystem::path bundle;
-  pid_t pid = 0;         // owned through the ChildReaper until StopPodHolder reaps it
-  bool created = false;  // the runtime knows the id
+  pid_t pid = 0;  // a child of this process until StopPodHolder reaps it
 };
 
-// Creates and starts the holder of `plan`'s pod. On failure nothing of it remains.
-std::expected<PodHolder, Error> StartPodHolder(const ContainerContext& ctx, const PodPlan& plan,
-                                               const std::filesystem::path& holder_binary);
+// Creates the holder's cgroup below the pod cgroup in every hierarchy and starts the holder in
+// it, with an empty root under the pod directory.
+std::expected<PodHolder, Error> StartPodHolder(const HolderStarter& start, const PodPlan& plan,
+                                               const cgroups::AppliedPodCgroup& cgroup,
+                                               const std::filesystem::path& binary);
 
-// Kills the holder through its cgroup, deletes it from the runtime and reaps it. Every step's
-// error is returned; the holder is forgotten only once the runtime has deleted it.
-std::vector<std::string> StopPodHolder(const ContainerContext& ctx, PodHolder& holder);
+// Kills and reaps the holder. Its cgroup goes with the pod cgroup.
+void StopPodHolder(PodHolder& holder);
 
 }  // namespace podlimits::kubelet

@@ -165,7 +165,6 @@ bool PodRun::CreateSandbox() {
   record.cgroup_root = plan_.cgroup.cgroup_root;
   record.qos = plan_.qos;
   std::vector<std::string> image_names;
-  record.containers.push_back({std::string(kSandboxName), plan_.sandbox_id});
   for (const auto& s : slots_) {
     record.containers.push_back({s.plan->container.name, s.plan->id});
     const fs::path dir = env_.images->root() / s.image.id;
@@ -197,7 +196,7 @@ bool PodRun::CreateSandbox() {
   ctx_.pod_cgroup = result_.cgroup->cgroup;
 
   // The holder of the namespaces the containers share, before any of them.
-  auto holder = StartPodHolder(ctx_, plan_, env_.sandbox_holder);
+  auto holder = StartPodHolder(env_.start_holder, plan_, *result_.cgroup, env_.sandbox_holder);
   if (!holder) {
     NodeFailure("FailedCreatePodSandBox", "Failed to create pod sandbox: " + holder.error().Message());
     return false;
@@ -496,7 +495,7 @@ void PodRun::Teardown() {
     s.instance.reset();
   }
   // The holder once no container can need its namespaces any more.
-  for (auto& e : StopPodHolder(ctx_, holder_)) result_.teardown_errors.push_back(e);
+  StopPodHolder(holder_);
   ctx_.sandbox_pid = 0;
   // A container that could not be removed keeps the pod's state (its record) for a later run.
   const bool keep_state = !result_.teardown_errors.empty();

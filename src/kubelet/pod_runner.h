@@ -44,6 +44,7 @@
 #include "kubelet/container_output.h"
 #include "kubelet/events.h"
 #include "kubelet/metrics.h"
+#include "kubelet/pod_holder.h"
 #include "kubelet/pod_plan.h"
 
 namespace podlimits::kubelet {
@@ -80,6 +81,7 @@ struct PodRunEnvironment {
   std::vector<std::string> host_capabilities;
   cri::SeccompSettings seccomp;
   std::filesystem::path sandbox_holder = "/usr/bin/catatonit";  // pod_holder.h
+  HolderStarter start_holder = cri::StartNamespaceHolder;
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
   ContainerOutput* output = nullptr;  // where each container's stdout and stderr go

@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "cri/container_runtime.h"
+#include "base/child_reaper.h"
 #include "image/snapshotter.h"
+#include "kubelet/pod_holder.h"
 
 namespace podlimits::testing {
 
@@ -186,6 +188,42 @@ class PlainSnapshotter : public image::Snapshotter {
     return image_rootfs;
   }
   Result<void> Release(const std::filesystem::path&) override { return {}; }
+};
+
+// The pod sandbox's holder for unit tests: a plain child that waits to be killed, with each
+// request recorded (no namespaces, no cgroup: those need root).
+class FakeHolder {
+ public:
+  kubelet::HolderStarter Starter() {
+    return [this](const cri::HolderRequest& request) -> Result<pid_t> {
+      pid_t pid = ChildReaper::Process().SpawnOwned([] {
+        pid_t p = fork();
+        if (p == 0) {
+          close_range(3, ~0U, 0);
+          while (true) pause();
+        }
+        return p;
+      });
+      if (pid < 0) return SystemError("fork", {}, errno);
+      std::lock_guard lock(mu_);
+      requests_.push_back(request);
+      pids_.push_back(pid);
+      return pid;
+    };
+  }
+  std::vector<cri::HolderRequest> requests() const {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
+  std::vector<pid_t> pids() const {
+    std::lock_guard lock(mu_);
+    return pids_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<cri::HolderRequest> requests_;
+  std::vector<pid_t> pids_;
 };
 
 }  // namespace podlimits::testing

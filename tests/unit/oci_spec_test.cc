@@ -1,7 +1,6 @@
 // RenderOciSpec: each rule of runtime/oci_spec.h as a table of named cases. The produced
 // config.json is parsed back with RapidJSON and its fields are checked.
 #include "cri/oci_spec.h"
-#include "cri/sandbox_spec.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -741,43 +740,6 @@ TEST(OciSpec, NamespacesOfTheSandbox) {
     EXPECT_EQ(got, c.want);
     EXPECT_FALSE(spec->hostname.has_value());
   }
-}
-
-TEST(SandboxSpec, TheHolderOwnsThePodsNamespacesWithNothingElse) {
-  api::Pod pod = PodWithSpec("  containers: [{name: app, image: i}]\n");
-  SandboxSpecInput in{&pod, "/state/pods/u/POD/rootfs", "/usr/bin/catatonit",
-                      "/kubepods/besteffort/podu/abc"};
-  auto spec = BuildSandboxSpec(in);
-  ASSERT_TRUE(spec) << spec.error();
-  EXPECT_EQ(spec->process.args, (Strings{"/pod-holder", "-P"}));
-  EXPECT_EQ(spec->process.user.uid, 65535u);
-  EXPECT_EQ(spec->process.user.gid, 65535u);
-  ASSERT_TRUE(spec->process.capabilities);
-  EXPECT_TRUE(spec->process.capabilities->bounding.empty());
-  EXPECT_TRUE(spec->process.no_new_privileges);
-  EXPECT_TRUE(spec->root.readonly);
-  EXPECT_EQ(spec->hostname, "web");
-  EXPECT_EQ(spec->linux.cgroups_path, "/kubepods/besteffort/podu/abc");
-  Strings types;
-  for (const auto& ns : spec->linux.namespaces) {
-    types.push_back(ns.type);
-    EXPECT_EQ(ns.path, "");
-  }
-  EXPECT_EQ(types, (Strings{"pid", "ipc", "uts", "mount", "network", "cgroup"}));
-  ASSERT_EQ(spec->mounts.size(), 2u);
-  EXPECT_EQ(spec->mounts[1].source, "/usr/bin/catatonit");
-  EXPECT_EQ(spec->mounts[1].destination, "/pod-holder");
-
-  api::Pod host = PodWithSpec(
-      "  hostNetwork: true\n  hostPID: true\n  hostIPC: true\n"
-      "  containers: [{name: app, image: i}]\n");
-  in.pod = &host;
-  auto host_spec = BuildSandboxSpec(in);
-  ASSERT_TRUE(host_spec) << host_spec.error();
-  types.clear();
-  for (const auto& ns : host_spec->linux.namespaces) types.push_back(ns.type);
-  EXPECT_EQ(types, (Strings{"mount", "cgroup"}));
-  EXPECT_FALSE(host_spec->hostname.has_value());
 }
 
 TEST(OciSpec, Mounts) {

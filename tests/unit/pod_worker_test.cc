@@ -30,6 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using podlimits::testing::FakeHolder;
 using podlimits::testing::FakeRun;
 using podlimits::testing::FakeRuntime;
 using podlimits::testing::PlainSnapshotter;
@@ -113,6 +114,7 @@ class FakeNode {
     env.output = &output;
     env.stop = stop;
     env.backoff = {20ms, 80ms, 10min};
+    env.start_holder = holder_.Starter();
     return env;
   }
 
@@ -123,6 +125,9 @@ class FakeNode {
   std::unique_ptr<image::ImageStore> store_;
   PlainSnapshotter snapshotter_;
   MetricsRegistry metrics_;
+
+ public:
+  FakeHolder holder_;
 };
 
 const ContainerRunResult* Find(const PodRunResult& r, const std::string& name) {
@@ -235,17 +240,44 @@ TEST(PodWorker, RestartPoliciesAndContainerOrder) {
     for (const auto& call : runtime.Calls()) {
       if (call.starts_with("create ")) creates.push_back(call.substr(7));
     }
-    // The sandbox's holder comes first and goes last.
-    ASSERT_FALSE(creates.empty());
-    EXPECT_EQ(creates.front(), "POD");
-    creates.erase(creates.begin());
     EXPECT_EQ(creates, c.creates);
-    const auto calls = runtime.Calls();
-    ASSERT_FALSE(calls.empty());
-    EXPECT_EQ(calls.back(), "delete POD");
     // Everything the pod had on the node is gone.
     EXPECT_FALSE(fs::exists(plan.pod_dir));
   }
+}
+
+// The sandbox's holder starts once the pod cgroup exists, in a cgroup of its own below it and
+// before any container; it is killed and reaped when the pod ends.
+TEST(PodWorker, SandboxHolderComesFirstAndIsReaped) {
+  FakeNode node;
+  FakeRuntime runtime;
+  std::vector<std::size_t> holders_at_create;
+  runtime.on_create = [&](const std::string&, int) {
+    holders_at_create.push_back(node.holder_.pids().size());
+  };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n  hostIPC: true\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Succeeded");
+  EXPECT_TRUE(r.teardown_errors.empty());
+  EXPECT_EQ(holders_at_create, (std::vector<std::size_t>{1}));
+  const auto requests = node.holder_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].hostname, "web");
+  EXPECT_TRUE(requests[0].host_ipc);
+  EXPECT_FALSE(requests[0].host_network);
+  ASSERT_EQ(requests[0].cgroup_procs.size(), 1u);
+  EXPECT_EQ(requests[0].cgroup_procs[0],
+            node.dir() / "cgroup/kubepods/besteffort" / ("pod" + plan.uid) / plan.sandbox_id /
+                "cgroup.procs");
+  // Reaped: no longer a child of this process.
+  const pid_t holder = node.holder_.pids()[0];
+  EXPECT_EQ(waitpid(holder, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+  EXPECT_FALSE(fs::exists(plan.pod_dir));
 }
 
 TEST(PodWorker, BackOffBetweenRestartsIsReportedAndDoubles) {
@@ -298,7 +330,8 @@ TEST(PodWorker, StopRequestSendsSigtermAndTheContainerEnds) {
   FakeRuntime runtime;
   PodStop stop;
   runtime.on_create = [&](const std::string& name, int) {
-    if (name != "POD") stop.Request();  // once the app container exists, not the sandbox
+    (void)name;
+    stop.Request();
   };
   runtime.Script("app", {{.runs_for = 60s}});
   EventRecorder events;
@@ -321,7 +354,8 @@ TEST(PodWorker, GracePeriodEndsInSigkill) {
   FakeRuntime runtime;
   PodStop stop;
   runtime.on_create = [&](const std::string& name, int) {
-    if (name != "POD") stop.Request();  // once the app container exists, not the sandbox
+    (void)name;
+    stop.Request();
   };
   runtime.Script("app", {{.runs_for = 60s, .ignores_sigterm = true}});
   EventRecorder events;

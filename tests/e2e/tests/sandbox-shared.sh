@@ -12,7 +12,7 @@ for ns in net ipc pid; do
 done
 expect_eq "the client's hostname" "$(container_value client host)" sandbox-shared
 expect_eq "the server's hostname" "$(container_value server host)" sandbox-shared
-expect_match "the shared PID namespace's PID 1" "$(container_value server pid1)" '^/pod-holder -P'
+expect_match "the shared PID namespace's PID 1" "$(container_value server pid1)" '^catatonit -P'
 # IFF_UP is bit 0 of the interface flags.
 lo=$(container_value server lo)
 [ $(( lo & 1 )) -eq 1 ] || fail "loopback is not up in the pod's network namespace (flags $lo)"

@@ -1,0 +1,178 @@
+#include "cri/namespace_holder.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/child_reaper.h"
+#include "base/unique_fd.h"
+
+namespace podlimits::cri {
+namespace {
+
+constexpr uid_t kHolderId = 65535;  // the pause image's user and group
+
+// What the child failed at, sent to the parent before it exits.
+struct ChildFailure {
+  int step = 0;
+  int error = 0;
+};
+
+constexpr const char* kSteps[] = {
+    "wait for its cgroup", "unshare its cgroup namespace", "make its mounts private",
+    "set the hostname",    "bring loopback up",             "enter its root",
+    "redirect stdio",      "drop to 65535:65535",           "set no_new_privs",
+    "execute the holder",
+};
+
+// In the child: only system calls from here on (the parent has threads).
+[[noreturn]] void Fail(int report_fd, int step) {
+  ChildFailure f{step, errno};
+  (void)!write(report_fd, &f, sizeof f);
+  _exit(127);
+}
+
+[[noreturn]] void RunChild(const HolderRequest& r, int gate_fd, int report_fd, int binary_fd,
+                           int root_fd, int devnull_fd, char* const argv[], char* const envp[]) {
+  char go = 0;
+  if (read(gate_fd, &go, 1) != 1) _exit(127);  // the parent gave up
+  // The calling thread's signal mask and ignored signals would survive the exec.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGPIPE, &dfl, nullptr);
+  // In its cgroup now: a cgroup namespace rooted there.
+  if (unshare(CLONE_NEWCGROUP) != 0) Fail(report_fd, 1);
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) Fail(report_fd, 2);
+  if (!r.host_network) {
+    if (sethostname(r.hostname.data(), r.hostname.size()) != 0) Fail(report_fd, 3);
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) Fail(report_fd, 4);
+    struct ifreq ifr {};
+    std::memcpy(ifr.ifr_name, "lo", 3);
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0) Fail(report_fd, 4);
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) Fail(report_fd, 4);
+    close(s);
+  }
+  if (fchdir(root_fd) != 0 || chroot(".") != 0 || chdir("/") != 0) Fail(report_fd, 5);
+  if (dup2(devnull_fd, 0) < 0 || dup2(devnull_fd, 1) < 0 || dup2(devnull_fd, 2) < 0) {
+    Fail(report_fd, 6);
+  }
+  // Raw system calls: glibc's set*id wrappers synchronise every thread the parent had (the
+  // setxid broadcast) and would wait for ever in this single-threaded copy.
+  const gid_t gid = kHolderId;
+  if (syscall(SYS_setgroups, 1, &gid) != 0 || syscall(SYS_setresgid, gid, gid, gid) != 0 ||
+      syscall(SYS_setresuid, kHolderId, kHolderId, kHolderId) != 0) {
+    Fail(report_fd, 7);
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(report_fd, 8);
+  // Whatever descriptors of podlimits this child inherited close at exec.
+  syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  syscall(SYS_execveat, binary_fd, "", argv, envp, AT_EMPTY_PATH);
+  Fail(report_fd, 9);
+}
+
+}  // namespace
+
+Result<pid_t> StartNamespaceHolder(const HolderRequest& r) {
+  UniqueFd binary(open(r.binary.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!binary) return SystemError("open the pod sandbox's holder", r.binary, errno);
+  UniqueFd root(open(r.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return SystemError("open the pod sandbox's root", r.root, errno);
+  UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!devnull) return SystemError("open", "/dev/null", errno);
+  int gate[2], report[2];
+  if (pipe2(gate, O_CLOEXEC) != 0) return SystemError("pipe", {}, errno);
+  UniqueFd gate_read(gate[0]), gate_write(gate[1]);
+  if (pipe2(report, O_CLOEXEC) != 0) return SystemError("pipe", {}, errno);
+  UniqueFd report_read(report[0]), report_write(report[1]);
+
+  // Everything the child uses is ready before the clone: it may not allocate.
+  std::string arg0 = r.binary.filename().string(), arg1 = "-P";
+  char* const argv[] = {arg0.data(), arg1.data(), nullptr};
+  std::string path = "PATH=/";
+  char* const envp[] = {path.data(), nullptr};
+
+  unsigned long flags = CLONE_NEWNS | SIGCHLD;
+  if (!r.host_pid) flags |= CLONE_NEWPID;
+  if (!r.host_ipc) flags |= CLONE_NEWIPC;
+  if (!r.host_network) flags |= CLONE_NEWNET | CLONE_NEWUTS;
+  int clone_errno = 0;
+  const pid_t pid = ChildReaper::Process().SpawnOwned([&]() -> pid_t {
+    // Like fork, with the namespaces: the child runs on a copy of this stack.
+    long ret = syscall(SYS_clone, flags, nullptr, nullptr, nullptr, 0);
+    if (ret == 0) {
+      RunChild(r, gate_read.get(), report_write.get(), binary.get(), root.get(), devnull.get(),
+               argv, envp);
+    }
+    clone_errno = errno;
+    return static_cast<pid_t>(ret);
+  });
+  if (pid < 0) {
+    return SystemError("clone the pod sandbox's holder", {}, clone_errno,
+                       "with new mount, PID, IPC, network and UTS namespaces as the pod needs");
+  }
+  auto kill_and_reap = [&]() {
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ChildReaper::Process().Release(pid);
+  };
+  report_write.Reset();
+  gate_read.Reset();
+
+  // Into its cgroup before it runs anything.
+  for (const auto& procs : r.cgroup_procs) {
+    UniqueFd fd(open(procs.c_str(), O_WRONLY | O_CLOEXEC));
+    const std::string text = std::to_string(pid);
+    if (!fd || write(fd.get(), text.data(), text.size()) < 0) {
+      const int e = errno;
+      kill_and_reap();
+      return SystemError("move the pod sandbox's holder into", procs, e);
+    }
+  }
+  if (write(gate_write.get(), "g", 1) != 1) {
+    const int e = errno;
+    kill_and_reap();
+    return SystemError("start the pod sandbox's holder", {}, e);
+  }
+  gate_write.Reset();
+  // End of file: the exec happened (the report pipe is close-on-exec). Anything else is the
+  // step that failed.
+  ChildFailure failure;
+  ssize_t n;
+  while ((n = read(report_read.get(), &failure, sizeof failure)) < 0 && errno == EINTR) {
+  }
+  if (n == 0) return pid;
+  kill_and_reap();
+  if (n != static_cast<ssize_t>(sizeof failure) || failure.step < 0 ||
+      failure.step >= static_cast<int>(std::size(kSteps))) {
+    return Failure("start the pod sandbox's holder", r.binary, "it exited before running");
+  }
+  return SystemError(fmt::format("pod sandbox's holder: {}", kSteps[failure.step]), r.binary,
+                     failure.error);
+}
+
+std::string HolderNamespacePath(pid_t holder_pid, std::string_view type) {
+  return fmt::format("/proc/{}/ns/{}", holder_pid, type == "network" ? "net" : type);
+}
+
+}  // namespace podlimits::cri
