@@ -156,8 +156,10 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
     }
   }
   if (const Node* env = n.Find("env"); env && env->IsArray()) {
-    for (const auto& e : env->items)
-      c.env.push_back({Str(e.Find("name")), OptStr(e.Find("value"))});
+    for (const auto& e : env->items) {
+      const Node* field_path = e.FindPath({"valueFrom", "fieldRef", "fieldPath"});
+      c.env.push_back({Str(e.Find("name")), OptStr(e.Find("value")), OptStr(field_path)});
+    }
   }
   if (const Node* r = n.Find("resources")) {
     c.resources = ReadResourceRequirements(*r);
@@ -258,6 +260,7 @@ Pod ReadPod(const Node& object) {
   }
   s.restart_policy = Str(spec->Find("restartPolicy"));
   s.runtime_class_name = OptStr(spec->Find("runtimeClassName"));
+  s.service_account_name = Str(spec->Find("serviceAccountName"));
   s.termination_grace_period_seconds = OptInt(spec->Find("terminationGracePeriodSeconds"));
   return pod;
 }

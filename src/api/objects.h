@@ -125,7 +125,8 @@ struct ContainerPort {
 
 struct EnvVar {
   std::string name;
-  std::optional<std::string> value;  // absent for valueFrom
+  std::optional<std::string> value;       // absent for valueFrom
+  std::optional<std::string> field_path;  // valueFrom.fieldRef.fieldPath
 };
 
 // A probe or lifecycle handler that names a host (PSA's hostProbesAndLifecycleHooks check).
@@ -193,6 +194,7 @@ struct PodSpec {
   bool overhead_set = false;
   std::string restart_policy;
   std::optional<std::string> runtime_class_name;
+  std::string service_account_name;
   std::optional<std::int64_t> termination_grace_period_seconds;
 
   bool IsWindows() const { return os_name == "windows"; }

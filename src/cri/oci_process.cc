@@ -89,11 +89,39 @@ std::string ExpandReferences(std::string_view input, const EnvList& vars) {
   return out;
 }
 
-EnvList ContainerEnv(const api::Container& container) {
+std::optional<std::string> PodFieldValue(const api::Pod& pod, std::string_view path,
+                                         std::string_view node_name) {
+  const api::ObjectMeta& m = pod.metadata;
+  if (path == "metadata.name") return m.name;
+  if (path == "metadata.namespace") return m.namespace_;
+  if (path == "metadata.uid") return m.uid;
+  if (path == "spec.nodeName") return std::string(node_name);
+  if (path == "spec.serviceAccountName") return pod.spec.service_account_name;
+  // metadata.labels['key'] / metadata.annotations['key'] (the API validated the subscript).
+  for (const auto& [prefix, map] :
+       {std::pair{std::string_view("metadata.labels['"), &m.labels},
+        std::pair{std::string_view("metadata.annotations['"), &m.annotations}}) {
+    if (path.starts_with(prefix) && path.ends_with("']")) {
+      const std::string key(path.substr(prefix.size(), path.size() - prefix.size() - 2));
+      auto it = map->find(key);
+      return it == map->end() ? std::string() : it->second;
+    }
+  }
+  return std::nullopt;
+}
+
+EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
+                     std::string_view node_name) {
   EnvList out;
   for (const auto& var : container.env) {
-    if (!var.value) continue;
-    std::string value = ExpandReferences(*var.value, out);
+    std::string value;
+    if (var.value || !var.field_path) {
+      value = ExpandReferences(var.value.value_or(""), out);
+    } else if (auto v = PodFieldValue(pod, *var.field_path, node_name)) {
+      value = std::move(*v);
+    } else {
+      continue;  // refused by node admission before this runs
+    }
     auto it =
         std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == var.name; });
     if (it != out.end()) {

@@ -17,11 +17,20 @@ namespace podlimits::cri {
 // "spec.containers[0]", "spec.initContainers[1]", "spec.ephemeralContainers[0]".
 std::string ContainerFieldPath(const api::Container& container);
 
-// The container's own `env` as the kubelet resolves it: `$(NAME)` references to earlier entries
-// expanded, a later entry of the same name replacing an earlier one (in its place). Entries
-// without a value (valueFrom) are left out: nothing here can resolve them.
+// The container's own `env` as the kubelet resolves it (makeEnvironmentVariables): `$(NAME)`
+// references to earlier entries expanded, a later entry of the same name replacing an earlier
+// one (in its place), `valueFrom.fieldRef` replaced by the pod's field (not expanded):
+// metadata.name, metadata.namespace, metadata.uid, metadata.labels['KEY'],
+// metadata.annotations['KEY'] (empty when absent), spec.nodeName (`node_name` when the pod has
+// none: the pod runs on this node), spec.serviceAccountName. Node admission has refused every
+// other valueFrom (field_coverage.h).
 using EnvList = std::vector<std::pair<std::string, std::string>>;
-EnvList ContainerEnv(const api::Container& container);
+EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
+                     std::string_view node_name);
+
+// The value of a fieldRef's fieldPath for `pod`; nullopt for a path this node does not resolve.
+std::optional<std::string> PodFieldValue(const api::Pod& pod, std::string_view field_path,
+                                         std::string_view node_name);
 
 // Kubernetes' `$(VAR)` expansion (k8s.io/kubernetes/third_party/forked/golang/expansion):
 // `$(NAME)` becomes NAME's value when `vars` has it and stays as written otherwise, `$$` is a

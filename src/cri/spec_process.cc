@@ -1,6 +1,8 @@
 // The process of a container's spec: what it runs, as whom, with which capabilities and limits.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 
 #include "cri/oci_capabilities.h"
@@ -22,7 +24,11 @@ std::string NodeHostname() {
 
 Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   const api::Container& c = *input.container;
-  const EnvList container_env = ContainerEnv(c);
+  // The kubelet's node name defaults to the host name, lowercased.
+  std::string node_name = NodeHostname();
+  std::transform(node_name.begin(), node_name.end(), node_name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const EnvList container_env = ContainerEnv(*input.pod, c, node_name);
   auto args = ProcessArgs(c, input.image, container_env);
   if (!args) return std::unexpected(args.error());
   auto cwd = ProcessCwd(c, input.image);

@@ -127,7 +127,18 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.env[*]", kDescend},
       {"<c>.env[*].name", kApplied, "the process's environment"},
       {"<c>.env[*].value", kApplied, "the process's environment"},
-      {"<c>.env[*].valueFrom", kRefused, "environment from references is not resolved yet"},
+      {"<c>.env[*].valueFrom", kDescend},
+      {"<c>.env[*].valueFrom.fieldRef", kDescend},
+      {"<c>.env[*].valueFrom.fieldRef.apiVersion", kNoNodeMeaning, "v1, the only version"},
+      {"<c>.env[*].valueFrom.fieldRef.fieldPath", kApplied,
+       "the pod's field; status.* (pod and host IPs) has no value on a node without pod "
+       "networking",
+       {"metadata.name", "metadata.namespace", "metadata.uid", "metadata.labels['*",
+        "metadata.annotations['*", "spec.nodeName", "spec.serviceAccountName"}},
+      {"<c>.env[*].valueFrom.configMapKeyRef", kRefused, "ConfigMaps are not resolved yet"},
+      {"<c>.env[*].valueFrom.secretKeyRef", kRefused, "Secrets are not resolved yet"},
+      {"<c>.env[*].valueFrom.resourceFieldRef", kRefused,
+       "resources other than pid are not enforced by this node"},
       {"<c>.envFrom", kRefused, "environment from ConfigMaps and Secrets is not resolved yet"},
       {"<c>.ports", kDescend},
       {"<c>.ports[*]", kDescend},
@@ -225,6 +236,12 @@ const FieldRule* FindRule(std::string_view pattern) {
   }
 }
 
+// An applied value: equal, or a prefix ending in '*'.
+bool ValueMatches(std::string_view pattern, std::string_view value) {
+  if (pattern.ends_with('*')) return value.starts_with(pattern.substr(0, pattern.size() - 1));
+  return pattern == value;
+}
+
 bool IsZero(const api::Node& n) {
   switch (n.kind) {
     case api::Node::Kind::kNull:
@@ -277,8 +294,8 @@ class Walker {
         return;
       case kApplied:
         if (!rule->applied_values.empty() && !n.IsNull() &&
-            std::find(rule->applied_values.begin(), rule->applied_values.end(), n.scalar) ==
-                rule->applied_values.end()) {
+            std::none_of(rule->applied_values.begin(), rule->applied_values.end(),
+                         [&](std::string_view v) { return ValueMatches(v, n.scalar); })) {
           Refuse(path, fmt::format("{} ({})", n.IsString() ? field::GoQuote(n.scalar) : n.scalar,
                                    rule->why));
         }

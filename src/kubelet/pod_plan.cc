@@ -84,6 +84,7 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
   PodPlan plan;
   plan.pod = pod;
   plan.uid = pod.metadata.uid.empty() ? NewUuid() : pod.metadata.uid;
+  plan.pod.metadata.uid = plan.uid;  // what the pod's containers see as metadata.uid
   plan.qos = cgroups::ComputePodQos(pod, gates.pod_level_resources);
   plan.pid_limit = EffectivePodPidsLimit(pod, config, gates);
   plan.restart_policy = pod.spec.restart_policy.empty() ? "Always" : pod.spec.restart_policy;

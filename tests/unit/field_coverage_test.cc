@@ -30,7 +30,10 @@ constexpr std::string_view kApp = "  containers:\n  - name: app\n    image: busy
 TEST(FieldCoverage, APlainPodIsCoveredWithItsDefaults) {
   // Defaulting adds dnsPolicy, schedulerName, terminationMessagePath, imagePullPolicy, ...
   EXPECT_EQ(Refusal(PodWithSpec(std::string(kApp) +
-                                "    command: [sh]\n    env: [{name: A, value: b}]\n"
+                                "    command: [sh]\n    env:\n    - {name: A, value: b}\n"
+                                "    - {name: NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}\n"
+                                "    - name: LABEL\n      valueFrom: {fieldRef: {fieldPath: "
+                                "\"metadata.labels['app']\"}}\n"
                                 "  restartPolicy: Never\n  nodeSelector: {disk: ssd}\n"
                                 "  tolerations: [{key: k, operator: Exists}]\n"
                                 "  priorityClassName: high\n  hostPID: true\n"
@@ -62,12 +65,19 @@ INSTANTIATE_TEST_SUITE_P(
         RefusalCase{"NfsIsRefusedAsUnlisted",
                     std::string(kApp) + "  volumes:\n  - {name: c, nfs: {server: s, path: /x}}\n",
                     "spec.volumes[0].nfs: not supported by this node"},
-        RefusalCase{"ValueFrom",
+        RefusalCase{"ValueFromSecret",
                     std::string(kApp) +
                         "    env:\n    - {name: A, value: x}\n"
-                        "    - name: B\n      valueFrom: {fieldRef: {fieldPath: metadata.name}}\n",
-                    "spec.containers[0].env[1].valueFrom: not supported by this node: "
-                    "environment from references is not resolved yet"},
+                        "    - name: B\n      valueFrom: {secretKeyRef: {name: s, key: k}}\n",
+                    "spec.containers[0].env[1].valueFrom.secretKeyRef: not supported by this "
+                    "node: Secrets are not resolved yet"},
+        RefusalCase{"ValueFromPodIP",
+                    std::string(kApp) +
+                        "    env:\n    - name: IP\n      valueFrom: {fieldRef: {fieldPath: "
+                        "status.podIP}}\n",
+                    "spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: not supported by "
+                    "this node: \"status.podIP\" (the pod's field; status.* (pod and host IPs) "
+                    "has no value on a node without pod networking)"},
         RefusalCase{"Probe",
                     std::string(kApp) + "    livenessProbe: {exec: {command: [/bin/true]}}\n",
                     "spec.containers[0].livenessProbe: not supported by this node: probes are "

@@ -297,11 +297,21 @@ TEST(OciSpec, Env) {
        " \"$(A)-$(C)\"}, {name: A, value: z}, {name: E, value: \"\"}]}]\n",
        {},
        {kDefaultPath, "HOSTNAME=web", "A=z", "B=a-$(C)", "E="}},
-      {"valueFrom entries are left out",
+      {"fieldRef: the pod's fields, not expanded; a missing label is empty",
        "  containers: [{name: app, image: i, env: [{name: NAME, valueFrom: {fieldRef:"
-       " {fieldPath: metadata.name}}}]}]\n",
+       " {fieldPath: metadata.name}}}, {name: NS, valueFrom: {fieldRef: {fieldPath:"
+       " metadata.namespace}}}, {name: T, valueFrom: {fieldRef: {fieldPath:"
+       " \"metadata.labels['tier']\"}}}, {name: X, valueFrom: {fieldRef: {fieldPath:"
+       " \"metadata.annotations['none']\"}}}, {name: R, value: \"$(NAME).$(NS)\"},"
+       " {name: SA, valueFrom: {fieldRef: {fieldPath: spec.serviceAccountName}}}]}]\n"
+       "  serviceAccountName: builder\n",
        {},
-       {kDefaultPath, "HOSTNAME=web"}},
+       {kDefaultPath, "HOSTNAME=web", "NAME=web", "NS=default", "T=", "X=", "R=web.default",
+        "SA=builder"}},
+      {"an entry without value or valueFrom is empty",
+       "  containers: [{name: app, image: i, env: [{name: EMPTY}]}]\n",
+       {},
+       {kDefaultPath, "HOSTNAME=web", "EMPTY="}},
       {"hostNetwork: HOSTNAME is the node's",
        "  hostNetwork: true\n  containers: [{name: app, image: i}]\n",
        {},
