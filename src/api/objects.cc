@@ -165,6 +165,17 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
     c.resources = ReadResourceRequirements(*r);
     c.resources_set = true;
   }
+  if (const Node* mounts = n.Find("volumeMounts"); mounts && mounts->IsArray()) {
+    for (const auto& m : mounts->items) {
+      VolumeMount vm;
+      vm.name = Str(m.Find("name"));
+      vm.mount_path = Str(m.Find("mountPath"));
+      vm.read_only = m.Find("readOnly") && m.Find("readOnly")->AsBool();
+      vm.sub_path = Str(m.Find("subPath"));
+      vm.sub_path_expr = Str(m.Find("subPathExpr"));
+      c.volume_mounts.push_back(std::move(vm));
+    }
+  }
   c.restart_policy = OptStr(n.Find("restartPolicy"));
   c.security_context = ReadSecurityContext(n.Find("securityContext"));
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
@@ -246,7 +257,16 @@ Pod ReadPod(const Node& object) {
         else if (vol.source.empty())
           vol.source = m.key;
       }
-      if (vol.source == "hostPath") vol.host_path = Str(v.FindPath({"hostPath", "path"}));
+      if (vol.source == "hostPath") {
+        vol.host_path = Str(v.FindPath({"hostPath", "path"}));
+        vol.host_path_type = Str(v.FindPath({"hostPath", "type"}));
+      }
+      if (vol.source == "emptyDir") {
+        vol.medium = Str(v.FindPath({"emptyDir", "medium"}));
+        if (const Node* q = v.FindPath({"emptyDir", "sizeLimit"})) {
+          if (auto parsed = Quantity::Parse(q->scalar)) vol.size_limit = *parsed;
+        }
+      }
       s.volumes.push_back(std::move(vol));
     }
   }

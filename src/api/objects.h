@@ -129,6 +129,14 @@ struct EnvVar {
   std::optional<std::string> field_path;  // valueFrom.fieldRef.fieldPath
 };
 
+struct VolumeMount {
+  std::string name;
+  std::string mount_path;
+  bool read_only = false;
+  std::string sub_path;
+  std::string sub_path_expr;
+};
+
 // A probe or lifecycle handler that names a host (PSA's hostProbesAndLifecycleHooks check).
 struct HandlerHost {
   std::string field;  // e.g. "livenessProbe.httpGet.host"
@@ -151,6 +159,7 @@ struct Container {
   std::string working_dir;
   std::vector<ContainerPort> ports;
   std::vector<EnvVar> env;
+  std::vector<VolumeMount> volume_mounts;
   ResourceRequirements resources;
   bool resources_set = false;
   std::optional<std::string> restart_policy;  // init containers: "Always" makes a sidecar
@@ -173,7 +182,10 @@ struct Volume {
   std::string name;
   // The volume source set (hostPath, emptyDir, configMap, ...); empty when none is.
   std::string source;
-  std::string host_path;  // for hostPath
+  std::string host_path;       // hostPath.path
+  std::string host_path_type;  // hostPath.type ("" when unset)
+  std::string medium;          // emptyDir.medium ("" or "Memory")
+  std::optional<Quantity> size_limit;  // emptyDir.sizeLimit
 };
 
 struct PodSpec {

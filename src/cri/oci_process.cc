@@ -89,6 +89,15 @@ std::string ExpandReferences(std::string_view input, const EnvList& vars) {
   return out;
 }
 
+std::string NodeName() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  std::string name = buf;
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return name;
+}
+
 std::optional<std::string> PodFieldValue(const api::Pod& pod, std::string_view path,
                                          std::string_view node_name) {
   const api::ObjectMeta& m = pod.metadata;

@@ -28,6 +28,9 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
                      std::string_view node_name);
 
+// This node's name as the kubelet defaults it: the host name, lowercased.
+std::string NodeName();
+
 // The value of a fieldRef's fieldPath for `pod`; nullopt for a path this node does not resolve.
 std::optional<std::string> PodFieldValue(const api::Pod& pod, std::string_view field_path,
                                          std::string_view node_name);

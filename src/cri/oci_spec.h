@@ -67,6 +67,8 @@ struct ContainerSpecInput {
   // and UTS namespaces, and its PID namespace with shareProcessNamespace. 0: no sandbox, the
   // container gets namespaces of its own.
   pid_t sandbox_pid = 0;
+  // The container's volumeMounts as bind mounts (kubelet/pod_volumes.h), after the defaults.
+  std::vector<SpecMount> volume_mounts;
 };
 
 // The container's spec: every option of spec_opts.h applied in order. Errors name the field:

@@ -53,4 +53,9 @@ Result<void> WithCgroupMount(const ContainerSpecInput& input, Spec& spec) {
   return {};
 }
 
+Result<void> WithVolumeMounts(const ContainerSpecInput& input, Spec& spec) {
+  spec.mounts.insert(spec.mounts.end(), input.volume_mounts.begin(), input.volume_mounts.end());
+  return {};
+}
+
 }  // namespace podlimits::cri

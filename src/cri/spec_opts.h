@@ -29,6 +29,8 @@ Result<void> WithHostname(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithNamespaces(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithCgroupsPath(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithMaskedPaths(const ContainerSpecInput& input, Spec& spec);
+// spec_mounts.cc: the volumeMounts, after every default mount (a volume may cover one).
+Result<void> WithVolumeMounts(const ContainerSpecInput& input, Spec& spec);
 // linux.seccomp: the filter ContainerSeccomp resolved, if any.
 Result<void> WithSeccomp(const ContainerSpecInput& input, Spec& spec);
 

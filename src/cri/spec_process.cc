@@ -24,11 +24,7 @@ std::string NodeHostname() {
 
 Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   const api::Container& c = *input.container;
-  // The kubelet's node name defaults to the host name, lowercased.
-  std::string node_name = NodeHostname();
-  std::transform(node_name.begin(), node_name.end(), node_name.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  const EnvList container_env = ContainerEnv(*input.pod, c, node_name);
+  const EnvList container_env = ContainerEnv(*input.pod, c, NodeName());
   auto args = ProcessArgs(c, input.image, container_env);
   if (!args) return std::unexpected(args.error());
   auto cwd = ProcessCwd(c, input.image);

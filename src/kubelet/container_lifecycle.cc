@@ -76,6 +76,15 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
         ContainerError::Kind::kCreate,
         std::move(seccomp.error().Wrap("failed to generate seccomp spec opts"))});
   }
+  std::vector<cri::SpecMount> volume_mounts;
+  if (ctx.volumes != nullptr && !plan.container.volume_mounts.empty()) {
+    const cri::EnvList env = cri::ContainerEnv(pod.pod, plan.container, cri::NodeName());
+    auto mounts = ctx.volumes->ContainerMounts(plan.container, env);
+    if (!mounts) {
+      return std::unexpected(ContainerError{ContainerError::Kind::kConfig, mounts.error()});
+    }
+    volume_mounts = std::move(*mounts);
+  }
   std::error_code ec;
   fs::create_directories(inst.dir, ec);
   if (ec) return fail(Error{"mkdir", inst.dir, ec.value()});
@@ -92,6 +101,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.rlimits = plan.rlimits;
   in.host_capabilities = ctx.host_capabilities;
   in.sandbox_pid = ctx.sandbox_pid;
+  in.volume_mounts = std::move(volume_mounts);
   inst.seccomp_wanted = seccomp->has_value();
   in.seccomp = std::move(*seccomp);
   auto spec = cri::RenderOciSpec(in);

@@ -37,8 +37,13 @@ const std::vector<RawRule>& RawRules() {
       {"spec.volumes", kDescend},
       {"spec.volumes[*]", kDescend},
       {"spec.volumes[*].name", kNoNodeMeaning, "only names the volume"},
-      {"spec.volumes[*].emptyDir", kRefused, "volumes are not mounted by this node yet"},
-      {"spec.volumes[*].hostPath", kRefused, "volumes are not mounted by this node yet"},
+      {"spec.volumes[*].emptyDir", kDescend},
+      {"spec.volumes[*].emptyDir.medium", kApplied,
+       "a directory under the pod's directory, or tmpfs for Memory", {"", "Memory"}},
+      {"spec.volumes[*].emptyDir.sizeLimit", kApplied,
+       "the tmpfs size with medium: Memory; refused on disk, where nothing would enforce it"},
+      {"spec.volumes[*].hostPath", kApplied,
+       "the node's path, after the kubelet's type check (the OrCreate types create it)"},
       {"spec.volumes[*].configMap", kRefused, "volumes are not mounted by this node yet"},
       {"spec.volumes[*].secret", kRefused, "volumes are not mounted by this node yet"},
       {"spec.volumes[*].downwardAPI", kRefused, "volumes are not mounted by this node yet"},
@@ -154,7 +159,18 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.resizePolicy", kNoNodeMeaning, "resources never change in place on this node"},
       {"<c>.restartPolicy", kApplied, "Always makes an init container a sidecar"},
       {"<c>.restartPolicyRules", kRefused, "per-exit-code restart rules are not supported"},
-      {"<c>.volumeMounts", kRefused, "volumes are not mounted by this node yet"},
+      {"<c>.volumeMounts", kDescend},
+      {"<c>.volumeMounts[*]", kDescend},
+      {"<c>.volumeMounts[*].name", kApplied, "the volume"},
+      {"<c>.volumeMounts[*].mountPath", kApplied, "a bind mount there"},
+      {"<c>.volumeMounts[*].readOnly", kApplied, "the bind mount is read-only"},
+      {"<c>.volumeMounts[*].subPath", kApplied,
+       "resolved beneath the volume without symlinks, bind-mounted from the open descriptor"},
+      {"<c>.volumeMounts[*].subPathExpr", kApplied, "expanded with the container's environment"},
+      {"<c>.volumeMounts[*].mountPropagation", kApplied,
+       "None (rprivate); mounts do not propagate between this node and its pods", {"None"}},
+      {"<c>.volumeMounts[*].recursiveReadOnly", kApplied,
+       "Disabled: readOnly applies to the mount itself, as upstream's default", {"Disabled"}},
       {"<c>.volumeDevices", kRefused, "block volumes are not supported"},
       {"<c>.livenessProbe", kRefused, "probes are not run by this node yet"},
       {"<c>.readinessProbe", kRefused, "probes are not run by this node yet"},
@@ -378,7 +394,24 @@ FieldCoverageResult CheckFieldCoverage(const api::Node& pod, const FieldCoverage
   }
   Walker walker(options);
   for (const api::Member& m : pod.members) walker.Visit(m.value, m.key, m.key);
-  return walker.Take();
+  FieldCoverageResult result = walker.Take();
+  if (result.refused) return result;
+  // A sizeLimit is only the node's to enforce for a tmpfs: the kubelet enforces a disk one by
+  // evicting the pod, which this node does not do.
+  if (const api::Node* volumes = pod.FindPath({"spec", "volumes"}); volumes && volumes->IsArray()) {
+    for (std::size_t i = 0; i < volumes->items.size(); ++i) {
+      const api::Node* dir = volumes->items[i].Find("emptyDir");
+      if (dir == nullptr || dir->Find("sizeLimit") == nullptr) continue;
+      const api::Node* medium = dir->Find("medium");
+      if (medium != nullptr && medium->scalar == "Memory") continue;
+      const std::string path = fmt::format("spec.volumes[{}].emptyDir.sizeLimit", i);
+      result.refused = FieldProblem{
+          path, path + ": not supported by this node: a disk emptyDir's size is not enforced "
+                       "(the kubelet evicts for it; this node does not)"};
+      return result;
+    }
+  }
+  return result;
 }
 
 std::string RenderFieldCoverageTable() {

@@ -16,6 +16,7 @@
 #include "base/child_reaper.h"
 #include "kubelet/pod_holder.h"
 #include "kubelet/pod_record.h"
+#include "kubelet/pod_volumes.h"
 #include "kubelet/pod_sandbox.h"
 
 namespace podlimits::kubelet {
@@ -122,6 +123,7 @@ class PodRun {
   bool apps_started_ = false;
   bool init_failed_ = false;
   PodHolder holder_;
+  PodVolumes volumes_{plan_};
   bool config_failed_ = false;
   bool terminating_ = false;
   bool killed_ = false;
@@ -203,6 +205,18 @@ bool PodRun::CreateSandbox() {
   }
   holder_ = std::move(*holder);
   ctx_.sandbox_pid = holder_.pid;
+
+  // The volumes, before any container mounts them. A volume that cannot be set up is the pod's
+  // failure (the kubelet's FailedMount), not the node's.
+  if (auto set_up = volumes_.SetUp(); !set_up) {
+    const std::string message = set_up.error().Message();
+    Event(EventType::kWarning, "FailedMount", message);
+    result_.failure_reason = "FailedMount";
+    result_.failure = message;
+    BeginTermination();
+    return false;
+  }
+  ctx_.volumes = &volumes_;
   return true;
 }
 
@@ -495,6 +509,8 @@ void PodRun::Teardown() {
     s.instance.reset();
   }
   // The holder once no container can need its namespaces any more.
+  for (auto& e : volumes_.TearDown()) result_.teardown_errors.push_back(e);
+  ctx_.volumes = nullptr;
   StopPodHolder(holder_);
   ctx_.sandbox_pid = 0;
   // A container that could not be removed keeps the pod's state (its record) for a later run.

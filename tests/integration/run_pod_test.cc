@@ -210,26 +210,21 @@ TEST_F(RunPodTest, UlimitAboveCeilingRejectedBeforeAnythingIsCreated) {
 }
 
 // A field the node would not apply refuses the pod before anything exists: the fixture's
-// TearDown checks that no cgroup, mount or pod state was left, and the file the container would
-// have written to the host path is not there.
+// TearDown checks that no cgroup, mount or pod state was left.
 TEST_F(RunPodTest, UnsupportedFieldRefusedBeforeAnythingIsCreated) {
-  const fs::path host_dir = *scratch_ / "host-volume";
-  fs::create_directories(host_dir);
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest
     command: [sh, -c, 'echo hi > /data/written']
     volumeMounts: [{name: data, mountPath: /data}]
 )",
-                   "  volumes:\n  - name: data\n    hostPath: {path: " + host_dir.string() +
-                       "}\n"));
+                   "  volumes:\n  - name: data\n    nfs: {server: nfs.example, path: /x}\n"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("error: pod \"t\" rejected by the node: spec.volumes[0].hostPath: not "
+  EXPECT_NE(r.err.find("error: pod \"t\" rejected by the node: spec.volumes[0].nfs: not "
                        "supported by this node"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("UnsupportedPodField"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("Created container"), std::string::npos) << r.out;
-  EXPECT_FALSE(fs::exists(host_dir / "written"));
 }
 
 // runAsNonRoot is the kubelet's check: busybox runs as root, so the container is never created.
@@ -302,6 +297,74 @@ TEST_F(RunPodTest, SeccompLocalhostProfileFiltersTheContainer) {
       << missing.err;
   EXPECT_NE(missing.out.find("\"reason\": \"CreateContainerError\""), std::string::npos)
       << missing.out;
+}
+
+// emptyDir on disk and in memory (tmpfs of sizeLimit), hostPath with DirectoryOrCreate,
+// subPathExpr, readOnly: what the container writes to the host path stays after the pod.
+TEST_F(RunPodTest, VolumesAreMountedAsDeclared) {
+  const fs::path host = *scratch_ / "host-data";
+  fs::remove_all(host);
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    env: [{name: SUB, value: logs}]
+    volumeMounts:
+    - {name: scratch, mountPath: /scratch}
+    - {name: mem, mountPath: /mem}
+    - {name: host, mountPath: /host}
+    - {name: host, mountPath: /sub, subPathExpr: $(SUB)}
+    - {name: host, mountPath: /ro, readOnly: true}
+    command:
+    - sh
+    - -c
+    - |
+      echo kept > /host/kept; echo in-sub > /sub/file
+      touch /ro/x 2>/dev/null || echo ro-refused
+      echo scratch=$(stat -c %a /scratch)
+      echo mem=$(grep " /mem " /proc/mounts | cut -d" " -f3)
+      dd if=/dev/zero of=/mem/fill bs=1024 count=4096 2>/dev/null || echo mem-full=$(du -k /mem/fill | cut -f1)
+)",
+                   "  volumes:\n  - {name: scratch, emptyDir: {}}\n"
+                   "  - {name: mem, emptyDir: {medium: Memory, sizeLimit: 1Mi}}\n"
+                   "  - name: host\n    hostPath: {path: " + host.string() +
+                       ", type: DirectoryOrCreate}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[app] ro-refused"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] scratch=777"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] mem=tmpfs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] mem-full=1024"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(host / "kept"));
+  EXPECT_TRUE(fs::exists(host / "logs/file"));
+  fs::remove_all(host);
+}
+
+// A hostPath type check that fails is the pod's FailedMount, with the kubelet's message; a
+// subPath through a symlink is refused and cannot reach outside its volume.
+TEST_F(RunPodTest, VolumeFailuresAreThePods) {
+  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [\"true\"]}\n",
+                   "  volumes:\n  - {name: h, hostPath: {path: /etc/hostname, type: Directory}}\n"),
+               "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("FailedMount  MountVolume.SetUp failed for volume \"h\" : hostPath type "
+                       "check failed: /etc/hostname is not a directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("\"reason\": \"FailedMount\""), std::string::npos) << r.out;
+
+  const fs::path host = *scratch_ / "host-link";
+  fs::remove_all(host);
+  fs::create_directories(host);
+  fs::create_symlink("/etc", host / "escape");
+  auto sub = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    volumeMounts: [{name: h, mountPath: /x, subPath: escape}]
+    command: [ls, /x]
+)",
+                     "  volumes:\n  - name: h\n    hostPath: {path: " + host.string() + "}\n"));
+  EXPECT_EQ(sub.exit_code, 1) << sub.err;
+  EXPECT_NE(sub.err.find("a subPath may not pass through a symlink"), std::string::npos)
+      << sub.err;
+  EXPECT_EQ(sub.out.find("passwd"), std::string::npos) << sub.out;
+  fs::remove_all(host);
 }
 
 TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {

@@ -60,8 +60,23 @@ INSTANTIATE_TEST_SUITE_P(
                     std::string(kApp) +
                         "  volumes:\n  - {name: a, emptyDir: {}}\n  - {name: b, emptyDir: {}}\n"
                         "  - {name: c, nfs: {server: s, path: /x}}\n",
-                    "spec.volumes[0].emptyDir: not supported by this node: volumes are not "
+                    "spec.volumes[2].nfs: not supported by this node"},
+        RefusalCase{"ConfigMapVolume",
+                    std::string(kApp) + "  volumes:\n  - {name: a, configMap: {name: c}}\n",
+                    "spec.volumes[0].configMap: not supported by this node: volumes are not "
                     "mounted by this node yet"},
+        RefusalCase{"DiskEmptyDirSizeLimit",
+                    std::string(kApp) + "  volumes:\n  - {name: a, emptyDir: {sizeLimit: 1Gi}}\n",
+                    "spec.volumes[0].emptyDir.sizeLimit: not supported by this node: a disk "
+                    "emptyDir's size is not enforced (the kubelet evicts for it; this node does "
+                    "not)"},
+        RefusalCase{"BidirectionalPropagation",
+                    std::string(kApp) +
+                        "    volumeMounts: [{name: a, mountPath: /a, mountPropagation: "
+                        "HostToContainer}]\n  volumes:\n  - {name: a, emptyDir: {}}\n",
+                    "spec.containers[0].volumeMounts[0].mountPropagation: not supported by this "
+                    "node: \"HostToContainer\" (None (rprivate); mounts do not propagate between "
+                    "this node and its pods)"},
         RefusalCase{"NfsIsRefusedAsUnlisted",
                     std::string(kApp) + "  volumes:\n  - {name: c, nfs: {server: s, path: /x}}\n",
                     "spec.volumes[0].nfs: not supported by this node"},

@@ -1,0 +1,73 @@
+// A pod's volumes on this node, as the kubelet's volume manager sets them up, for the sources
+// this node mounts (field_coverage.h refuses the others before anything is created):
+//
+//   emptyDir        <pod dir>/volumes/kubernetes.io~empty-dir/<name>, mode 0777; with
+//                   `medium: Memory` a tmpfs there of `sizeLimit` bytes (the node's memory
+//                   when unset, as the kubelet sizes it by allocatable). With fsGroup the
+//                   directory is group-owned by it and setgid, as SetVolumeOwnership does.
+//   hostPath        the node's path after the kubelet's type check (hostpath's
+//                   checkTypeInternal, same messages): DirectoryOrCreate / FileOrCreate create
+//                   it (0755 / 0644), Directory, File, Socket, CharDevice, BlockDevice check it;
+//                   with no type a missing path is created as a directory, as containerd does.
+//
+// Each container's volumeMounts become bind mounts of its spec (rbind, rprivate, ro when
+// readOnly). A subPath (or subPathExpr, expanded with the container's environment) is resolved
+// inside its volume without following any symlink (openat2 RESOLVE_BENEATH |
+// RESOLVE_NO_SYMLINKS), created as a directory when missing, and bind-mounted from that open
+// descriptor to <pod dir>/volume-subpaths/<volume>/<container>/<index>: the runtime mounts that
+// path, so a symlink swapped in later cannot redirect it out of the volume (the kubelet's
+// subpath safety, CVE-2017-1002101).
+//
+// Set-up errors are the pod's (the kubelet's FailedMount: `MountVolume.SetUp failed for volume
+// "data" : hostPath type check failed: /srv/x is not a directory`), not the node's. Mounts live in
+// podlimits' private mount namespace: TearDown unmounts them, and a killed run takes them along.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "cri/oci_process.h"
+#include "cri/spec.h"
+#include "kubelet/pod_plan.h"
+
+namespace podlimits::kubelet {
+
+class PodVolumes {
+ public:
+  explicit PodVolumes(const PodPlan& plan) : plan_(plan) {}
+  PodVolumes(const PodVolumes&) = delete;
+  PodVolumes& operator=(const PodVolumes&) = delete;
+
+  // Every volume of the pod; the error's message is the FailedMount event's.
+  Result<void> SetUp();
+
+  // The spec mounts of `container`'s volumeMounts. `env` is the container's resolved
+  // environment, for subPathExpr.
+  Result<std::vector<cri::SpecMount>> ContainerMounts(const api::Container& container,
+                                                      const cri::EnvList& env);
+
+  // Unmounts what SetUp and ContainerMounts mounted, last first. Returns every error.
+  std::vector<std::string> TearDown();
+
+  // The node path a volume is at once set up (for tests).
+  const std::map<std::string, std::filesystem::path>& paths() const { return paths_; }
+
+ private:
+  Result<std::filesystem::path> SetUpEmptyDir(const api::Volume& v);
+  Result<std::filesystem::path> SetUpHostPath(const api::Volume& v);
+  Result<std::filesystem::path> SubPathMount(const api::Container& container, std::size_t index,
+                                             const std::filesystem::path& volume,
+                                             const std::string& volume_name,
+                                             const std::string& sub_path);
+
+  const PodPlan& plan_;
+  std::map<std::string, std::filesystem::path> paths_;
+  std::vector<std::filesystem::path> mounts_;  // in the order they were made
+};
+
+}  // namespace podlimits::kubelet
