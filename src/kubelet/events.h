@@ -35,6 +35,8 @@ inline constexpr std::string_view kReasonUlimitExceedsNodeCeiling = "UlimitExcee
 inline constexpr std::string_view kReasonUnsupportedPodField = "UnsupportedPodField";
 // podlimits' own: a resource accepted under `unenforcedResources: Warn`.
 inline constexpr std::string_view kReasonResourceNotEnforced = "ResourceNotEnforced";
+// podlimits' own: nofile -1 granted as more than 1048576 descriptors (seed 000's nofile trap).
+inline constexpr std::string_view kReasonUlimitNofileLarge = "UlimitNofileLarge";
 // podlimits' own: `-1` (unlimited) granted as this node's finite ceiling.
 inline constexpr std::string_view kReasonUlimitClamped = "UlimitClamped";
 

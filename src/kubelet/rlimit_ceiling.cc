@@ -70,6 +70,17 @@ UlimitGrant GrantUlimits(const api::Container& c, const NodeCapabilities& caps) 
     // nofile at nr_open is what -1 means on every node (KEP-5758); anything else finite is this
     // node falling short of "unlimited".
     bool asked_unlimited = u.soft == -1 || u.hard == -1;
+    // Seed 000: -1 stays "as many as the kernel allows", but a process that closes or polls
+    // every descriptor up to its limit slows down with it; past the usual 1048576, say so.
+    constexpr RlimValue kUsualNrOpen = 1048576;
+    if (u.name == "nofile" && asked_unlimited && ceiling.value > kUsualNrOpen) {
+      out.warnings.push_back(Event{
+          EventType::kWarning, std::string(kReasonUlimitNofileLarge),
+          fmt::format("container {}: ulimit nofile -1 is {} descriptors on this node "
+                      "(fs.nr_open), more than {}: programs that close or scan every "
+                      "descriptor up to the limit will be slow",
+                      field::GoQuote(c.name), ceiling.value, kUsualNrOpen)});
+    }
     if (asked_unlimited && ceiling.value != kRlimInfinity && ceiling.why == kWhyNoCapSysResource) {
       out.warnings.push_back(
           Event{EventType::kWarning, std::string(kReasonUlimitClamped),

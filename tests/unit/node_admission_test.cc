@@ -245,6 +245,31 @@ TEST(NodeAdmission, RlimitCeilings) {
   for (const auto& c : cases) Check(c);
 }
 
+// Seed 000's nofile trap: -1 is granted as fs.nr_open whatever it is, and a node where that is
+// above 1048576 says so; at 1048576 nothing is said.
+TEST(NodeAdmission, NofileUnlimitedAboveTheUsualCeilingWarns) {
+  const api::Pod pod = Pod(
+      "  - name: app\n    image: i\n    securityContext:\n"
+      "      ulimits: [{name: nofile, soft: -1, hard: -1}]\n");
+  NodeCapabilities big = V2Root();
+  big.nr_open = 1073741816;
+  AdmitResult r = AdmitPod(pod, DeclareFeatures(AllOn(), big), big);
+  ASSERT_TRUE(r.admitted) << r.message;
+  ASSERT_EQ(r.ulimits["app"].size(), 1u);
+  EXPECT_EQ(r.ulimits["app"][0].hard, 1073741816u);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].reason, "UlimitNofileLarge");
+  EXPECT_EQ(r.events[0].message,
+            "container \"app\": ulimit nofile -1 is 1073741816 descriptors on this node "
+            "(fs.nr_open), more than 1048576: programs that close or scan every descriptor up "
+            "to the limit will be slow");
+
+  NodeCapabilities usual = V2Root();
+  AdmitResult quiet = AdmitPod(pod, DeclareFeatures(AllOn(), usual), usual);
+  ASSERT_TRUE(quiet.admitted);
+  EXPECT_TRUE(quiet.events.empty());
+}
+
 TEST(NodeAdmission, GrantedValues) {
   api::Pod pod =
       Pod(Ulimits("{name: nofile, soft: -1, hard: -1}, {name: core, soft: -1, hard: -1}, {name: "
