@@ -25,22 +25,13 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-const fs::path kBinary = fs::path(PODLIMITS_BINARY_DIR) / "src/cli/podlimits";
-
 class KubeletTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, mounts, an OCI runtime)";
     scratch_ = fs::temp_directory_path() / ("podlimits-kubelet-test-" + std::to_string(getpid()));
     fs::create_directories(scratch_);
-    auto built = podlimits::testing::RunCommand(
-        {"/bin/bash", std::string(PODLIMITS_SOURCE_DIR) + "/scripts/build-busybox-image",
-         (scratch_ / "image").string()});
-    ASSERT_EQ(built.exit_code, 0) << built.err;
-    auto loaded = podlimits::testing::RunCommand(
-        {kBinary.string(), "image", "--image-root", (scratch_ / "images").string(), "load",
-         (scratch_ / "image/busybox-oci").string(), "--name", "busybox:latest"});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+    ASSERT_EQ(podlimits::testing::LoadBusyboxImage(scratch_, scratch_ / "images"), "");
   }
   void TearDown() override {
     std::error_code ec;

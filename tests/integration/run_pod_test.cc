@@ -1,6 +1,12 @@
 // `podlimits run` end to end on this machine, as root: the real binary, a real OCI runtime, the
-// busybox image, the v1 pids hierarchy. Every test checks that nothing is left behind: no cgroup
-// in the pids hierarchy, nothing ever in the memory hierarchy, no mount, no state directory.
+// busybox image, the hierarchy that has the pids controller (v1's pids hierarchy on a v1 or
+// hybrid host, the unified tree on a v2 host). Every test checks that nothing is left behind: no
+// cgroup in that hierarchy, nothing ever in a v1 memory hierarchy, no mount, no state directory.
+// What a test expects of the host (its cgroup mode, nsdelegate, root's capabilities and hard
+// rlimits, fs.nr_open) is read from the host, never assumed.
+//
+// PODLIMITS_BIN names another podlimits binary and PODLIMITS_TEST_OCI_LAYOUT a prebuilt busybox
+// OCI layout (the VM suite runs these tests so, without bash).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -12,7 +18,10 @@
 #include <regex>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "cgroups/detect.h"
+#include "cri/kernel_limits.h"
 #include "run_test_support.h"
 
 namespace podlimits::testing {
@@ -20,9 +29,48 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kPidsRoot = "/sys/fs/cgroup/pids";
 const fs::path kMemoryRoot = "/sys/fs/cgroup/memory";
-const fs::path kBinary = fs::path(PODLIMITS_BINARY_DIR) / "src/cli/podlimits";
+
+const fs::path kBinary = PodlimitsBinary();
+
+// What the tests expect of this host, read from it.
+struct Host {
+  bool v2 = false;          // a pure cgroup v2 host
+  bool nsdelegate = false;  // its cgroup2 mount has nsdelegate
+  fs::path pids_root;       // the hierarchy root with the pids controller; empty if none
+  bool cap_sys_resource = false;
+  rlim_t memlock_hard = RLIM_INFINITY, nofile_hard = RLIM_INFINITY;
+  rlim_t nr_open = 1048576;
+
+  static const Host& Get() {
+    static const Host host = [] {
+      Host h;
+      auto layout = cgroups::DetectLayout();
+      if (layout) {
+        h.v2 = layout->mode == cgroups::CgroupMode::kV2;
+        if (h.v2 && layout->unified && layout->UnifiedHas("pids")) {
+          h.pids_root = layout->unified->mount_point;
+          h.nsdelegate = layout->unified->nsdelegate;
+        } else if (const auto* v1 = layout->V1For("pids")) {
+          h.pids_root = v1->mount_point;
+        }
+      }
+      std::ifstream status("/proc/self/status");
+      std::stringstream text;
+      text << status.rdbuf();
+      h.cap_sys_resource = cri::HasCapSysResource(text.str());
+      rlimit rl{};
+      if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) h.memlock_hard = rl.rlim_max;
+      if (getrlimit(RLIMIT_NOFILE, &rl) == 0) h.nofile_hard = rl.rlim_max;
+      if (auto n = cri::ReadNrOpen()) h.nr_open = static_cast<rlim_t>(*n);
+      return h;
+    }();
+    return host;
+  }
+};
+
+// As /proc/<pid>/limits prints a value.
+std::string LimitText(rlim_t v) { return v == RLIM_INFINITY ? "unlimited" : std::to_string(v); }
 
 std::string ReadText(const fs::path& file) {
   std::ifstream in(file);
@@ -43,19 +91,16 @@ std::string MountsSummary() {
 
 class RunPodTest : public ::testing::Test {
  protected:
+  static const fs::path& PidsRoot() { return Host::Get().pids_root; }
+
   static void SetUpTestSuite() {
-    if (geteuid() != 0 || !fs::exists("/bin/busybox") || !fs::exists(kPidsRoot)) return;
+    if (geteuid() != 0 || Host::Get().pids_root.empty()) return;
+    const char* layout = std::getenv("PODLIMITS_TEST_OCI_LAYOUT");
+    if ((layout == nullptr || !*layout) && !fs::exists("/bin/busybox")) return;
     scratch_ = new fs::path(fs::temp_directory_path() /
                             ("podlimits-run-test-" + std::to_string(getpid())));
     fs::create_directories(*scratch_);
-    auto built =
-        RunCommand({"/bin/bash", std::string(PODLIMITS_SOURCE_DIR) + "/scripts/build-busybox-image",
-                    (*scratch_ / "image").string()});
-    ASSERT_EQ(built.exit_code, 0) << built.err;
-    auto loaded = RunCommand(
-        {kBinary.string(), "image", "--image-root", (*scratch_ / "images").string(), "load",
-         (*scratch_ / "image/busybox-oci").string(), "--name", "busybox:latest"});
-    ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+    ASSERT_EQ(LoadBusyboxImage(*scratch_, *scratch_ / "images"), "");
   }
   static void TearDownTestSuite() {
     if (!scratch_) return;
@@ -67,12 +112,8 @@ class RunPodTest : public ::testing::Test {
 
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, mounts, an OCI runtime)";
-    if (!scratch_) GTEST_SKIP() << "busybox-static or the v1 pids hierarchy is missing";
-    auto layout = cgroups::DetectLayout();
-    if (!layout || layout->mode == cgroups::CgroupMode::kV2) {
-      GTEST_SKIP() << "these tests are for a v1/hybrid machine (the VM suite covers v2)";
-    }
-    pids_before_ = DirectoriesBelow(kPidsRoot);
+    if (!scratch_) GTEST_SKIP() << "busybox-static or a hierarchy with the pids controller is missing";
+    pids_before_ = DirectoriesBelow(PidsRoot());
     memory_before_ = DirectoriesBelow(kMemoryRoot);
     mounts_before_ = MountsSummary();
   }
@@ -81,8 +122,8 @@ class RunPodTest : public ::testing::Test {
     if (IsSkipped()) return;
     // Nothing left: the pids tree as it was (other sessions' cgroups aside, ours are named by
     // kubepods), nothing new under memory, no mount, no pod state.
-    for (const auto& d : DirectoriesBelow(kPidsRoot)) {
-      if (!pids_before_.count(d)) ADD_FAILURE() << "cgroup left behind: " << kPidsRoot / d;
+    for (const auto& d : DirectoriesBelow(PidsRoot())) {
+      if (!pids_before_.count(d)) ADD_FAILURE() << "cgroup left behind: " << PidsRoot() / d;
     }
     for (const auto& d : DirectoriesBelow(kMemoryRoot)) {
       if (d.find("kubepods") != std::string::npos) ADD_FAILURE() << "memory cgroup created: " << d;
@@ -156,11 +197,14 @@ void CheckUlimits(const CommandResult& r) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Row(r.out, "Max open files"), "256 512") << r.out;
   EXPECT_EQ(Row(r.out, "Max core file size"), "0 unlimited") << r.out;
-  // -1 for memlock: this machine's ceiling (root lacks CAP_SYS_RESOURCE), with a Warning.
-  std::string memlock_hard = std::to_string(8 * 1024 * 1024);
-  EXPECT_EQ(Row(r.out, "Max locked memory"), "4096 " + memlock_hard) << r.out;
+  // -1 for memlock: unlimited where root has CAP_SYS_RESOURCE; else root's own hard limit,
+  // this node's ceiling, with a Warning.
+  const Host& host = Host::Get();
+  const bool clamped = !host.cap_sys_resource && host.memlock_hard != RLIM_INFINITY;
+  const rlim_t memlock_hard = clamped ? host.memlock_hard : RLIM_INFINITY;
+  EXPECT_EQ(Row(r.out, "Max locked memory"), "4096 " + LimitText(memlock_hard)) << r.out;
   EXPECT_EQ(Row(r.out, "Max stack size"), "1048576 8388608") << r.out;
-  EXPECT_FALSE(LinesWith(r.err, "UlimitClamped").empty()) << r.err;
+  EXPECT_EQ(LinesWith(r.err, "UlimitClamped").empty(), !clamped) << r.err;
   EXPECT_FALSE(LinesWith(r.out, "[app] ").empty()) << "output is prefixed: " << r.out;
 }
 
@@ -169,9 +213,13 @@ TEST_F(RunPodTest, UlimitsVisibleInProcLimitsWithCrun) {
 }
 
 // runc 1.1 on cgroup v1 needs the devices hierarchy, which podlimits does not manage there (and
-// may not touch on these machines): a clear error before anything is created.
-TEST_F(RunPodTest, RuncOnV1WithoutDevicesHierarchyRefusedUpFront) {
+// may not touch on these machines): a clear error before anything is created. On v2 it runs.
+TEST_F(RunPodTest, RuncRunsOnV2AndIsRefusedUpFrontWithoutTheDevicesHierarchy) {
   auto r = Run(Pod(kUlimitContainer), "", "runc");
+  if (Host::Get().v2) {
+    CheckUlimits(r);
+    return;
+  }
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("runc on a cgroup hybrid node needs the devices hierarchy for its device "
                        "rules, and podlimits manages only the pids hierarchy there: use crun"),
@@ -196,16 +244,29 @@ TEST_F(RunPodTest, JsonStatusReportsRlimitsAndCgroup) {
   EXPECT_TRUE(std::regex_search(r.out, path)) << r.out;
 }
 
+// One descriptor above this node's nofile ceiling: fs.nr_open where root may raise its hard
+// limits, else root's own hard limit. Where that ceiling is the API's own maximum (1048576),
+// the API refuses the value before the node sees it.
 TEST_F(RunPodTest, UlimitAboveCeilingRejectedBeforeAnythingIsCreated) {
-  auto r = Run(Pod(R"(  - name: app
-    image: busybox:latest
-    securityContext:
-      ulimits: [{name: nofile, soft: 30000, hard: 30000}]
-)"));
+  const Host& host = Host::Get();
+  const bool own = !host.cap_sys_resource && host.nofile_hard < host.nr_open;
+  const rlim_t ceiling = own ? host.nofile_hard : host.nr_open;
+  const std::string above = std::to_string(ceiling + 1);
+  auto r = Run(Pod("  - name: app\n    image: busybox:latest\n    securityContext:\n"
+                   "      ulimits: [{name: nofile, soft: " + above + ", hard: " + above + "}]\n"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
+  if (ceiling >= 1048576) {
+    EXPECT_NE(r.err.find("ulimits[0].hard: Invalid value: " + above +
+                         ": must be less than or equal to 1048576 (or -1 for unlimited)"),
+              std::string::npos)
+        << r.err;
+    return;
+  }
   EXPECT_NE(r.err.find("UlimitExceedsNodeCeiling"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("20000"), std::string::npos) << "names the ceiling: " << r.err;
-  EXPECT_NE(r.err.find("CAP_SYS_RESOURCE"), std::string::npos) << "says why: " << r.err;
+  EXPECT_NE(r.err.find("above this node's ceiling " + std::to_string(ceiling)), std::string::npos)
+      << "names the ceiling: " << r.err;
+  EXPECT_NE(r.err.find(own ? "CAP_SYS_RESOURCE" : "nr_open"), std::string::npos)
+      << "says why: " << r.err;
   EXPECT_EQ(r.err.find("Operation not permitted"), std::string::npos) << r.err;
 }
 
@@ -367,7 +428,7 @@ TEST_F(RunPodTest, VolumeFailuresAreThePods) {
   fs::remove_all(host);
 }
 
-TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {
+TEST_F(RunPodTest, NodePodPidsLimitEnforced) {
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest
     command:
@@ -387,9 +448,17 @@ TEST_F(RunPodTest, NodePodPidsLimitEnforcedThroughV1Pids) {
   EXPECT_NE(r.out.find("[app] forked 7"), std::string::npos) << r.out;
 }
 
-TEST_F(RunPodTest, PodPidLimitRejectedOnThisHost) {
-  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\"}\n",
-                   "  resources: {limits: {pid: \"2048\"}}\n"));
+// KEP-6063: the pod PID limit needs cgroup v2; on v1 and hybrid hosts the node refuses the pod
+// with the kubelet's words.
+TEST_F(RunPodTest, PodPidLimitAppliedOnV2RejectedOnV1) {
+  auto r = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [\"true\"]}\n",
+                   "  resources: {limits: {pid: \"2048\"}}\n"),
+               "", "crun", {"-o", "json"});
+  if (Host::Get().v2) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"pidsMax\": 2048"), std::string::npos) << r.out;
+    return;
+  }
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("FailedNodeDeclaredFeaturesCheck"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("per-pod PID limit requires cgroupsv2, but this node is running "
@@ -398,13 +467,24 @@ TEST_F(RunPodTest, PodPidLimitRejectedOnThisHost) {
       << r.err;
 }
 
-TEST_F(RunPodTest, WritableCgroupRejectedOnThisHost) {
+// KEP-5474: a writable cgroup mount needs cgroup v2 mounted with nsdelegate.
+TEST_F(RunPodTest, WritableCgroupNeedsV2WithNsdelegate) {
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest
+    command: [sh, -c, 'mkdir /sys/fs/cgroup/child && echo made']
     securityContext: {cgroupOptions: {mountMode: Writable}}
 )"));
+  const Host& host = Host::Get();
+  if (host.v2 && host.nsdelegate) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("[app] made"), std::string::npos) << r.out;
+    return;
+  }
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("CgroupOptions.MountMode=Writable requires cgroup v2"), std::string::npos)
+  EXPECT_NE(r.err.find(host.v2 ? "CgroupOptions.MountMode=Writable requires the cgroup2 "
+                                 "filesystem to be mounted with nsdelegate"
+                               : "CgroupOptions.MountMode=Writable requires cgroup v2"),
+            std::string::npos)
       << r.err;
 }
 
@@ -556,7 +636,7 @@ std::string SleepingPod(const std::string& uid) {
 
 // A second run of a pod whose run is live is refused and touches nothing of the first.
 TEST_F(RunPodTest, SecondRunOfALivePodIsRefused) {
-  const fs::path pod_cgroup = kPidsRoot / "kubepods/besteffort" / (std::string("pod") + kUid);
+  const fs::path pod_cgroup = PidsRoot() / "kubepods/besteffort" / (std::string("pod") + kUid);
   CommandResult second;
   bool cgroup_kept = false, state_kept = false;
   RunOptions options;
@@ -589,7 +669,7 @@ TEST_F(RunPodTest, LeftoversOfAKilledRunAreCleanedUp) {
   options.timeout = std::chrono::seconds(30);
   auto kill_run = [&](const std::string& uid) {
     auto r = Run(SleepingPod(uid), "", "crun", {}, options);
-    const fs::path pod_cgroup = kPidsRoot / "kubepods/besteffort" / ("pod" + uid);
+    const fs::path pod_cgroup = PidsRoot() / "kubepods/besteffort" / ("pod" + uid);
     EXPECT_TRUE(HasProcesses(pod_cgroup)) << "nothing left behind to clean up: " << r.err;
     return r;
   };
@@ -601,7 +681,7 @@ TEST_F(RunPodTest, LeftoversOfAKilledRunAreCleanedUp) {
                        "podlimits pid"),
             std::string::npos)
       << r.err;
-  EXPECT_FALSE(fs::exists(kPidsRoot / "kubepods/besteffort" / ("pod" + other)));
+  EXPECT_FALSE(fs::exists(PidsRoot() / "kubepods/besteffort" / ("pod" + other)));
   // A run of the same uid cleans up its predecessor's leftovers first.
   r = Run("apiVersion: v1\nkind: Pod\nmetadata: {name: t, uid: " + std::string(kUid) +
           "}\nspec:\n  restartPolicy: Never\n  containers:\n"

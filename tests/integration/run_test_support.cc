@@ -1,5 +1,7 @@
 #include "run_test_support.h"
 
+#include <cstdlib>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -91,6 +93,31 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& n
     if (line.find(needle) != std::string::npos) lines.push_back(line);
   }
   return lines;
+}
+
+std::filesystem::path PodlimitsBinary() {
+  const char* env = std::getenv("PODLIMITS_BIN");
+  if (env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(PODLIMITS_BINARY_DIR) / "src/cli/podlimits";
+}
+
+std::string LoadBusyboxImage(const std::filesystem::path& scratch,
+                             const std::filesystem::path& image_root) {
+  const char* prebuilt = std::getenv("PODLIMITS_TEST_OCI_LAYOUT");
+  std::filesystem::path layout = scratch / "image/busybox-oci";
+  if (prebuilt != nullptr && *prebuilt != '\0') {
+    layout = prebuilt;
+  } else {
+    auto built = RunCommand({"/bin/bash",
+                             std::string(PODLIMITS_SOURCE_DIR) + "/scripts/build-busybox-image",
+                             (scratch / "image").string()});
+    if (built.exit_code != 0) return "build-busybox-image: " + built.err;
+  }
+  auto loaded = RunCommand({PodlimitsBinary().string(), "image", "--image-root",
+                            image_root.string(), "load", layout.string(), "--name",
+                            "busybox:latest"});
+  if (loaded.exit_code != 0) return "podlimits image load: " + loaded.err;
+  return "";
 }
 
 }  // namespace podlimits::testing
