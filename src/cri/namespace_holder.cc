@@ -30,18 +30,19 @@ constexpr uid_t kHolderId = 65535;  // the pause image's user and group
 struct ChildFailure {
   int step = 0;
   int error = 0;
+  int index = 0;  // the sysctl, for step 10
 };
 
 constexpr const char* kSteps[] = {
     "wait for its cgroup", "unshare its cgroup namespace", "make its mounts private",
     "set the hostname",    "bring loopback up",             "enter its root",
     "redirect stdio",      "drop to 65535:65535",           "set no_new_privs",
-    "execute the holder",
+    "execute the holder",   "set sysctl",
 };
 
 // In the child: only system calls from here on (the parent has threads).
-[[noreturn]] void Fail(int report_fd, int step) {
-  ChildFailure f{step, errno};
+[[noreturn]] void Fail(int report_fd, int step, int index = 0) {
+  ChildFailure f{step, errno, index};
   (void)!write(report_fd, &f, sizeof f);
   _exit(127);
 }
@@ -70,6 +71,15 @@ constexpr const char* kSteps[] = {
     ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
     if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) Fail(report_fd, 4);
     close(s);
+  }
+  // The pod's sysctls, in the namespaces just made (the /proc/sys view is the writer's).
+  for (std::size_t i = 0; i < r.sysctls.size(); ++i) {
+    int fd = open(r.sysctls[i].first.c_str(), O_WRONLY | O_CLOEXEC);
+    const std::string& value = r.sysctls[i].second;
+    if (fd < 0 || write(fd, value.data(), value.size()) < 0) {
+      Fail(report_fd, 10, static_cast<int>(i));
+    }
+    close(fd);
   }
   if (fchdir(root_fd) != 0 || chroot(".") != 0 || chdir("/") != 0) Fail(report_fd, 5);
   if (dup2(devnull_fd, 0) < 0 || dup2(devnull_fd, 1) < 0 || dup2(devnull_fd, 2) < 0) {
@@ -166,6 +176,11 @@ Result<pid_t> StartNamespaceHolder(const HolderRequest& r) {
   if (n != static_cast<ssize_t>(sizeof failure) || failure.step < 0 ||
       failure.step >= static_cast<int>(std::size(kSteps))) {
     return Failure("start the pod sandbox's holder", r.binary, "it exited before running");
+  }
+  if (failure.step == 10 && failure.index >= 0 &&
+      static_cast<std::size_t>(failure.index) < r.sysctls.size()) {
+    return SystemError("pod sandbox's holder: set sysctl", r.sysctls[failure.index].first,
+                       failure.error, fmt::format("to \"{}\"", r.sysctls[failure.index].second));
   }
   return SystemError(fmt::format("pod sandbox's holder: {}", kSteps[failure.step]), r.binary,
                      failure.error);

@@ -31,6 +31,9 @@ struct HolderRequest {
   bool host_pid = false;
   // The cgroup.procs files the holder is written to before it runs, one per managed hierarchy.
   std::vector<std::filesystem::path> cgroup_procs;
+  // /proc/sys files and the values to write there, in the holder's namespaces, before it runs
+  // (the pod's sysctls: "net/ipv4/ip_local_port_range", "1024 65000").
+  std::vector<std::pair<std::string, std::string>> sysctls;
   std::filesystem::path root;    // an empty directory: the holder's root
   std::filesystem::path binary;  // a static executable that pauses given `-P`
 };

@@ -112,7 +112,9 @@ const std::vector<RawRule>& RawRules() {
       {"spec.securityContext.seLinuxChangePolicy", kNoNodeMeaning, "no volumes to relabel"},
       {"spec.securityContext.seLinuxOptions", kRefused, "SELinux labels are not applied"},
       {"spec.securityContext.windowsOptions", kNoNodeMeaning, "Windows only"},
-      {"spec.securityContext.sysctls", kRefused, "sysctls are not set by this node yet"},
+      {"spec.securityContext.sysctls", kApplied,
+       "written in the sandbox's network and IPC namespaces; the safe set plus "
+       "allowedUnsafeSysctls, else SysctlForbidden"},
       {"spec.securityContext.seccompProfile", kApplied,
        "inherited by containers that set none; RuntimeDefault is the node's default profile "
        "(containers-common), Localhost one below the node's profile root"},

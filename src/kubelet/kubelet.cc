@@ -16,6 +16,7 @@
 #include "kubelet/node_allocatable.h"
 #include "kubelet/pod_claim.h"
 #include "kubelet/stale_pods.h"
+#include "kubelet/sysctl_allowlist.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -139,6 +140,14 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   }
   for (std::string& message : coverage.unenforced) {
     events.Eventf(EventType::kWarning, kReasonResourceNotEnforced, std::move(message));
+  }
+  // The kubelet's sysctl admission.
+  if (auto forbidden = ForbiddenSysctl(pod, options_.config.allowed_unsafe_sysctls)) {
+    const std::string message = "forbidden sysctl: " + *forbidden;
+    events.Eventf(EventType::kWarning, kReasonSysctlForbidden, message);
+    return NotRun(PodOutcome::Kind::kRejected, std::string(kReasonSysctlForbidden),
+                  "Pod was rejected: " + message,
+                  fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
   }
   AdmitResult admit = AdmitPod(pod, features_, caps_);
   if (!admit.admitted) {

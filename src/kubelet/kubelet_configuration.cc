@@ -5,6 +5,7 @@
 #include <map>
 
 #include "api/field.h"
+#include "kubelet/sysctl_allowlist.h"
 #include "kubelet/node_config_documents.h"
 #include "kubelet/reserved_resources.h"
 
@@ -151,6 +152,12 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   // podPidsLimit: -1 (the default) and 0 both mean "no pod-level pids.max"; the kubelet does not
   // validate it further.
   if (const api::Node* n = tree.Find("podPidsLimit")) out.pod_pids_limit = n->AsInt().value_or(-1);
+  if (const api::Node* n = tree.Find("allowedUnsafeSysctls"); n && n->IsArray()) {
+    for (const auto& item : n->items) out.allowed_unsafe_sysctls.push_back(item.scalar);
+    for (auto& e : ValidateAllowedUnsafeSysctls(out.allowed_unsafe_sysctls)) {
+      errs.push_back(std::move(e));
+    }
+  }
   // seccompDefault: RuntimeDefault for every container that sets no profile (KEP-2413).
   if (const api::Node* n = tree.Find("seccompDefault")) out.seccomp.seccomp_default = n->AsBool();
 

@@ -11,6 +11,7 @@
 //   enforceNodeAllocatable: [pods]        # "pods" or "none" (see below)
 //   evictionHard: {pid.available: "5%"}   # every kubelet signal is parsed; evictionSoft too
 //                                         # (each needs an evictionSoftGracePeriod entry)
+//   allowedUnsafeSysctls: [net.core.somaxconn, kernel.msg*]   # beyond the safe set
 //   featureGates: {PerPodPIDLimit: true}  # ContainerUlimits, PerPodPIDLimit, PodLevelResources,
 //                                         # CgroupOptions
 //   cgroupRoot: /                         # pods live under <cgroupRoot>/kubepods
@@ -115,6 +116,8 @@ struct NodeConfig {
   // KubeletConfiguration seccompDefault, NodeConfiguration seccomp.
   cri::SeccompSettings seccomp;
   std::string sandbox_holder = "/usr/bin/catatonit";  // NodeConfiguration sandboxHolder
+  std::vector<std::string> allowed_unsafe_sysctls;    // KubeletConfiguration
+
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "base/child_reaper.h"
+#include "kubelet/sysctl_allowlist.h"
 
 namespace podlimits::kubelet {
 
@@ -21,6 +23,16 @@ std::expected<PodHolder, Error> StartPodHolder(const HolderStarter& start, const
   request.host_ipc = plan.pod.spec.host_ipc;
   request.host_pid = plan.pod.spec.host_pid;
   request.binary = binary;
+  if (const auto& psc = plan.pod.spec.security_context) {
+    for (const api::Sysctl& s : psc->sysctls) {
+      // The dotted name's '.' separate directories; a '/' in it is a '.' in a file name
+      // (net.ipv4.conf.eth0/1.forwarding is net/ipv4/conf/eth0.1/forwarding).
+      std::string rel = NormalizeSysctlName(s.name);
+      for (char& c : rel) c = c == '.' ? '/' : (c == '/' ? '.' : c);
+      std::string path = "/proc/sys/" + rel;
+      request.sysctls.emplace_back(std::move(path), s.value);
+    }
+  }
   request.root = plan.pod_dir / kSandboxName;
   if (mkdir(request.root.c_str(), 0755) != 0) {
     return std::unexpected(SystemError("mkdir", request.root, errno).error());

@@ -428,6 +428,35 @@ TEST_F(RunPodTest, VolumeFailuresAreThePods) {
   fs::remove_all(host);
 }
 
+// The pod's sysctls are set in its sandbox's namespaces, not the node's; one outside the safe
+// set needs allowedUnsafeSysctls, else the kubelet's SysctlForbidden refuses the pod.
+TEST_F(RunPodTest, SysctlsAreSetInThePodsNamespaces) {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  std::string host_range((std::istreambuf_iterator<char>(in)), {});
+  auto r = Run(Pod(R"yaml(  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'echo "range=$(cat /proc/sys/net/ipv4/ip_local_port_range)"; echo "somaxconn=$(cat /proc/sys/net/core/somaxconn)"']
+)yaml",
+                   "  securityContext:\n    sysctls:\n"
+                   "    - {name: net.ipv4.ip_local_port_range, value: \"2000 3000\"}\n"
+                   "    - {name: net.core.somaxconn, value: \"77\"}\n"),
+               "allowedUnsafeSysctls: [net.core.somaxconn]\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[app] range=2000\t3000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] somaxconn=77"), std::string::npos) << r.out;
+  std::ifstream again("/proc/sys/net/ipv4/ip_local_port_range");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), {}), host_range);
+
+  auto refused = Run(Pod("  - {name: app, image: \"busybox:latest\"}\n",
+                         "  securityContext:\n    sysctls: [{name: net.core.somaxconn, value: "
+                         "\"77\"}]\n"));
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("SysctlForbidden  forbidden sysctl: \"net.core.somaxconn\" not "
+                             "allowlisted"),
+            std::string::npos)
+      << refused.err;
+}
+
 TEST_F(RunPodTest, NodePodPidsLimitEnforced) {
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest
