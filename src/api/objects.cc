@@ -281,7 +281,9 @@ Pod ReadPod(const Node& object) {
   s.restart_policy = Str(spec->Find("restartPolicy"));
   s.runtime_class_name = OptStr(spec->Find("runtimeClassName"));
   s.service_account_name = Str(spec->Find("serviceAccountName"));
+  s.hostname = Str(spec->Find("hostname"));
   s.termination_grace_period_seconds = OptInt(spec->Find("terminationGracePeriodSeconds"));
+  s.active_deadline_seconds = OptInt(spec->Find("activeDeadlineSeconds"));
   return pod;
 }
 

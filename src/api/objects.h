@@ -207,7 +207,9 @@ struct PodSpec {
   std::string restart_policy;
   std::optional<std::string> runtime_class_name;
   std::string service_account_name;
+  std::string hostname;  // spec.hostname
   std::optional<std::int64_t> termination_grace_period_seconds;
+  std::optional<std::int64_t> active_deadline_seconds;
 
   bool IsWindows() const { return os_name == "windows"; }
 };

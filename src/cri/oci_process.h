@@ -28,6 +28,10 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
                      std::string_view node_name);
 
+// The pod's hostname as the kubelet makes it (GeneratePodHostNameAndDomain): spec.hostname, else
+// the pod's name, cut to 63 characters with trailing '-' and '.' removed.
+std::string PodHostname(const api::Pod& pod);
+
 // This node's name as the kubelet defaults it: the host name, lowercased.
 std::string NodeName();
 

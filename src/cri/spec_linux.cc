@@ -1,5 +1,6 @@
 // The container's namespaces, its cgroup and the paths it may not see.
 #include "cri/namespace_holder.h"
+#include "cri/oci_process.h"
 #include "cri/spec_opts.h"
 
 namespace podlimits::cri {
@@ -30,7 +31,7 @@ Result<void> WithHostname(const ContainerSpecInput& input, Spec& spec) {
   // A hostname needs a UTS namespace of its own; runc refuses one without. In a sandbox the
   // holder set it in the UTS namespace the container joins.
   if (!input.pod->spec.host_network && input.sandbox_pid == 0) {
-    spec.hostname = input.pod->metadata.name;
+    spec.hostname = PodHostname(*input.pod);
   }
   return {};
 }

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "base/child_reaper.h"
+#include "cri/oci_process.h"
 #include "kubelet/sysctl_allowlist.h"
 
 namespace podlimits::kubelet {
@@ -18,7 +19,7 @@ std::expected<PodHolder, Error> StartPodHolder(const HolderStarter& start, const
                                                const cgroups::AppliedPodCgroup& cgroup,
                                                const fs::path& binary) {
   cri::HolderRequest request;
-  request.hostname = plan.pod.metadata.name;
+  request.hostname = cri::PodHostname(plan.pod);
   request.host_network = plan.pod.spec.host_network;
   request.host_ipc = plan.pod.spec.host_ipc;
   request.host_pid = plan.pod.spec.host_pid;

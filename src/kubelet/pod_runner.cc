@@ -99,6 +99,7 @@ class PodRun {
   bool StartSlot(Slot& s);
   void StartFailed(Slot& s, const std::string& message);
   void ConfigFailed(Slot& s, std::string_view reason, const std::string& message);
+  void DeadlineExceeded();
   void AfterExit(Slot& s, int code);
   void Advance();
   void BeginTermination();
@@ -125,6 +126,8 @@ class PodRun {
   PodHolder holder_;
   PodVolumes volumes_{plan_};
   bool config_failed_ = false;
+  bool deadline_exceeded_ = false;
+  std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
   bool terminating_ = false;
   bool killed_ = false;
   std::optional<Clock::time_point> kill_at_;
@@ -303,6 +306,17 @@ void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& m
     result_.failure_reason = std::string(reason);
     result_.failure = message;
   }
+  BeginTermination();
+}
+
+// The kubelet's activeDeadlineHandler: the pod is stopped as by a stop request (grace period,
+// then SIGKILL), and fails with its reason and message.
+void PodRun::DeadlineExceeded() {
+  const std::string message = "Pod was active on the node longer than the specified deadline";
+  Event(EventType::kWarning, "DeadlineExceeded", message);
+  result_.failure_reason = "DeadlineExceeded";
+  result_.failure = message;
+  deadline_exceeded_ = true;
   BeginTermination();
 }
 
@@ -495,6 +509,7 @@ int PodRun::PollTimeoutMs() const {
     if (s.state == SlotState::kBackOff) consider(s.restart_at);
   }
   if (terminating_ && kill_at_ && !killed_) consider(*kill_at_);
+  if (deadline_ && !terminating_) consider(*deadline_);
   if (!next) return 1000;  // exits and output wake us; this bounds the reaping of orphans
   if (*next <= now) return 0;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*next - now).count() + 1;
@@ -520,7 +535,10 @@ void PodRun::Teardown() {
 }
 
 std::string PodRun::Phase() const {
-  if (result_.node_failure || init_failed_ || config_failed_ || !apps_started_) return "Failed";
+  if (result_.node_failure || init_failed_ || config_failed_ || deadline_exceeded_ ||
+      !apps_started_) {
+    return "Failed";
+  }
   for (const auto& s : slots_) {
     if (!s.init && s.result.exit_code != 0) return "Failed";
   }
@@ -551,6 +569,10 @@ PodRunResult PodRun::Run() {
     s.result.sidecar = s.sidecar;
   }
 
+  // The kubelet's active deadline counts from when the node started the pod.
+  if (plan_.pod.spec.active_deadline_seconds) {
+    deadline_ = Clock::now() + std::chrono::seconds(*plan_.pod.spec.active_deadline_seconds);
+  }
   if (FindImages() && CreateSandbox()) Advance();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
     // What wakes the loop: a stop request, a container's exit (its pidfd), its output.
@@ -609,6 +631,7 @@ PodRunResult PodRun::Run() {
       if (exited) ReapExited(s);
     }
     ChildReaper::Process().ReapOrphans();  // what a hostPID container left behind
+    if (deadline_ && !terminating_ && Clock::now() >= *deadline_) DeadlineExceeded();
     if (terminating_ && kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
       killed_ = true;
       for (auto& s : slots_) StopSlot(s, SIGKILL);

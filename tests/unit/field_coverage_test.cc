@@ -47,6 +47,9 @@ struct RefusalCase {
   std::string want;
 };
 
+// gtest prints a parameter by its name rather than its bytes.
+void PrintTo(const RefusalCase& c, std::ostream* os) { *os << c.name; }
+
 class FieldCoverageRefusal : public ::testing::TestWithParam<RefusalCase> {};
 
 TEST_P(FieldCoverageRefusal, NamesTheField) {

@@ -1,6 +1,7 @@
 // RenderOciSpec: each rule of runtime/oci_spec.h as a table of named cases. The produced
 // config.json is parsed back with RapidJSON and its fields are checked.
 #include "cri/oci_spec.h"
+#include "cri/oci_process.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -750,6 +751,21 @@ TEST(OciSpec, NamespacesOfTheSandbox) {
     EXPECT_EQ(got, c.want);
     EXPECT_FALSE(spec->hostname.has_value());
   }
+}
+
+// The kubelet's hostname: spec.hostname over the name, cut to a 63-character label.
+TEST(OciSpec, PodHostname) {
+  api::Pod named = PodWithSpec("  hostname: db-0\n  containers: [{name: app, image: i}]\n");
+  EXPECT_EQ(PodHostname(named), "db-0");
+  const std::string long_name = std::string(62, 'a') + "-b.c";
+  api::Pod long_pod = PodWithSpec("  containers: [{name: app, image: i}]\n", long_name);
+  EXPECT_EQ(PodHostname(long_pod), std::string(62, 'a'));
+  TempRootfs root;
+  auto spec = BuildContainerSpec(Input(named, named.spec.containers[0], root.path()));
+  ASSERT_TRUE(spec) << spec.error();
+  EXPECT_EQ(spec->hostname, "db-0");
+  EXPECT_NE(std::find(spec->process.env.begin(), spec->process.env.end(), "HOSTNAME=db-0"),
+            spec->process.env.end());
 }
 
 TEST(OciSpec, Mounts) {

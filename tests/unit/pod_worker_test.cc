@@ -280,6 +280,32 @@ TEST(PodWorker, SandboxHolderComesFirstAndIsReaped) {
   EXPECT_FALSE(fs::exists(plan.pod_dir));
 }
 
+// activeDeadlineSeconds: past it the pod is stopped (SIGTERM, the grace period) and fails with
+// the kubelet's reason and message.
+TEST(PodWorker, ActiveDeadlineStopsAndFailsThePod) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.runs_for = 60s}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n  activeDeadlineSeconds: 1\n"
+      "  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  auto start = std::chrono::steady_clock::now();
+  PodRunResult r = RunPod(plan, env);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, 1s);
+  EXPECT_LT(took, 10s);
+  EXPECT_EQ(r.phase, "Failed");
+  EXPECT_EQ(r.failure_reason, "DeadlineExceeded");
+  EXPECT_EQ(r.failure, "Pod was active on the node longer than the specified deadline");
+  EXPECT_FALSE(r.node_failure);
+  EXPECT_EQ(Find(r, "app")->exit_code, 128 + SIGTERM);
+  auto reasons = Reasons(events);
+  EXPECT_NE(std::find(reasons.begin(), reasons.end(), "DeadlineExceeded"), reasons.end());
+}
+
 TEST(PodWorker, BackOffBetweenRestartsIsReportedAndDoubles) {
   FakeNode node;
   FakeRuntime runtime;

@@ -98,6 +98,8 @@ struct BadProfile {
   std::string want;
 };
 
+void PrintTo(const BadProfile& p, std::ostream* os) { *os << p.name; }
+
 class SeccompProfileErrors : public ::testing::TestWithParam<BadProfile> {};
 
 TEST_P(SeccompProfileErrors, SayWhatAndWhere) {
