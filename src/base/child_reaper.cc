@@ -1,6 +1,7 @@
 #include "base/child_reaper.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -67,6 +68,14 @@ std::optional<int> ChildReaper::Adopt(pid_t pid) {
 void ChildReaper::Release(pid_t pid) {
   std::lock_guard lock(mu_);
   owned_.erase(pid);
+}
+
+void ChildReaper::KillAndReap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  Release(pid);
 }
 
 void ChildReaper::ReapOrphans() {

@@ -41,6 +41,10 @@ class ChildReaper {
   // The owner has reaped `pid`, or will not wait for it any more.
   void Release(pid_t pid);
 
+  // For an owned child that must go now: SIGKILL, wait for it (short: it cannot ignore the
+  // signal), Release.
+  void KillAndReap(pid_t pid);
+
   // Reaps every exited child that nobody owns (non-blocking).
   void ReapOrphans();
 

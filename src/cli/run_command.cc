@@ -128,13 +128,13 @@ int RunCommand(const RunFlags& flags) {
   kubelet::KubeletOptions options{std::move(*config), flags.image_root, PathEnv()};
   kubelet::Kubelet node(std::move(options));
   RunInput input = AdmitRunInput(flags, gates);
-  if (!input.pod) {
+  if (!input.object) {
     if (input.rejected) {
       outcome.Print(kubelet::RejectedPodStatusTree(*input.rejected, {}, node.metrics()));
     }
     return input.exit_code;
   }
-  const api::Pod& pod = *input.pod;
+  const api::Pod pod = api::ReadPod(*input.object);
   outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid,
                    std::string(api::Name(api::ComputePodQos(pod, gates.pod_level_resources))), "",
                    ""});

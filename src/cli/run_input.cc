@@ -89,7 +89,6 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     return out;
   }
   out.object = pods[0]->object;
-  out.pod = api::ReadPod(*out.object);
   return out;
 }
 

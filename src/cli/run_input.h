@@ -14,7 +14,6 @@ namespace podlimits::cli {
 
 struct RunInput {
   std::optional<api::Node> object;  // the one pod, admitted: the object as the API holds it
-  std::optional<api::Pod> pod;      // its typed view
   int exit_code = 0;            // when there is none: 1 rejected, 2 usage
   // The pod the input decoded to, when API admission rejected it: the apiserver's reason and
   // Status.message, for the -o json status.

@@ -139,13 +139,7 @@ Result<pid_t> StartNamespaceHolder(const HolderRequest& r) {
     return SystemError("clone the pod sandbox's holder", {}, clone_errno,
                        "with new mount, PID, IPC, network and UTS namespaces as the pod needs");
   }
-  auto kill_and_reap = [&]() {
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    ChildReaper::Process().Release(pid);
-  };
+  auto kill_and_reap = [&]() { ChildReaper::Process().KillAndReap(pid); };
   report_write.Reset();
   gate_read.Reset();
 

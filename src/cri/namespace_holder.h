@@ -10,8 +10,9 @@
 // no_new_privs and executes the holder binary (`catatonit -P`) from a descriptor opened
 // beforehand. Every fd of podlimits is closed at that exec.
 //
-// Not through the OCI runtime: a runtime `create`+`start` costs more than the rest of a pod's
-// start (15 ms of 50 on these machines), and the holder needs nothing a runtime adds.
+// Not through the OCI runtime: the first sandbox ran the holder as a second crun container and a
+// one-container pod took 49.9 ms (bench/run_pod.sh, median of 20); started directly, 33.4 ms
+// (median of 41, the same afternoon). The holder needs nothing a runtime adds.
 #pragma once
 
 #include <sys/types.h>
@@ -25,7 +26,7 @@
 namespace podlimits::cri {
 
 struct HolderRequest {
-  std::string hostname;            // the pod's name; unused with host_network
+  std::string hostname;  // the pod's hostname (PodHostname); unused with host_network
   bool host_network = false;
   bool host_ipc = false;
   bool host_pid = false;

@@ -1,6 +1,10 @@
 #include "cri/oci_process.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <climits>
 
 #include "base/error.h"
 #include "fmt/format.h"
@@ -99,10 +103,14 @@ std::string PodHostname(const api::Pod& pod) {
   return name;
 }
 
-std::string NodeName() {
+std::string HostName() {
   char buf[HOST_NAME_MAX + 1] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "";
-  std::string name = buf;
+  return buf;
+}
+
+std::string NodeName() {
+  std::string name = HostName();
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return name;

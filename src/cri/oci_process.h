@@ -32,7 +32,9 @@ EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
 // the pod's name, cut to 63 characters with trailing '-' and '.' removed.
 std::string PodHostname(const api::Pod& pod);
 
-// This node's name as the kubelet defaults it: the host name, lowercased.
+// The machine's host name (what containerd gives a hostNetwork pod), and this node's name as
+// the kubelet defaults it: the host name, lowercased.
+std::string HostName();
 std::string NodeName();
 
 // The value of a fieldRef's fieldPath for `pod`; nullopt for a path this node does not resolve.

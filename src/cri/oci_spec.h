@@ -63,7 +63,7 @@ struct ContainerSpecInput {
   // linux.seccomp, resolved and converted by ContainerSeccomp (seccomp_profile.h); unset:
   // unconfined.
   std::optional<SpecSeccomp> seccomp;
-  // The pod sandbox's holder process (sandbox_spec.h): the container joins its network, IPC
+  // The pod sandbox's holder process (namespace_holder.h): the container joins its network, IPC
   // and UTS namespaces, and its PID namespace with shareProcessNamespace. 0: no sandbox, the
   // container gets namespaces of its own.
   pid_t sandbox_pid = 0;

@@ -1,26 +1,10 @@
 // The process of a container's spec: what it runs, as whom, with which capabilities and limits.
-#include <unistd.h>
-
-#include <algorithm>
-#include <cctype>
-#include <climits>
-
 #include "cri/oci_capabilities.h"
 #include "cri/oci_process.h"
 #include "cri/oci_process_user.h"
 #include "cri/spec_opts.h"
 
 namespace podlimits::cri {
-namespace {
-
-// The node's hostname, for HOSTNAME in a hostNetwork pod (containerd uses os.Hostname()).
-std::string NodeHostname() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "";
-  return buf;
-}
-
-}  // namespace
 
 Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   const api::Container& c = *input.container;
@@ -30,7 +14,7 @@ Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   auto cwd = ProcessCwd(c, input.image);
   if (!cwd) return std::unexpected(cwd.error());
   const api::Pod& pod = *input.pod;
-  const std::string hostname = pod.spec.host_network ? NodeHostname() : PodHostname(pod);
+  const std::string hostname = pod.spec.host_network ? HostName() : PodHostname(pod);
   spec.process.args = std::move(*args);
   spec.process.cwd = std::move(*cwd);
   spec.process.env = ProcessEnv(input.image, container_env, hostname);

@@ -35,6 +35,14 @@ PodOutcome NotRun(PodOutcome::Kind kind, std::string reason, std::string status_
   return out;
 }
 
+// Node admission refused the pod: the Warning event, and the outcome `run` prints.
+PodOutcome Rejected(EventRecorder& events, const api::Pod& pod, std::string_view reason,
+                    const std::string& message) {
+  events.Eventf(EventType::kWarning, reason, message);
+  return NotRun(PodOutcome::Kind::kRejected, std::string(reason), "Pod was rejected: " + message,
+                fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+}
+
 PodOutcome NodeFailed(const std::string& message) {
   return NotRun(PodOutcome::Kind::kNodeFailure, "NodeFailure", message, message);
 }
@@ -131,31 +139,17 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   coverage_options.warn_on_unenforced_resources = options_.config.warn_on_unenforced_resources;
   FieldCoverageResult coverage = CheckFieldCoverage(pod_object, coverage_options);
   if (coverage.refused) {
-    const std::string& message = coverage.refused->message;
-    events.Eventf(EventType::kWarning, kReasonUnsupportedPodField, message);
-    return NotRun(
-        PodOutcome::Kind::kRejected, std::string(kReasonUnsupportedPodField),
-        "Pod was rejected: " + message,
-        fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+    return Rejected(events, pod, kReasonUnsupportedPodField, coverage.refused->message);
   }
   for (std::string& message : coverage.unenforced) {
     events.Eventf(EventType::kWarning, kReasonResourceNotEnforced, std::move(message));
   }
   // The kubelet's sysctl admission.
   if (auto forbidden = ForbiddenSysctl(pod, options_.config.allowed_unsafe_sysctls)) {
-    const std::string message = "forbidden sysctl: " + *forbidden;
-    events.Eventf(EventType::kWarning, kReasonSysctlForbidden, message);
-    return NotRun(PodOutcome::Kind::kRejected, std::string(kReasonSysctlForbidden),
-                  "Pod was rejected: " + message,
-                  fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+    return Rejected(events, pod, kReasonSysctlForbidden, "forbidden sysctl: " + *forbidden);
   }
   AdmitResult admit = AdmitPod(pod, features_, caps_);
-  if (!admit.admitted) {
-    events.Record(admit.RejectionEvent());
-    return NotRun(
-        PodOutcome::Kind::kRejected, admit.reason, "Pod was rejected: " + admit.message,
-        fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, admit.message));
-  }
+  if (!admit.admitted) return Rejected(events, pod, admit.reason, admit.message);
   if (!cgroups_ready_) return NodeFailed(cgroups_ready_.error().Message());
   for (const auto& e : admit.events) events.Record(e);
   const NodeConfig& config = options_.config;
@@ -175,10 +169,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
       const std::string message =
           fmt::format("{}; its containers, cgroups and state in \"{}\" are left alone",
                       claim.error().message, plan.pod_dir.string());
-      events.Eventf(EventType::kWarning, "PodUIDInUse", message);
-      failed =
-          NotRun(PodOutcome::Kind::kRejected, "PodUIDInUse", "Pod was rejected: " + message,
-                 fmt::format("pod \"{}\" rejected by the node: {}", pod.metadata.name, message));
+      failed = Rejected(events, pod, "PodUIDInUse", message);
     }
     failed.plan = std::move(outcome.plan);
     return failed;

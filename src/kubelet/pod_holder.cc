@@ -54,12 +54,8 @@ std::expected<PodHolder, Error> StartPodHolder(const HolderStarter& start, const
 
 void StopPodHolder(PodHolder& holder) {
   if (holder.pid <= 0) return;
-  // Our child: the pid is ours until this wait reaps it.
-  ::kill(holder.pid, SIGKILL);
-  int status = 0;
-  while (waitpid(holder.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ChildReaper::Process().Release(holder.pid);
+  // Our child: the pid is ours until this reaps it.
+  ChildReaper::Process().KillAndReap(holder.pid);
   holder.pid = 0;
 }
 

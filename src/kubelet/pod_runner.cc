@@ -125,8 +125,6 @@ class PodRun {
   bool init_failed_ = false;
   PodHolder holder_;
   PodVolumes volumes_{plan_};
-  bool config_failed_ = false;
-  bool deadline_exceeded_ = false;
   std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
   bool terminating_ = false;
   bool killed_ = false;
@@ -301,7 +299,6 @@ void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& m
   s.result.reason = std::string(reason);
   s.result.message = message;
   s.state = SlotState::kDone;
-  config_failed_ = true;
   if (result_.failure_reason.empty()) {
     result_.failure_reason = std::string(reason);
     result_.failure = message;
@@ -316,7 +313,6 @@ void PodRun::DeadlineExceeded() {
   Event(EventType::kWarning, "DeadlineExceeded", message);
   result_.failure_reason = "DeadlineExceeded";
   result_.failure = message;
-  deadline_exceeded_ = true;
   BeginTermination();
 }
 
@@ -535,10 +531,9 @@ void PodRun::Teardown() {
 }
 
 std::string PodRun::Phase() const {
-  if (result_.node_failure || init_failed_ || config_failed_ || deadline_exceeded_ ||
-      !apps_started_) {
-    return "Failed";
-  }
+  // A failure_reason is set by whatever failed the pod itself (a node failure, a container
+  // config error, a volume, the deadline).
+  if (!result_.failure_reason.empty() || init_failed_ || !apps_started_) return "Failed";
   for (const auto& s : slots_) {
     if (!s.init && s.result.exit_code != 0) return "Failed";
   }

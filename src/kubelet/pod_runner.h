@@ -107,8 +107,10 @@ struct ContainerRunResult {
 struct PodRunResult {
   std::string phase;                                // "Succeeded" or "Failed"
   bool node_failure = false;                        // the node or runtime failed (not the workload)
-  std::string failure_reason;                       // its event reason (ErrImageNeverPull, ...)
-  std::string failure;                              // what failed, for node failures
+  // Set when something other than a container's exit failed the pod: the node (with
+  // node_failure), a container config, a volume, the active deadline.
+  std::string failure_reason;  // its event reason (ErrImageNeverPull, FailedMount, ...)
+  std::string failure;         // what failed
   bool interrupted = false;                         // stopped by a PodStop request
   std::optional<cgroups::AppliedPodCgroup> cgroup;  // as read back after writing
   std::vector<ContainerRunResult> containers;       // init containers first, in spec order

@@ -118,7 +118,7 @@ Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
   Node root = Header(plan.pod.metadata.name, plan.pod.metadata.namespace_, plan.uid);
   root.Set("qosClass", Node::String(std::string(cgroups::Name(plan.qos))));
   root.Set("phase", Node::String(result.phase));
-  if (result.node_failure || !result.failure_reason.empty()) {
+  if (!result.failure_reason.empty()) {
     root.Set("reason", Node::String(result.failure_reason));
     root.Set("message", Node::String(result.failure));
     root.Set("failure", Node::String(result.failure));

@@ -54,9 +54,6 @@ class PodVolumes {
   // Unmounts what SetUp and ContainerMounts mounted, last first. Returns every error.
   std::vector<std::string> TearDown();
 
-  // The node path a volume is at once set up (for tests).
-  const std::map<std::string, std::filesystem::path>& paths() const { return paths_; }
-
  private:
   Result<std::filesystem::path> SetUpEmptyDir(const api::Volume& v);
   Result<std::filesystem::path> SetUpHostPath(const api::Volume& v);

@@ -61,13 +61,13 @@ std::optional<std::string> ForbiddenSysctl(const api::Pod& pod,
   for (const api::Sysctl& s : psc->sysctls) {
     const std::string name = NormalizeSysctlName(s.name);
     const auto& safe = SafeSysctls();
-    bool allowed = std::find(safe.begin(), safe.end(), name) != safe.end();
-    for (const std::string& entry : allowed_unsafe) {
-      if (allowed) break;
-      const std::string pattern = NormalizeSysctlName(entry);
-      allowed = pattern.ends_with('*') ? name.starts_with(pattern.substr(0, pattern.size() - 1))
-                                       : name == pattern;
-    }
+    const bool allowed =
+        std::find(safe.begin(), safe.end(), name) != safe.end() ||
+        std::any_of(allowed_unsafe.begin(), allowed_unsafe.end(), [&](const std::string& entry) {
+          const std::string pattern = NormalizeSysctlName(entry);
+          return pattern.ends_with('*') ? name.starts_with(pattern.substr(0, pattern.size() - 1))
+                                        : name == pattern;
+        });
     if (!allowed) return fmt::format("{} not allowlisted", field::GoQuote(name));
     const std::string_view ns = SysctlNamespace(name);
     if ((ns == "ipc" && pod.spec.host_ipc) || (ns == "net" && pod.spec.host_network)) {

@@ -1,7 +1,8 @@
 # e2e-timeout: 90
 # emptyDir (disk, setgid to fsGroup, mode 2777), emptyDir medium Memory (a tmpfs that stops at
 # its 1 MiB sizeLimit), hostPath DirectoryOrCreate with a subPath and a read-only mount, on cgroup
-# v2: what the container wrote to the host path is there after the pod, nothing else stays.
+# v2: what the container wrote to the host path is there after the pod, and the pod's directory
+# with its emptyDirs is gone.
 need_pods
 rm -rf /tmp/e2e-volume
 pl_run volumes.yaml
@@ -13,5 +14,7 @@ expect_eq "the memory emptyDir's file system" "$(container_value app mem-type)" 
 expect_eq "KiB written before the tmpfs was full" "$(container_value app mem-kib)" 1024
 expect_eq "the host file" "$(cat /tmp/e2e-volume/kept 2>/dev/null)" kept
 expect_eq "the host file through the subPath" "$(cat /tmp/e2e-volume/logs/file 2>/dev/null)" in-sub
-if grep -q ' /run/podlimits' /proc/self/mountinfo; then fail "a mount of the pod is left: $(grep ' /run/podlimits' /proc/self/mountinfo | head -1)"; fi
+# Nothing of the pod is left on the node: its directory (and the emptyDirs in it) is gone.
+[ -z "$(ls -A /run/podlimits/pods 2>/dev/null | grep -v '\.lock$')" ] ||
+  fail "pod state left: $(ls /run/podlimits/pods | one_line)"
 rm -rf /tmp/e2e-volume
