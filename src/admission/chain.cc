@@ -4,12 +4,14 @@
 
 #include "admission/limit_ranger.h"
 #include "admission/pod_security.h"
+#include "api/config_data.h"
 #include "api/defaults.h"
 #include "api/field.h"
 #include "api/limit_range_defaults.h"
 #include "api/name_generator.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
+#include "validation/config_data.h"
 #include "validation/drop_disabled.h"
 #include "validation/limit_range.h"
 #include "validation/object_meta.h"
@@ -55,6 +57,8 @@ class Chain {
     each([&](api::DecodedObject& obj, Outcome& out) {
       if (obj.kind == "Pod") out = AdmitPod(obj);
       if (obj.kind == "PersistentVolumeClaim") out = AdmitPersistentVolumeClaim(obj);
+      if (obj.kind == "ConfigMap") out = AdmitConfigMap(obj);
+      if (obj.kind == "Secret") out = AdmitSecret(obj);
     });
     return outcomes;
   }
@@ -190,6 +194,38 @@ class Chain {
       }
     }
     return Admitted("PersistentVolumeClaim", pvc.metadata.name, std::move(obj.tree),
+                    std::move(obj.warnings));
+  }
+
+  // ConfigMaps and Secrets pass NamespaceLifecycle and validation; no other admission plugin
+  // of this chain looks at them.
+  Outcome AdmitConfigMap(api::DecodedObject& obj) {
+    api::SetDefaultNamespace(obj.tree);
+    if (auto missing = MissingNamespace("ConfigMap", obj.tree, obj.warnings)) return *missing;
+    api::GenerateObjectName(obj.tree, name_generator());
+    api::ConfigMap cm = api::ReadConfigMap(obj.tree);
+    field::ErrorList errs = validation::ValidateConfigMap(cm);
+    if (!errs.empty()) {
+      return Rejected("ConfigMap", cm.metadata.name, "Invalid",
+                      validation::InvalidMessage("ConfigMap", cm.metadata, errs),
+                      std::move(obj.warnings));
+    }
+    return Admitted("ConfigMap", cm.metadata.name, std::move(obj.tree), std::move(obj.warnings));
+  }
+
+  Outcome AdmitSecret(api::DecodedObject& obj) {
+    api::SetDefaultNamespace(obj.tree);
+    api::SetDefaultsSecret(obj.tree);
+    if (auto missing = MissingNamespace("Secret", obj.tree, obj.warnings)) return *missing;
+    api::GenerateObjectName(obj.tree, name_generator());
+    api::Secret secret = api::ReadSecret(obj.tree);
+    field::ErrorList errs = validation::ValidateSecret(secret);
+    if (!errs.empty()) {
+      return Rejected("Secret", secret.metadata.name, "Invalid",
+                      validation::InvalidMessage("Secret", secret.metadata, errs),
+                      std::move(obj.warnings));
+    }
+    return Admitted("Secret", secret.metadata.name, std::move(obj.tree),
                     std::move(obj.warnings));
   }
 

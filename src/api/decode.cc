@@ -20,8 +20,8 @@ bool LooksLikeJson(std::string_view text) {
 }
 
 const std::vector<std::string>& DefaultKinds() {
-  static const std::vector<std::string> kinds = {"Pod", "LimitRange", "Namespace",
-                                                 "PersistentVolumeClaim"};
+  static const std::vector<std::string> kinds = {
+      "Pod", "LimitRange", "Namespace", "PersistentVolumeClaim", "ConfigMap", "Secret"};
   return kinds;
 }
 

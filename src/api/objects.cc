@@ -37,6 +37,50 @@ std::map<std::string, std::string> StringMap(const Node* n) {
   return out;
 }
 
+std::optional<std::int32_t> OptInt32(const Node* n) {
+  auto v = OptInt(n);
+  if (!v) return std::nullopt;
+  return static_cast<std::int32_t>(*v);
+}
+
+ResourceFieldRef ReadResourceFieldRef(const Node& n) {
+  ResourceFieldRef ref;
+  ref.container_name = Str(n.Find("containerName"));
+  ref.resource = Str(n.Find("resource"));
+  if (const Node* d = n.Find("divisor")) {
+    if (auto q = Quantity::Parse(d->scalar)) ref.divisor = *q;
+  }
+  return ref;
+}
+
+KeySelector ReadKeySelector(const Node& n) {
+  return KeySelector{Str(n.Find("name")), Str(n.Find("key")),
+                     OptBool(n.Find("optional")).value_or(false)};
+}
+
+// A configMap/secret/downwardAPI volume source or projection.
+VolumeProjection ReadProjection(const std::string& kind, const Node& n) {
+  VolumeProjection p;
+  p.kind = kind;
+  p.name = Str(n.Find(kind == "secret" && n.Find("secretName") ? "secretName" : "name"));
+  p.optional = OptBool(n.Find("optional")).value_or(false);
+  const Node* items = n.Find("items");
+  if (items == nullptr || !items->IsArray()) return p;
+  for (const auto& item : items->items) {
+    if (kind == "downwardAPI") {
+      DownwardAPIFile f;
+      f.path = Str(item.Find("path"));
+      f.field_path = OptStr(item.FindPath({"fieldRef", "fieldPath"}));
+      if (const Node* r = item.Find("resourceFieldRef")) f.resource_field_ref = ReadResourceFieldRef(*r);
+      f.mode = OptInt32(item.Find("mode"));
+      p.files.push_back(std::move(f));
+    } else {
+      p.items.push_back({Str(item.Find("key")), Str(item.Find("path")), OptInt32(item.Find("mode"))});
+    }
+  }
+  return p;
+}
+
 ResourceList ReadResourceList(const Node* n) {
   ResourceList out;
   if (!n || !n->IsObject()) return out;
@@ -157,8 +201,28 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   }
   if (const Node* env = n.Find("env"); env && env->IsArray()) {
     for (const auto& e : env->items) {
-      const Node* field_path = e.FindPath({"valueFrom", "fieldRef", "fieldPath"});
-      c.env.push_back({Str(e.Find("name")), OptStr(e.Find("value")), OptStr(field_path)});
+      EnvVar var;
+      var.name = Str(e.Find("name"));
+      var.value = OptStr(e.Find("value"));
+      if (const Node* from = e.Find("valueFrom")) {
+        var.field_path = OptStr(from->FindPath({"fieldRef", "fieldPath"}));
+        if (const Node* r = from->Find("resourceFieldRef")) var.resource_field_ref = ReadResourceFieldRef(*r);
+        if (const Node* r = from->Find("configMapKeyRef")) var.config_map_key_ref = ReadKeySelector(*r);
+        if (const Node* r = from->Find("secretKeyRef")) var.secret_key_ref = ReadKeySelector(*r);
+      }
+      c.env.push_back(std::move(var));
+    }
+  }
+  if (const Node* env_from = n.Find("envFrom"); env_from && env_from->IsArray()) {
+    for (const auto& e : env_from->items) {
+      EnvFromSource source;
+      source.prefix = Str(e.Find("prefix"));
+      const Node* ref = e.Find("configMapRef");
+      if (ref == nullptr && (ref = e.Find("secretRef")) != nullptr) source.secret = true;
+      if (ref == nullptr) continue;
+      source.name = Str(ref->Find("name"));
+      source.optional = OptBool(ref->Find("optional")).value_or(false);
+      c.env_from.push_back(std::move(source));
     }
   }
   if (const Node* r = n.Find("resources")) {
@@ -265,6 +329,22 @@ Pod ReadPod(const Node& object) {
         vol.medium = Str(v.FindPath({"emptyDir", "medium"}));
         if (const Node* q = v.FindPath({"emptyDir", "sizeLimit"})) {
           if (auto parsed = Quantity::Parse(q->scalar)) vol.size_limit = *parsed;
+        }
+      }
+      if (vol.source == "configMap" || vol.source == "secret" || vol.source == "downwardAPI") {
+        const Node& source = *v.Find(vol.source);
+        vol.projections.push_back(ReadProjection(vol.source, source));
+        vol.default_mode = OptInt32(source.Find("defaultMode"));
+      }
+      if (vol.source == "projected") {
+        const Node& projected = *v.Find("projected");
+        vol.default_mode = OptInt32(projected.Find("defaultMode"));
+        if (const Node* sources = projected.Find("sources"); sources && sources->IsArray()) {
+          for (const auto& src : sources->items) {
+            for (const auto& m : src.members) {
+              if (!m.value.IsNull()) vol.projections.push_back(ReadProjection(m.key, m.value));
+            }
+          }
         }
       }
       s.volumes.push_back(std::move(vol));

@@ -123,10 +123,35 @@ struct ContainerPort {
   std::string host_ip;
 };
 
+// valueFrom.resourceFieldRef and a downwardAPI item's resourceFieldRef.
+struct ResourceFieldRef {
+  std::string container_name;  // empty: the container itself (env) / required (volumes)
+  std::string resource;        // "limits.cpu", "requests.memory", ...
+  Quantity divisor;            // zero when unset: 1
+};
+
+// valueFrom.configMapKeyRef / secretKeyRef.
+struct KeySelector {
+  std::string name;
+  std::string key;
+  bool optional = false;
+};
+
 struct EnvVar {
   std::string name;
   std::optional<std::string> value;       // absent for valueFrom
   std::optional<std::string> field_path;  // valueFrom.fieldRef.fieldPath
+  std::optional<ResourceFieldRef> resource_field_ref;
+  std::optional<KeySelector> config_map_key_ref;
+  std::optional<KeySelector> secret_key_ref;
+};
+
+// An envFrom entry: every key of a ConfigMap or a Secret, with a prefix.
+struct EnvFromSource {
+  std::string prefix;
+  bool secret = false;  // secretRef rather than configMapRef
+  std::string name;
+  bool optional = false;
 };
 
 struct VolumeMount {
@@ -159,6 +184,7 @@ struct Container {
   std::string working_dir;
   std::vector<ContainerPort> ports;
   std::vector<EnvVar> env;
+  std::vector<EnvFromSource> env_from;
   std::vector<VolumeMount> volume_mounts;
   ResourceRequirements resources;
   bool resources_set = false;
@@ -178,6 +204,31 @@ struct Container {
   }
 };
 
+// An entry of a configMap/secret volume's (or projection's) items.
+struct KeyToPath {
+  std::string key;
+  std::string path;
+  std::optional<std::int32_t> mode;
+};
+
+// A downwardAPI volume's (or projection's) items entry.
+struct DownwardAPIFile {
+  std::string path;
+  std::optional<std::string> field_path;  // fieldRef.fieldPath
+  std::optional<ResourceFieldRef> resource_field_ref;
+  std::optional<std::int32_t> mode;
+};
+
+// The source of a configMap, secret or downwardAPI volume, or one of a projected volume's
+// sources (`kind` says which).
+struct VolumeProjection {
+  std::string kind;  // "configMap", "secret", "downwardAPI", or another projection's name
+  std::string name;  // the ConfigMap or Secret
+  std::vector<KeyToPath> items;
+  bool optional = false;
+  std::vector<DownwardAPIFile> files;  // downwardAPI
+};
+
 struct Volume {
   std::string name;
   // The volume source set (hostPath, emptyDir, configMap, ...); empty when none is.
@@ -186,6 +237,9 @@ struct Volume {
   std::string host_path_type;  // hostPath.type ("" when unset)
   std::string medium;          // emptyDir.medium ("" or "Memory")
   std::optional<Quantity> size_limit;  // emptyDir.sizeLimit
+  // configMap, secret, downwardAPI: one projection; projected: its sources in order.
+  std::vector<VolumeProjection> projections;
+  std::optional<std::int32_t> default_mode;  // defaulted to 0644 by the API
 };
 
 struct PodSpec {

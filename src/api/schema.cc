@@ -10,6 +10,7 @@
 
 #include "api/field.h"
 #include "api/quantity.h"
+#include "base/base64.h"
 
 namespace podlimits::api {
 
@@ -319,8 +320,16 @@ class Decoder {
     using K = Node::Kind;
     switch (spec.scalar) {
       case S::kString:
-        if (n.kind == K::kString) return true;
-        return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (n.kind != K::kString) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (spec.format == "byte") {
+          // []byte: encoding/json decodes it with base64.StdEncoding and returns its error.
+          if (auto bytes = Base64Decode(n.scalar); !bytes) {
+            result_.fatal = fmt::format("illegal base64 data at input byte {}", bytes.error());
+            result_.fatal_line = n.line;
+            return false;
+          }
+        }
+        return true;
       case S::kInteger:
         if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
         if (!IntegerFits(n.scalar, spec.format)) {

@@ -43,6 +43,20 @@ bool MatchesQualifiedNamePart(std::string_view s) {
   return true;
 }
 
+constexpr std::string_view kDNS1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+constexpr std::string_view kDNS1123SubdomainFmt =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+constexpr std::string_view kQualifiedNameErrMsg =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character";
+
+std::string ContentMaxLenError(std::size_t n) {
+  return fmt::format("must be no more than {} bytes", n);
+}
+
+}  // namespace
+
 std::string RegexError(std::string_view msg, std::string_view regex,
                        std::initializer_list<std::string_view> examples) {
   // apimachinery's RegexError, byte for byte (including the double space before "or").
@@ -58,25 +72,11 @@ std::string RegexError(std::string_view msg, std::string_view regex,
   return out;
 }
 
-constexpr std::string_view kDNS1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-constexpr std::string_view kDNS1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-
 // util/validation's MaxLenError; the newer api/validate/content package (label keys and values)
 // says "bytes".
 std::string MaxLenError(std::size_t n) {
   return fmt::format("must be no more than {} characters", n);
 }
-std::string ContentMaxLenError(std::size_t n) {
-  return fmt::format("must be no more than {} bytes", n);
-}
-
-}  // namespace
-
 std::vector<std::string> IsDNS1123Label(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > 63) errs.push_back(MaxLenError(63));

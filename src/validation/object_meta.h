@@ -1,6 +1,7 @@
 // ObjectMeta validation (names, namespaces, labels, annotations) with apimachinery's messages.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,11 @@ std::vector<std::string> IsDNS1123Label(std::string_view value);
 // IsQualifiedName (label keys, resource names) and IsValidLabelValue.
 std::vector<std::string> IsQualifiedName(std::string_view value);
 std::vector<std::string> IsValidLabelValue(std::string_view value);
+
+// apimachinery's RegexError and MaxLenError, byte for byte.
+std::string RegexError(std::string_view msg, std::string_view regex,
+                       std::initializer_list<std::string_view> examples);
+std::string MaxLenError(std::size_t n);
 
 enum class NameRule { kDNSSubdomain, kDNSLabel };
 
