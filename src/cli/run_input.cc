@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "admission/chain.h"
+#include "api/config_data.h"
 #include "api/decode.h"
 #include "cli/input.h"
 #include "cli/name_seed.h"
@@ -89,6 +90,10 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     return out;
   }
   out.object = pods[0]->object;
+  for (const auto& o : outcomes) {
+    if (o.kind == "ConfigMap") out.objects.Add(api::ReadConfigMap(o.object));
+    if (o.kind == "Secret") out.objects.Add(api::ReadSecret(o.object));
+  }
   return out;
 }
 

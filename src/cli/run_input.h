@@ -7,6 +7,7 @@
 
 #include "api/objects.h"
 #include "cli/run_command.h"
+#include "kubelet/object_source.h"
 #include "kubelet/pod_status.h"
 #include "validation/feature_gates.h"
 
@@ -14,6 +15,8 @@ namespace podlimits::cli {
 
 struct RunInput {
   std::optional<api::Node> object;  // the one pod, admitted: the object as the API holds it
+  // The admitted ConfigMaps and Secrets of the input, which the pod may read.
+  kubelet::StaticObjectSource objects;
   int exit_code = 0;            // when there is none: 1 rejected, 2 usage
   // The pod the input decoded to, when API admission rejected it: the apiserver's reason and
   // Status.message, for the -o json status.

@@ -137,29 +137,6 @@ std::optional<std::string> PodFieldValue(const api::Pod& pod, std::string_view p
   return std::nullopt;
 }
 
-EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
-                     std::string_view node_name) {
-  EnvList out;
-  for (const auto& var : container.env) {
-    std::string value;
-    if (var.value || !var.field_path) {
-      value = ExpandReferences(var.value.value_or(""), out);
-    } else if (auto v = PodFieldValue(pod, *var.field_path, node_name)) {
-      value = std::move(*v);
-    } else {
-      continue;  // refused by node admission before this runs
-    }
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == var.name; });
-    if (it != out.end()) {
-      it->second = std::move(value);
-    } else {
-      out.emplace_back(var.name, std::move(value));
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> ProcessEnv(const image::ImageConfig& image, const EnvList& container_env,
                                     std::string_view hostname) {
   // containerd's order: its defaults, HOSTNAME, the image's Env, then the CRI env.

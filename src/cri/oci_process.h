@@ -17,16 +17,8 @@ namespace podlimits::cri {
 // "spec.containers[0]", "spec.initContainers[1]", "spec.ephemeralContainers[0]".
 std::string ContainerFieldPath(const api::Container& container);
 
-// The container's own `env` as the kubelet resolves it (makeEnvironmentVariables): `$(NAME)`
-// references to earlier entries expanded, a later entry of the same name replacing an earlier
-// one (in its place), `valueFrom.fieldRef` replaced by the pod's field (not expanded):
-// metadata.name, metadata.namespace, metadata.uid, metadata.labels['KEY'],
-// metadata.annotations['KEY'] (empty when absent), spec.nodeName (`node_name` when the pod has
-// none: the pod runs on this node), spec.serviceAccountName. Node admission has refused every
-// other valueFrom (field_coverage.h).
+// A container's resolved environment, in order (kubelet/container_env.h makes it).
 using EnvList = std::vector<std::pair<std::string, std::string>>;
-EnvList ContainerEnv(const api::Pod& pod, const api::Container& container,
-                     std::string_view node_name);
 
 // The pod's hostname as the kubelet makes it (GeneratePodHostNameAndDomain): spec.hostname, else
 // the pod's name, cut to 63 characters with trailing '-' and '.' removed.

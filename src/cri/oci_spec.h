@@ -46,6 +46,7 @@
 
 #include "api/objects.h"
 #include "base/error.h"
+#include "cri/oci_process.h"
 #include "cri/spec.h"
 #include "image/config.h"
 
@@ -69,6 +70,9 @@ struct ContainerSpecInput {
   pid_t sandbox_pid = 0;
   // The container's volumeMounts as bind mounts (kubelet/pod_volumes.h), after the defaults.
   std::vector<SpecMount> volume_mounts;
+  // The container's environment as the kubelet resolved it (kubelet/container_env.h): env and
+  // envFrom, before the image's Env is merged in.
+  EnvList env;
 };
 
 // The container's spec: every option of spec_opts.h applied in order. Errors name the field:

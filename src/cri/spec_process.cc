@@ -8,7 +8,7 @@ namespace podlimits::cri {
 
 Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   const api::Container& c = *input.container;
-  const EnvList container_env = ContainerEnv(*input.pod, c, NodeName());
+  const EnvList& container_env = input.env;
   auto args = ProcessArgs(c, input.image, container_env);
   if (!args) return std::unexpected(args.error());
   auto cwd = ProcessCwd(c, input.image);

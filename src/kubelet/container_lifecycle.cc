@@ -76,10 +76,15 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
         ContainerError::Kind::kCreate,
         std::move(seccomp.error().Wrap("failed to generate seccomp spec opts"))});
   }
+  EnvContext env_context = ctx.env;
+  env_context.pod = &pod.pod;
+  if (env_context.node_name.empty()) env_context.node_name = cri::NodeName();
+  auto env = MakeEnvironmentVariables(env_context, plan.container);
+  if (!env) return std::unexpected(ContainerError{ContainerError::Kind::kConfig, env.error()});
+  for (auto& warning : env->warnings) events.Record(std::move(warning));
   std::vector<cri::SpecMount> volume_mounts;
   if (ctx.volumes != nullptr && !plan.container.volume_mounts.empty()) {
-    const cri::EnvList env = cri::ContainerEnv(pod.pod, plan.container, cri::NodeName());
-    auto mounts = ctx.volumes->ContainerMounts(plan.container, env);
+    auto mounts = ctx.volumes->ContainerMounts(plan.container, env->env);
     if (!mounts) {
       return std::unexpected(ContainerError{ContainerError::Kind::kConfig, mounts.error()});
     }
@@ -102,6 +107,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.host_capabilities = ctx.host_capabilities;
   in.sandbox_pid = ctx.sandbox_pid;
   in.volume_mounts = std::move(volume_mounts);
+  in.env = std::move(env->env);
   inst.seccomp_wanted = seccomp->has_value();
   in.seccomp = std::move(*seccomp);
   auto spec = cri::RenderOciSpec(in);

@@ -26,6 +26,7 @@
 #include "base/error.h"
 #include "cri/oci_runtime.h"
 #include "cri/process_limits.h"
+#include "kubelet/container_env.h"
 #include "kubelet/pod_volumes.h"
 #include "image/snapshotter.h"
 #include "image/store.h"
@@ -41,6 +42,7 @@ struct ContainerContext {
   cri::SeccompSettings seccomp;
   pid_t sandbox_pid = 0;  // the pod sandbox's holder, whose namespaces containers join
   PodVolumes* volumes = nullptr;  // the pod's volumes, set up
+  EnvContext env;                 // what the containers' environment is made from
   std::filesystem::path pod_cgroup;            // "/kubepods/besteffort/pod<uid>"
   // Kills every process in a cgroup (relative to the hierarchy roots) in every managed
   // hierarchy; unset: nothing is killed through the cgroup.

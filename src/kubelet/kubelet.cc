@@ -14,6 +14,7 @@
 #include "kubelet/managed_controllers.h"
 #include "kubelet/node_admission.h"
 #include "kubelet/node_allocatable.h"
+#include "kubelet/node_resources.h"
 #include "kubelet/pod_claim.h"
 #include "kubelet/stale_pods.h"
 #include "kubelet/sysctl_allowlist.h"
@@ -214,6 +215,8 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.metrics = &metrics_;
   env.output = io.output;
   env.stop = io.stop;
+  env.objects = io.objects;
+  env.allocatable = NodeAllocatable(config);
   outcome.result = kubelet::RunPod(plan, env);
   claim->Release();
   return outcome;

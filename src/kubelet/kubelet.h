@@ -37,6 +37,7 @@
 #include "kubelet/metrics.h"
 #include "kubelet/node_capabilities.h"
 #include "kubelet/node_config.h"
+#include "kubelet/object_source.h"
 #include "kubelet/pid_capacity.h"
 #include "kubelet/pod_plan.h"
 #include "kubelet/pod_runner.h"
@@ -81,6 +82,8 @@ struct PodRunIo {
   EventRecorder* events = nullptr;    // required: every event of the pod, as it happens
   ContainerOutput* output = nullptr;  // required: the containers' stdout and stderr
   PodStop* stop = nullptr;            // optional: the caller's stop requests
+  // optional: the ConfigMaps and Secrets the pod may read (none exist when unset)
+  const ObjectSource* objects = nullptr;
 };
 
 class Kubelet {

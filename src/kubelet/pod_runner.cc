@@ -1,6 +1,7 @@
 #include "kubelet/pod_runner.h"
 
 #include <fmt/format.h>
+#include <fmt/chrono.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -132,6 +133,16 @@ class PodRun {
   PodRunResult result_;
 };
 
+// time.Now().Format(time.RFC3339Nano) in UTC: trailing zeros of the fraction dropped.
+std::string RFC3339NanoNow() {
+  const auto now = std::chrono::system_clock::now();
+  const auto secs = std::chrono::floor<std::chrono::seconds>(now);
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now - secs).count();
+  std::string fraction = fmt::format("{:09}", nanos);
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}{}{}Z", secs, fraction.empty() ? "" : ".", fraction);
+}
+
 void PodRun::NodeFailure(std::string_view reason, std::string message) {
   Event(EventType::kWarning, reason, message);
   if (!result_.node_failure) {
@@ -209,6 +220,13 @@ bool PodRun::CreateSandbox() {
 
   // The volumes, before any container mounts them. A volume that cannot be set up is the pod's
   // failure (the kubelet's FailedMount), not the node's.
+  PayloadContext payload_ctx;
+  payload_ctx.objects = env_.objects;
+  payload_ctx.allocatable = env_.allocatable;
+  // The annotations the kubelet's pod config adds to every pod it sees from the API.
+  payload_ctx.kubelet_annotations = {{"kubernetes.io/config.seen", RFC3339NanoNow()},
+                                     {"kubernetes.io/config.source", "api"}};
+  volumes_.set_payload_context(std::move(payload_ctx));
   if (auto set_up = volumes_.SetUp(); !set_up) {
     const std::string message = set_up.error().Message();
     Event(EventType::kWarning, "FailedMount", message);
@@ -545,6 +563,8 @@ PodRunResult PodRun::Run() {
   ctx_.snapshotter = env_.snapshotter;
   ctx_.host_capabilities = env_.host_capabilities;
   ctx_.seccomp = env_.seccomp;
+  ctx_.env.objects = env_.objects;
+  ctx_.env.allocatable = env_.allocatable;
   ctx_.kill_cgroup = [this](const fs::path& cgroup) { return sandbox_.Kill(cgroup); };
   for (const auto& c : plan_.init_containers) {
     Slot s;

@@ -43,6 +43,7 @@
 #include "kubelet/container_lifecycle.h"
 #include "kubelet/container_output.h"
 #include "kubelet/events.h"
+#include "kubelet/object_source.h"
 #include "kubelet/metrics.h"
 #include "kubelet/pod_holder.h"
 #include "kubelet/pod_plan.h"
@@ -86,6 +87,8 @@ struct PodRunEnvironment {
   MetricsRegistry* metrics = nullptr;
   ContainerOutput* output = nullptr;  // where each container's stdout and stderr go
   PodStop* stop = nullptr;            // unset: the pod runs until it ends by itself
+  const ObjectSource* objects = nullptr;  // the ConfigMaps and Secrets the pod may read
+  api::ResourceList allocatable;          // the node's (node_resources.h), for the downward API
   RestartBackOff backoff;
 };
 

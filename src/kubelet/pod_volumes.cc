@@ -13,24 +13,13 @@
 
 #include "base/fs.h"
 #include "base/unique_fd.h"
+#include "kubelet/node_resources.h"
 
 namespace podlimits::kubelet {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// MemTotal of /proc/meminfo in bytes; 0 when unreadable.
-std::int64_t NodeMemoryBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::int64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemTotal:") return kib * 1024;
-  }
-  return 0;
-}
 
 std::string TypeCheckFailure(const fs::path& path, std::string_view what) {
   return fmt::format("hostPath type check failed: {} is not {}", path.string(), what);
@@ -45,6 +34,9 @@ Result<void> PodVolumes::SetUp() {
       path = SetUpEmptyDir(v);
     } else if (v.source == "hostPath") {
       path = SetUpHostPath(v);
+    } else if (v.source == "configMap" || v.source == "secret" || v.source == "downwardAPI" ||
+               v.source == "projected") {
+      path = SetUpProjection(v);
     } else {
       // Node admission refused it; reaching here is a bug, not a volume to skip.
       path = Failure(fmt::format("volume source {} is not supported by this node", v.source));
@@ -127,6 +119,44 @@ Result<fs::path> PodVolumes::SetUpHostPath(const api::Volume& v) {
   return path;
 }
 
+Result<fs::path> PodVolumes::SetUpProjection(const api::Volume& v) {
+  // The payload first: a missing object or key fails the mount before anything is made.
+  PayloadContext ctx = payload_ctx_;
+  ctx.pod = &plan_.pod;
+  auto payload = VolumePayload(v, ctx);
+  if (!payload) return std::unexpected(payload.error());
+  for (const auto& [path, file] : *payload) {
+    if (auto valid = ValidatePayloadPath(path); !valid) return std::unexpected(valid.error());
+  }
+  const char* plugin = v.source == "configMap"     ? "kubernetes.io~configmap"
+                       : v.source == "secret"      ? "kubernetes.io~secret"
+                       : v.source == "downwardAPI" ? "kubernetes.io~downward-api"
+                                                   : "kubernetes.io~projected";
+  const fs::path dir = plan_.pod_dir / "volumes" / plugin / v.name;
+  std::error_code ec;
+  fs::create_directories(dir.parent_path(), ec);
+  if (ec) return SystemError("mkdir", dir.parent_path(), ec.value());
+  if (mkdir(dir.c_str(), 0777) != 0) return SystemError("mkdir", dir, errno);
+  // Secrets (and what may hold them) never touch the disk: tmpfs, as the kubelet's
+  // memory-backed wrapper. A ConfigMap is written on disk, as its emptyDir wrapper.
+  if (v.source != "configMap") {
+    const std::string options = fmt::format("mode=0777,size={}", NodeMemoryBytes());
+    if (mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+      return SystemError("mount tmpfs", dir, errno, options);
+    }
+    mounts_.push_back(dir);
+  }
+  if (chmod(dir.c_str(), 0777) != 0) return SystemError("chmod", dir, errno);
+  std::optional<gid_t> fs_group;
+  const auto& psc = plan_.pod.spec.security_context;
+  if (psc && psc->fs_group) fs_group = static_cast<gid_t>(*psc->fs_group);
+  if (auto w = WritePayload(dir, *payload, fs_group, std::chrono::system_clock::now()); !w) {
+    return std::unexpected(w.error());
+  }
+  projection_volumes_.insert(v.name);
+  return dir;
+}
+
 Result<std::vector<cri::SpecMount>> PodVolumes::ContainerMounts(const api::Container& container,
                                                                 const cri::EnvList& env) {
   std::vector<cri::SpecMount> out;
@@ -150,7 +180,8 @@ Result<std::vector<cri::SpecMount>> PodVolumes::ContainerMounts(const api::Conta
       source = *mounted;
     }
     cri::SpecMount mount{m.mount_path, "bind", source.string(), {"rbind", "rprivate"}};
-    mount.options.push_back(m.read_only ? "ro" : "rw");
+    const bool read_only = m.read_only || projection_volumes_.contains(m.name);
+    mount.options.push_back(read_only ? "ro" : "rw");
     out.push_back(std::move(mount));
   }
   return out;
@@ -174,7 +205,20 @@ Result<fs::path> PodVolumes::SubPathMount(const api::Container& container, std::
   std::stringstream parts(*clean);
   std::string part;
   bool is_dir = true;
-  while (std::getline(parts, part, '/')) {
+  if (projection_volumes_.contains(volume_name)) {
+    // The files of these volumes are symlinks into ..data that podlimits itself wrote (the
+    // volume is read-only to the pod): resolve them with the volume as the root, so nothing can
+    // point outside it. A key that is not there is not created.
+    auto opened = OpenInRoot(dir.get(), *clean, O_PATH | O_CLOEXEC);
+    if (!opened) return SystemError("open", volume / *clean, opened.error());
+    struct stat st {};
+    if (fstat(opened->get(), &st) != 0) return SystemError("stat", volume / *clean, errno);
+    is_dir = S_ISDIR(st.st_mode);
+    current = std::move(*opened);
+    walked = *clean;
+    parts.setstate(std::ios::eofbit);
+  }
+  while (!parts.eof() && std::getline(parts, part, '/')) {
     if (part.empty()) continue;
     walked += (walked.empty() ? "" : "/") + part;
     auto next = OpenBeneath(current.get(), part, O_PATH | O_CLOEXEC);

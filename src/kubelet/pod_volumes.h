@@ -10,6 +10,12 @@
 //                   it (0755 / 0644), Directory, File, Socket, CharDevice, BlockDevice check it;
 //                   with no type a missing path is created as a directory, as containerd does.
 //
+//   configMap, secret, downwardAPI, projected
+//                   <pod dir>/volumes/kubernetes.io~configmap/<name> (on disk), ~secret,
+//                   ~downward-api and ~projected (tmpfs), mode 0777, the files of
+//                   volume_payload.h in the kubelet's AtomicWriter layout. Always mounted
+//                   read-only into containers, as the kubelet mounts them.
+//
 // Each container's volumeMounts become bind mounts of its spec (rbind, rprivate, ro when
 // readOnly). A subPath (or subPathExpr, expanded with the container's environment) is resolved
 // inside its volume without following any symlink (openat2 RESOLVE_BENEATH |
@@ -27,6 +33,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,12 +41,15 @@
 #include "cri/oci_process.h"
 #include "cri/spec.h"
 #include "kubelet/pod_plan.h"
+#include "kubelet/volume_payload.h"
 
 namespace podlimits::kubelet {
 
 class PodVolumes {
  public:
   explicit PodVolumes(const PodPlan& plan) : plan_(plan) {}
+  // What configMap, secret, downwardAPI and projected volumes read; set before SetUp.
+  void set_payload_context(PayloadContext ctx) { payload_ctx_ = std::move(ctx); }
   PodVolumes(const PodVolumes&) = delete;
   PodVolumes& operator=(const PodVolumes&) = delete;
 
@@ -57,12 +67,15 @@ class PodVolumes {
  private:
   Result<std::filesystem::path> SetUpEmptyDir(const api::Volume& v);
   Result<std::filesystem::path> SetUpHostPath(const api::Volume& v);
+  Result<std::filesystem::path> SetUpProjection(const api::Volume& v);
   Result<std::filesystem::path> SubPathMount(const api::Container& container, std::size_t index,
                                              const std::filesystem::path& volume,
                                              const std::string& volume_name,
                                              const std::string& sub_path);
 
   const PodPlan& plan_;
+  PayloadContext payload_ctx_;
+  std::set<std::string> projection_volumes_;  // read-only for every container
   std::map<std::string, std::filesystem::path> paths_;
   std::vector<std::filesystem::path> mounts_;  // in the order they were made
 };

@@ -428,6 +428,65 @@ TEST_F(RunPodTest, VolumeFailuresAreThePods) {
   fs::remove_all(host);
 }
 
+// ConfigMaps and Secrets of the input stream reach the pod through env, envFrom and
+// configMap/secret/downwardAPI/projected volumes: read-only, secrets on tmpfs, the kubelet's
+// ..data layout (so a subPath of a key works through its symlink), fsGroup applied; a missing
+// object is the container's CreateContainerConfigError with the kubelet's words.
+TEST_F(RunPodTest, ConfigMapsAndSecretsReachThePod) {
+  const std::string objects =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n"
+      "data: {greeting: hello, app.conf: port=8080}\n---\n"
+      "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: s3cret}\n"
+      "---\n";
+  auto r = Run(objects + Pod(R"(  - name: app
+    image: busybox:latest
+    env:
+    - {name: PW, valueFrom: {secretKeyRef: {name: creds, key: password}}}
+    envFrom: [{prefix: CFG_, configMapRef: {name: app}}]
+    volumeMounts:
+    - {name: config, mountPath: /config}
+    - {name: secret, mountPath: /secret}
+    - {name: info, mountPath: /info}
+    - {name: all, mountPath: /all}
+    - {name: config, mountPath: /app.conf, subPath: app.conf}
+    command:
+    - sh
+    - -c
+    - |
+      echo env=$CFG_greeting/$PW
+      echo config=$(cat /config/greeting) data=$(readlink /config/..data | cut -c1-7)
+      echo secret=$(cat /secret/password) fs=$(grep " /secret " /proc/mounts | cut -d" " -f3)
+      echo mode=$(stat -c '%a %g' /secret/..data/password)
+      echo info=$(cat /info/name) all=$(cat /all/g)/$(cat /all/p)
+      echo sub=$(cat /app.conf)
+      touch /config/x 2>/dev/null || echo config-ro
+)",
+                                 "  securityContext: {fsGroup: 3000}\n"
+                                 "  volumes:\n  - {name: config, configMap: {name: app}}\n"
+                                 "  - {name: secret, secret: {secretName: creds, defaultMode: 0400}}\n"
+                                 "  - name: info\n    downwardAPI: {items: [{path: name, fieldRef: "
+                                 "{fieldPath: metadata.name}}]}\n"
+                                 "  - name: all\n    projected:\n      sources:\n"
+                                 "      - configMap: {name: app, items: [{key: greeting, path: g}]}\n"
+                                 "      - secret: {name: creds, items: [{key: password, path: p}]}\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want : {"[app] env=hello/s3cret", "[app] config=hello data=..20",
+                           "[app] secret=s3cret fs=tmpfs", "[app] mode=440 3000",
+                           "[app] info=t all=hello/s3cret", "[app] sub=port=8080",
+                           "[app] config-ro"}) {
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  }
+
+  auto missing = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: ["true"]
+    env: [{name: X, valueFrom: {configMapKeyRef: {name: absent, key: k}}}]
+)"));
+  EXPECT_EQ(missing.exit_code, 1) << missing.err;
+  EXPECT_NE(missing.err.find("Failed  Error: configmap \"absent\" not found"), std::string::npos)
+      << missing.err;
+}
+
 // The pod's sysctls are set in its sandbox's namespaces, not the node's; one outside the safe
 // set needs allowedUnsafeSysctls, else the kubelet's SysctlForbidden refuses the pod.
 TEST_F(RunPodTest, SysctlsAreSetInThePodsNamespaces) {

@@ -64,10 +64,18 @@ INSTANTIATE_TEST_SUITE_P(
                         "  volumes:\n  - {name: a, emptyDir: {}}\n  - {name: b, emptyDir: {}}\n"
                         "  - {name: c, nfs: {server: s, path: /x}}\n",
                     "spec.volumes[2].nfs: not supported by this node"},
-        RefusalCase{"ConfigMapVolume",
-                    std::string(kApp) + "  volumes:\n  - {name: a, configMap: {name: c}}\n",
-                    "spec.volumes[0].configMap: not supported by this node: volumes are not "
-                    "mounted by this node yet"},
+        RefusalCase{"ConfigMapVolumeDefaultUser",
+                    std::string(kApp) +
+                        "  volumes:\n  - {name: a, configMap: {name: c, defaultUser: 1000}}\n",
+                    "spec.volumes[0].configMap.defaultUser: not supported by this node: 1000 (the "
+                    "files are owned by root (0); another owner is not applied)"},
+        RefusalCase{"ProjectedServiceAccountToken",
+                    std::string(kApp) +
+                        "  volumes:\n  - name: t\n    projected:\n      sources:\n"
+                        "      - configMap: {name: c}\n"
+                        "      - serviceAccountToken: {path: token}\n",
+                    "spec.volumes[0].projected.sources[1].serviceAccountToken: not supported by "
+                    "this node: this node has no token issuer"},
         RefusalCase{"DiskEmptyDirSizeLimit",
                     std::string(kApp) + "  volumes:\n  - {name: a, emptyDir: {sizeLimit: 1Gi}}\n",
                     "spec.volumes[0].emptyDir.sizeLimit: not supported by this node: a disk "
@@ -83,12 +91,12 @@ INSTANTIATE_TEST_SUITE_P(
         RefusalCase{"NfsIsRefusedAsUnlisted",
                     std::string(kApp) + "  volumes:\n  - {name: c, nfs: {server: s, path: /x}}\n",
                     "spec.volumes[0].nfs: not supported by this node"},
-        RefusalCase{"ValueFromSecret",
-                    std::string(kApp) +
-                        "    env:\n    - {name: A, value: x}\n"
-                        "    - name: B\n      valueFrom: {secretKeyRef: {name: s, key: k}}\n",
-                    "spec.containers[0].env[1].valueFrom.secretKeyRef: not supported by this "
-                    "node: Secrets are not resolved yet"},
+        RefusalCase{"SecretVolumeDefaultUser",
+                    std::string(kApp) + "  volumes:\n  - {name: s, secret: {secretName: s, "
+                                        "defaultUser: 0}}\n  - {name: t, secret: {secretName: t, "
+                                        "defaultUser: 7}}\n",
+                    "spec.volumes[1].secret.defaultUser: not supported by this node: 7 (the files "
+                    "are owned by root (0); another owner is not applied)"},
         RefusalCase{"ValueFromPodIP",
                     std::string(kApp) +
                         "    env:\n    - name: IP\n      valueFrom: {fieldRef: {fieldPath: "

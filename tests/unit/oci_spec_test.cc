@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cri/oci_capabilities.h"
+#include "kubelet/container_env.h"
 #include "test_support.h"
 
 namespace podlimits::cri {
@@ -91,6 +92,11 @@ ContainerSpecInput Input(const api::Pod& pod, const api::Container& c, const fs:
   in.rootfs = rootfs;
   in.cgroups_path = "/kubepods/besteffort/pod1234/abcd";
   in.host_capabilities = HostCapabilities();
+  // The environment as the kubelet resolves it before the spec is built.
+  kubelet::EnvContext env;
+  env.pod = &pod;
+  env.node_name = "node-a";
+  if (auto resolved = kubelet::MakeEnvironmentVariables(env, c)) in.env = std::move(resolved->env);
   return in;
 }
 
