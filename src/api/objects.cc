@@ -180,6 +180,55 @@ void ReadHandlerHosts(const Node& handler, const std::string& prefix,
   }
 }
 
+std::string PortText(const Node* port) { return port ? port->scalar : std::string(); }
+
+HandlerAction ReadHandlerAction(const Node& handler) {
+  HandlerAction a;
+  if (const Node* exec = handler.Find("exec")) {
+    a.kind = "exec";
+    a.command = Strings(exec->Find("command"));
+  } else if (const Node* http = handler.Find("httpGet")) {
+    a.kind = "httpGet";
+    a.host = Str(http->Find("host"));
+    a.port = PortText(http->Find("port"));
+    a.path = Str(http->Find("path"));
+    a.scheme = Str(http->Find("scheme"));
+    if (const Node* headers = http->Find("httpHeaders"); headers && headers->IsArray()) {
+      for (const auto& h : headers->items) {
+        a.http_headers.emplace_back(Str(h.Find("name")), Str(h.Find("value")));
+      }
+    }
+  } else if (const Node* tcp = handler.Find("tcpSocket")) {
+    a.kind = "tcpSocket";
+    a.host = Str(tcp->Find("host"));
+    a.port = PortText(tcp->Find("port"));
+  } else if (const Node* grpc = handler.Find("grpc")) {
+    a.kind = "grpc";
+    a.port = PortText(grpc->Find("port"));
+    a.grpc_service = OptStr(grpc->Find("service"));
+  } else if (const Node* sleep = handler.Find("sleep")) {
+    a.kind = "sleep";
+    a.sleep_seconds = OptInt(sleep->Find("seconds")).value_or(0);
+  }
+  return a;
+}
+
+std::optional<Probe> ReadProbe(const Node* n) {
+  if (n == nullptr || !n->IsObject()) return std::nullopt;
+  Probe p;
+  p.action = ReadHandlerAction(*n);
+  auto int32 = [&](const char* key, std::int32_t fallback) {
+    return static_cast<std::int32_t>(OptInt(n->Find(key)).value_or(fallback));
+  };
+  p.initial_delay_seconds = int32("initialDelaySeconds", 0);
+  p.timeout_seconds = int32("timeoutSeconds", 1);
+  p.period_seconds = int32("periodSeconds", 10);
+  p.success_threshold = int32("successThreshold", 1);
+  p.failure_threshold = int32("failureThreshold", 3);
+  p.termination_grace_period_seconds = OptInt(n->Find("terminationGracePeriodSeconds"));
+  return p;
+}
+
 Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   Container c;
   c.kind = kind;
@@ -192,6 +241,7 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   if (const Node* ports = n.Find("ports"); ports && ports->IsArray()) {
     for (const auto& p : ports->items) {
       ContainerPort port;
+      port.name = Str(p.Find("name"));
       if (auto hp = OptInt(p.Find("hostPort"))) port.host_port = static_cast<std::int32_t>(*hp);
       port.container_port = static_cast<std::int32_t>(OptInt(p.Find("containerPort")).value_or(0));
       port.protocol = Str(p.Find("protocol"));
@@ -245,12 +295,17 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
     if (const Node* p = n.Find(probe)) ReadHandlerHosts(*p, probe, c.handler_hosts);
   }
+  c.liveness_probe = ReadProbe(n.Find("livenessProbe"));
+  c.readiness_probe = ReadProbe(n.Find("readinessProbe"));
+  c.startup_probe = ReadProbe(n.Find("startupProbe"));
   if (const Node* lifecycle = n.Find("lifecycle")) {
     for (const char* hook : {"postStart", "preStop"}) {
       if (const Node* h = lifecycle->Find(hook)) {
         ReadHandlerHosts(*h, std::string("lifecycle.") + hook, c.handler_hosts);
       }
     }
+    if (const Node* h = lifecycle->Find("postStart")) c.post_start = ReadHandlerAction(*h);
+    if (const Node* h = lifecycle->Find("preStop")) c.pre_stop = ReadHandlerAction(*h);
   }
   c.tty = OptBool(n.Find("tty")).value_or(false);
   return c;

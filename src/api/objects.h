@@ -117,6 +117,7 @@ struct PodSecurityContext {
 };
 
 struct ContainerPort {
+  std::string name;
   std::optional<std::int32_t> host_port;
   std::int32_t container_port = 0;
   std::string protocol;
@@ -162,6 +163,29 @@ struct VolumeMount {
   std::string sub_path_expr;
 };
 
+// A probe's or lifecycle hook's action: exactly one of exec, httpGet, tcpSocket, grpc, sleep.
+struct HandlerAction {
+  std::string kind;                  // "exec", "httpGet", "tcpSocket", "grpc", "sleep"
+  std::vector<std::string> command;  // exec
+  std::string host;                  // httpGet, tcpSocket ("" : the pod)
+  std::string port;                  // httpGet, tcpSocket, grpc: a number or a port name
+  std::string path;                  // httpGet (defaulted to "/")
+  std::string scheme;                // httpGet (defaulted to "HTTP")
+  std::vector<std::pair<std::string, std::string>> http_headers;
+  std::optional<std::string> grpc_service;
+  std::int64_t sleep_seconds = 0;    // sleep
+};
+
+struct Probe {
+  HandlerAction action;
+  std::int32_t initial_delay_seconds = 0;
+  std::int32_t timeout_seconds = 1;
+  std::int32_t period_seconds = 10;
+  std::int32_t success_threshold = 1;
+  std::int32_t failure_threshold = 3;
+  std::optional<std::int64_t> termination_grace_period_seconds;
+};
+
 // A probe or lifecycle handler that names a host (PSA's hostProbesAndLifecycleHooks check).
 struct HandlerHost {
   std::string field;  // e.g. "livenessProbe.httpGet.host"
@@ -191,6 +215,11 @@ struct Container {
   std::optional<std::string> restart_policy;  // init containers: "Always" makes a sidecar
   std::optional<SecurityContext> security_context;
   std::vector<HandlerHost> handler_hosts;
+  std::optional<Probe> liveness_probe;
+  std::optional<Probe> readiness_probe;
+  std::optional<Probe> startup_probe;
+  std::optional<HandlerAction> post_start;
+  std::optional<HandlerAction> pre_stop;
   bool tty = false;
 
   bool IsSidecar() const { return kind == ContainerKind::kInit && restart_policy == "Always"; }

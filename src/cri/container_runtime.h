@@ -6,9 +6,11 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/error.h"
 
@@ -29,6 +31,14 @@ struct ContainerStdio {
   int stderr_fd = -1;
 };
 
+// How a command run in a container ended (the CRI's ExecSync).
+struct ExecResult {
+  int exit_code = -1;  // -1 when it timed out or was killed
+  bool timed_out = false;
+  std::string output;  // stdout then stderr, as far as it was captured
+  std::string error_output;  // stderr alone (what the CRI's ExecSync error quotes)
+};
+
 class ContainerRuntime {
  public:
   virtual ~ContainerRuntime() = default;
@@ -46,6 +56,11 @@ class ContainerRuntime {
   virtual Result<void> Kill(const std::string& id, int signal, bool all = false) = 0;
   // A container the runtime does not know is not an error.
   virtual Result<void> Delete(const std::string& id) = 0;
+  // Runs `argv` in the running container (its namespaces, cgroup, user and limits, as the
+  // runtime's `exec` gives them) and waits up to `timeout`. An error only when the runtime could
+  // not be run; a command that fails is a result.
+  virtual Result<ExecResult> Exec(const std::string& id, const std::vector<std::string>& argv,
+                                  std::chrono::milliseconds timeout) = 0;
 
   // "crun", "runc", ...: recorded with the pod so that a later run can clean up after it.
   virtual std::string_view Name() const = 0;

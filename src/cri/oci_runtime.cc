@@ -10,8 +10,13 @@
 #include <cstring>
 #include <system_error>
 
+#include <rapidjson/document.h>
+#include <rapidjson/pointer.h>
+
 #include "base/child_process.h"
+#include "base/fs.h"
 #include "base/error.h"
+#include "cri/exec_cgroup_view.h"
 #include "cri/oci_runtime_output.h"
 
 namespace podlimits::cri {
@@ -195,6 +200,48 @@ Result<void> OciRuntimeClient::Kill(const std::string& id, int signal, bool all)
   auto state = State(id);
   if ((state && state->status == "stopped") || (!state && !Known(*this, id))) return {};
   return Failure(Failed(*this, "kill", id, FailureReason(*this, *result, "")));
+}
+
+// linux.cgroupsPath of a container, from the config.json of its bundle.
+Result<std::string> OciRuntimeClient::CgroupPathOf(const std::string& id) {
+  auto state = State(id);
+  if (!state) return std::unexpected(state.error());
+  auto text = ReadSmallFile(state->bundle / "config.json", 16 << 20);
+  if (!text) return std::unexpected(text.error());
+  rapidjson::Document doc;
+  doc.Parse(text->data(), text->size());
+  const rapidjson::Value* path = rapidjson::Pointer("/linux/cgroupsPath").Get(doc);
+  if (doc.HasParseError() || path == nullptr || !path->IsString()) {
+    return Failure("read", state->bundle / "config.json", "no linux.cgroupsPath");
+  }
+  return std::string(path->GetString(), path->GetStringLength());
+}
+
+Result<ExecResult> OciRuntimeClient::Exec(const std::string& id,
+                                          const std::vector<std::string>& argv,
+                                          std::chrono::milliseconds timeout) {
+  if (!ValidId(id)) return Failure(Failed(*this, "exec", id, "invalid container id"));
+  if (argv.empty()) return Failure(Failed(*this, "exec", id, "no command"));
+  ChildCommand command;
+  command.argv = CommandLine(*this, nullptr, {"exec", id});
+  command.argv.insert(command.argv.end(), argv.begin(), argv.end());
+  command.timeout = timeout;
+  Result<ChildResult> result = Failure("not run");
+  if (kind() == RuntimeKind::kCrun && ExecNeedsFreezerView()) {
+    auto cgroup = CgroupPathOf(id);
+    if (!cgroup) return Failure(Failed(*this, "exec", id, cgroup.error().Message()));
+    auto ran = RunInFreezerView(*cgroup, [&] { result = RunChild(command); });
+    if (!ran) return Failure(Failed(*this, "exec", id, ran.error().Message()));
+  } else {
+    result = RunChild(command);
+  }
+  if (!result) return Failure(Failed(*this, "exec", id, result.error().Message()));
+  ExecResult out;
+  out.timed_out = result->timed_out;
+  out.exit_code = result->timed_out ? -1 : result->exit_code;
+  out.output = result->out + result->err;
+  out.error_output = result->err;
+  return out;
 }
 
 Result<void> OciRuntimeClient::Delete(const std::string& id) {

@@ -43,6 +43,9 @@ class OciRuntimeClient : public ContainerRuntime {
   Result<void> Kill(const std::string& id, int signal, bool all = false) override;
   // `delete --force ID`; a container the runtime does not know is not an error.
   Result<void> Delete(const std::string& id) override;
+  Result<ExecResult> Exec(const std::string& id, const std::vector<std::string>& argv,
+                          std::chrono::milliseconds timeout) override;
+  Result<std::string> CgroupPathOf(const std::string& id);
 
   std::string_view Name() const override { return kind_ == RuntimeKind::kRunc ? "runc" : "crun"; }
   const std::filesystem::path& Binary() const override { return binary_; }

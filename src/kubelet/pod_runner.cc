@@ -15,7 +15,9 @@
 
 #include "base/error.h"
 #include "base/child_reaper.h"
+#include "kubelet/action_executor.h"
 #include "kubelet/pod_holder.h"
+#include "kubelet/probe_worker.h"
 #include "kubelet/pod_record.h"
 #include "kubelet/pod_volumes.h"
 #include "kubelet/pod_sandbox.h"
@@ -51,7 +53,31 @@ struct Slot {
   bool stop_sent = false;
   int attempts = 0;  // how often it was started (or tried to be)
   ContainerRunResult result;
+  // Probes and hooks of the running instance (action_executor.h runs them).
+  std::vector<ProbeWorker> probes;
+  std::optional<std::uint64_t> hook_ticket;  // the postStart or preStop hook running now
+  bool post_start_pending = false;
+  bool pre_stop_ran = false;
+  // This container alone must be gone by then (a failed probe or postStart hook stops it with
+  // its own grace period); the pod's termination has kill_at_.
+  std::optional<Clock::time_point> kill_at;
+  // Killed for a failed probe or hook under a policy that restarts: it restarts however it
+  // exits (computePodActions decides the restart when it kills).
+  bool restart_after_kill = false;
 };
+
+// The startup probe has succeeded, or the container has none.
+bool StartupDone(const Slot& s) {
+  for (const auto& p : s.probes) {
+    if (p.type() == ProbeType::kStartup) return p.result() == ProbeResult::kSuccess;
+  }
+  return true;
+}
+
+// The kubelet's "started": running, its postStart hook done and its startup probe passed.
+bool Started(const Slot& s) {
+  return s.state == SlotState::kRunning && !s.post_start_pending && StartupDone(s);
+}
 
 // The init process of a container is ours to wait for from here on (we are its subreaper).
 void Adopt(Slot& s) {
@@ -104,7 +130,15 @@ class PodRun {
   void AfterExit(Slot& s, int code);
   void Advance();
   void BeginTermination();
-  void StopSlot(Slot& s, int signal);
+  void StopSlot(Slot& s, int signal, std::string killing_message = {});
+  void Signal(Slot& s, int signal);
+  ActionTarget TargetOf(const Slot& s);
+  void HandleActions();
+  void RunDueProbes();
+  void HookDone(Slot& s, const ActionOutcome& outcome);
+  std::string HookFailure(const Slot& s, const api::HandlerAction& hook,
+                          const ActionOutcome& outcome) const;
+  void KillForRestart(Slot& s, std::string message, std::optional<std::int64_t> grace);
   void HandleStop();
   void ReapExited(Slot& s);
   void OnExit(Slot& s, int code);
@@ -126,6 +160,7 @@ class PodRun {
   bool init_failed_ = false;
   PodHolder holder_;
   PodVolumes volumes_{plan_};
+  ActionExecutor actions_;  // last member: its threads are joined before the rest goes
   std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
   bool terminating_ = false;
   bool killed_ = false;
@@ -293,7 +328,136 @@ bool PodRun::StartSlot(Slot& s) {
   s.state = SlotState::kRunning;
   s.started_at = Clock::now();
   s.result.started = true;
+  s.kill_at.reset();
+  s.pre_stop_ran = false;
+  s.restart_after_kill = false;
+  const api::Container& c = s.plan->container;
+  s.probes.clear();
+  if (c.startup_probe) s.probes.emplace_back(ProbeType::kStartup, *c.startup_probe);
+  if (c.liveness_probe) s.probes.emplace_back(ProbeType::kLiveness, *c.liveness_probe);
+  if (c.readiness_probe) s.probes.emplace_back(ProbeType::kReadiness, *c.readiness_probe);
+  for (auto& p : s.probes) p.Reset(s.started_at);
+  // The postStart hook, as the kubelet runs it right after the start (the container is not
+  // "started" until it is done). It has no timeout of its own: a stop kills it with the
+  // container.
+  if (c.post_start) {
+    s.post_start_pending = true;
+    s.hook_ticket = actions_.Submit(*c.post_start, TargetOf(s), std::chrono::hours(24));
+  }
   return true;
+}
+
+ActionTarget PodRun::TargetOf(const Slot& s) {
+  ActionTarget t;
+  t.runtime = env_.runtime;
+  t.container_id = s.instance ? s.instance->id : std::string();
+  t.container = &s.plan->container;
+  t.netns_pid = holder_.pid;
+  return t;
+}
+
+// The kubelet's handler runner messages for a failed hook (`Exec lifecycle hook ([sh -c exit 1])
+// for Container "web" in Pod "web_default(uid)" failed - error: command 'sh -c exit 1' exited
+// with 1: , message: ""`); empty when the hook succeeded. An HTTP hook fails only when no
+// answer came, whatever the status.
+std::string PodRun::HookFailure(const Slot& s, const api::HandlerAction& hook,
+                                const ActionOutcome& outcome) const {
+  const std::string& name = s.plan->container.name;
+  const std::string pod = plan_.PodDescription();
+  if (hook.kind == "exec") {
+    if (outcome.result == ProbeResult::kSuccess) return "";
+    std::string error = outcome.error;
+    if (error.empty()) {
+      const std::string cmd = fmt::format("{}", fmt::join(hook.command, " "));
+      error = outcome.exit_code >= 0
+                  ? fmt::format("command '{}' exited with {}: {}", cmd, outcome.exit_code,
+                                outcome.error_output)
+                  : outcome.output;
+    }
+    return fmt::format("Exec lifecycle hook ([{}]) for Container {} in Pod {} failed - error: {}, "
+                       "message: {}",
+                       fmt::join(hook.command, " "), field::GoQuote(name), field::GoQuote(pod),
+                       error, field::GoQuote(outcome.output));
+  }
+  if (hook.kind == "httpGet") {
+    if (outcome.http_status != 0 && outcome.result != ProbeResult::kUnknown) return "";
+    return fmt::format("HTTP lifecycle hook ({}) for Container {} in Pod {} failed - error: {}",
+                       hook.path, field::GoQuote(name), field::GoQuote(pod),
+                       outcome.error.empty() ? outcome.output : outcome.error);
+  }
+  return "";  // sleep
+}
+
+// A failed liveness or startup probe, or postStart hook: the container is stopped with its
+// grace period (preStop first). After a probe the restart was decided with the kill (a policy
+// other than Never restarts it, whatever its exit code); after a hook its exit code decides.
+void PodRun::KillForRestart(Slot& s, std::string message, std::optional<std::int64_t> grace) {
+  const std::int64_t seconds = grace.value_or(plan_.grace_period_seconds);
+  s.kill_at = Clock::now() + std::chrono::seconds(std::max<std::int64_t>(0, seconds));
+  StopSlot(s, SIGTERM, std::move(message));
+}
+
+void PodRun::HookDone(Slot& s, const ActionOutcome& outcome) {
+  s.hook_ticket.reset();
+  const api::Container& c = s.plan->container;
+  if (s.post_start_pending) {
+    s.post_start_pending = false;
+    if (const std::string failure = HookFailure(s, *c.post_start, outcome); !failure.empty()) {
+      Event(EventType::kWarning, "FailedPostStartHook", failure);
+      KillForRestart(s, "FailedPostStartHook", std::nullopt);
+    }
+    return;
+  }
+  // preStop: the container gets its SIGTERM now, within what is left of its grace period.
+  if (const std::string failure = HookFailure(s, *c.pre_stop, outcome); !failure.empty()) {
+    Event(EventType::kWarning, "FailedPreStopHook", failure);
+  }
+  Signal(s, SIGTERM);
+}
+
+void PodRun::HandleActions() {
+  for (auto& [ticket, outcome] : actions_.TakeDone()) {
+    for (auto& s : slots_) {
+      if (s.state != SlotState::kRunning || !s.instance) continue;
+      if (s.hook_ticket == ticket) {
+        HookDone(s, outcome);
+        break;
+      }
+      for (auto& p : s.probes) {
+        if (p.in_flight() != ticket) continue;
+        // Readiness only gates traffic, which a node without Services has none of: its
+        // failures are events.
+        auto recorded = p.Record(outcome);
+        if (recorded.event) env_.events->Record(*recorded.event);
+        if (recorded.turned_failure && !s.stop_sent && !terminating_) {
+          // computePodActions: the message says whether a restart follows.
+          const bool restart = s.sidecar || plan_.restart_policy != "Never";
+          std::string message =
+              fmt::format("Container {} failed {} probe", s.plan->container.name,
+                          p.type() == ProbeType::kLiveness ? "liveness" : "startup");
+          if (restart) message += ", will be restarted";
+          s.restart_after_kill = restart;
+          KillForRestart(s, std::move(message), p.probe().termination_grace_period_seconds);
+        }
+      }
+    }
+  }
+}
+
+void PodRun::RunDueProbes() {
+  if (terminating_) return;
+  const auto now = Clock::now();
+  for (auto& s : slots_) {
+    if (s.state != SlotState::kRunning || !s.instance || s.stop_sent || s.post_start_pending) {
+      continue;
+    }
+    const bool startup_done = StartupDone(s);
+    for (auto& p : s.probes) {
+      if (!p.Due(now, startup_done)) continue;
+      const auto timeout = std::chrono::seconds(std::max(1, p.probe().timeout_seconds));
+      p.Submitted(actions_.Submit(p.probe().action, TargetOf(s), timeout), now);
+    }
+  }
 }
 
 // The kubelet's RunContainerError: a Failed event with the runtime's message, and the container
@@ -358,10 +522,11 @@ void PodRun::Advance() {
     if (s.state == SlotState::kPending) {
       if (!StartSlot(s)) return;
     }
-    if (s.sidecar && s.state != SlotState::kPending) {
-      ++next_init_;  // started: the next init container may go
+    if (s.sidecar && Started(s)) {
+      ++next_init_;  // started (postStart done, startup probe passed): the next may go
       continue;
     }
+    if (s.sidecar) return;  // starting, or backing off
     if (s.state == SlotState::kDone && s.result.exit_code == 0) {
       ++next_init_;
       continue;
@@ -372,23 +537,39 @@ void PodRun::Advance() {
     }
     return;  // running or backing off
   }
-  if (!apps_started_) {
-    apps_started_ = true;
-    for (auto& s : slots_) {
-      if (!s.init && !StartSlot(s)) return;
-    }
+  // App containers in order; as the kubelet's SyncPod, the next starts once the previous one's
+  // postStart hook has returned.
+  apps_started_ = true;
+  for (auto& s : slots_) {
+    if (s.init) continue;
+    if (s.state == SlotState::kPending && !StartSlot(s)) return;
+    if (s.state == SlotState::kRunning && s.post_start_pending) break;
   }
   if (AppsDone()) BeginTermination();  // the sidecars go now
 }
 
-void PodRun::StopSlot(Slot& s, int signal) {
+void PodRun::StopSlot(Slot& s, int signal, std::string killing_message) {
   if (s.state != SlotState::kRunning || !s.instance) return;
   if (signal == SIGTERM) {
     if (s.stop_sent) return;
     s.stop_sent = true;
     Event(EventType::kNormal, "Killing",
-          fmt::format("Stopping container {}", s.plan->container.name));
+          killing_message.empty() ? fmt::format("Stopping container {}", s.plan->container.name)
+                                  : killing_message);
+    // The preStop hook first; SIGTERM when it is done (HookDone), SIGKILL at the grace period's
+    // end whatever it is doing.
+    const api::Container& c = s.plan->container;
+    if (c.pre_stop && !s.pre_stop_ran && !s.hook_ticket) {
+      s.pre_stop_ran = true;
+      s.hook_ticket = actions_.Submit(*c.pre_stop, TargetOf(s), std::chrono::hours(24));
+      return;
+    }
   }
+  Signal(s, signal);
+}
+
+void PodRun::Signal(Slot& s, int signal) {
+  if (s.state != SlotState::kRunning || !s.instance) return;
   // Through the runtime, as the kubelet does via CRI, and to the init process directly: it is our
   // child (we are its subreaper and have not reaped it, so the pid cannot have been reused), and
   // crun 1.8.1 reports a container whose init is alive as "stopped" once it was re-parented to
@@ -466,6 +647,10 @@ void PodRun::OnExit(Slot& s, int code) {
   for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
   s.instance.reset();
   s.state = SlotState::kDone;
+  s.probes.clear();
+  s.hook_ticket.reset();
+  s.post_start_pending = false;
+  s.kill_at.reset();
   AfterExit(s, code);
 }
 
@@ -486,7 +671,7 @@ void PodRun::AfterExit(Slot& s, int code) {
   } else {
     restart = false;
   }
-  if (restart) ScheduleRestart(s);
+  if (restart || s.restart_after_kill) ScheduleRestart(s);
 }
 
 // The init process of `s` exited (its pidfd turned readable, or it had been reaped before the
@@ -521,6 +706,11 @@ int PodRun::PollTimeoutMs() const {
   };
   for (const auto& s : slots_) {
     if (s.state == SlotState::kBackOff) consider(s.restart_at);
+    if (s.state != SlotState::kRunning) continue;
+    if (s.kill_at) consider(*s.kill_at);
+    for (const auto& p : s.probes) {
+      if (!p.in_flight() && !p.on_hold()) consider(p.NextDue());
+    }
   }
   if (terminating_ && kill_at_ && !killed_) consider(*kill_at_);
   if (deadline_ && !terminating_) consider(*deadline_);
@@ -531,6 +721,7 @@ int PodRun::PollTimeoutMs() const {
 }
 
 void PodRun::Teardown() {
+  actions_.CancelAll();
   for (auto& s : slots_) {
     if (!s.instance) continue;
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
@@ -591,13 +782,15 @@ PodRunResult PodRun::Run() {
   if (FindImages() && CreateSandbox()) Advance();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
     // What wakes the loop: a stop request, a container's exit (its pidfd), its output.
-    enum class Kind { kStop, kExit, kStdout, kStderr };
+    enum class Kind { kStop, kExit, kStdout, kStderr, kAction };
     std::vector<pollfd> fds;
     std::vector<std::pair<Slot*, Kind>> owners;
     if (env_.stop) {
       fds.push_back({env_.stop->fd(), POLLIN, 0});
       owners.push_back({nullptr, Kind::kStop});
     }
+    fds.push_back({actions_.fd(), POLLIN, 0});
+    owners.push_back({nullptr, Kind::kAction});
     bool exit_known = false;
     for (auto& s : slots_) {
       if (s.state != SlotState::kRunning || !s.instance) continue;
@@ -646,6 +839,11 @@ PodRunResult PodRun::Run() {
       if (exited) ReapExited(s);
     }
     ChildReaper::Process().ReapOrphans();  // what a hostPID container left behind
+    HandleActions();
+    for (auto& s : slots_) {
+      if (s.kill_at && Clock::now() >= *s.kill_at) StopSlot(s, SIGKILL);
+    }
+    RunDueProbes();
     if (deadline_ && !terminating_ && Clock::now() >= *deadline_) DeadlineExceeded();
     if (terminating_ && kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
       killed_ = true;

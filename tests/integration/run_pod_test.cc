@@ -487,6 +487,48 @@ TEST_F(RunPodTest, ConfigMapsAndSecretsReachThePod) {
       << missing.err;
 }
 
+// Probes and hooks against a real container: tcpSocket and httpGet inside the pod's network
+// namespace (by port number and by name), exec through the runtime (on a v1 host crun's exec
+// gets its cgroup view), the kubelet's events; a failing liveness probe kills the container
+// after its preStop hook.
+TEST_F(RunPodTest, ProbesAndHooksRunAgainstTheContainer) {
+  auto r = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: [sh, -c, "mkdir -p /www && echo ok > /www/index.html && httpd -p 8080 -h /www && sleep 3 && cat /tmp/hook"]
+    ports: [{name: web, containerPort: 8080}]
+    startupProbe: {tcpSocket: {port: web}, periodSeconds: 1, failureThreshold: 5}
+    readinessProbe: {httpGet: {path: /missing, port: 8080}, periodSeconds: 1}
+    livenessProbe: {httpGet: {path: /, port: web}, periodSeconds: 1}
+    lifecycle:
+      postStart: {exec: {command: [sh, -c, "echo from-poststart > /tmp/hook"]}}
+)"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[app] from-poststart"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("Unhealthy  Readiness probe failed: HTTP probe failed with statuscode: 404"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Liveness probe failed"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("FailedPostStartHook"), std::string::npos) << r.err;
+
+  auto killed = Run(Pod(R"(  - name: app
+    image: busybox:latest
+    command: [sh, -c, "trap 'echo got-term; exit 7' TERM; while true; do sleep 0.1; done"]
+    livenessProbe: {exec: {command: [sh, -c, "echo sick; exit 1"]}, failureThreshold: 1}
+    lifecycle:
+      preStop: {exec: {command: [sh, -c, "echo from-prestop > /proc/1/fd/1"]}}
+)"));
+  EXPECT_EQ(killed.exit_code, 1) << killed.err;
+  EXPECT_NE(killed.err.find("Unhealthy  Liveness probe failed: sick"), std::string::npos)
+      << killed.err;
+  EXPECT_NE(killed.err.find("Killing  Container app failed liveness probe\n"), std::string::npos)
+      << killed.err;
+  const auto prestop = killed.out.find("[app] from-prestop");
+  const auto term = killed.out.find("[app] got-term");
+  ASSERT_NE(prestop, std::string::npos) << killed.out;
+  ASSERT_NE(term, std::string::npos) << killed.out;
+  EXPECT_LT(prestop, term);
+}
+
 // The pod's sysctls are set in its sandbox's namespaces, not the node's; one outside the safe
 // set needs allowedUnsafeSysctls, else the kubelet's SysctlForbidden refuses the pod.
 TEST_F(RunPodTest, SysctlsAreSetInThePodsNamespaces) {

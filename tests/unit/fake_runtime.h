@@ -131,6 +131,26 @@ class FakeRuntime : public cri::ContainerRuntime {
     return {};
   }
 
+  // What an exec in the container named `name` returns (called outside the lock); unset: exit 0.
+  std::function<cri::ExecResult(const std::string& name, const std::vector<std::string>& argv)>
+      on_exec;
+
+  Result<cri::ExecResult> Exec(const std::string& id, const std::vector<std::string>& argv,
+                               std::chrono::milliseconds) override {
+    std::string name;
+    {
+      std::lock_guard lock(mu_);
+      auto it = containers_.find(id);
+      if (it == containers_.end()) return Failure("fake exec " + id + ": no such container");
+      name = it->second.name;
+      std::string joined;
+      for (const auto& a : argv) joined += " " + a;
+      Log("exec " + name + joined);
+    }
+    if (on_exec) return on_exec(name, argv);
+    return cri::ExecResult{0, false, "", ""};
+  }
+
   Result<void> Delete(const std::string& id) override {
     std::lock_guard lock(mu_);
     auto it = containers_.find(id);

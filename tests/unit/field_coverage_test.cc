@@ -104,10 +104,15 @@ INSTANTIATE_TEST_SUITE_P(
                     "spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: not supported by "
                     "this node: \"status.podIP\" (the pod's field; status.* (pod and host IPs) "
                     "has no value on a node without pod networking)"},
-        RefusalCase{"Probe",
-                    std::string(kApp) + "    livenessProbe: {exec: {command: [/bin/true]}}\n",
-                    "spec.containers[0].livenessProbe: not supported by this node: probes are "
-                    "not run by this node yet"},
+        RefusalCase{"GrpcProbe",
+                    std::string(kApp) + "    livenessProbe: {grpc: {port: 9090}}\n",
+                    "spec.containers[0].livenessProbe.grpc: not supported by this node: this node "
+                    "has no gRPC health client"},
+        RefusalCase{"TcpSocketHook",
+                    std::string(kApp) + "    lifecycle: {preStop: {tcpSocket: {port: 80}}}\n",
+                    "spec.containers[0].lifecycle.preStop.tcpSocket: not supported by this node: "
+                    "not a lifecycle handler (kept in the API for compatibility; the kubelet "
+                    "rejects it)"},
         RefusalCase{"InitContainerField",
                     std::string(kApp) + "  initContainers:\n  - name: init\n    image: busybox\n"
                                         "    tty: true\n",

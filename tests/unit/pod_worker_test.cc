@@ -528,3 +528,149 @@ TEST(PodWorker, TwoPodsRunAtOnceOnTwoThreads) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+std::vector<std::string> CallsStartingWith(const FakeRuntime& runtime, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& call : runtime.Calls()) {
+    if (call.starts_with(prefix)) out.push_back(call);
+  }
+  return out;
+}
+
+std::vector<std::string> Messages(const EventRecorder& events, const std::string& reason) {
+  std::vector<std::string> out;
+  for (const auto& e : events.Events()) {
+    if (e.reason == reason) out.push_back(e.message);
+  }
+  return out;
+}
+
+// A liveness probe at its failure threshold kills the container (Killing, with the kubelet's
+// message) and, under OnFailure, restarts it however it exited.
+TEST(PodWorkerProbes, LivenessFailureKillsAndRestarts) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.runs_for = 30s}, {.exit_code = 0}});
+  std::atomic<int> execs{0};
+  runtime.on_exec = [&](const std::string&, const std::vector<std::string>&) {
+    return execs++ == 0 ? cri::ExecResult{1, false, "sick", ""} : cri::ExecResult{0, false, "", ""};
+  };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: OnFailure\n  containers:\n  - name: app\n    image: busybox\n"
+      "    livenessProbe: {exec: {command: [check]}, failureThreshold: 1}\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Succeeded") << r.failure;
+  EXPECT_EQ(Messages(events, "Unhealthy"), std::vector<std::string>{"Liveness probe failed: sick"});
+  EXPECT_EQ(Messages(events, "Killing"),
+            std::vector<std::string>{"Container app failed liveness probe, will be restarted"});
+  ASSERT_NE(Find(r, "app"), nullptr);
+  EXPECT_EQ(Find(r, "app")->restarts, 1);
+  EXPECT_EQ(CallsStartingWith(runtime, "exec app").front(), "exec app check");
+}
+
+// Under Never the failed liveness probe ends the container and the pod; the message says no
+// restart follows.
+TEST(PodWorkerProbes, LivenessFailureUnderNeverFailsThePod) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.runs_for = 30s}});
+  runtime.on_exec = [](const std::string&, const std::vector<std::string>&) {
+    return cri::ExecResult{2, false, "", ""};
+  };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n  containers:\n  - name: app\n    image: busybox\n"
+      "    livenessProbe: {exec: {command: [check]}, failureThreshold: 1}\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Failed");
+  EXPECT_EQ(Messages(events, "Killing"),
+            std::vector<std::string>{"Container app failed liveness probe"});
+  EXPECT_EQ(Find(r, "app")->restarts, 0);
+}
+
+// A failed postStart hook: FailedPostStartHook with the kubelet's message, then the container is
+// killed; under Never the pod fails.
+TEST(PodWorkerProbes, FailedPostStartHookKillsTheContainer) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.runs_for = 30s}});
+  runtime.on_exec = [](const std::string&, const std::vector<std::string>&) {
+    return cri::ExecResult{1, false, "out", "err"};
+  };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n  containers:\n  - name: app\n    image: busybox\n"
+      "    lifecycle: {postStart: {exec: {command: [sh, -c, exit 1]}}}\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Failed");
+  const auto failed = Messages(events, "FailedPostStartHook");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0], "Exec lifecycle hook ([sh -c exit 1]) for Container \"app\" in Pod \"" +
+                           plan.PodDescription() +
+                           "\" failed - error: command 'sh -c exit 1' exited with 1: err, "
+                           "message: \"out\"");
+  EXPECT_EQ(Messages(events, "Killing"), std::vector<std::string>{"FailedPostStartHook"});
+}
+
+// A stop runs the preStop hook first and sends SIGTERM only when it has returned.
+TEST(PodWorkerProbes, PreStopRunsBeforeSigterm) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.runs_for = 30s}});
+  PodStop stop;
+  runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n  containers:\n  - name: app\n    image: busybox\n"
+      "    lifecycle: {preStop: {exec: {command: [drain]}}}\n");
+  PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_TRUE(r.interrupted);
+  std::vector<std::string> order;
+  for (const auto& call : runtime.Calls()) {
+    if (call == "exec app drain" || call == "kill app 15") order.push_back(call);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"exec app drain", "kill app 15"}));
+}
+
+// A sidecar with a startup probe holds back what follows it until the probe passes.
+TEST(PodWorkerProbes, SidecarStartupProbeGatesTheNextContainer) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("side", {{.runs_for = 30s}});
+  runtime.Script("app", {{.exit_code = 0}});
+  std::atomic<int> execs{0};
+  runtime.on_exec = [&](const std::string&, const std::vector<std::string>&) {
+    return execs++ == 0 ? cri::ExecResult{1, false, "", ""} : cri::ExecResult{0, false, "", ""};
+  };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n"
+      "  initContainers:\n  - name: side\n    image: busybox\n    restartPolicy: Always\n"
+      "    startupProbe: {exec: {command: [ready]}, periodSeconds: 1}\n"
+      "  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Succeeded") << r.failure;
+  std::vector<std::string> order;
+  for (const auto& call : runtime.Calls()) {
+    if (call.starts_with("exec side") || call == "create app") order.push_back(call);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"exec side ready", "exec side ready", "create app"}));
+  EXPECT_EQ(Messages(events, "Unhealthy"), std::vector<std::string>{"Startup probe failed: "});
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
