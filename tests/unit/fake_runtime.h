@@ -44,6 +44,12 @@ class FakeRuntime : public cri::ContainerRuntime {
     std::lock_guard lock(mu_);
     scripts_[name] = std::move(runs);
   }
+  // Fault injection: the next `op` ("start", "kill" or "delete") of the container named `name`
+  // fails as a runtime that could not be run would (once per call of Fail).
+  void Fail(const std::string& op, const std::string& name) {
+    std::lock_guard lock(mu_);
+    ++faults_[op + " " + name];
+  }
   // Called (outside the lock) after each create, with the container name and its run number.
   std::function<void(const std::string&, int)> on_create;
 
@@ -106,6 +112,10 @@ class FakeRuntime : public cri::ContainerRuntime {
     auto it = containers_.find(id);
     if (it == containers_.end()) return Failure("fake start: no container " + id);
     Log("start " + it->second.name);
+    if (TakeFault("start", it->second.name)) {
+      if (refused) *refused = false;
+      return Failure("fake start " + it->second.name + ": injected fault");
+    }
     if (it->second.run.start_refused) {
       if (refused) *refused = true;
       return Failure("fake start " + it->second.name +
@@ -127,6 +137,9 @@ class FakeRuntime : public cri::ContainerRuntime {
     auto it = containers_.find(id);
     if (it == containers_.end()) return {};
     Log("kill " + it->second.name + " " + std::to_string(signal));
+    if (TakeFault("kill", it->second.name)) {
+      return Failure("fake kill " + it->second.name + ": injected fault");
+    }
     ::kill(it->second.pid, signal);
     return {};
   }
@@ -156,6 +169,9 @@ class FakeRuntime : public cri::ContainerRuntime {
     auto it = containers_.find(id);
     if (it == containers_.end()) return {};
     Log("delete " + it->second.name);
+    if (TakeFault("delete", it->second.name)) {
+      return Failure("fake delete " + it->second.name + ": injected fault");
+    }
     ::kill(it->second.pid, SIGKILL);  // as `delete --force`; the pod worker reaps it
     close(it->second.gate);
     containers_.erase(it);
@@ -163,6 +179,8 @@ class FakeRuntime : public cri::ContainerRuntime {
   }
 
   std::string_view Name() const override { return "fake"; }
+  // The binary a pod record names (the stale-run recovery runs it as `delete --force`).
+  void set_binary(std::filesystem::path binary) { binary_ = std::move(binary); }
   const std::filesystem::path& Binary() const override { return binary_; }
   const std::filesystem::path& StateRoot() const override { return binary_; }
 
@@ -190,12 +208,19 @@ class FakeRuntime : public cri::ContainerRuntime {
     FakeRun run;
   };
   void Log(std::string call) { calls_.push_back(std::move(call)); }
+  bool TakeFault(const std::string& op, const std::string& name) {
+    auto it = faults_.find(op + " " + name);
+    if (it == faults_.end() || it->second == 0) return false;
+    --it->second;
+    return true;
+  }
 
   mutable std::mutex mu_;
   std::map<std::string, std::vector<FakeRun>> scripts_;
   std::map<std::string, int> runs_;
   std::map<std::string, Container> containers_;
   std::vector<std::string> calls_;
+  std::map<std::string, int> faults_;
   std::filesystem::path binary_ = "/fake/runtime";
 };
 

@@ -1,12 +1,15 @@
 // The pod worker's state machine (kubelet/pod_runner.h) over a fake runtime whose containers are
 // real child processes running a script: restart policies and back-off, init containers,
-// sidecars, StartError, stop requests, grace and SIGKILL escalation, two pods at once.
+// sidecars, StartError, stop requests, grace and SIGKILL escalation, two pods at once, probes and
+// hooks, and each runtime or cgroup step failing in turn.
 // Unprivileged, on any machine: the cgroups are plain directories, nothing is mounted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,6 +25,7 @@
 #include "kubelet/node_admission.h"
 #include "kubelet/pod_plan.h"
 #include "kubelet/pod_runner.h"
+#include "kubelet/stale_pods.h"
 #include "temp_dir.h"
 #include "test_support.h"
 
@@ -670,6 +674,96 @@ TEST(PodWorkerProbes, SidecarStartupProbeGatesTheNextContainer) {
   }
   EXPECT_EQ(order, (std::vector<std::string>{"exec side ready", "exec side ready", "create app"}));
   EXPECT_EQ(Messages(events, "Unhealthy"), std::vector<std::string>{"Startup probe failed: "});
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+// Failure paths, one step at a time: whatever fails is reported, nothing the pod made is left
+// unless a cleanup step failed, and then its record stays and the next run's stale-pod recovery
+// takes what is left.
+TEST(PodWorkerFaults, EachStepFailingLeavesNothingOrARecoverableRecord) {
+  struct FaultCase {
+    const char* name;
+    std::string op;           // the runtime call that fails, or "cgroup" for the pod cgroup
+    bool container_runs;      // stopped by a stop request rather than exiting
+    bool node_failure;
+    std::string teardown_error;  // "" when the teardown is clean
+  };
+  const FaultCase cases[] = {
+      {"start fails: a node failure, the created container is deleted", "start", false, true, ""},
+      {"kill fails: the init process is signalled directly, the pod ends", "kill", true, false, ""},
+      {"delete fails: reported, the record stays for the next run", "delete", false, false,
+       "fake delete app: injected fault"},
+      {"the pod cgroup cannot be removed: reported, the record stays", "cgroup", false, false,
+       "pod"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeNode node;
+    FakeRuntime runtime;
+    const fs::path script = node.dir() / "runtime.sh";
+    std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> " << (node.dir() / "runtime.log").string()
+                          << "\nexit 0\n";
+    fs::permissions(script, fs::perms::owner_all);
+    runtime.set_binary(script);
+    runtime.Script("app", {c.container_runs ? FakeRun{.runs_for = 30s} : FakeRun{.exit_code = 0}});
+    if (c.op != "cgroup") runtime.Fail(c.op, "app");
+    PodStop stop;
+    fs::path stray;
+    runtime.on_create = [&](const std::string&, int) {
+      if (c.container_runs) stop.Request();
+      if (c.op == "cgroup") {
+        // A file the teardown did not make blocks the pod cgroup's rmdir (ENOTEMPTY), as a
+        // cgroup that will not go (EBUSY) does on a node.
+        for (const auto& e : fs::recursive_directory_iterator(node.dir() / "cgroup")) {
+          if (e.path().filename().string().starts_with("pod") && stray.empty()) {
+            stray = e.path() / "stray";
+          }
+        }
+        std::ofstream(stray) << "x";
+      }
+    };
+    EventRecorder events;
+    CapturedOutput output;
+    PodPlan plan = node.Plan("  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n");
+    PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+    PodRunResult r = RunPod(plan, env);
+
+    EXPECT_EQ(r.node_failure, c.node_failure) << r.failure;
+    if (c.op == "start") {
+      EXPECT_NE(r.failure.find("fake start app: injected fault"), std::string::npos) << r.failure;
+    }
+    std::string errors;
+    for (const auto& e : r.teardown_errors) errors += e + "\n";
+    if (c.teardown_error.empty()) {
+      EXPECT_EQ(errors, "");
+      EXPECT_FALSE(fs::exists(plan.pod_dir)) << "the record goes when nothing remains";
+      continue;
+    }
+    EXPECT_NE(errors.find(c.teardown_error), std::string::npos) << errors;
+    ASSERT_TRUE(fs::exists(plan.pod_dir / "pod.json") || fs::exists(plan.pod_dir))
+        << "the record stays while something it names remains";
+
+    // The next run: the stale-pod recovery reclaims what is left.
+    if (!stray.empty()) fs::remove(stray);
+    StalePodEnvironment stale_env;
+    stale_env.state_dir = node.dir() / "state";
+    stale_env.hierarchies = [&] {
+      PodRunEnvironment fresh = node.Env(runtime, events, output);
+      return std::move(fresh.hierarchies);
+    };
+    auto cleaned = CleanUpStalePods(stale_env, "");
+    ASSERT_EQ(cleaned.size(), 1u);
+    EXPECT_TRUE(cleaned[0].ok()) << (cleaned[0].errors.empty() ? "" : cleaned[0].errors[0]);
+    EXPECT_FALSE(fs::exists(plan.pod_dir));
+    for (const auto& e : fs::recursive_directory_iterator(node.dir() / "cgroup")) {
+      EXPECT_FALSE(e.path().filename().string().starts_with("pod")) << e.path();
+    }
+  }
 }
 
 }  // namespace
