@@ -26,14 +26,16 @@ std::optional<bool> OptBool(const Node* n) {
 }  // namespace
 
 void SetDefaultsSecret(Node& secret) {
-  if (Node* string_data = secret.Find("stringData"); string_data != nullptr) {
-    if (string_data->IsObject() && !string_data->members.empty()) {
+  if (const Node* found = secret.Find("stringData"); found != nullptr) {
+    // A copy: adding `data` may move the secret's members, `stringData` among them.
+    const Node string_data = *found;
+    secret.Erase("stringData");
+    if (string_data.IsObject() && !string_data.members.empty()) {
       Node& data = secret.Ensure("data");
-      for (const auto& m : string_data->members) {
+      for (const auto& m : string_data.members) {
         data.Set(m.key, Node::String(Base64Encode(m.value.scalar)));
       }
     }
-    secret.Erase("stringData");
   }
   const Node* type = secret.Find("type");
   if (type == nullptr || type->scalar.empty()) secret.Set("type", Node::String("Opaque"));

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "api/field.h"
+#include "kubelet/default_rlimits.h"
 #include "kubelet/effective_pid_limit.h"
 
 namespace podlimits::kubelet {
@@ -100,7 +101,8 @@ AdmitResult AdmitPod(const api::Pod& pod, const DeclaredFeatures& features,
       problem = std::move(grant.rejection);
       return false;
     }
-    if (!grant.granted.empty()) result.ulimits[c.name] = std::move(grant.granted);
+    // What the container does not set, it gets as on a containerd node (default_rlimits.h).
+    result.ulimits[c.name] = WithDefaultRlimits(std::move(grant.granted), caps);
     for (auto& e : grant.warnings) result.events.push_back(std::move(e));
     return true;
   });

@@ -75,6 +75,11 @@ NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOpti
                                rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
     }
   }
+  // nproc is no ulimit a pod may set (the pod PID limit covers it), but containers get a default
+  // for it (default_rlimits.h), within the same kind of ceiling.
+  if (struct rlimit rl {}; ::getrlimit(RLIMIT_NPROC, &rl) == 0) {
+    caps.hard_limits.emplace("nproc", rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
+  }
   caps.nr_open = cri::ReadNrOpen(options.proc_root);
   return caps;
 }

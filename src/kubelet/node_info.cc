@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/json_codec.h"
+#include "kubelet/default_rlimits.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -139,6 +140,7 @@ NodeInfo CollectNodeInfo(const NodeConfig& config, const NodeCapabilities& caps,
   for (const auto& u : UlimitResources()) {
     info.ceilings.push_back({std::string(u.name), CeilingFor(u.name, caps)});
   }
+  info.default_rlimits = ContainerdDefaultRlimits(caps);
   return info;
 }
 
@@ -185,6 +187,10 @@ std::string RenderNodeInfoText(const NodeInfo& info) {
                : fmt::format("CAP_SYS_RESOURCE no, fs.nr_open {} ({})", OrUnknown(info.nr_open),
                              kWhyNoCapSysResource));
   for (const auto& c : info.ceilings) rows.Sub(c.name, CeilingSource(c.ceiling));
+  rows.Top("Default rlimits", "what containerd's unit gives a container that sets no ulimit");
+  for (const auto& d : info.default_rlimits) {
+    rows.Sub(d.name, d.soft == kRlimInfinity ? std::string("unlimited") : std::to_string(d.soft));
+  }
   return rows.Render();
 }
 
@@ -245,6 +251,14 @@ api::Node NodeInfoTree(const NodeInfo& info) {
   api::Node ceilings = api::Node::Object();
   for (const auto& c : info.ceilings) ceilings.Set(c.name, RlimNode(c.ceiling.value));
   rl.Set("ceilings", std::move(ceilings));
+  api::Node defaults = api::Node::Object();
+  for (const auto& d : info.default_rlimits) {
+    api::Node v = api::Node::Object();
+    v.Set("soft", RlimNode(d.soft));
+    v.Set("hard", RlimNode(d.hard));
+    defaults.Set(d.name, std::move(v));
+  }
+  rl.Set("defaults", std::move(defaults));
   root.Set("rlimits", std::move(rl));
   return root;
 }

@@ -54,6 +54,8 @@ struct NodeInfo {
     UlimitCeiling ceiling;
   };
   std::vector<Ceiling> ceilings;  // the six ulimit names, sorted
+  // What a container gets for the rlimits its ulimits leave out (default_rlimits.h).
+  std::vector<GrantedUlimit> default_rlimits;
 };
 
 NodeInfo CollectNodeInfo(const NodeConfig& config, const NodeCapabilities& caps,

@@ -22,10 +22,12 @@ Node RlimNode(std::uint64_t v) {
   return Node::Int(static_cast<std::int64_t>(v));
 }
 
-// The KEP-5758 ulimit names and the rows of /proc/<pid>/limits they are.
+// The KEP-5758 ulimit names and the rows of /proc/<pid>/limits they are, and nproc, which a
+// container gets by default (default_rlimits.h).
 constexpr std::pair<const char*, const char*> kUlimitRows[] = {
     {"core", "RLIMIT_CORE"},     {"memlock", "RLIMIT_MEMLOCK"}, {"nice", "RLIMIT_NICE"},
-    {"nofile", "RLIMIT_NOFILE"}, {"rtprio", "RLIMIT_RTPRIO"},   {"stack", "RLIMIT_STACK"},
+    {"nofile", "RLIMIT_NOFILE"}, {"nproc", "RLIMIT_NPROC"},     {"rtprio", "RLIMIT_RTPRIO"},
+    {"stack", "RLIMIT_STACK"},
 };
 
 Node RlimitsNode(const std::vector<cri::ProcessLimit>& limits) {

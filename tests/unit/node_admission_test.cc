@@ -255,7 +255,7 @@ TEST(NodeAdmission, NofileUnlimitedAboveTheUsualCeilingWarns) {
   big.nr_open = 1073741816;
   AdmitResult r = AdmitPod(pod, DeclareFeatures(AllOn(), big), big);
   ASSERT_TRUE(r.admitted) << r.message;
-  ASSERT_EQ(r.ulimits["app"].size(), 1u);
+  ASSERT_EQ(r.ulimits["app"].size(), 3u);  // nofile, then the defaults for nproc and core
   EXPECT_EQ(r.ulimits["app"][0].hard, 1073741816u);
   ASSERT_EQ(r.events.size(), 1u);
   EXPECT_EQ(r.events[0].reason, "UlimitNofileLarge");
@@ -278,11 +278,17 @@ TEST(NodeAdmission, GrantedValues) {
   NodeCapabilities caps = HybridNoCap();
   AdmitResult r = AdmitPod(pod, DeclareFeatures(AllOn(), caps), caps);
   ASSERT_TRUE(r.admitted) << r.message;
+  // The container's own first, then containerd's defaults for what it leaves out (nproc; core
+  // and nofile are set).
   EXPECT_EQ(r.ulimits.at("app"), (std::vector<GrantedUlimit>{{"nofile", 20000, 20000},
                                                              {"core", kRlimInfinity, kRlimInfinity},
                                                              {"stack", 0, 8388608},
-                                                             {"memlock", 4096, 8388608}}));
-  EXPECT_EQ(r.ulimits.at("sidecar"), (std::vector<GrantedUlimit>{{"nofile", 100, 200}}));
+                                                             {"memlock", 4096, 8388608},
+                                                             {"nproc", kRlimInfinity, kRlimInfinity}}));
+  EXPECT_EQ(r.ulimits.at("sidecar"),
+            (std::vector<GrantedUlimit>{{"nofile", 100, 200},
+                                        {"nproc", kRlimInfinity, kRlimInfinity},
+                                        {"core", kRlimInfinity, kRlimInfinity}}));
   ASSERT_EQ(r.events.size(), 2u);  // nofile and memlock fell short of unlimited
   EXPECT_EQ(r.events[0].message.substr(0, 30), "container \"app\": ulimit nofile");
   EXPECT_EQ(r.events[1].message.substr(0, 31), "container \"app\": ulimit memlock");

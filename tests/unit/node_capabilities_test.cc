@@ -86,8 +86,8 @@ TEST(NodeCapabilities, ProbeAV2NodeFromAFixture) {
   EXPECT_EQ(caps.runtime.version, "1.27.1");
   EXPECT_TRUE(caps.runtime.applies_rlimits);
   EXPECT_TRUE(caps.runtime.supports_writable_cgroups);
-  // getrlimit of this process, for each of the six names.
-  EXPECT_EQ(caps.hard_limits.size(), 6u);
+  // getrlimit of this process, for each of the six names and nproc (a default's ceiling).
+  EXPECT_EQ(caps.hard_limits.size(), 7u);
   struct rlimit rl {};
   ::getrlimit(RLIMIT_NOFILE, &rl);
   EXPECT_EQ(caps.hard_limits.at("nofile"), rl.rlim_max);

@@ -72,7 +72,11 @@ TEST(NodeInfo, Text) {
       "  nice:                   0 (podlimits' own hard limit)\n"
       "  nofile:                 20000 (podlimits' own hard limit)\n"
       "  rtprio:                 0 (podlimits' own hard limit)\n"
-      "  stack:                  unlimited\n");
+      "  stack:                  unlimited\n"
+      "Default rlimits:    what containerd's unit gives a container that sets no ulimit\n"
+      "  nofile:                 20000\n"
+      "  nproc:                  unlimited\n"
+      "  core:                   unlimited\n");
 }
 
 TEST(NodeInfo, TextForAnUnknownAndCapableNode) {
@@ -170,6 +174,20 @@ TEST(NodeInfo, Json) {
             "nofile": 20000,
             "rtprio": 0,
             "stack": "unlimited"
+        },
+        "defaults": {
+            "nofile": {
+                "soft": 20000,
+                "hard": 20000
+            },
+            "nproc": {
+                "soft": "unlimited",
+                "hard": "unlimited"
+            },
+            "core": {
+                "soft": "unlimited",
+                "hard": "unlimited"
+            }
         }
     }
 }

@@ -131,14 +131,20 @@ TEST(PodPlan, GrantedUlimitsBecomeRlimitsInOrder) {
                        "  - name: app\n    image: busybox\n    securityContext:\n      ulimits:\n"
                        "      - {name: nofile, soft: 256, hard: 512}\n"
                        "      - {name: core, soft: -1, hard: -1}\n"));
+  constexpr auto kInf = ~std::uint64_t{0};
   ASSERT_EQ(plan.init_containers.size(), 1u);
-  EXPECT_TRUE(plan.init_containers[0].rlimits.empty());
+  // No ulimits: what containerd's unit gives every container (default_rlimits.h).
+  EXPECT_EQ(plan.init_containers[0].rlimits,
+            (std::vector<cri::Rlimit>{{"RLIMIT_NOFILE", 1048576, 1048576},
+                                      {"RLIMIT_NPROC", kInf, kInf},
+                                      {"RLIMIT_CORE", kInf, kInf}}));
   ASSERT_EQ(plan.containers.size(), 1u);
   const auto& r = plan.containers[0].rlimits;
-  ASSERT_EQ(r.size(), 2u);
+  ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0], (cri::Rlimit{"RLIMIT_NOFILE", 256, 512}));
   // -1 with CAP_SYS_RESOURCE: RLIM_INFINITY.
-  EXPECT_EQ(r[1], (cri::Rlimit{"RLIMIT_CORE", ~std::uint64_t{0}, ~std::uint64_t{0}}));
+  EXPECT_EQ(r[1], (cri::Rlimit{"RLIMIT_CORE", kInf, kInf}));
+  EXPECT_EQ(r[2], (cri::Rlimit{"RLIMIT_NPROC", kInf, kInf}));
   EXPECT_NE(plan.init_containers[0].id, plan.containers[0].id);
 }
 
