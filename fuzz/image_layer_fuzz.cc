@@ -35,14 +35,24 @@ class BytesReader : public image::BlobReader {
   std::size_t at_ = 0;
 };
 
-const fs::path& Scratch() {
-  static const fs::path dir = [] {
+// The scratch directory, removed when the fuzzer exits.
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
     std::string t = (fs::temp_directory_path() / "podlimits-layer-fuzz-XXXXXX").string();
     if (mkdtemp(t.data()) == nullptr) std::abort();
-    std::ofstream(fs::path(t) / "canary") << "canary";
-    return fs::path(t);
-  }();
-  return dir;
+    path = t;
+    std::ofstream(path / "canary") << "canary";
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+const fs::path& Scratch() {
+  static const ScratchDir dir;
+  return dir.path;
 }
 
 }  // namespace

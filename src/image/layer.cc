@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
+#include "image/archive_error.h"
 #include "image/whiteout.h"
 
 namespace podlimits::image {
@@ -106,12 +107,12 @@ class LayerWriter {
       int r = archive_read_next_header(in, &entry);
       if (r == ARCHIVE_EOF) break;
       if (r < ARCHIVE_WARN) {
-        return Fail("", feed.error.empty() ? archive_error_string(in) : feed.error);
+        return Fail("", feed.error.empty() ? ArchiveError(in) : feed.error);
       }
       if (auto ok = Entry(in, out, entry, feed); !ok) return std::unexpected(ok.error());
     }
     // Directory modes and times are applied when the writer closes.
-    if (archive_write_close(out) < ARCHIVE_WARN) return Fail("", archive_error_string(out));
+    if (archive_write_close(out) < ARCHIVE_WARN) return Fail("", ArchiveError(out));
     return stats_;
   }
 
@@ -163,12 +164,12 @@ class LayerWriter {
         ++stats_.skipped_devices;
         return {};
       }
-      return Fail(raw, archive_error_string(out));
+      return Fail(raw, ArchiveError(out));
     }
     if (type == AE_IFREG && archive_entry_hardlink(entry) == nullptr) {
       if (auto ok = CopyData(raw, in, out, feed); !ok) return ok;
     }
-    if (archive_write_finish_entry(out) < ARCHIVE_WARN) return Fail(raw, archive_error_string(out));
+    if (archive_write_finish_entry(out) < ARCHIVE_WARN) return Fail(raw, ArchiveError(out));
     ++stats_.entries;
     return {};
   }
@@ -226,10 +227,10 @@ class LayerWriter {
       int r = archive_read_data_block(in, &buf, &size, &offset);
       if (r == ARCHIVE_EOF) return {};
       if (r < ARCHIVE_WARN) {
-        return Fail(raw, feed.error.empty() ? archive_error_string(in) : feed.error);
+        return Fail(raw, feed.error.empty() ? ArchiveError(in) : feed.error);
       }
       if (archive_write_data_block(out, buf, size, offset) < ARCHIVE_WARN) {
-        return Fail(raw, archive_error_string(out));
+        return Fail(raw, ArchiveError(out));
       }
       stats_.bytes += size;
     }
@@ -264,7 +265,7 @@ Result<LayerStats> ApplyLayer(BlobReader& layer, const std::filesystem::path& ro
   Feed feed(layer);
   if (archive_read_open(in.get(), &feed, nullptr, &Feed::Read, nullptr) != ARCHIVE_OK) {
     return Failure(fmt::format("unpack layer \"{}\": {}", label,
-                               feed.error.empty() ? archive_error_string(in.get()) : feed.error));
+                               feed.error.empty() ? ArchiveError(in.get()) : feed.error));
   }
 
   // No archive_write_disk_set_standard_lookup: ownership stays numeric. User names in a layer

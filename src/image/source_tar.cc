@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "fmt/format.h"
+#include "image/archive_error.h"
 #include "image/source.h"
 
 namespace podlimits::image {
@@ -35,7 +36,7 @@ Result<ArchivePtr> OpenArchive(const std::filesystem::path& path) {
   archive_read_support_format_gnutar(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
     return Failure(
-        fmt::format("open archive \"{}\": {}", path.string(), archive_error_string(a.get())));
+        fmt::format("open archive \"{}\": {}", path.string(), ArchiveError(a.get())));
   }
   return a;
 }
@@ -47,7 +48,7 @@ class TarEntryReader : public BlobReader {
   Result<std::size_t> Read(std::span<std::byte> buf) override {
     la_ssize_t n = archive_read_data(a_.get(), buf.data(), buf.size());
     if (n < 0) {
-      return Failure(fmt::format("read \"{}\": {}", name_, archive_error_string(a_.get())));
+      return Failure(fmt::format("read \"{}\": {}", name_, ArchiveError(a_.get())));
     }
     return static_cast<std::size_t>(n);
   }
@@ -155,7 +156,7 @@ Result<std::unique_ptr<ImageSource>> OpenTarSource(const std::filesystem::path& 
     if (r == ARCHIVE_EOF) break;
     if (r < ARCHIVE_WARN) {
       return Failure(
-          fmt::format("read archive \"{}\": {}", path.string(), archive_error_string(a->get())));
+          fmt::format("read archive \"{}\": {}", path.string(), ArchiveError(a->get())));
     }
     // Entries whose names would leave the archive (absolute, "..") can never be referenced by
     // a manifest path, which is cleaned the same way; they are simply not catalogued.

@@ -1,6 +1,9 @@
 // Applying layers onto a rootfs: content, whiteouts, opaque directories, and untrusted
 // entries that try to write outside the rootfs.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -228,6 +231,20 @@ TEST_F(ImageLayerTest, ReportsCorruptArchives) {
   auto r = ApplyLayer(reader, rootfs_, "half");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().Message().find("unpack layer \"half\""), std::string::npos)
+      << r.error().Message();
+}
+
+// Found by image_layer_fuzz: a gzip stream cut inside its trailer left libarchive with no error
+// message, and building the error from its NULL threw. Now it is an error like any other.
+TEST_F(ImageLayerTest, TruncatedGzipWithoutALibarchiveMessageIsAnError) {
+  std::ifstream in(fs::path(PODLIMITS_SOURCE_DIR) / "fuzz/corpus/image_layer_fuzz/truncated-d7a4c2ff",
+                   std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(data.empty());
+  StringReader reader(data);
+  auto r = ApplyLayer(reader, rootfs_, "cut");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().Message().find("unpack layer \"cut\""), std::string::npos)
       << r.error().Message();
 }
 
