@@ -103,8 +103,11 @@ bool CreatedBy(const CgroupTree& tree, const fs::path& cgroup) {
 }
 
 // cgroup v2: creates the cgroups from the root down to `parent`, and makes sure each of them,
-// the root included, has pids in cgroup.subtree_control, so every cgroup below it has pids.max.
-Result<void> CreateWithPids(CgroupTree& tree, const fs::path& parent, HierarchyReadBack& rb) {
+// the root included, has `controllers` in cgroup.subtree_control, so every cgroup below it has
+// their files (pids.max, cpu.max, memory.max, ...).
+Result<void> CreateWithControllers(CgroupTree& tree, const fs::path& parent,
+                                   const std::vector<std::string>& controllers,
+                                   HierarchyReadBack& rb) {
   std::vector<fs::path> chain = {fs::path()};
   for (const fs::path& part : parent) chain.push_back(chain.back() / part);
   for (const fs::path& dir : chain) {
@@ -113,14 +116,27 @@ Result<void> CreateWithPids(CgroupTree& tree, const fs::path& parent, HierarchyR
     }
     auto enabled = tree.Read(dir, "cgroup.subtree_control");
     if (!enabled) return std::unexpected(enabled.error());
-    if (Contains(Words(*enabled), "pids")) continue;
-    if (auto ok = tree.Write(dir, "cgroup.subtree_control", "+pids"); !ok) return ok;
-    if (dir.empty() || !CreatedBy(tree, dir)) {
-      auto abs = tree.Path(dir);
-      rb.pids_enabled_in.push_back(abs ? *abs : dir);
+    const std::vector<std::string> on = Words(*enabled);
+    for (const std::string& controller : controllers) {
+      if (Contains(on, controller)) continue;
+      if (auto ok = tree.Write(dir, "cgroup.subtree_control", "+" + controller); !ok) return ok;
+      if (controller == "pids" && (dir.empty() || !CreatedBy(tree, dir))) {
+        auto abs = tree.Path(dir);
+        rb.pids_enabled_in.push_back(abs ? *abs : dir);
+      }
     }
   }
   return {};
+}
+
+// The controllers the pod cgroup's files belong to ("cpu.max" -> cpu).
+std::vector<std::string> ControllersOf(const std::map<std::string, std::string>& files) {
+  std::vector<std::string> out;
+  for (const auto& [file, value] : files) {
+    std::string controller = file.substr(0, file.find('.'));
+    if (!Contains(out, controller)) out.push_back(controller);
+  }
+  return out;
 }
 
 }  // namespace
@@ -176,9 +192,14 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(std::size_t index, const PodCgroupP
   // Another run's teardown may remove a shared parent between two of our mkdirs (ENOENT): the
   // chain is then created again. Once the pod cgroup exists it pins every parent.
   for (int attempt = 1;; ++attempt) {
-    if (h.version == CgroupVersion::kV2 && has_pids) {
+    std::vector<std::string> controllers;
+    if (h.version == CgroupVersion::kV2) {
+      if (has_pids) controllers.push_back("pids");
+      for (auto& c : ControllersOf(plan.pod_files)) controllers.push_back(std::move(c));
+    }
+    if (!controllers.empty()) {
       rb.pids_enabled_in.clear();
-      if (auto ok = CreateWithPids(tree, qos, rb); !ok) {
+      if (auto ok = CreateWithControllers(tree, qos, controllers, rb); !ok) {
         if (ok.error().errno_value == ENOENT && attempt < kCreateAttempts) continue;
         return std::unexpected(ok.error());
       }
@@ -206,6 +227,11 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(std::size_t index, const PodCgroupP
     auto read = ReadMax(tree, pod, "pids.max");
     if (!read) return std::unexpected(read.error());
     rb.pod_pids_max = *read;
+  }
+  if (h.version == CgroupVersion::kV2) {
+    for (const auto& [file, value] : plan.pod_files) {
+      if (auto ok = tree.Write(pod, file, value); !ok) return std::unexpected(ok.error());
+    }
   }
   if (plan.writable && h.version == CgroupVersion::kV2) {
     auto descendants =

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,6 +47,9 @@ struct PodCgroupPlan {
   std::optional<std::int64_t> pod_pids_max;
   // Set for a pod with a writable container; needs a managed cgroup v2 hierarchy.
   std::optional<DescendantBounds> writable;
+  // cgroup v2 files of the pod cgroup ("cpu.weight", "cpu.max", "memory.max"); their
+  // controllers are enabled down to it. Empty on a node that does not enforce cpu and memory.
+  std::map<std::string, std::string> pod_files = {};
 };
 
 // Cgroup paths relative to a hierarchy root, e.g. "/kubepods/burstable/pod1234".

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ struct ContainerSpecInput {
   pid_t sandbox_pid = 0;
   // The container's volumeMounts as bind mounts (kubelet/pod_volumes.h), after the defaults.
   std::vector<SpecMount> volume_mounts;
+  // linux.resources.unified: the container's cpu and memory files (kubelet/resource_config.h);
+  // empty on a node that does not enforce them.
+  std::map<std::string, std::string> resource_files;
   // The container's environment as the kubelet resolved it (kubelet/container_env.h): env and
   // envFrom, before the image's Env is merged in.
   EnvList env;

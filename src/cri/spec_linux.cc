@@ -65,6 +65,9 @@ Result<void> WithNamespaces(const ContainerSpecInput& input, Spec& spec) {
 
 Result<void> WithCgroupsPath(const ContainerSpecInput& input, Spec& spec) {
   spec.linux.cgroups_path = input.cgroups_path;
+  // cpu and memory on a cgroup v2 node that enforces them, as cgroup v2 files: the runtime
+  // writes them into the container's cgroup.
+  for (const auto& [file, value] : input.resource_files) spec.linux.unified[file] = value;
   return {};
 }
 

@@ -107,6 +107,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.host_capabilities = ctx.host_capabilities;
   in.sandbox_pid = ctx.sandbox_pid;
   in.volume_mounts = std::move(volume_mounts);
+  in.resource_files = plan.resource_files;
   in.env = std::move(env->env);
   inst.seccomp_wanted = seccomp->has_value();
   in.seccomp = std::move(*seccomp);

@@ -442,6 +442,10 @@ class Walker {
   void VisitResources(const api::Node& list, const std::string& path) {
     for (const api::Member& m : list.members) {
       if (m.key == "pid") continue;  // the pod cgroup's pids.max (validation keeps it pod-level)
+      if (std::find(options_.enforced_resources.begin(), options_.enforced_resources.end(),
+                    m.key) != options_.enforced_resources.end()) {
+        continue;  // the pod's and the container's cgroup files (resource_config.h)
+      }
       const std::string where = path + "." + m.key;
       const std::string why = UnenforcedResourceWhy(m.key);
       if (options_.warn_on_unenforced_resources) {
@@ -533,8 +537,9 @@ std::string RenderFieldCoverageTable() {
     }
     std::string why(raw.why);
     if (raw.coverage == kResource) {
-      why = "pid: the pod cgroup's pids.max; cpu, memory, hugepages-*, ephemeral-storage and "
-            "extended resources: refused (or a Warning with unenforcedResources: Warn)";
+      why = "pid: the pod cgroup's pids.max; cpu and memory: cgroup v2 files where the node has "
+            "those controllers (v2), else refused; hugepages-*, ephemeral-storage and extended "
+            "resources: refused (or a Warning with unenforcedResources: Warn)";
     }
     out += fmt::format("| `{}` | {} | {} |\n", raw.path, node, why);
   }

@@ -51,6 +51,9 @@ struct FieldCoverageOptions {
   // extended resources) is treated: refused (the default), or accepted with a Warning event
   // (NodeConfiguration's `unenforcedResources: Warn`).
   bool warn_on_unenforced_resources = false;
+  // Resources this node enforces besides pid ("cpu", "memory" on a cgroup v2 node that has
+  // those controllers): applied, never refused.
+  std::vector<std::string> enforced_resources;
 };
 
 struct FieldProblem {

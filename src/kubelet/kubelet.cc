@@ -138,6 +138,8 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   // then the declared features and rlimit ceilings.
   FieldCoverageOptions coverage_options;
   coverage_options.warn_on_unenforced_resources = options_.config.warn_on_unenforced_resources;
+  if (caps_.cpu_controller) coverage_options.enforced_resources.push_back("cpu");
+  if (caps_.memory_controller) coverage_options.enforced_resources.push_back("memory");
   FieldCoverageResult coverage = CheckFieldCoverage(pod_object, coverage_options);
   if (coverage.refused) {
     return Rejected(events, pod, kReasonUnsupportedPodField, coverage.refused->message);
@@ -155,7 +157,8 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   for (const auto& e : admit.events) events.Record(e);
   const NodeConfig& config = options_.config;
   PodOutcome outcome;
-  outcome.plan = PlanPod(pod, config, admit, config.feature_gates, pid_capacity_.Capacity());
+  outcome.plan = PlanPod(pod, config, admit, config.feature_gates, pid_capacity_.Capacity(),
+                         caps_.cpu_controller && caps_.memory_controller);
   const PodPlan& plan = *outcome.plan;
 
   // The uid is this run's alone from here on. A live run holding it is never touched: this one

@@ -38,6 +38,10 @@ void ProbeCgroups(const ProbeOptions& options, NodeCapabilities& caps) {
   caps.cgroup_mode = layout->mode;
   caps.nsdelegate = layout->unified && layout->unified->nsdelegate;
   caps.pids_controller = layout->V1For("pids") != nullptr || layout->UnifiedHas("pids");
+  if (layout->mode == cgroups::CgroupMode::kV2) {
+    caps.cpu_controller = layout->UnifiedHas("cpu");
+    caps.memory_controller = layout->UnifiedHas("memory");
+  }
 }
 
 }  // namespace

@@ -37,6 +37,10 @@ struct NodeCapabilities {
   std::optional<cgroups::CgroupMode> cgroup_mode;
   bool nsdelegate = false;       // the cgroup2 mount has nsdelegate in its super options
   bool pids_controller = false;  // a pids controller exists (v1 hierarchy or in cgroup2)
+  // cgroup v2 only: the unified root offers these, so cpu and memory are enforced
+  // (resource_config.h). Never on v1/hybrid, where those hierarchies are not podlimits'.
+  bool cpu_controller = false;
+  bool memory_controller = false;
   std::string cgroup_error;
 
   RuntimeInfo runtime;

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "kubelet/pid_capacity.h"
+#include "kubelet/resource_config.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -80,7 +81,8 @@ std::string NewContainerId() {
 }
 
 PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult& admit,
-                const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity) {
+                const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity,
+                bool enforce_cpu_memory) {
   PodPlan plan;
   plan.pod = pod;
   plan.uid = pod.metadata.uid.empty() ? NewUuid() : pod.metadata.uid;
@@ -110,6 +112,12 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
   if (writable) {
     cg.writable = cgroups::DescendantBounds{config.writable_cgroups.max_descendants,
                                             config.writable_cgroups.max_depth};
+  }
+  if (enforce_cpu_memory) {
+    cg.pod_files = PodResourceFiles(pod);
+    for (auto* list : {&plan.init_containers, &plan.containers}) {
+      for (auto& c : *list) c.resource_files = ContainerResourceFiles(c.container);
+    }
   }
   plan.pod_dir = std::filesystem::path(config.state_directory) / "pods" / plan.uid;
   plan.sandbox_id = NewContainerId();

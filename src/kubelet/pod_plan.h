@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct ContainerPlan {
   api::Container container;
   std::string id;  // the OCI runtime's container id: 64 hex digits, as containerd's
   std::vector<cri::Rlimit> rlimits;
+  // cgroup v2 files of the container's cgroup (resource_config.h); empty when the node does
+  // not enforce cpu and memory.
+  std::map<std::string, std::string> resource_files;
   bool writable_cgroup = false;  // securityContext.cgroupOptions.mountMode: Writable
 };
 
@@ -53,7 +57,8 @@ struct PodPlan {
 // `admit` is node admission's result for `pod` (admitted); its granted ulimits become rlimits.
 // `pid_capacity` is the node's (pid_capacity.h), for kubepods' pids.max.
 PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult& admit,
-                const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity);
+                const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity,
+                bool enforce_cpu_memory = false);
 
 // "nofile" -> "RLIMIT_NOFILE".
 std::string RlimitType(std::string_view ulimit_name);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
 #include <chrono>
 #include <memory>
 
@@ -638,10 +639,28 @@ void PodRun::ScheduleRestart(Slot& s) {
                   : std::min<Clock::duration>(s.backoff * 2, env_.backoff.max);
 }
 
+// Whether the kernel's OOM killer killed a process of the container: memory.events of its cgroup
+// v2 cgroup counts oom_kill for its whole subtree (containerd's OOM watcher reads the same).
+bool OomKilled(const std::optional<cgroups::AppliedPodCgroup>& cgroup, const std::string& id) {
+  if (!cgroup) return false;
+  for (const auto& h : cgroup->hierarchies) {
+    if (h.version != cgroups::CgroupVersion::kV2) continue;
+    std::ifstream events(h.pod_cgroup_dir / id / "memory.events");
+    std::string key;
+    long long value = 0;
+    while (events >> key >> value) {
+      if (key == "oom_kill" && value > 0) return true;
+    }
+  }
+  return false;
+}
+
 void PodRun::OnExit(Slot& s, int code) {
   Drain(s);
   s.result.exit_code = code;
-  s.result.reason = code == 0 ? "Completed" : "Error";
+  s.result.reason = code == 0                             ? "Completed"
+                    : OomKilled(result_.cgroup, s.plan->id) ? "OOMKilled"
+                                                            : "Error";
   s.pidfd = UniqueFd();
   ChildReaper::Process().Release(s.instance->pid);
   for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
