@@ -295,6 +295,8 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
     if (const Node* p = n.Find(probe)) ReadHandlerHosts(*p, probe, c.handler_hosts);
   }
+  c.termination_message_path = Str(n.Find("terminationMessagePath"));
+  c.termination_message_policy = Str(n.Find("terminationMessagePolicy"));
   c.liveness_probe = ReadProbe(n.Find("livenessProbe"));
   c.readiness_probe = ReadProbe(n.Find("readinessProbe"));
   c.startup_probe = ReadProbe(n.Find("startupProbe"));

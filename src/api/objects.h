@@ -215,6 +215,8 @@ struct Container {
   std::optional<std::string> restart_policy;  // init containers: "Always" makes a sidecar
   std::optional<SecurityContext> security_context;
   std::vector<HandlerHost> handler_hosts;
+  std::string termination_message_path;    // defaulted to /dev/termination-log
+  std::string termination_message_policy;  // File or FallbackToLogsOnError
   std::optional<Probe> liveness_probe;
   std::optional<Probe> readiness_probe;
   std::optional<Probe> startup_probe;

@@ -24,7 +24,7 @@ void Set(cri::EnvList& env, const std::string& name, std::string value) {
 // The kubelet reads each object once per container (its configMaps/secrets maps).
 class Lookups {
  public:
-  Lookups(const EnvContext& ctx) : ctx_(ctx) {}
+  explicit Lookups(const EnvContext& ctx) : ctx_(ctx) {}
 
   // nullopt: missing (the error is the caller's to make, optional or not).
   const api::ConfigMap* ConfigMap(const std::string& name) {
@@ -35,6 +35,16 @@ class Lookups {
       it = config_maps_.emplace(name, std::move(cm)).first;
     }
     return it->second ? &*it->second : nullptr;
+  }
+  // The data a pod reads of the named ConfigMap (not its binaryData) or Secret; nullptr when it
+  // does not exist.
+  const std::map<std::string, std::string>* Data(bool secret, const std::string& name) {
+    if (secret) {
+      const api::Secret* s = Secret(name);
+      return s ? &s->data : nullptr;
+    }
+    const api::ConfigMap* cm = ConfigMap(name);
+    return cm ? &cm->data : nullptr;
   }
   const api::Secret* Secret(const std::string& name) {
     auto it = secrets_.find(name);
@@ -118,21 +128,10 @@ Result<ContainerEnv> MakeEnvironmentVariables(const EnvContext& ctx,
   Lookups lookups(ctx);
 
   for (const api::EnvFromSource& from : container.env_from) {
-    const std::map<std::string, std::string>* data = nullptr;
-    if (from.secret) {
-      const api::Secret* s = lookups.Secret(from.name);
-      if (s == nullptr) {
-        if (from.optional) continue;
-        return Failure(SecretNotFound(from.name));
-      }
-      data = &s->data;
-    } else {
-      const api::ConfigMap* cm = lookups.ConfigMap(from.name);
-      if (cm == nullptr) {
-        if (from.optional) continue;
-        return Failure(ConfigMapNotFound(from.name));
-      }
-      data = &cm->data;
+    const std::map<std::string, std::string>* data = lookups.Data(from.secret, from.name);
+    if (data == nullptr) {
+      if (from.optional) continue;
+      return Failure(from.secret ? SecretNotFound(from.name) : ConfigMapNotFound(from.name));
     }
     std::vector<std::string> invalid;
     for (const auto& [key, value] : *data) {
@@ -167,30 +166,19 @@ Result<ContainerEnv> MakeEnvironmentVariables(const EnvContext& ctx,
       auto v = ContainerResourceValue(*var.resource_field_ref, pod, container, ctx.allocatable);
       if (!v) return std::unexpected(v.error());
       value = std::move(*v);
-    } else if (const auto& ref = var.config_map_key_ref) {
-      const api::ConfigMap* cm = lookups.ConfigMap(ref->name);
-      if (cm == nullptr) {
-        if (ref->optional) continue;
-        return Failure(ConfigMapNotFound(ref->name));
+    } else if (var.config_map_key_ref || var.secret_key_ref) {
+      const bool secret = var.secret_key_ref.has_value();
+      const api::KeySelector& ref = secret ? *var.secret_key_ref : *var.config_map_key_ref;
+      const std::map<std::string, std::string>* data = lookups.Data(secret, ref.name);
+      if (data == nullptr) {
+        if (ref.optional) continue;
+        return Failure(secret ? SecretNotFound(ref.name) : ConfigMapNotFound(ref.name));
       }
-      auto it = cm->data.find(ref->key);
-      if (it == cm->data.end()) {
-        if (ref->optional) continue;
-        return Failure(
-            fmt::format("couldn't find key {} in ConfigMap {}/{}", ref->key, ns, ref->name));
-      }
-      value = it->second;
-    } else if (const auto& sref = var.secret_key_ref) {
-      const api::Secret* s = lookups.Secret(sref->name);
-      if (s == nullptr) {
-        if (sref->optional) continue;
-        return Failure(SecretNotFound(sref->name));
-      }
-      auto it = s->data.find(sref->key);
-      if (it == s->data.end()) {
-        if (sref->optional) continue;
-        return Failure(
-            fmt::format("couldn't find key {} in Secret {}/{}", sref->key, ns, sref->name));
+      auto it = data->find(ref.key);
+      if (it == data->end()) {
+        if (ref.optional) continue;
+        return Failure(fmt::format("couldn't find key {} in {} {}/{}", ref.key,
+                                   secret ? "Secret" : "ConfigMap", ns, ref.name));
       }
       value = it->second;
     }

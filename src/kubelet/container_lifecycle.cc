@@ -4,6 +4,7 @@
 #include "cri/oci_process_user.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -93,6 +94,18 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   std::error_code ec;
   fs::create_directories(inst.dir, ec);
   if (ec) return fail(Error{"mkdir", inst.dir, ec.value()});
+  // The kubelet's termination message file: writable by whatever user the container runs as.
+  if (!plan.container.termination_message_path.empty()) {
+    inst.termination_log = inst.dir / "termination-log";
+    int fd = open(inst.termination_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return fail(Error{"create", inst.termination_log, errno});
+    const bool chmodded = fchmod(fd, 0666) == 0;
+    const int e = errno;
+    close(fd);
+    if (!chmodded) return fail(Error{"chmod", inst.termination_log, e});
+    volume_mounts.push_back({plan.container.termination_message_path, "bind",
+                             inst.termination_log.string(), {"rbind", "rprivate", "rw"}});
+  }
   auto rootfs = ctx.snapshotter->Prepare(image.rootfs, inst.dir);
   if (!rootfs) return fail(rootfs.error());
   inst.rootfs_mounted = true;

@@ -87,6 +87,8 @@ struct ContainerInstance {
   std::vector<cri::ProcessLimit> limits;  // /proc/<pid>/limits after any correction
   bool seccomp_wanted = false;            // the spec has a filter
   int seccomp_mode = 0;                   // /proc/<pid>/status Seccomp: 0, 1 or 2 (filter)
+  // The file bind-mounted at terminationMessagePath, in the bundle; empty when none.
+  std::filesystem::path termination_log;
   bool created = false;                   // the runtime knows the id
   bool rootfs_mounted = false;
 };

@@ -62,10 +62,65 @@ struct Slot {
   // This container alone must be gone by then (a failed probe or postStart hook stops it with
   // its own grace period); the pod's termination has kill_at_.
   std::optional<Clock::time_point> kill_at;
+  // The last bytes the running instance wrote (stdout and stderr interleaved), for
+  // terminationMessagePolicy FallbackToLogsOnError.
+  std::string log_tail;
   // Killed for a failed probe or hook under a policy that restarts: it restarts however it
   // exits (computePodActions decides the restart when it kills).
   bool restart_after_kill = false;
 };
+
+// The kubelet's bounds for a termination message: the file's first 4096 bytes; from the logs
+// (FallbackToLogsOnError) the last 80 lines, at most 2048 bytes.
+constexpr std::size_t kMaxTerminationMessage = 4096;
+constexpr std::size_t kMaxTerminationLogBytes = 2048;
+constexpr std::size_t kMaxTerminationLogLines = 80;
+
+// Passes output on and keeps its last kMaxTerminationLogBytes.
+class TailKeepingSink : public OutputSink {
+ public:
+  TailKeepingSink(std::unique_ptr<OutputSink> inner, std::string* tail)
+      : inner_(std::move(inner)), tail_(tail) {}
+  void Feed(std::string_view data) override {
+    inner_->Feed(data);
+    tail_->append(data);
+    if (tail_->size() > kMaxTerminationLogBytes) {
+      tail_->erase(0, tail_->size() - kMaxTerminationLogBytes);
+    }
+  }
+  void Finish() override { inner_->Finish(); }
+
+ private:
+  std::unique_ptr<OutputSink> inner_;
+  std::string* tail_;
+};
+
+// What the kubelet puts in a terminated container's status message.
+std::string TerminationMessage(const api::Container& c, const fs::path& file, int exit_code,
+                               const std::string& log_tail) {
+  std::string message;
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    message.resize(kMaxTerminationMessage);
+    in.read(message.data(), static_cast<std::streamsize>(message.size()));
+    message.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+  }
+  if (message.empty() && exit_code != 0 && c.termination_message_policy == "FallbackToLogsOnError") {
+    // The last kMaxTerminationLogLines lines of the kept tail, each with its newline.
+    std::vector<std::string_view> lines;
+    std::string_view rest = log_tail;
+    while (!rest.empty()) {
+      const std::size_t nl = rest.find('\n');
+      const std::size_t len = nl == std::string_view::npos ? rest.size() : nl + 1;
+      lines.push_back(rest.substr(0, len));
+      rest.remove_prefix(len);
+    }
+    const std::size_t first =
+        lines.size() > kMaxTerminationLogLines ? lines.size() - kMaxTerminationLogLines : 0;
+    for (std::size_t i = first; i < lines.size(); ++i) message += lines[i];
+  }
+  return message;
+}
 
 // The startup probe has succeeded, or the container has none.
 bool StartupDone(const Slot& s) {
@@ -311,8 +366,11 @@ bool PodRun::StartSlot(Slot& s) {
   s.result.limits = s.instance->limits;
   Adopt(s);
   Event(EventType::kNormal, "Created", fmt::format("Created container: {}", name));
-  s.out = env_.output->Open(name, OutputStream::kStdout);
-  s.err = env_.output->Open(name, OutputStream::kStderr);
+  s.log_tail.clear();
+  s.out = std::make_unique<TailKeepingSink>(env_.output->Open(name, OutputStream::kStdout),
+                                            &s.log_tail);
+  s.err = std::make_unique<TailKeepingSink>(env_.output->Open(name, OutputStream::kStderr),
+                                            &s.log_tail);
   if (auto st = StartContainer(ctx_, *s.instance); !st) {
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
     ReapKilled(s, std::chrono::seconds(1));
@@ -661,6 +719,8 @@ void PodRun::OnExit(Slot& s, int code) {
   s.result.reason = code == 0                             ? "Completed"
                     : OomKilled(result_.cgroup, s.plan->id) ? "OOMKilled"
                                                             : "Error";
+  s.result.message =
+      TerminationMessage(s.plan->container, s.instance->termination_log, code, s.log_tail);
   s.pidfd = UniqueFd();
   ChildReaper::Process().Release(s.instance->pid);
   for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);

@@ -529,6 +529,28 @@ TEST_F(RunPodTest, ProbesAndHooksRunAgainstTheContainer) {
   EXPECT_LT(prestop, term);
 }
 
+// The termination message: what the container wrote to its terminationMessagePath, or with
+// FallbackToLogsOnError the end of its output when it failed without writing one.
+TEST_F(RunPodTest, TerminationMessagesReachTheStatus) {
+  auto r = Run(Pod(R"(  - name: file
+    image: busybox:latest
+    command: [sh, -c, "echo -n 'disk full' > /dev/termination-log; exit 3"]
+  - name: logs
+    image: busybox:latest
+    terminationMessagePolicy: FallbackToLogsOnError
+    command: [sh, -c, "echo first; echo last words; exit 4"]
+  - name: custom
+    image: busybox:latest
+    terminationMessagePath: /tmp/why
+    command: [sh, -c, "echo -n done > /tmp/why"]
+)"),
+               "", "crun", {"-o", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("\"message\": \"disk full\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"message\": \"first\\nlast words\\n\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"message\": \"done\""), std::string::npos) << r.out;
+}
+
 // The pod's sysctls are set in its sandbox's namespaces, not the node's; one outside the safe
 // set needs allowedUnsafeSysctls, else the kubelet's SysctlForbidden refuses the pod.
 TEST_F(RunPodTest, SysctlsAreSetInThePodsNamespaces) {
