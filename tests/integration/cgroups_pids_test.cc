@@ -1,7 +1,8 @@
-// The pod cgroup on the real kernel, as root, in the cgroup v1 pids hierarchy only
-// (/sys/fs/cgroup/pids). Nothing is created anywhere else; in particular the memory hierarchy is
-// never written. Every test removes what it created, also when it fails, and checks that the
-// pids and memory hierarchies look as they did before.
+// The pod cgroup on the real kernel, as root, in the tree that holds the pids controller: the v1
+// pids hierarchy (/sys/fs/cgroup/pids) on a v1 or hybrid machine, the unified tree on a cgroup v2
+// one (the VM suite runs these there). Nothing is created anywhere else; in particular a v1
+// memory hierarchy is never written. Every test removes what it created, also when it fails, and
+// checks that the pids (and memory) trees look as they did before.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -34,7 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kPidsRoot = "/sys/fs/cgroup/pids";
 const fs::path kMemoryRoot = "/sys/fs/cgroup/memory";
 
 std::string ReadText(const fs::path& file) {
@@ -56,7 +56,8 @@ std::set<std::string> Directories(const fs::path& root) {
   return out;
 }
 
-// The line of /proc/<pid>/cgroup for a v1 controller ("4:memory:/x" -> "/x").
+// The line of /proc/<pid>/cgroup for a v1 controller ("4:memory:/x" -> "/x"); "" names the
+// cgroup v2 line ("0::/x").
 std::string CgroupOf(const std::string& proc_cgroup_text, const std::string& controller) {
   std::istringstream in(proc_cgroup_text);
   for (std::string line; std::getline(in, line);) {
@@ -64,9 +65,12 @@ std::string CgroupOf(const std::string& proc_cgroup_text, const std::string& con
     auto second = line.find(':', first + 1);
     if (first == std::string::npos || second == std::string::npos) continue;
     std::string controllers = line.substr(first + 1, second - first - 1);
+    if (controller.empty() && controllers.empty() && line.starts_with("0:")) {
+      return line.substr(second + 1);
+    }
     std::istringstream names(controllers);
     for (std::string name; std::getline(names, name, ',');) {
-      if (name == controller) return line.substr(second + 1);
+      if (!controller.empty() && name == controller) return line.substr(second + 1);
     }
   }
   return "";
@@ -177,18 +181,22 @@ bool ReaperExited(Worker& w) {
 class CgroupPidsIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups under " << kPidsRoot;
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups";
     auto layout = DetectLayout();
-    if (!layout) GTEST_SKIP() << "cannot detect the cgroup layout: " << layout.error().Message();
-    const V1Hierarchy* pids = layout->V1For("pids");
-    if (pids == nullptr || pids->mount_point != kPidsRoot) {
-      GTEST_SKIP() << "no cgroup v1 pids hierarchy at " << kPidsRoot << " (mode "
-                   << Name(layout->mode) << "): these tests only run there";
-    }
+    ASSERT_TRUE(layout) << "cannot detect the cgroup layout: " << layout.error().Message();
     layout_ = *layout;
+    if (const V1Hierarchy* pids = layout_.V1For("pids")) {
+      pids_root_ = pids->mount_point;
+    } else {
+      ASSERT_TRUE(layout_.unified && layout_.UnifiedHas("pids"))
+          << "no pids controller in a v1 hierarchy or the unified tree (mode "
+          << Name(layout_.mode) << ")";
+      pids_root_ = layout_.unified->mount_point;
+      v2_ = true;
+    }
     static std::atomic<int> counter{0};
     name_ = "podlimits-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-    pids_before_ = Directories(kPidsRoot);
+    pids_before_ = Directories(pids_root_);
     memory_before_ = Directories(kMemoryRoot);
     self_cgroups_before_ = ReadText("/proc/self/cgroup");
   }
@@ -215,11 +223,11 @@ class CgroupPidsIntegration : public ::testing::Test {
     }
 
     // Nothing of ours is left in the pids hierarchy, and nothing changed in memory.
-    const std::set<std::string> pids_after = Directories(kPidsRoot);
+    const std::set<std::string> pids_after = Directories(pids_root_);
     for (const std::string& dir : pids_after) {
-      EXPECT_EQ(dir.find(name_), std::string::npos) << "left behind: " << kPidsRoot / dir;
+      EXPECT_EQ(dir.find(name_), std::string::npos) << "left behind: " << pids_root_ / dir;
     }
-    ReportForeignChanges(kPidsRoot, pids_before_, pids_after);
+    ReportForeignChanges(pids_root_, pids_before_, pids_after);
     const std::set<std::string> memory_after = Directories(kMemoryRoot);
     for (const std::string& dir : memory_after) {
       EXPECT_EQ(dir.find("podlimits-test"), std::string::npos)
@@ -249,15 +257,15 @@ class CgroupPidsIntegration : public ::testing::Test {
     // This machine's safety rule, checked before anything is written: the pids hierarchy only.
     EXPECT_EQ(managed->size(), 1u);
     for (const ManagedHierarchy& h : *managed) {
-      EXPECT_EQ(h.tree.root(), kPidsRoot);
-      if (h.tree.root() != kPidsRoot) std::abort();
+      EXPECT_EQ(h.tree.root(), pids_root_);
+      if (h.tree.root() != pids_root_) std::abort();
     }
     pod_.emplace(std::move(*managed));
     return *pod_;
   }
 
   CgroupTree& MakeTree() {
-    tree_.emplace(CgroupTree::OnCgroupfs(kPidsRoot));
+    tree_.emplace(CgroupTree::OnCgroupfs(pids_root_));
     return *tree_;
   }
 
@@ -286,6 +294,9 @@ class CgroupPidsIntegration : public ::testing::Test {
   }
 
   CgroupLayout layout_;
+  // The root of the tree that holds pids: /sys/fs/cgroup/pids, or the unified mount on v2.
+  fs::path pids_root_;
+  bool v2_ = false;
   std::string name_;
   std::set<std::string> pids_before_, memory_before_;
   std::string self_cgroups_before_;
@@ -300,15 +311,15 @@ TEST_F(CgroupPidsIntegration, ForkBeyondThePodPidsMaxFailsWithEagain) {
   ASSERT_TRUE(applied) << applied.error().Message();
   const HierarchyReadBack& rb = applied->hierarchies.at(0);
   const fs::path pod_dir =
-      kPidsRoot / name_ / "kubepods/burstable" / ("pod" + Plan({}, {}).pod_uid);
+      pids_root_ / name_ / "kubepods/burstable" / ("pod" + Plan({}, {}).pod_uid);
   EXPECT_EQ(rb.pod_cgroup_dir, pod_dir);
   ASSERT_TRUE(rb.pod_pids_max);
   EXPECT_EQ(rb.pod_pids_max->value, MaxValue(5));
   ASSERT_TRUE(rb.kubepods_pids_max);
   EXPECT_EQ(rb.kubepods_pids_max->value, MaxValue(1000));
   EXPECT_EQ(ReadText(pod_dir / "pids.max"), "5\n");
-  EXPECT_EQ(ReadText(kPidsRoot / name_ / "kubepods/pids.max"), "1000\n");
-  EXPECT_EQ(ReadText(kPidsRoot / name_ / "kubepods/burstable/pids.max"), "max\n");
+  EXPECT_EQ(ReadText(pids_root_ / name_ / "kubepods/pids.max"), "1000\n");
+  EXPECT_EQ(ReadText(pids_root_ / name_ / "kubepods/burstable/pids.max"), "max\n");
 
   CgroupTree& tree = pod.hierarchies()[0].tree;
   Worker& worker = StartIn(tree, applied->cgroup, &ForkUntilRefused);
@@ -332,8 +343,10 @@ TEST_F(CgroupPidsIntegration, ForkBeyondThePodPidsMaxFailsWithEagain) {
 
   // The worker sits in the pod cgroup in pids, and in our own cgroup everywhere else (memory!).
   const std::string worker_cgroups = ReadText("/proc/" + std::to_string(worker.pid) + "/cgroup");
-  EXPECT_EQ(CgroupOf(worker_cgroups, "pids"), applied->cgroup.string());
-  EXPECT_EQ(CgroupOf(worker_cgroups, "memory"), CgroupOf(self_cgroups_before_, "memory"));
+  EXPECT_EQ(CgroupOf(worker_cgroups, v2_ ? "" : "pids"), applied->cgroup.string());
+  if (!v2_) {
+    EXPECT_EQ(CgroupOf(worker_cgroups, "memory"), CgroupOf(self_cgroups_before_, "memory"));
+  }
 
   auto killed = tree.Kill(applied->cgroup);
   ASSERT_TRUE(killed) << killed.error().Message();
@@ -344,7 +357,7 @@ TEST_F(CgroupPidsIntegration, ForkBeyondThePodPidsMaxFailsWithEagain) {
 
   auto removed = pod.Teardown();
   ASSERT_TRUE(removed) << removed.error().Message();
-  EXPECT_FALSE(fs::exists(kPidsRoot / name_));
+  EXPECT_FALSE(fs::exists(pids_root_ / name_));
 }
 
 TEST_F(CgroupPidsIntegration, KubepodsAllocatableBoundsPodsWithoutALimit) {
@@ -374,7 +387,7 @@ TEST_F(CgroupPidsIntegration, KubepodsAllocatableBoundsPodsWithoutALimit) {
   auto removed = pod.Teardown();
   ASSERT_TRUE(removed) << removed.error().Message();
   EXPECT_TRUE(ReaperExited(worker));
-  EXPECT_FALSE(fs::exists(kPidsRoot / name_));
+  EXPECT_FALSE(fs::exists(pids_root_ / name_));
 }
 
 TEST_F(CgroupPidsIntegration, KernelRejectionIsReportedAndRolledBack) {
@@ -383,12 +396,12 @@ TEST_F(CgroupPidsIntegration, KernelRejectionIsReportedAndRolledBack) {
   auto applied = pod.Apply(Plan(1000, 4194305));
   ASSERT_FALSE(applied);
   const fs::path pod_dir =
-      kPidsRoot / name_ / "kubepods/burstable" / ("pod" + Plan({}, {}).pod_uid);
+      pids_root_ / name_ / "kubepods/burstable" / ("pod" + Plan({}, {}).pod_uid);
   EXPECT_EQ(applied.error().Message(),
             "write \"" + (pod_dir / "pids.max").string() + "\": Invalid argument");
   std::cerr << "error: " << applied.error().Message() << "\n";
   EXPECT_TRUE(pod.hierarchies()[0].tree.created().empty());
-  EXPECT_FALSE(fs::exists(kPidsRoot / name_));
+  EXPECT_FALSE(fs::exists(pids_root_ / name_));
 }
 
 TEST_F(CgroupPidsIntegration, KillStopsAProcessThatKeepsForking) {
@@ -425,17 +438,25 @@ TEST_F(CgroupPidsIntegration, RemoveKillsWhatStillRunsThenRmdirs) {
   char started;
   ASSERT_EQ(::read(worker.result, &started, 1), 1);
   // A plain rmdir is refused while the process is in the cgroup ...
-  ASSERT_NE(::rmdir((kPidsRoot / name_).c_str()), 0);
+  ASSERT_NE(::rmdir((pids_root_ / name_).c_str()), 0);
   EXPECT_EQ(errno, EBUSY);
   // ... Remove kills it and retries.
   auto removed = tree.Remove(cgroup);
   ASSERT_TRUE(removed) << removed.error().Message();
-  EXPECT_FALSE(fs::exists(kPidsRoot / name_));
+  EXPECT_FALSE(fs::exists(pids_root_ / name_));
   EXPECT_TRUE(ReaperExited(worker));
 }
 
 TEST_F(CgroupPidsIntegration, DetectsThisMachine) {
-  std::cerr << "mode " << Name(layout_.mode) << ", pids at " << layout_.V1For("pids")->mount_point;
+  std::cerr << "mode " << Name(layout_.mode) << ", pids at " << pids_root_;
+  if (v2_) {
+    // Pure v2: one tree, pids among its controllers, no v1 hierarchy.
+    EXPECT_EQ(layout_.mode, CgroupMode::kV2);
+    EXPECT_TRUE(layout_.UnifiedHas("pids"));
+    EXPECT_EQ(layout_.V1For("pids"), nullptr);
+    std::cerr << "\n";
+    return;
+  }
   if (layout_.unified) {
     std::cerr << ", cgroup2 at " << layout_.unified->mount_point << " nsdelegate "
               << layout_.unified->nsdelegate << " controllers [";
