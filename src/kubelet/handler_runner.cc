@@ -46,10 +46,18 @@ std::string GoErrno(int e) {
   return s;
 }
 
-int RemainingMs(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  return static_cast<int>(std::max<long long>(0, left.count()));
+// poll(2) until the deadline in slices of at most 100 ms, so that a cancelled run (the pod is being
+// torn down) stops waiting: > 0 ready, 0 timed out or cancelled, < 0 an error.
+int PollUntil(pollfd& p, Clock::time_point deadline, const std::atomic<bool>* cancelled) {
+  while (true) {
+    if (cancelled != nullptr && cancelled->load()) return 0;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return 0;
+    const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 100)));
+    if (n != 0) return n;
+  }
 }
+
 
 // A TCP socket in the network namespace of `netns_pid` (0: this one). setns changes only the
 // calling thread, so a short-lived thread enters the namespace and makes the socket; the socket
@@ -120,7 +128,8 @@ std::expected<Address, std::string> Resolve(const std::string& host, int port) {
 
 // net.DialTimeout("tcp", ...): the connected socket, or Go's error text.
 std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid_t netns_pid,
-                                          Clock::time_point deadline) {
+                                          Clock::time_point deadline,
+                                          const std::atomic<bool>* cancelled) {
   auto addr = Resolve(host, port);
   if (!addr) return std::unexpected(addr.error());
   auto fd = Socket(netns_pid, addr->family);
@@ -130,7 +139,7 @@ std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid
       return std::unexpected(fmt::format("dial tcp {}: connect: {}", addr->text, GoErrno(errno)));
     }
     pollfd p{fd->get(), POLLOUT, 0};
-    int n = poll(&p, 1, RemainingMs(deadline));
+    int n = PollUntil(p, deadline, cancelled);
     if (n == 0) return std::unexpected(fmt::format("dial tcp {}: i/o timeout", addr->text));
     int err = 0;
     socklen_t len = sizeof err;
@@ -146,7 +155,8 @@ std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid
 // One connection's bytes, plain or TLS.
 class Stream {
  public:
-  explicit Stream(UniqueFd fd) : fd_(std::move(fd)) {}
+  Stream(UniqueFd fd, const std::atomic<bool>* cancelled)
+      : fd_(std::move(fd)), cancelled_(cancelled) {}
   ~Stream() {
     if (ssl_) SSL_free(ssl_);
     if (ctx_) SSL_CTX_free(ctx_);
@@ -179,7 +189,7 @@ class Stream {
 
   bool Wait(short events, Clock::time_point deadline) {
     pollfd p{fd_.get(), events, 0};
-    return poll(&p, 1, RemainingMs(deadline)) > 0;
+    return PollUntil(p, deadline, cancelled_) > 0;
   }
 
   // false on timeout or error.
@@ -239,6 +249,7 @@ class Stream {
 
  private:
   UniqueFd fd_;
+  const std::atomic<bool>* cancelled_;
   SSL_CTX* ctx_ = nullptr;
   SSL* ssl_ = nullptr;
 };
@@ -258,10 +269,11 @@ std::string Lower(std::string s) {
 std::expected<HttpResponse, std::string> HttpGet(const std::string& scheme, const std::string& host,
                                                  int port, const std::string& path,
                                                  const api::HandlerAction& action, pid_t netns_pid,
-                                                 Clock::time_point deadline) {
-  auto fd = Dial(host, port, netns_pid, deadline);
+                                                 Clock::time_point deadline,
+                                                 const std::atomic<bool>* cancelled) {
+  auto fd = Dial(host, port, netns_pid, deadline, cancelled);
   if (!fd) return std::unexpected(fd.error());
-  Stream stream(std::move(*fd));
+  Stream stream(std::move(*fd), cancelled);
   const std::string timeout_text =
       "context deadline exceeded (Client.Timeout exceeded while awaiting headers)";
   if (scheme == "https") {
@@ -341,7 +353,7 @@ ActionOutcome Http(const api::HandlerAction& action, const ActionTarget& target,
   if (path.front() != '/') path = "/" + path;
   for (int redirects = 0;; ++redirects) {
     const std::string url = fmt::format("{}://{}:{}{}", scheme, host, *port, path);
-    auto res = HttpGet(scheme, host, *port, path, action, netns, deadline);
+    auto res = HttpGet(scheme, host, *port, path, action, netns, deadline, target.cancelled);
     if (!res) return Outcome(ProbeResult::kFailure, fmt::format("Get \"{}\": {}", url, res.error()), "");
     ActionOutcome out;
     out.http_status = res->status;
@@ -369,7 +381,8 @@ ActionOutcome Tcp(const api::HandlerAction& action, const ActionTarget& target,
   auto port = ResolvePort(action.port, *target.container);
   if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
   const std::string host = action.host.empty() ? "127.0.0.1" : action.host;
-  auto fd = Dial(host, *port, action.host.empty() ? target.netns_pid : 0, Clock::now() + timeout);
+  auto fd = Dial(host, *port, action.host.empty() ? target.netns_pid : 0, Clock::now() + timeout,
+                 target.cancelled);
   if (!fd) return Outcome(ProbeResult::kFailure, fd.error(), "");
   return Outcome(ProbeResult::kSuccess, "", "");
 }

@@ -5,7 +5,10 @@
 // Unprivileged, on any machine: the cgroups are plain directories, nothing is mounted.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -776,6 +779,42 @@ TEST(PodWorkerFaults, EachStepFailingLeavesNothingOrARecoverableRecord) {
       EXPECT_FALSE(e.path().filename().string().starts_with("pod")) << e.path();
     }
   }
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+// A postStart hook waiting on a server that never answers (hooks have no timeout of their own)
+// does not hold up the pod's teardown: the stop cancels it.
+TEST(PodWorkerProbes, AStuckHttpHookDoesNotHoldUpTheTeardown) {
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  ASSERT_EQ(listen(listener, 4), 0);  // connections queue, nothing ever answers
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.runs_for = 30s}});
+  PodStop stop;
+  runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(
+      "  restartPolicy: Never\n  containers:\n  - name: app\n    image: busybox\n"
+      "    lifecycle: {postStart: {httpGet: {host: 127.0.0.1, port: " +
+      std::to_string(ntohs(addr.sin_port)) + "}}}\n");
+  PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+  const auto started = std::chrono::steady_clock::now();
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+  close(listener);
 }
 
 }  // namespace
