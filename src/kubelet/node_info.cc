@@ -129,6 +129,7 @@ NodeInfo CollectNodeInfo(const NodeConfig& config, const NodeCapabilities& caps,
   info.cgroup_mode = std::string(CgroupModeText(caps));
   info.nsdelegate = caps.nsdelegate;
   info.pids_controller = caps.pids_controller;
+  info.cpu_memory_enforced = caps.cpu_controller && caps.memory_controller;
   info.cgroup_error = caps.cgroup_error;
   info.cgroup_root = config.cgroup_root;
   info.cgroup_driver = config.cgroup_driver;
@@ -170,6 +171,9 @@ std::string RenderNodeInfoText(const NodeInfo& info) {
                                                                  : " (" + info.cgroup_error + ")"));
   rows.Sub("nsdelegate", info.nsdelegate ? "yes" : "no");
   rows.Sub("pids controller", info.pids_controller ? "yes" : "no");
+  rows.Sub("cpu, memory", info.cpu_memory_enforced
+                              ? "enforced (cgroup v2 files of pod and container cgroups)"
+                              : "not enforced: refused unless unenforcedResources: Warn");
   rows.Sub("Root", info.cgroup_root);
   rows.Sub("Driver", info.cgroup_driver);
 
@@ -221,6 +225,7 @@ api::Node NodeInfoTree(const NodeInfo& info) {
   cg.Set("mode", api::Node::String(info.cgroup_mode));
   cg.Set("nsdelegate", api::Node::Bool(info.nsdelegate));
   cg.Set("pidsController", api::Node::Bool(info.pids_controller));
+  cg.Set("cpuMemoryEnforced", api::Node::Bool(info.cpu_memory_enforced));
   if (!info.cgroup_error.empty()) cg.Set("error", api::Node::String(info.cgroup_error));
   cg.Set("root", api::Node::String(info.cgroup_root));
   cg.Set("driver", api::Node::String(info.cgroup_driver));

@@ -39,6 +39,9 @@ struct NodeInfo {
   std::string cgroup_mode;  // "v1", "hybrid", "v2", "unknown"
   bool nsdelegate = false;
   bool pids_controller = false;
+  // cpu and memory are enforced (cgroup v2 with those controllers; resource_config.h); a pod
+  // that sets them is refused elsewhere.
+  bool cpu_memory_enforced = false;
   std::string cgroup_error;
   std::string cgroup_root;
   std::string cgroup_driver;

@@ -58,6 +58,7 @@ TEST(NodeInfo, Text) {
       "  Mode:                   hybrid\n"
       "  nsdelegate:             no\n"
       "  pids controller:        yes\n"
+      "  cpu, memory:            not enforced: refused unless unenforcedResources: Warn\n"
       "  Root:                   /\n"
       "  Driver:                 cgroupfs\n"
       "Runtime:            runc 1.1.5+ds1 (/usr/sbin/runc)\n"
@@ -137,6 +138,7 @@ TEST(NodeInfo, Json) {
         "mode": "hybrid",
         "nsdelegate": false,
         "pidsController": true,
+        "cpuMemoryEnforced": false,
         "root": "/",
         "driver": "cgroupfs"
     },

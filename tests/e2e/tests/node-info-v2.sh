@@ -12,6 +12,7 @@ jexpect "$f" kind NodeInfo
 jexpect "$f" cgroups.mode v2
 jexpect "$f" cgroups.nsdelegate true
 jexpect "$f" cgroups.pidsController true
+jexpect "$f" cgroups.cpuMemoryEnforced true
 for feature in PerPodPIDLimit ContainerUlimits SupportsCgroupOptions; do
   jhas "$f" declaredFeatures "$feature" || fail "declaredFeatures lacks $feature: $(grep '^declaredFeatures' "$f" | one_line)"
   i=$(jindex "$f" features name "$feature") || fail "features has no entry for $feature"
