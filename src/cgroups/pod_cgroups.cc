@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cgroups/file_io.h"
+#include "cgroups/memory.h"
 #include "cgroups/pod_parents.h"
 
 namespace podlimits::cgroups {
@@ -287,6 +288,15 @@ Result<void> PodCgroup::Kill(const fs::path& cgroup) {
   }
   if (first) return std::unexpected(*first);
   return {};
+}
+
+bool PodCgroup::OomKilled(const fs::path& cgroup) const {
+  for (const ManagedHierarchy& h : hierarchies_) {
+    if (h.version != CgroupVersion::kV2) continue;
+    auto kills = ReadOomKills(h.tree, cgroup);
+    if (kills && *kills > 0) return true;
+  }
+  return false;
 }
 
 Result<void> PodCgroup::Teardown(std::span<const fs::path> owned_root_dirs) {

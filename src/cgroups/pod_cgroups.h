@@ -108,6 +108,10 @@ class PodCgroup {
   // `delete` would spin on the busy cgroup.
   Result<void> Kill(const std::filesystem::path& cgroup);
 
+  // Whether the OOM killer killed a process in `cgroup` (relative; memory.events of a cgroup v2
+  // hierarchy with the memory controller). False where nothing reports it.
+  bool OomKilled(const std::filesystem::path& cgroup) const;
+
   // Kills whatever still runs in the pod cgroup and removes it with every cgroup below it, then
   // tries the shared parents bottom-up (cgroups/pod_parents.h): the QoS cgroup and kubepods
   // whoever created them, cgroupRoot's own directories when this object created them or they

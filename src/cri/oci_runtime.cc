@@ -204,6 +204,10 @@ Result<void> OciRuntimeClient::Kill(const std::string& id, int signal, bool all)
 
 // linux.cgroupsPath of a container, from the config.json of its bundle.
 Result<std::string> OciRuntimeClient::CgroupPathOf(const std::string& id) {
+  {
+    std::lock_guard lock(*cgroup_paths_mu_);
+    if (auto it = cgroup_paths_.find(id); it != cgroup_paths_.end()) return it->second;
+  }
   auto state = State(id);
   if (!state) return std::unexpected(state.error());
   auto text = ReadSmallFile(state->bundle / "config.json", 16 << 20);
@@ -214,7 +218,10 @@ Result<std::string> OciRuntimeClient::CgroupPathOf(const std::string& id) {
   if (doc.HasParseError() || path == nullptr || !path->IsString()) {
     return Failure("read", state->bundle / "config.json", "no linux.cgroupsPath");
   }
-  return std::string(path->GetString(), path->GetStringLength());
+  std::string cgroup(path->GetString(), path->GetStringLength());
+  std::lock_guard lock(*cgroup_paths_mu_);
+  cgroup_paths_[id] = cgroup;
+  return cgroup;
 }
 
 Result<ExecResult> OciRuntimeClient::Exec(const std::string& id,
@@ -246,6 +253,10 @@ Result<ExecResult> OciRuntimeClient::Exec(const std::string& id,
 
 Result<void> OciRuntimeClient::Delete(const std::string& id) {
   if (!ValidId(id)) return Failure(Failed(*this, "delete", id, "invalid container id"));
+  {
+    std::lock_guard lock(*cgroup_paths_mu_);
+    cgroup_paths_.erase(id);
+  }
   auto result = Run(*this, CommandLine(*this, nullptr, {"delete", "--force", id}));
   if (!result) return Failure(Failed(*this, "delete", id, result.error().Message()));
   // With --force both runtimes succeed for an unknown id (measured); an older one that does

@@ -10,6 +10,9 @@
 #include <chrono>
 #include <expected>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,6 +62,9 @@ class OciRuntimeClient : public ContainerRuntime {
   std::filesystem::path binary_;
   std::filesystem::path state_root_;
   RuntimeKind kind_;
+  // linux.cgroupsPath by container id, read once per container (probes exec every period).
+  std::unique_ptr<std::mutex> cgroup_paths_mu_ = std::make_unique<std::mutex>();  // movable
+  std::map<std::string, std::string> cgroup_paths_;
 };
 
 }  // namespace podlimits::cri

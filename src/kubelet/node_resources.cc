@@ -39,13 +39,14 @@ api::ResourceList NodeCapacity(const NodeConfig& config) {
 }
 
 api::ResourceList NodeAllocatable(const NodeConfig& config) {
-  api::ResourceList allocatable = NodeCapacity(config);
+  const api::ResourceList capacity = NodeCapacity(config);
+  api::ResourceList allocatable = capacity;
   for (auto& [name, value] : allocatable) {
     for (const api::ResourceList* reserved : {&config.system_reserved, &config.kube_reserved}) {
       if (auto it = reserved->find(name); it != reserved->end()) value.Sub(it->second);
     }
   }
-  const std::int64_t memory_capacity = NodeCapacity(config)["memory"].Value();
+  const std::int64_t memory_capacity = capacity.at("memory").Value();
   for (const EvictionThreshold& t : config.eviction_hard) {
     if (t.signal != "memory.available") continue;
     allocatable["memory"].Sub(api::Quantity::NewQuantity(ThresholdQuantity(t, memory_capacity),

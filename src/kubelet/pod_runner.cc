@@ -697,28 +697,12 @@ void PodRun::ScheduleRestart(Slot& s) {
                   : std::min<Clock::duration>(s.backoff * 2, env_.backoff.max);
 }
 
-// Whether the kernel's OOM killer killed a process of the container: memory.events of its cgroup
-// v2 cgroup counts oom_kill for its whole subtree (containerd's OOM watcher reads the same).
-bool OomKilled(const std::optional<cgroups::AppliedPodCgroup>& cgroup, const std::string& id) {
-  if (!cgroup) return false;
-  for (const auto& h : cgroup->hierarchies) {
-    if (h.version != cgroups::CgroupVersion::kV2) continue;
-    std::ifstream events(h.pod_cgroup_dir / id / "memory.events");
-    std::string key;
-    long long value = 0;
-    while (events >> key >> value) {
-      if (key == "oom_kill" && value > 0) return true;
-    }
-  }
-  return false;
-}
-
 void PodRun::OnExit(Slot& s, int code) {
   Drain(s);
   s.result.exit_code = code;
   s.result.reason = code == 0                             ? "Completed"
-                    : OomKilled(result_.cgroup, s.plan->id) ? "OOMKilled"
-                                                            : "Error";
+                    : sandbox_.OomKilled(ctx_.pod_cgroup / s.plan->id) ? "OOMKilled"
+                                                                       : "Error";
   s.result.message =
       TerminationMessage(s.plan->container, s.instance->termination_log, code, s.log_tail);
   s.pidfd = UniqueFd();

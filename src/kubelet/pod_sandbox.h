@@ -42,6 +42,8 @@ class PodSandbox {
 
   // Kills every process in `cgroup` (relative) in every managed hierarchy.
   Result<void> Kill(const std::filesystem::path& cgroup);
+  // The OOM killer killed a process in `cgroup` (relative; cgroup v2 only).
+  bool OomKilled(const std::filesystem::path& cgroup) const { return cgroup_.OomKilled(cgroup); }
 
   // Removes what Create made: the pod cgroup (killing what still runs in it) and the parents
   // nobody uses any more, the leases, and the pod directory (the containers' bundles are the

@@ -125,9 +125,6 @@ Result<fs::path> PodVolumes::SetUpProjection(const api::Volume& v) {
   ctx.pod = &plan_.pod;
   auto payload = VolumePayload(v, ctx);
   if (!payload) return std::unexpected(payload.error());
-  for (const auto& [path, file] : *payload) {
-    if (auto valid = ValidatePayloadPath(path); !valid) return std::unexpected(valid.error());
-  }
   const char* plugin = v.source == "configMap"     ? "kubernetes.io~configmap"
                        : v.source == "secret"      ? "kubernetes.io~secret"
                        : v.source == "downwardAPI" ? "kubernetes.io~downward-api"

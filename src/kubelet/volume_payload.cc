@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/field.h"
+#include "base/fs.h"
 #include "base/unique_fd.h"
 #include "cri/oci_process.h"
 #include "kubelet/container_env.h"
@@ -33,16 +34,6 @@ std::vector<std::string> Split(const std::string& path) {
     if (slash == std::string::npos) return parts;
     start = slash + 1;
   }
-}
-
-// filepath.Clean for the relative paths validation lets through: no empty or "." elements.
-std::string CleanPath(const std::string& path) {
-  std::string out;
-  for (const auto& part : Split(path)) {
-    if (part.empty() || part == ".") continue;
-    out += (out.empty() ? "" : "/") + part;
-  }
-  return out.empty() ? "." : out;
 }
 
 // MakePayload of the configmap and secret plugins: every key, or only `items`.
@@ -133,7 +124,8 @@ Result<Payload> DownwardPayload(const api::VolumeProjection& p, std::int32_t def
         file.data = std::move(*v);
       }
     }
-    payload[CleanPath(f.path)] = std::move(file);
+    // filepath.Clean; a path it cannot clean stays as written, for WritePayload to refuse.
+    payload[CleanRelativePath(f.path).value_or(f.path)] = std::move(file);
   }
   return payload;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cgroups/memory.h"
 #include "cgroups/pids.h"
 
 namespace podlimits::cgroups {
@@ -113,6 +114,16 @@ TEST(CgroupPids, ReadThroughATree) {
   }
   EXPECT_TRUE(fs::is_empty(tmp));
   fs::remove_all(tmp);
+}
+
+// memory.events as cgroup v2 prints it: the oom_kill counter, 0 when the key is missing.
+TEST(CgroupMemory, OomKillsFromMemoryEvents) {
+  const std::string events = "low 0\nhigh 0\nmax 12\noom 3\noom_kill 2\noom_group_kill 0\n";
+  EXPECT_EQ(ParseOomKills(events, "memory.events"), 2);
+  EXPECT_EQ(ParseOomKills("low 0\noom 0\n", "memory.events"), 0);
+  auto bad = ParseOomKills("oom_kill x\n", "/c/memory.events");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().Message(), "parse \"/c/memory.events\": oom_kill is not a number: \"x\"");
 }
 
 }  // namespace
