@@ -419,6 +419,25 @@ Pod ReadPod(const Node& object) {
   s.runtime_class_name = OptStr(spec->Find("runtimeClassName"));
   s.service_account_name = Str(spec->Find("serviceAccountName"));
   s.hostname = Str(spec->Find("hostname"));
+  s.subdomain = Str(spec->Find("subdomain"));
+  s.set_hostname_as_fqdn = OptBool(spec->Find("setHostnameAsFQDN"));
+  s.dns_policy = Str(spec->Find("dnsPolicy"));
+  if (const Node* dns = spec->Find("dnsConfig"); dns && dns->IsObject()) {
+    PodDNSConfig config;
+    config.nameservers = Strings(dns->Find("nameservers"));
+    config.searches = Strings(dns->Find("searches"));
+    if (const Node* options = dns->Find("options"); options && options->IsArray()) {
+      for (const auto& o : options->items) {
+        config.options.push_back({Str(o.Find("name")), OptStr(o.Find("value"))});
+      }
+    }
+    s.dns_config = std::move(config);
+  }
+  if (const Node* aliases = spec->Find("hostAliases"); aliases && aliases->IsArray()) {
+    for (const auto& a : aliases->items) {
+      s.host_aliases.push_back({Str(a.Find("ip")), Strings(a.Find("hostnames"))});
+    }
+  }
   s.termination_grace_period_seconds = OptInt(spec->Find("terminationGracePeriodSeconds"));
   s.active_deadline_seconds = OptInt(spec->Find("activeDeadlineSeconds"));
   return pod;

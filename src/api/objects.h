@@ -273,6 +273,29 @@ struct Volume {
   std::optional<std::int32_t> default_mode;  // defaulted to 0644 by the API
 };
 
+// spec.dnsPolicy values.
+inline constexpr std::string_view kDNSClusterFirst = "ClusterFirst";
+inline constexpr std::string_view kDNSClusterFirstWithHostNet = "ClusterFirstWithHostNet";
+inline constexpr std::string_view kDNSDefault = "Default";
+inline constexpr std::string_view kDNSNone = "None";
+
+// spec.dnsConfig.options[*]: `value` unset for an option without one ("rotate").
+struct PodDNSConfigOption {
+  std::string name;
+  std::optional<std::string> value;
+};
+
+struct PodDNSConfig {
+  std::vector<std::string> nameservers;
+  std::vector<std::string> searches;
+  std::vector<PodDNSConfigOption> options;
+};
+
+struct HostAlias {
+  std::string ip;
+  std::vector<std::string> hostnames;
+};
+
 struct PodSpec {
   std::optional<std::string> os_name;
   bool host_pid = false;
@@ -293,6 +316,11 @@ struct PodSpec {
   std::optional<std::string> runtime_class_name;
   std::string service_account_name;
   std::string hostname;  // spec.hostname
+  std::string subdomain;
+  std::optional<bool> set_hostname_as_fqdn;
+  std::string dns_policy;  // defaulted to ClusterFirst by the API
+  std::optional<PodDNSConfig> dns_config;
+  std::vector<HostAlias> host_aliases;
   std::optional<std::int64_t> termination_grace_period_seconds;
   std::optional<std::int64_t> active_deadline_seconds;
 

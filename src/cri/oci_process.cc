@@ -93,16 +93,6 @@ std::string ExpandReferences(std::string_view input, const EnvList& vars) {
   return out;
 }
 
-std::string PodHostname(const api::Pod& pod) {
-  std::string name = pod.spec.hostname.empty() ? pod.metadata.name : pod.spec.hostname;
-  constexpr std::size_t kMax = 63;  // a DNS label, and what sethostname takes
-  if (name.size() > kMax) {
-    name.resize(kMax);
-    while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
-  }
-  return name;
-}
-
 std::string HostName() {
   char buf[HOST_NAME_MAX + 1] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "";

@@ -20,10 +20,6 @@ std::string ContainerFieldPath(const api::Container& container);
 // A container's resolved environment, in order (kubelet/container_env.h makes it).
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-// The pod's hostname as the kubelet makes it (GeneratePodHostNameAndDomain): spec.hostname, else
-// the pod's name, cut to 63 characters with trailing '-' and '.' removed.
-std::string PodHostname(const api::Pod& pod);
-
 // The machine's host name (what containerd gives a hostNetwork pod), and this node's name as
 // the kubelet defaults it: the host name, lowercased.
 std::string HostName();

@@ -77,6 +77,10 @@ struct ContainerSpecInput {
   // The container's environment as the kubelet resolved it (kubelet/container_env.h): env and
   // envFrom, before the image's Env is merged in.
   EnvList env;
+  // The pod's hostname as the kubelet gives it to the runtime (kubelet/pod_hostname.h: the FQDN
+  // with setHostnameAsFQDN): the UTS name without a sandbox, and HOSTNAME. Unused with
+  // hostNetwork, where both are the node's.
+  std::string hostname;
 };
 
 // The container's spec: every option of spec_opts.h applied in order. Errors name the field:

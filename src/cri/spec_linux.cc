@@ -31,7 +31,7 @@ Result<void> WithHostname(const ContainerSpecInput& input, Spec& spec) {
   // A hostname needs a UTS namespace of its own; runc refuses one without. In a sandbox the
   // holder set it in the UTS namespace the container joins.
   if (!input.pod->spec.host_network && input.sandbox_pid == 0) {
-    spec.hostname = PodHostname(*input.pod);
+    spec.hostname = input.hostname;
   }
   return {};
 }

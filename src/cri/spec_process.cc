@@ -14,7 +14,7 @@ Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   auto cwd = ProcessCwd(c, input.image);
   if (!cwd) return std::unexpected(cwd.error());
   const api::Pod& pod = *input.pod;
-  const std::string hostname = pod.spec.host_network ? HostName() : PodHostname(pod);
+  const std::string hostname = pod.spec.host_network ? HostName() : input.hostname;
   spec.process.args = std::move(*args);
   spec.process.cwd = std::move(*cwd);
   spec.process.env = ProcessEnv(input.image, container_env, hostname);

@@ -106,6 +106,10 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
     volume_mounts.push_back({plan.container.termination_message_path, "bind",
                              inst.termination_log.string(), {"rbind", "rprivate", "rw"}});
   }
+  // After the container's own mounts, which win over these paths.
+  for (auto& m : PodEtcFileMounts(pod.pod_dir, plan.container, volume_mounts)) {
+    volume_mounts.push_back(std::move(m));
+  }
   auto rootfs = ctx.snapshotter->Prepare(image.rootfs, inst.dir);
   if (!rootfs) return fail(rootfs.error());
   inst.rootfs_mounted = true;
@@ -122,6 +126,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.volume_mounts = std::move(volume_mounts);
   in.resource_files = plan.resource_files;
   in.env = std::move(env->env);
+  in.hostname = pod.hostnames.kernel;
   inst.seccomp_wanted = seccomp->has_value();
   in.seccomp = std::move(*seccomp);
   auto spec = cri::RenderOciSpec(in);

@@ -159,6 +159,18 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   PodOutcome outcome;
   outcome.plan = PlanPod(pod, config, admit, config.feature_gates, pid_capacity_.Capacity(),
                          caps_.cpu_controller && caps_.memory_controller);
+  // What the sandbox's configuration needs from the node (generatePodSandboxConfig): the
+  // kubelet fails the sandbox when this fails; here nothing has been created yet.
+  auto names = MakePodNameResolution(pod, config.dns, {}, outcome.plan->PodDescription());
+  if (!names) {
+    PodOutcome failed = Rejected(events, pod, "FailedCreatePodSandBox",
+                                 "Failed to create pod sandbox: " + names.error().Message());
+    failed.plan = std::move(outcome.plan);
+    return failed;
+  }
+  for (auto& e : names->events) events.Record(std::move(e));
+  outcome.plan->hostnames = std::move(names->names);
+  outcome.plan->etc_files = std::move(names->files);
   const PodPlan& plan = *outcome.plan;
 
   // The uid is this run's alone from here on. A live run holding it is never touched: this one

@@ -6,6 +6,8 @@
 
 #include "api/field.h"
 #include "kubelet/sysctl_allowlist.h"
+#include "validation/ip.h"
+#include "validation/object_meta.h"
 #include "kubelet/node_config_documents.h"
 #include "kubelet/reserved_resources.h"
 
@@ -134,6 +136,31 @@ void ApplyCgroups(const api::Node& tree, NodeConfig& out, std::vector<std::strin
   }
 }
 
+// clusterDNS, clusterDomain, resolvConf. The kubelet logs and skips a clusterDNS entry that is
+// not an IP; podlimits refuses it, since pods would silently resolve through fewer servers.
+void ApplyDns(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  if (const api::Node* list = tree.Find("clusterDNS"); list && list->IsArray()) {
+    for (std::size_t i = 0; i < list->items.size(); ++i) {
+      const std::string& ip = list->items[i].scalar;
+      for (auto& e : validation::IsValidIP(field::Path("clusterDNS").Index(i), ip)) {
+        errs.push_back(e.String());
+      }
+      out.dns.cluster_dns.push_back(ip);
+    }
+  }
+  out.dns.cluster_domain = StringOr(tree, "clusterDomain", "");
+  if (!out.dns.cluster_domain.empty()) {
+    for (auto& msg : validation::IsDNS1123Subdomain(out.dns.cluster_domain)) {
+      errs.push_back(
+          field::Invalid(field::Path("clusterDomain"), out.dns.cluster_domain, msg).String());
+    }
+  }
+  // An explicit "" means no host resolver (the kubelet's --resolv-conf="").
+  if (const api::Node* n = tree.Find("resolvConf"); n && n->IsString()) {
+    out.dns.resolv_conf = n->scalar;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeConfig& out) {
@@ -175,6 +202,7 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
                        .String());
   }
   ApplyCgroups(tree, out, errs);
+  ApplyDns(tree, out, errs);
   return errs;
 }
 

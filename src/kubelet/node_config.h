@@ -16,6 +16,9 @@
 //                                         # CgroupOptions
 //   cgroupRoot: /                         # pods live under <cgroupRoot>/kubepods
 //   cgroupDriver: cgroupfs
+//   clusterDNS: [10.96.0.10]              # ClusterFirst pods' nameservers (none: the kubelet's
+//   clusterDomain: cluster.local          #   MissingClusterDNS fallback to the node's resolver)
+//   resolvConf: /etc/resolv.conf          # the node's resolver for dnsPolicy Default; "": none
 //   ---
 //   apiVersion: podlimits.dev/v1alpha1
 //   kind: NodeConfiguration
@@ -67,6 +70,7 @@
 #include "base/error.h"
 #include "cri/seccomp_profile.h"
 #include "kubelet/eviction_threshold.h"
+#include "kubelet/pod_dns.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::kubelet {
@@ -117,7 +121,8 @@ struct NodeConfig {
   cri::SeccompSettings seccomp;
   std::string sandbox_holder = "/usr/bin/catatonit";  // NodeConfiguration sandboxHolder
   std::vector<std::string> allowed_unsafe_sysctls;    // KubeletConfiguration
-
+  // KubeletConfiguration clusterDNS, clusterDomain, resolvConf.
+  DnsSettings dns;
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

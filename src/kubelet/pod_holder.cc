@@ -19,7 +19,7 @@ std::expected<PodHolder, Error> StartPodHolder(const HolderStarter& start, const
                                                const cgroups::AppliedPodCgroup& cgroup,
                                                const fs::path& binary) {
   cri::HolderRequest request;
-  request.hostname = cri::PodHostname(plan.pod);
+  request.hostname = plan.hostnames.kernel;
   request.host_network = plan.pod.spec.host_network;
   request.host_ipc = plan.pod.spec.host_ipc;
   request.host_pid = plan.pod.spec.host_pid;

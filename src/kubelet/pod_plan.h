@@ -17,6 +17,7 @@
 #include "kubelet/effective_pid_limit.h"
 #include "kubelet/node_admission.h"
 #include "kubelet/node_config.h"
+#include "kubelet/pod_etc_files.h"
 
 namespace podlimits::kubelet {
 
@@ -49,6 +50,9 @@ struct PodPlan {
   // a container always gets at least kMinimumGracePeriodSeconds.
   std::int64_t grace_period_seconds = 30;
   std::string restart_policy = "Always";
+  // The pod's hostname and the /etc files its containers get (pod_etc_files.h).
+  PodHostnames hostnames;
+  PodEtcFiles etc_files;
 
   // "web_default(uid)" as the kubelet names a pod in its messages.
   std::string PodDescription() const;

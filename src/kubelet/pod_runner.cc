@@ -300,6 +300,10 @@ bool PodRun::CreateSandbox() {
   result_.cgroup = std::move(*applied);
   ctx_.pod_cgroup = result_.cgroup->cgroup;
 
+  if (auto w = WritePodEtcFiles(plan_.pod_dir, plan_.etc_files); !w) {
+    NodeFailure("FailedCreatePodSandBox", "Failed to create pod sandbox: " + w.error().Message());
+    return false;
+  }
   // The holder of the namespaces the containers share, before any of them.
   auto holder = StartPodHolder(env_.start_holder, plan_, *result_.cgroup, env_.sandbox_holder);
   if (!holder) {

@@ -74,6 +74,10 @@ void ValidateSpec(const api::PodSpec& spec, const FeatureGates& gates, Validatio
     out.errors.push_back(
         field::NotSupported(kSpec.Child("restartPolicy"), spec.restart_policy, kRestartPolicies));
   }
+  field::Append(out.errors, ValidateDNSPolicy(spec));
+  field::Append(out.errors, ValidatePodDNSConfig(spec));
+  field::Append(out.errors, ValidatePodHostnames(spec));
+  field::Append(out.errors, ValidateHostAliases(spec));
   if (spec.termination_grace_period_seconds && *spec.termination_grace_period_seconds < 0) {
     out.errors.push_back(field::Invalid(kSpec.Child("terminationGracePeriodSeconds"),
                                         *spec.termination_grace_period_seconds,

@@ -54,6 +54,19 @@ field::ErrorList ValidatePodSpecificAnnotationUpdates(const api::ObjectMeta& upd
 // On create: deprecated seccomp/AppArmor annotations must agree with the fields set beside them.
 field::ErrorList ValidateAnnotationsMatchFields(const api::ObjectMeta& meta,
                                                 const api::PodSpec& spec);
+// The resolver limits (MaxDNSNameservers, MaxDNSSearchPathsExpanded,
+// MaxDNSSearchListCharsExpanded): also what the kubelet trims a pod's resolv.conf to.
+inline constexpr std::size_t kMaxDNSNameservers = 3;
+inline constexpr std::size_t kMaxDNSSearchPaths = 32;
+inline constexpr std::size_t kMaxDNSSearchListChars = 2048;
+// The search line's length: the paths joined by single spaces.
+std::size_t SearchLineLength(const std::vector<std::string>& searches);
+// validateDNSPolicy, validatePodDNSConfig, spec.hostname / spec.subdomain (DNS labels) and
+// ValidateHostAliases (pod_dns.cc).
+field::ErrorList ValidateDNSPolicy(const api::PodSpec& spec);
+field::ErrorList ValidatePodDNSConfig(const api::PodSpec& spec);
+field::ErrorList ValidatePodHostnames(const api::PodSpec& spec);
+field::ErrorList ValidateHostAliases(const api::PodSpec& spec);
 // spec.os.name windows / linux: what the other OS's settings may not set.
 field::ErrorList ValidateWindows(const api::PodSpec& spec);
 field::ErrorList ValidateLinux(const api::PodSpec& spec);

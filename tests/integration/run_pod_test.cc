@@ -580,6 +580,54 @@ TEST_F(RunPodTest, SysctlsAreSetInThePodsNamespaces) {
       << refused.err;
 }
 
+// The kubelet's /etc/hosts, containerd's /etc/hostname and /etc/resolv.conf, as the node config's
+// clusterDNS and clusterDomain and the pod's DNS fields make them.
+TEST_F(RunPodTest, NameResolutionFilesAreThePods) {
+  auto r = Run(Pod(R"yaml(  - name: app
+    image: busybox:latest
+    securityContext: {readOnlyRootFilesystem: true}
+    command: [sh, -c, 'echo "uts=$(hostname) env=$HOSTNAME"; cat /etc/hostname /etc/hosts /etc/resolv.conf; echo >> /etc/hosts && echo hosts-rw; echo > /etc/resolv.conf || echo resolv-ro']
+)yaml",
+                   "  hostname: db-0\n  subdomain: db\n  setHostnameAsFQDN: true\n"
+                   "  hostAliases: [{ip: 10.1.2.3, hostnames: [foo.local, bar]}]\n"
+                   "  dnsConfig: {nameservers: [192.0.2.1], options: [{name: ndots, value: "
+                   "\"2\"}]}\n"),
+               "clusterDNS: [10.96.0.10]\nclusterDomain: cluster.local\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want : {
+           "[app] uts=db-0.db.default.svc.cluster.local env=db-0.db.default.svc.cluster.local\n",
+           "[app] db-0.db.default.svc.cluster.local\n[app] # Kubernetes-managed hosts file.\n",
+           "[app] fe00::2\tip6-allrouters\n[app] \n[app] # Entries added by HostAliases.\n"
+           "[app] 10.1.2.3\tfoo.local\tbar\n",
+           "[app] search default.svc.cluster.local svc.cluster.local cluster.local\n"
+           "[app] nameserver 10.96.0.10\n[app] nameserver 192.0.2.1\n[app] options ndots:2\n",
+           "[app] hosts-rw\n",
+           "[app] resolv-ro\n",
+       }) {
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  }
+  EXPECT_EQ(r.err.find("MissingClusterDNS"), std::string::npos) << r.err;
+
+  // Without clusterDNS the kubelet warns and uses the node's resolver.
+  auto fallback = Run(Pod("  - {name: app, image: \"busybox:latest\", command: [cat, "
+                          "/etc/resolv.conf]}\n"));
+  ASSERT_EQ(fallback.exit_code, 0) << fallback.err;
+  EXPECT_NE(fallback.err.find("Warning  MissingClusterDNS  pod: \"t_default("), std::string::npos)
+      << fallback.err;
+
+  // An FQDN the kernel cannot hold: refused before anything is created.
+  auto too_long = Run(Pod("  - {name: app, image: \"busybox:latest\"}\n",
+                          "  hostname: " + std::string(50, 'h') +
+                              "\n  subdomain: db\n  setHostnameAsFQDN: true\n"),
+                      "clusterDomain: cluster.local\n");
+  EXPECT_EQ(too_long.exit_code, 1) << too_long.err;
+  EXPECT_NE(too_long.err.find("FailedCreatePodSandBox  Failed to create pod sandbox: failed to "
+                              "construct FQDN from pod hostname and cluster domain, FQDN "),
+            std::string::npos)
+      << too_long.err;
+  EXPECT_EQ(too_long.out.find("Created container"), std::string::npos) << too_long.out;
+}
+
 TEST_F(RunPodTest, NodePodPidsLimitEnforced) {
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest

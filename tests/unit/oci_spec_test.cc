@@ -92,6 +92,7 @@ ContainerSpecInput Input(const api::Pod& pod, const api::Container& c, const fs:
   in.rootfs = rootfs;
   in.cgroups_path = "/kubepods/besteffort/pod1234/abcd";
   in.host_capabilities = HostCapabilities();
+  in.hostname = pod.metadata.name;
   // The environment as the kubelet resolves it before the spec is built.
   kubelet::EnvContext env;
   env.pod = &pod;
@@ -759,18 +760,18 @@ TEST(OciSpec, NamespacesOfTheSandbox) {
   }
 }
 
-// The kubelet's hostname: spec.hostname over the name, cut to a 63-character label.
-TEST(OciSpec, PodHostname) {
-  api::Pod named = PodWithSpec("  hostname: db-0\n  containers: [{name: app, image: i}]\n");
-  EXPECT_EQ(PodHostname(named), "db-0");
-  const std::string long_name = std::string(62, 'a') + "-b.c";
-  api::Pod long_pod = PodWithSpec("  containers: [{name: app, image: i}]\n", long_name);
-  EXPECT_EQ(PodHostname(long_pod), std::string(62, 'a'));
+// The hostname the kubelet chose (kubelet/pod_hostname.h) becomes the UTS name of a container
+// without a sandbox, and HOSTNAME.
+TEST(OciSpec, Hostname) {
+  api::Pod named = PodWithSpec("  containers: [{name: app, image: i}]\n");
   TempRootfs root;
-  auto spec = BuildContainerSpec(Input(named, named.spec.containers[0], root.path()));
+  auto in = Input(named, named.spec.containers[0], root.path());
+  in.hostname = "db-0.web.default.svc.cluster.local";
+  auto spec = BuildContainerSpec(in);
   ASSERT_TRUE(spec) << spec.error();
-  EXPECT_EQ(spec->hostname, "db-0");
-  EXPECT_NE(std::find(spec->process.env.begin(), spec->process.env.end(), "HOSTNAME=db-0"),
+  EXPECT_EQ(spec->hostname, "db-0.web.default.svc.cluster.local");
+  EXPECT_NE(std::find(spec->process.env.begin(), spec->process.env.end(),
+                      "HOSTNAME=db-0.web.default.svc.cluster.local"),
             spec->process.env.end());
 }
 

@@ -553,6 +553,70 @@ TEST(ValidatePodOS, WindowsForbidsLinuxSettings) {
   });
 }
 
+// validateDNSPolicy, validatePodDNSConfig, the hostname labels and ValidateHostAliases: what
+// the node writes into /etc/resolv.conf and /etc/hosts is never unchecked text.
+TEST(ValidatePodDNS, PolicyConfigHostnamesAliases) {
+  const std::string long_search(250, 'a');
+  std::string many_searches = "  dnsConfig:\n    searches: [";
+  for (int i = 0; i < 33; ++i) many_searches += (i ? ", s" : "s") + std::to_string(i);
+  many_searches += "]\n";
+  RunCases({
+      {"a valid name-resolution setup",
+       PodYaml("", "  dnsPolicy: None\n  hostname: db-0\n  subdomain: web\n"
+                   "  dnsConfig: {nameservers: [1.1.1.1, \"2001:db8::1\"], searches: [ns1.svc., "
+                   "example.com], options: [{name: ndots, value: \"2\"}, {name: rotate}]}\n"
+                   "  hostAliases: [{ip: 010.0.0.1, hostnames: [foo.local, bar]}]\n"),
+       {}},
+      {"unknown policy",
+       PodYaml("", "  dnsPolicy: Cluster\n"),
+       {"spec.dnsPolicy: Unsupported value: \"Cluster\": supported values: \"ClusterFirst\", "
+        "\"ClusterFirstWithHostNet\", \"Default\", \"None\""}},
+      {"None needs a config",
+       PodYaml("", "  dnsPolicy: None\n"),
+       {"spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None"}},
+      {"None needs a nameserver",
+       PodYaml("", "  dnsPolicy: None\n  dnsConfig: {searches: [a.b]}\n"),
+       {"spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver "
+        "when `dnsPolicy` is None"}},
+      {"bad nameservers, searches and options",
+       PodYaml("", "  dnsConfig: {nameservers: [1.1.1.1, 2.2.2.2, 3.3.3.3, dns.local], searches: "
+                   "[Bad_Domain, \"" + long_search + ".com\"], options: [{value: \"1\"}]}\n"),
+       {"spec.dnsConfig.nameservers: Invalid value: [\"1.1.1.1\",\"2.2.2.2\",\"3.3.3.3\",\"dns.local\"]: "
+        "must not have more than 3 nameservers",
+        "spec.dnsConfig.nameservers[3]: Invalid value: \"dns.local\": must be a valid IP address, "
+        "(e.g. 10.9.8.7 or 2001:db8::ffff)",
+        "spec.dnsConfig.searches[0]: Invalid value: \"Bad_Domain\": a lowercase RFC 1123 "
+        "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+        "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "spec.dnsConfig.searches[1]: Invalid value: \"" + long_search +
+            ".com\": must be no more than 253 characters",
+        "spec.dnsConfig.options[0]: Required value: Option.Name must not be empty"}},
+      {"too many search paths", PodYaml("", many_searches),
+       {"spec.dnsConfig.searches: Invalid value: [\"s0\",\"s1\",\"s2\",\"s3\",\"s4\",\"s5\",\"s6\","
+        "\"s7\",\"s8\",\"s9\",\"s10\",\"s11\",\"s12\",\"s13\",\"s14\",\"s15\",\"s16\",\"s17\",\"s18\","
+        "\"s19\",\"s20\",\"s21\",\"s22\",\"s23\",\"s24\",\"s25\",\"s26\",\"s27\",\"s28\",\"s29\","
+        "\"s30\",\"s31\",\"s32\"]: must not have more than 32 search paths"}},
+      {"hostname and subdomain are labels",
+       PodYaml("", "  hostname: Db.0\n  subdomain: web.x\n"),
+       {"spec.hostname: Invalid value: \"Db.0\": a lowercase RFC 1123 label must consist of lower "
+        "case alphanumeric characters or '-', and must start and end with an alphanumeric "
+        "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        "spec.subdomain: Invalid value: \"web.x\": must not contain dots"}},
+      {"host aliases",
+       PodYaml("", "  hostAliases: [{ip: 300.1.1.1, hostnames: [ok, not ok]}, {hostnames: [a]}]\n"),
+       {"spec.hostAliases[0].ip: Invalid value: \"300.1.1.1\": must be a valid IP address, (e.g. "
+        "10.9.8.7 or 2001:db8::ffff)",
+        "spec.hostAliases[0].hostnames[1]: Invalid value: \"not ok\": a lowercase RFC 1123 "
+        "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+        "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "spec.hostAliases[1].ip: Invalid value: \"\": must be a valid IP address, (e.g. 10.9.8.7 "
+        "or 2001:db8::ffff)"}},
+  });
+}
+
 TEST(ValidatePodMeta, NamesAndContainers) {
   RunCases({
       {"missing name",

@@ -108,6 +108,12 @@ class FakeNode {
     EXPECT_TRUE(admit.admitted) << admit.message;
     PodPlan plan = PlanPod(pod, config, admit, config.feature_gates, 4194304);
     plan.grace_period_seconds = 1;
+    auto names = MakePodNameResolution(pod, config.dns, {}, plan.PodDescription());
+    EXPECT_TRUE(names) << names.error();
+    if (names) {
+      plan.hostnames = std::move(names->names);
+      plan.etc_files = std::move(names->files);
+    }
     return plan;
   }
 
