@@ -11,7 +11,7 @@ std::span<const SpecOpt> ContainerSpecOpts() {
       WithProcessArgs,     WithUser,       WithCapabilities, WithRlimits,
       WithNoNewPrivileges, WithRootfs,     WithHostname,     WithDefaultMounts,
       WithCgroupMount,     WithNamespaces, WithCgroupsPath,  WithMaskedPaths,
-      WithSeccomp,         WithVolumeMounts,
+      WithSeccomp,         WithAppArmor,   WithVolumeMounts,
   };
   return kOpts;
 }

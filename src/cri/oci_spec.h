@@ -34,8 +34,9 @@
 //   linux.resources     none at container level: the pod's pids.max is on the pod cgroup.
 //   linux.maskedPaths / readonlyPaths  the usual runtime defaults, none when privileged.
 //
-// Not expressed (documented in docs/node.md): seccomp and AppArmor profiles, SELinux labels,
-// volumes, probes, ports.
+//   process.apparmorProfile  `apparmor_profile`, as the kubelet resolved it.
+//
+// Not expressed (documented in docs/node.md): SELinux labels, probes, ports.
 #pragma once
 
 #include <cstdint>
@@ -81,6 +82,8 @@ struct ContainerSpecInput {
   // with setHostnameAsFQDN): the UTS name without a sandbox, and HOSTNAME. Unused with
   // hostNetwork, where both are the node's.
   std::string hostname;
+  // process.apparmorProfile (cri/apparmor.h ContainerAppArmorProfile); unset: none.
+  std::optional<std::string> apparmor_profile;
 };
 
 // The container's spec: every option of spec_opts.h applied in order. Errors name the field:

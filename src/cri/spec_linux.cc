@@ -71,6 +71,11 @@ Result<void> WithCgroupsPath(const ContainerSpecInput& input, Spec& spec) {
   return {};
 }
 
+Result<void> WithAppArmor(const ContainerSpecInput& input, Spec& spec) {
+  spec.process.apparmor_profile = input.apparmor_profile;
+  return {};
+}
+
 Result<void> WithSeccomp(const ContainerSpecInput& input, Spec& spec) {
   spec.linux.seccomp = input.seccomp;
   return {};

@@ -33,6 +33,8 @@ Result<void> WithMaskedPaths(const ContainerSpecInput& input, Spec& spec);
 Result<void> WithVolumeMounts(const ContainerSpecInput& input, Spec& spec);
 // linux.seccomp: the filter ContainerSeccomp resolved, if any.
 Result<void> WithSeccomp(const ContainerSpecInput& input, Spec& spec);
+// process.apparmorProfile: the profile ContainerAppArmorProfile chose, if any.
+Result<void> WithAppArmor(const ContainerSpecInput& input, Spec& spec);
 
 // In the order they apply.
 std::span<const SpecOpt> ContainerSpecOpts();

@@ -127,6 +127,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   in.resource_files = plan.resource_files;
   in.env = std::move(env->env);
   in.hostname = pod.hostnames.kernel;
+  in.apparmor_profile = plan.apparmor_profile;
   inst.seccomp_wanted = seccomp->has_value();
   in.seccomp = std::move(*seccomp);
   auto spec = cri::RenderOciSpec(in);

@@ -159,7 +159,11 @@ const std::vector<RawRule>& RawRules() {
        "(containers-common), Localhost one below the node's profile root"},
       {"spec.securityContext.appArmorProfile", kDescend},
       {"spec.securityContext.appArmorProfile.type", kApplied,
-       "only Unconfined: AppArmor profiles are not applied", {"Unconfined"}},
+       "RuntimeDefault: podlimits-default; Localhost: a loaded profile; Unconfined: none. On a "
+       "node without AppArmor: refused with the kubelet's message"},
+      {"spec.securityContext.appArmorProfile.localhostProfile", kApplied,
+       "the profile's name; it must be loaded on the node (else refused: profile \"x\" is not "
+       "loaded)"},
 
       {"<c>", kDescend},
       {"<c>.name", kApplied, "the container's cgroup, bundle, events and status"},
@@ -228,7 +232,9 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.livenessProbe.httpGet.httpHeaders", kApplied, "sent with the request"},
       {"<c>.livenessProbe.httpGet.protocol", kRefused, "only HTTP/1.1 requests are made"},
       {"<c>.livenessProbe.tcpSocket", kApplied, "a TCP connect, to the pod itself unless host is set"},
-      {"<c>.livenessProbe.grpc", kRefused, "this node has no gRPC health client"},
+      {"<c>.livenessProbe.grpc", kApplied,
+       "grpc.health.v1.Health/Check over HTTP/2 without TLS to the pod itself (127.0.0.1 in its "
+       "network namespace); SERVING succeeds"},
       {"<c>.livenessProbe.initialDelaySeconds", kApplied, "the kubelet's prober timing"},
       {"<c>.livenessProbe.timeoutSeconds", kApplied, "the kubelet's prober timing"},
       {"<c>.livenessProbe.periodSeconds", kApplied, "the kubelet's prober timing"},
@@ -245,7 +251,9 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.readinessProbe.httpGet.httpHeaders", kApplied, "sent with the request"},
       {"<c>.readinessProbe.httpGet.protocol", kRefused, "only HTTP/1.1 requests are made"},
       {"<c>.readinessProbe.tcpSocket", kApplied, "a TCP connect, to the pod itself unless host is set"},
-      {"<c>.readinessProbe.grpc", kRefused, "this node has no gRPC health client"},
+      {"<c>.readinessProbe.grpc", kApplied,
+       "grpc.health.v1.Health/Check over HTTP/2 without TLS to the pod itself (127.0.0.1 in its "
+       "network namespace); SERVING succeeds"},
       {"<c>.readinessProbe.initialDelaySeconds", kApplied, "the kubelet's prober timing"},
       {"<c>.readinessProbe.timeoutSeconds", kApplied, "the kubelet's prober timing"},
       {"<c>.readinessProbe.periodSeconds", kApplied, "the kubelet's prober timing"},
@@ -262,7 +270,9 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.startupProbe.httpGet.httpHeaders", kApplied, "sent with the request"},
       {"<c>.startupProbe.httpGet.protocol", kRefused, "only HTTP/1.1 requests are made"},
       {"<c>.startupProbe.tcpSocket", kApplied, "a TCP connect, to the pod itself unless host is set"},
-      {"<c>.startupProbe.grpc", kRefused, "this node has no gRPC health client"},
+      {"<c>.startupProbe.grpc", kApplied,
+       "grpc.health.v1.Health/Check over HTTP/2 without TLS to the pod itself (127.0.0.1 in its "
+       "network namespace); SERVING succeeds"},
       {"<c>.startupProbe.initialDelaySeconds", kApplied, "the kubelet's prober timing"},
       {"<c>.startupProbe.timeoutSeconds", kApplied, "the kubelet's prober timing"},
       {"<c>.startupProbe.periodSeconds", kApplied, "the kubelet's prober timing"},
@@ -321,7 +331,11 @@ const std::vector<RawRule>& RawRules() {
        "the container's seccomp filter (none when privileged, as containerd)"},
       {"<c>.securityContext.appArmorProfile", kDescend},
       {"<c>.securityContext.appArmorProfile.type", kApplied,
-       "only Unconfined: AppArmor profiles are not applied", {"Unconfined"}},
+       "RuntimeDefault: podlimits-default; Localhost: a loaded profile; Unconfined: none. On a "
+       "node without AppArmor: refused with the kubelet's message"},
+      {"<c>.securityContext.appArmorProfile.localhostProfile", kApplied,
+       "the profile's name; it must be loaded on the node (else refused: profile \"x\" is not "
+       "loaded)"},
       {"<c>.securityContext.ulimits", kApplied,
        "rlimits of the container's processes, read back before it starts (KEP-5758)"},
       {"<c>.securityContext.cgroupOptions", kApplied,
@@ -499,22 +513,6 @@ std::string_view CoverageName(Coverage c) {
 std::span<const FieldRule> PodFieldRules() { return RuleTable().rules; }
 
 FieldCoverageResult CheckFieldCoverage(const api::Node& pod, const FieldCoverageOptions& options) {
-  // The deprecated AppArmor annotations still set a profile on upstream kubelets; a profile this
-  // node would not apply is refused like the field.
-  constexpr std::string_view kAppArmorPrefix = "container.apparmor.security.beta.kubernetes.io/";
-  if (const api::Node* annotations = pod.FindPath({"metadata", "annotations"})) {
-    for (const api::Member& m : annotations->members) {
-      if (m.key.starts_with(kAppArmorPrefix) && m.value.scalar != "unconfined") {
-        const std::string path = fmt::format("metadata.annotations[{}]", m.key);
-        FieldCoverageResult result;
-        result.refused = FieldProblem{
-            path, fmt::format("{}: not supported by this node: {} AppArmor profiles are not "
-                              "applied",
-                              path, field::GoQuote(m.value.scalar))};
-        return result;
-      }
-    }
-  }
   Walker walker(options);
   for (const api::Member& m : pod.members) walker.Visit(m.value, m.key, m.key);
   FieldCoverageResult result = walker.Take();

@@ -117,6 +117,21 @@ std::expected<void, NodeError> Kubelet::Start() {
   return {};
 }
 
+Result<void> Kubelet::PlanAppArmor(PodPlan& plan) {
+  bool wants_default = false;
+  for (auto* list : {&plan.init_containers, &plan.containers}) {
+    for (ContainerPlan& c : *list) {
+      c.apparmor_profile = cri::ContainerAppArmorProfile(plan.pod, c.container, caps_.apparmor);
+      wants_default |= c.apparmor_profile == cri::kDefaultAppArmorProfileName;
+    }
+  }
+  if (!wants_default) return {};
+  // Loaded once per node, by whichever pod needs it first.
+  std::lock_guard lock(apparmor_mu_);
+  return cri::EnsureDefaultAppArmorProfile(
+      caps_.apparmor, std::filesystem::path(options_.config.state_directory) / "apparmor");
+}
+
 Result<void> Kubelet::PrepareCgroups() {
   auto layout = cgroups::DetectLayout();
   if (!layout) return std::unexpected(std::move(layout.error()));
@@ -151,6 +166,15 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   if (auto forbidden = ForbiddenSysctl(pod, options_.config.allowed_unsafe_sysctls)) {
     return Rejected(events, pod, kReasonSysctlForbidden, "forbidden sysctl: " + *forbidden);
   }
+  // The kubelet's AppArmor admission (and what containerd or crun would only find out later).
+  std::optional<std::string> apparmor_problem;
+  {
+    std::lock_guard lock(apparmor_mu_);
+    apparmor_problem = cri::AppArmorAdmissionProblem(pod, caps_.apparmor);
+  }
+  if (apparmor_problem) {
+    return Rejected(events, pod, "AppArmor", "Cannot enforce AppArmor: " + *apparmor_problem);
+  }
   AdmitResult admit = AdmitPod(pod, features_, caps_);
   if (!admit.admitted) return Rejected(events, pod, admit.reason, admit.message);
   if (!cgroups_ready_) return NodeFailed(cgroups_ready_.error().Message());
@@ -171,6 +195,11 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   for (auto& e : names->events) events.Record(std::move(e));
   outcome.plan->hostnames = std::move(names->names);
   outcome.plan->etc_files = std::move(names->files);
+  if (auto loaded = PlanAppArmor(*outcome.plan); !loaded) {
+    PodOutcome failed = NodeFailed(loaded.error().Message());
+    failed.plan = std::move(outcome.plan);
+    return failed;
+  }
   const PodPlan& plan = *outcome.plan;
 
   // The uid is this run's alone from here on. A live run holding it is never touched: this one

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,6 +116,12 @@ class Kubelet {
   std::unique_ptr<image::ImageStore> images_;
   image::OverlaySnapshotter snapshotter_;
   Result<void> PrepareCgroups();
+  // Chooses each container's AppArmor profile and loads the default one when first needed.
+  Result<void> PlanAppArmor(PodPlan& plan);
+
+  // Guards caps_.apparmor.loaded, which loading the default profile changes while other pods
+  // are admitted.
+  std::mutex apparmor_mu_;
 
   Result<void> cgroups_ready_ = Failure("the node is not started");
   bool probed_ = false;

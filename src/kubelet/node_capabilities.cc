@@ -85,6 +85,7 @@ NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOpti
     caps.hard_limits.emplace("nproc", rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
   }
   caps.nr_open = cri::ReadNrOpen(options.proc_root);
+  caps.apparmor = cri::ProbeAppArmor(options.fs_root);
   return caps;
 }
 

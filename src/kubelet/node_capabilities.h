@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "cgroups/detect.h"
+#include "cri/apparmor.h"
 #include "kubelet/node_config.h"
 #include "kubelet/runtime_lookup.h"
 
@@ -52,6 +53,8 @@ struct NodeCapabilities {
   std::map<std::string, RlimValue, std::less<>> hard_limits;
   // /proc/sys/fs/nr_open; std::nullopt when unreadable (the kernel default 1048576 is assumed).
   std::optional<std::int64_t> nr_open;
+  // AppArmor in the kernel, apparmor_parser, the loaded profiles (cri/apparmor.h).
+  cri::AppArmorHost apparmor;
 
   bool CgroupV2() const { return cgroup_mode == cgroups::CgroupMode::kV2; }
 };

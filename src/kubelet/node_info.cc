@@ -130,6 +130,8 @@ NodeInfo CollectNodeInfo(const NodeConfig& config, const NodeCapabilities& caps,
   info.nsdelegate = caps.nsdelegate;
   info.pids_controller = caps.pids_controller;
   info.cpu_memory_enforced = caps.cpu_controller && caps.memory_controller;
+  info.apparmor_enabled = caps.apparmor.kernel_enabled;
+  info.apparmor_parser = !caps.apparmor.parser.empty();
   info.cgroup_error = caps.cgroup_error;
   info.cgroup_root = config.cgroup_root;
   info.cgroup_driver = config.cgroup_driver;
@@ -178,6 +180,13 @@ std::string RenderNodeInfoText(const NodeInfo& info) {
   rows.Sub("Driver", info.cgroup_driver);
 
   rows.Top("Runtime", RuntimeText(info.runtime));
+  rows.Top("AppArmor",
+           !info.apparmor_enabled
+               ? "not enabled on the host: pods that set a profile are refused"
+               : info.apparmor_parser
+                     ? "enabled: podlimits-default for RuntimeDefault and unset profiles"
+                     : "enabled, no apparmor_parser: RuntimeDefault refused, loaded Localhost "
+                       "profiles applied");
 
   std::string declared = Join(info.features.Names(), ", ");
   rows.Top("Declared features", declared.empty() ? "<none>" : declared);
@@ -238,6 +247,10 @@ api::Node NodeInfoTree(const NodeInfo& info) {
   if (!info.runtime.error.empty()) rt.Set("error", api::Node::String(info.runtime.error));
   if (!info.runtime.unusable.empty()) rt.Set("unusable", api::Node::String(info.runtime.unusable));
   root.Set("runtime", std::move(rt));
+  api::Node apparmor = api::Node::Object();
+  apparmor.Set("enabled", api::Node::Bool(info.apparmor_enabled));
+  apparmor.Set("parser", api::Node::Bool(info.apparmor_parser));
+  root.Set("apparmor", std::move(apparmor));
 
   root.Set("declaredFeatures", Strings(info.features.Names()));
   api::Node features = api::Node::Array();

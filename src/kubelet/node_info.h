@@ -46,6 +46,9 @@ struct NodeInfo {
   std::string cgroup_root;
   std::string cgroup_driver;
   RuntimeInfo runtime;
+  // AppArmor in the kernel, and whether its default profile can be loaded (cri/apparmor.h).
+  bool apparmor_enabled = false;
+  bool apparmor_parser = false;
 
   DeclaredFeatures features;
 

@@ -34,6 +34,8 @@ struct ContainerPlan {
   // not enforce cpu and memory.
   std::map<std::string, std::string> resource_files;
   bool writable_cgroup = false;  // securityContext.cgroupOptions.mountMode: Writable
+  // process.apparmorProfile (cri/apparmor.h); unset: none.
+  std::optional<std::string> apparmor_profile;
 };
 
 struct PodPlan {

@@ -8,6 +8,8 @@
 // PODLIMITS_BIN names another podlimits binary and PODLIMITS_TEST_OCI_LAYOUT a prebuilt busybox
 // OCI layout (the VM suite runs these tests so, without bash).
 #include <gtest/gtest.h>
+
+#include "cri/apparmor.h"
 #include <signal.h>
 #include <unistd.h>
 
@@ -626,6 +628,50 @@ TEST_F(RunPodTest, NameResolutionFilesAreThePods) {
             std::string::npos)
       << too_long.err;
   EXPECT_EQ(too_long.out.find("Created container"), std::string::npos) << too_long.out;
+}
+
+// AppArmor as far as this kernel has it: applied (the VM's Debian kernel) or refused with the
+// kubelet's admission message (this project's hosts).
+TEST_F(RunPodTest, AppArmorAppliedWhereTheKernelHasIt) {
+  const cri::AppArmorHost host = cri::ProbeAppArmor();
+  const std::string show =
+      "command: [sh, -c, 'cat /proc/self/attr/apparmor/current 2>/dev/null || echo none']\n";
+  auto plain = Run(Pod("  - name: app\n    image: busybox:latest\n    " + show));
+  auto asked = Run(Pod("  - name: app\n    image: busybox:latest\n    " + show,
+                       "  securityContext: {appArmorProfile: {type: RuntimeDefault}}\n"));
+  auto unconfined = Run(Pod("  - name: app\n    image: busybox:latest\n    " + show +
+                            "    securityContext: {appArmorProfile: {type: Unconfined}}\n"));
+  auto localhost = Run(Pod("  - name: app\n    image: busybox:latest\n    " + show +
+                           "    securityContext: {appArmorProfile: {type: Localhost, "
+                           "localhostProfile: podlimits-test-missing}}\n"));
+  EXPECT_EQ(unconfined.exit_code, 0) << unconfined.err;
+  if (!host.kernel_enabled) {
+    EXPECT_EQ(plain.exit_code, 0) << plain.err;
+    for (const auto* r : {&asked, &localhost}) {
+      EXPECT_EQ(r->exit_code, 1) << r->err;
+      EXPECT_NE(r->err.find("Warning  AppArmor  Cannot enforce AppArmor: AppArmor is not enabled "
+                            "on the host"),
+                std::string::npos)
+          << r->err;
+      EXPECT_EQ(r->out.find("Created container"), std::string::npos) << r->out;
+    }
+    return;
+  }
+  EXPECT_EQ(localhost.exit_code, 1) << localhost.err;
+  EXPECT_NE(localhost.err.find("Cannot enforce AppArmor: profile \"podlimits-test-missing\" is "
+                               "not loaded"),
+            std::string::npos)
+      << localhost.err;
+  EXPECT_NE(unconfined.out.find("[app] unconfined"), std::string::npos) << unconfined.out;
+  if (!host.CanLoadProfiles()) {
+    EXPECT_EQ(asked.exit_code, 1) << asked.err;
+    EXPECT_NE(asked.err.find("apparmor_parser is not installed"), std::string::npos) << asked.err;
+    return;
+  }
+  for (const auto* r : {&plain, &asked}) {
+    EXPECT_EQ(r->exit_code, 0) << r->err;
+    EXPECT_NE(r->out.find("[app] podlimits-default (enforce)"), std::string::npos) << r->out;
+  }
 }
 
 TEST_F(RunPodTest, NodePodPidsLimitEnforced) {

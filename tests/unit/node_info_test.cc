@@ -62,6 +62,7 @@ TEST(NodeInfo, Text) {
       "  Root:                   /\n"
       "  Driver:                 cgroupfs\n"
       "Runtime:            runc 1.1.5+ds1 (/usr/sbin/runc)\n"
+      "AppArmor:           not enabled on the host: pods that set a profile are refused\n"
       "Declared features:  ContainerUlimits\n"
       "  ContainerUlimits:       yes\n"
       "  PerPodPIDLimit:         no: cgroup v2 is required; this node's cgroup mode is hybrid\n"
@@ -146,6 +147,10 @@ TEST(NodeInfo, Json) {
         "name": "runc",
         "path": "/usr/sbin/runc",
         "version": "1.1.5+ds1"
+    },
+    "apparmor": {
+        "enabled": false,
+        "parser": false
     },
     "declaredFeatures": [
         "ContainerUlimits"
