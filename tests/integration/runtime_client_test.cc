@@ -1,14 +1,15 @@
 // The OCI runtime client against the real crun and runc, as root, inside the runtime mount
-// namespace (/sys/fs/cgroup showing the v1 pids hierarchy only).
+// namespace (/sys/fs/cgroup showing the v1 pids hierarchy only on a v1 or hybrid machine, the
+// unified tree on a cgroup v2 machine).
 //
 // unshare(CLONE_NEWNS) changes the calling process, so everything runs in a forked child: the
 // test process's own mount namespace never changes. The child is a subreaper (the container's
 // init is re-parented to it when the runtime exits, so it can wait for it by pid), reports each
 // failed check on a pipe and exits. The parent turns the reports into gtest failures and then
-// checks what must hold afterwards: no podlimits-test-<pid> cgroup left in the pids hierarchy,
+// checks what must hold afterwards: no podlimits-test-<pid> cgroup left in the managed tree,
 // nothing new in the memory hierarchy, its own /proc/self/mountinfo unchanged, no process of
-// the test left. Cgroups are created only in /sys/fs/cgroup/pids (by the runtimes, from
-// cgroupsPath); the memory hierarchy is never written.
+// the test left. Cgroups are created only in /sys/fs/cgroup/pids, or on cgroup v2 the unified
+// tree (by the runtimes, from cgroupsPath); a v1 memory hierarchy is never written.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -47,6 +48,13 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 const fs::path kPidsRoot = "/sys/fs/cgroup/pids";
+const fs::path kUnifiedRoot = "/sys/fs/cgroup";
+
+// True on a cgroup v2 machine: the pids controller is the unified tree's.
+bool UnifiedOnly() { return fs::exists(kUnifiedRoot / "cgroup.controllers"); }
+
+// Where the runtimes create the test's cgroups: the v1 pids hierarchy, or the unified tree.
+fs::path ManagedRoot() { return UnifiedOnly() ? kUnifiedRoot : kPidsRoot; }
 const fs::path kMemoryRoot = "/sys/fs/cgroup/memory";
 constexpr long kCgroup2Magic = 0x63677270;
 constexpr long kTmpfsMagic = 0x01021994;
@@ -94,9 +102,11 @@ std::set<std::string> MemoryCgroups() {
   return out;
 }
 
-// The cgroup of `controller` in /proc/<pid>/cgroup text ("8:pids:/x" -> "/x"), or "?".
+// The cgroup of `controller` in /proc/<pid>/cgroup text ("8:pids:/x" -> "/x"; on a cgroup v2
+// machine the one "0::/x" line), or "?".
 std::string CgroupOf(const std::string& text, const std::string& controller) {
   for (const std::string& line : Lines(text)) {
+    if (UnifiedOnly() && line.starts_with("0::")) return line.substr(3);
     auto first = line.find(':');
     auto second = line.find(':', first + 1);
     if (first == std::string::npos || second == std::string::npos) continue;
@@ -418,7 +428,7 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
   if (!MakeBundle(r, bundle, spec)) return;
   OciRuntimeClient client(kind, binary, s.dir / "state");
   client.timeout = 30s;
-  const fs::path parent_cg = kPidsRoot / s.cgroup, leaf_cg = parent_cg / "c1";
+  const fs::path parent_cg = ManagedRoot() / s.cgroup, leaf_cg = parent_cg / "c1";
   ContainerCleanup cleanup{&client, id, 0, {leaf_cg, parent_cg}, &r};
 
   int out[2];
@@ -458,6 +468,7 @@ void Lifecycle(Reporter& r, RuntimeKind kind, const fs::path& binary, const Scra
   r.Check(CgroupOf(theirs, "pids") == "/" + s.cgroup + "/c1",
           "the container's pids cgroup: " + CgroupOf(theirs, "pids"));
   for (const char* other : {"memory", "cpu", "cpuset", "devices", "freezer", "blkio"}) {
+    if (UnifiedOnly()) break;  // one tree: nothing else to stay in
     r.Check(CgroupOf(theirs, other) == CgroupOf(ours, other),
             std::string("the container moved in the ") + other + " hierarchy: " +
                 CgroupOf(theirs, other) + " (the test is in " + CgroupOf(ours, other) + ")");
@@ -511,7 +522,7 @@ void Correction(Reporter& r, const fs::path& binary, const Scratch& s) {
   const fs::path bundle = s.dir / id;
   if (!MakeBundle(r, bundle, spec)) return;
   OciRuntimeClient client(RuntimeKind::kCrun, binary, s.dir / "state");
-  const fs::path parent_cg = kPidsRoot / s.cgroup, leaf_cg = parent_cg / "c2";
+  const fs::path parent_cg = ManagedRoot() / s.cgroup, leaf_cg = parent_cg / "c2";
   ContainerCleanup cleanup{&client, id, 0, {leaf_cg, parent_cg}, &r};
 
   int out[2];
@@ -572,9 +583,8 @@ class RuntimeClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root";
-    if (!fs::exists(kPidsRoot / "cgroup.procs")) {
-      GTEST_SKIP() << "needs the cgroup v1 pids hierarchy at " << kPidsRoot;
-    }
+    ASSERT_TRUE(fs::exists(ManagedRoot() / "cgroup.procs"))
+        << "neither the cgroup v1 pids hierarchy nor a cgroup v2 tree at /sys/fs/cgroup";
     if (!fs::exists("/bin/busybox")) GTEST_SKIP() << "needs /bin/busybox (busybox-static)";
     std::string pattern = (fs::temp_directory_path() / "podlimits-rtclient-XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
@@ -588,7 +598,7 @@ class RuntimeClientTest : public ::testing::Test {
     if (scratch_.dir.empty()) return;
     // Anything a failed child left: its processes (the test's own, killed by pid), then the
     // cgroups deepest first.
-    const fs::path mine = kPidsRoot / scratch_.cgroup;
+    const fs::path mine = ManagedRoot() / scratch_.cgroup;
     if (fs::exists(mine)) {
       ADD_FAILURE() << mine << " was left behind";
       std::vector<fs::path> dirs;
@@ -605,8 +615,8 @@ class RuntimeClientTest : public ::testing::Test {
       std::this_thread::sleep_for(200ms);
       for (const auto& d : dirs) rmdir(d.c_str());
     }
-    for (const auto& d : Directories(kPidsRoot)) {
-      EXPECT_FALSE(d.starts_with(scratch_.cgroup)) << "left in the pids hierarchy: " << d;
+    for (const auto& d : Directories(ManagedRoot())) {
+      EXPECT_FALSE(d.starts_with(scratch_.cgroup)) << "left in the managed tree: " << d;
     }
     EXPECT_EQ(MemoryCgroups(), memory_before_) << "the memory hierarchy changed";
     EXPECT_EQ(ReadText("/proc/self/mountinfo"), mountinfo_before_)
@@ -630,6 +640,15 @@ TEST_F(RuntimeClientTest, MountNamespaceShowsOnlyThePidsHierarchy) {
   const std::string host_mountinfo = ReadText("/proc/self/mountinfo");
   Report(RunInChild([&](Reporter& r) {
     if (!EnterNamespace(r)) return;
+    if (UnifiedOnly()) {
+      // cgroup v2: the runtime sees the unified tree as the host mounts it, nothing else.
+      r.Check(CgroupMounts() == std::set<std::string>{"cgroup2 /sys/fs/cgroup"},
+              "cgroup mounts in the namespace: " + Join(CgroupMounts()));
+      struct statfs st;
+      r.Check(statfs("/sys/fs/cgroup", &st) == 0 && st.f_type == kCgroup2Magic,
+              "/sys/fs/cgroup is not cgroup2");
+      return;
+    }
     r.Check(CgroupDirNames() == std::set<std::string>{"pids"},
             "/sys/fs/cgroup holds " + Join(CgroupDirNames()));
     r.Check(CgroupMounts() == std::set<std::string>{"cgroup /sys/fs/cgroup/pids"},
@@ -650,8 +669,31 @@ TEST_F(RuntimeClientTest, MountNamespaceShowsOnlyThePidsHierarchy) {
 TEST_F(RuntimeClientTest, MountNamespaceKeepsAManagedCgroup2MountAsTheHostHasIt) {
   auto layout = cgroups::DetectLayout();
   ASSERT_TRUE(layout) << layout.error().Message();
-  if (layout->mode != cgroups::CgroupMode::kHybrid || !layout->unified) {
-    GTEST_SKIP() << "needs a hybrid machine with a cgroup2 mount";
+  if (layout->mode == cgroups::CgroupMode::kV2 && layout->unified) {
+    // cgroup v2: the namespace's /sys/fs/cgroup is the host's mount itself, so its superblock
+    // options (nsdelegate above all) are the host's.
+    std::string host_options;
+    for (const auto& o : layout->unified->super_options) host_options += o + ",";
+    Report(RunInChild([&](Reporter& r) {
+      if (!EnterNamespace(r)) return;
+      auto inside = cgroups::DetectLayout();
+      if (!r.Check(inside.has_value() && inside->unified.has_value(), "no cgroup2 inside")) return;
+      std::string options;
+      for (const auto& o : inside->unified->super_options) options += o + ",";
+      r.Check(options == host_options,
+              "cgroup2 options inside: " + options + " (the host's: " + host_options + ")");
+    }));
+    return;
+  }
+  if (!layout->unified) {
+    // A v1 machine without any cgroup2 mount: none appears in the namespace either.
+    Report(RunInChild([&](Reporter& r) {
+      if (!EnterNamespace(r)) return;
+      for (const auto& m : CgroupMounts()) {
+        r.Check(!m.starts_with("cgroup2 "), "a cgroup2 mount in the namespace: " + m);
+      }
+    }));
+    return;
   }
   const std::string unified = layout->unified->mount_point.string();
   std::string host_options;

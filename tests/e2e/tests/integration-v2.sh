@@ -1,6 +1,7 @@
 # e2e-timeout: 400
-# The integration tests of `podlimits run`, the kubelet library and the pod cgroup (RunPodTest,
-# KubeletTest, CgroupPidsIntegration) on a pure cgroup v2 kernel with nsdelegate, against the
+# The integration tests of `podlimits run`, the kubelet library, the pod cgroup, the OCI runtime
+# client and the overlay snapshotter (RunPodTest, KubeletTest, CgroupPidsIntegration,
+# RuntimeClientTest, ImageOverlayTest) on a pure cgroup v2 kernel with nsdelegate, against the
 # unified tree: none may fail or skip. Their expectations come from this guest (v2, nsdelegate,
 # root with every capability, its nr_open).
 [ -d /e2e/busybox-oci ] || fail "the busybox OCI layout is not in the guest image"
@@ -8,7 +9,7 @@
 log=$W/integration.log
 rc=0
 PODLIMITS_BIN=/usr/bin/podlimits PODLIMITS_TEST_OCI_LAYOUT=/e2e/busybox-oci TMPDIR=/tmp \
-  /e2e/bin/podlimits_integration_tests --gtest_filter='RunPodTest.*:KubeletTest.*:CgroupPidsIntegration.*' \
+  /e2e/bin/podlimits_integration_tests --gtest_filter='RunPodTest.*:KubeletTest.*:CgroupPidsIntegration.*:RuntimeClientTest.*:ImageOverlayTest.*' \
   >"$log" 2>&1 || rc=$?
 failed=$(grep -E '^\[  FAILED  \] [A-Za-z]+\.' "$log" | sed 's/^\[  FAILED  \] //' | sort -u | tr '\n' ' ')
 [ "$rc" -eq 0 ] || fail "exit $rc; failed: ${failed:-?}; $(grep -E 'Failure|Expected|Which is' "$log" | head -n 6 | one_line)"
