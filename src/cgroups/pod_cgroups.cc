@@ -196,7 +196,11 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(std::size_t index, const PodCgroupP
     std::vector<std::string> controllers;
     if (h.version == CgroupVersion::kV2) {
       if (has_pids) controllers.push_back("pids");
-      for (auto& c : ControllersOf(plan.pod_files)) controllers.push_back(std::move(c));
+      for (const auto* files : {&plan.pod_files, &plan.qos_files, &plan.kubepods_files}) {
+        for (auto& c : ControllersOf(*files)) {
+          if (!Contains(controllers, c)) controllers.push_back(std::move(c));
+        }
+      }
     }
     if (!controllers.empty()) {
       rb.pids_enabled_in.clear();
@@ -230,6 +234,14 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(std::size_t index, const PodCgroupP
     rb.pod_pids_max = *read;
   }
   if (h.version == CgroupVersion::kV2) {
+    for (const auto& [file, value] : plan.kubepods_files) {
+      if (auto ok = tree.Write(kubepods, file, value); !ok) return std::unexpected(ok.error());
+    }
+    if (qos != kubepods) {
+      for (const auto& [file, value] : plan.qos_files) {
+        if (auto ok = tree.Write(qos, file, value); !ok) return std::unexpected(ok.error());
+      }
+    }
     for (const auto& [file, value] : plan.pod_files) {
       if (auto ok = tree.Write(pod, file, value); !ok) return std::unexpected(ok.error());
     }
@@ -244,6 +256,28 @@ Result<HierarchyReadBack> PodCgroup::ApplyTo(std::size_t index, const PodCgroupP
     rb.max_depth = *depth;
   }
   return rb;
+}
+
+Result<void> PodCgroup::UpdateQosFiles(const std::map<std::string, std::string>& files) {
+  if (!plan_) return {};
+  const fs::path kubepods = Normalized(KubepodsCgroup(plan_->cgroup_root));
+  const fs::path qos = Normalized(QosCgroup(plan_->cgroup_root, plan_->qos));
+  if (qos == kubepods) return {};
+  for (auto& h : hierarchies_) {
+    if (h.version != CgroupVersion::kV2) continue;
+    auto dir = h.tree.Path(qos);
+    if (!dir) return std::unexpected(dir.error());
+    std::error_code ec;
+    if (!fs::exists(*dir, ec)) continue;  // the last pod's teardown removed it
+    for (const auto& [file, value] : files) {
+      if (auto ok = h.tree.Write(qos, file, value); !ok) {
+        // Removed by another run's teardown meanwhile: nothing left to update.
+        if (ok.error().errno_value == ENOENT) break;
+        return ok;
+      }
+    }
+  }
+  return {};
 }
 
 Result<AppliedPodCgroup> PodCgroup::Apply(const PodCgroupPlan& plan) {

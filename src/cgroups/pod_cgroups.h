@@ -50,6 +50,11 @@ struct PodCgroupPlan {
   // cgroup v2 files of the pod cgroup ("cpu.weight", "cpu.max", "memory.max"); their
   // controllers are enabled down to it. Empty on a node that does not enforce cpu and memory.
   std::map<std::string, std::string> pod_files = {};
+  // cgroup v2 files of kubepods (allocatable cpu and memory) and of the pod's QoS cgroup
+  // (besteffort / burstable cpu.weight); empty when not enforced. Written by every run, as the
+  // kubelet rewrites them whenever the node's pods change.
+  std::map<std::string, std::string> kubepods_files = {};
+  std::map<std::string, std::string> qos_files = {};
 };
 
 // Cgroup paths relative to a hierarchy root, e.g. "/kubepods/burstable/pod1234".
@@ -119,6 +124,10 @@ class PodCgroup {
   // failure and returns the first one. removed_root_dirs() says which cgroupRoot directories
   // went.
   Result<void> Teardown(std::span<const std::filesystem::path> owned_root_dirs = {});
+
+  // Rewrites the QoS cgroup's files of the applied plan's class (cgroup v2 hierarchies whose
+  // QoS cgroup still exists): the burstable total after a pod leaves.
+  Result<void> UpdateQosFiles(const std::map<std::string, std::string>& files);
   const std::vector<std::filesystem::path>& removed_root_dirs() const { return removed_root_dirs_; }
 
   const std::vector<ManagedHierarchy>& hierarchies() const { return hierarchies_; }

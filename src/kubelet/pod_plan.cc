@@ -1,4 +1,5 @@
 #include "kubelet/pod_plan.h"
+#include "kubelet/node_resources.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -115,6 +116,24 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
   }
   if (enforce_cpu_memory) {
     cg.pod_files = PodResourceFiles(pod);
+    // Burstable's total is the sandbox's to add up, over the node's pods (pod_sandbox.cc).
+    cg.qos_files = QosResourceFiles(plan.qos, PodCpuRequestMilli(pod));
+    if (config.EnforcesPodsAllocatable()) {
+      const api::ResourceList capacity = NodeCapacity(config);
+      auto amount = [](const api::ResourceList& list, const char* name, bool milli) {
+        auto it = list.find(name);
+        if (it == list.end()) return std::int64_t{0};
+        return milli ? it->second.MilliValue() : it->second.Value();
+      };
+      const std::int64_t cpu = amount(capacity, "cpu", true) -
+                               amount(config.kube_reserved, "cpu", true) -
+                               amount(config.system_reserved, "cpu", true);
+      const std::int64_t memory = amount(capacity, "memory", false) -
+                                  amount(config.kube_reserved, "memory", false) -
+                                  amount(config.system_reserved, "memory", false);
+      cg.kubepods_files = KubepodsResourceFiles(std::max<std::int64_t>(cpu, 0),
+                                                std::max<std::int64_t>(memory, 0));
+    }
     for (auto* list : {&plan.init_containers, &plan.containers}) {
       for (auto& c : *list) c.resource_files = ContainerResourceFiles(c.container);
     }

@@ -44,6 +44,7 @@ std::string EncodePodRecord(const PodRecord& r) {
   Node cgroup = Node::Object();
   cgroup.Set("cgroupRoot", Node::String(r.cgroup_root.string()));
   cgroup.Set("qosClass", Node::String(std::string(cgroups::Name(r.qos))));
+  cgroup.Set("cpuRequestMilli", Node::Int(r.cpu_request_milli));
   root.Set("cgroup", std::move(cgroup));
   Node containers = Node::Array();
   for (const auto& c : r.containers) {
@@ -105,6 +106,8 @@ Result<PodRecord> DecodePodRecord(std::string_view text, std::string_view source
   r.runtime_root = state_root;
   r.cgroup_root = cgroup_root;
   r.qos = *q;
+  // Absent in records of older runs: no request counted.
+  if (const Node* milli = cgroup->Find("cpuRequestMilli")) r.cpu_request_milli = milli->AsInt().value_or(0);
   if (const Node* list = root.Find("containers"); list && list->IsArray()) {
     for (std::size_t i = 0; i < list->items.size(); ++i) {
       const std::string where = fmt::format("containers[{}].", i);

@@ -4,7 +4,7 @@
 //
 //   {"uid", "name", "namespace",
 //    "runtime": {"name": "crun", "binary": "/usr/bin/crun", "root": "<state>/runtime/crun"},
-//    "cgroup": {"cgroupRoot": "/", "qosClass": "BestEffort"},
+//    "cgroup": {"cgroupRoot": "/", "qosClass": "BestEffort", "cpuRequestMilli": 0},
 //    "containers": [{"name": "app", "id": "<64 hex>"}],
 //    "images": ["<image root>/<id>"]}
 #pragma once
@@ -29,6 +29,8 @@ struct PodRecord {
   std::filesystem::path runtime_root;  // the runtime's --root
   std::filesystem::path cgroup_root;
   cgroups::QosClass qos = cgroups::QosClass::kBestEffort;
+  // The pod's cpu request, for the burstable cgroup's cpu.weight (the node's Burstable total).
+  std::int64_t cpu_request_milli = 0;
   struct Container {
     std::string name;
     std::string id;

@@ -1,4 +1,5 @@
 #include "kubelet/pod_runner.h"
+#include "kubelet/resource_config.h"
 
 #include <fmt/format.h>
 #include <fmt/chrono.h>
@@ -269,6 +270,7 @@ bool PodRun::CreateSandbox() {
   record.runtime_root = env_.runtime->StateRoot();
   record.cgroup_root = plan_.cgroup.cgroup_root;
   record.qos = plan_.qos;
+  record.cpu_request_milli = PodCpuRequestMilli(plan_.pod);
   std::vector<std::string> image_names;
   for (const auto& s : slots_) {
     record.containers.push_back({s.plan->container.name, s.plan->id});

@@ -8,10 +8,28 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "kubelet/cgroup_root_ledger.h"
+#include "kubelet/resource_config.h"
 
 namespace podlimits::kubelet {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The cpu requests of the Burstable pods whose records are in `pods_dir` (every live run's, and
+// a dead one's until it is cleaned up), except `except_uid`'s.
+std::int64_t OtherBurstableCpuMilli(const fs::path& pods_dir, std::string_view except_uid) {
+  std::int64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(pods_dir, ec)) {
+    if (entry.path().filename() == except_uid) continue;
+    auto record = ReadPodRecord(entry.path());
+    if (record && record->qos == cgroups::QosClass::kBurstable) total += record->cpu_request_milli;
+  }
+  return total;
+}
+
+}  // namespace
 
 PodSandbox::PodSandbox(const PodPlan& plan, std::vector<cgroups::ManagedHierarchy> hierarchies,
                        fs::path state_dir)
@@ -52,7 +70,14 @@ std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
   // removes one between our mkdirs.
   auto ledger = CgroupRootLedger::Lock(state_dir_);
   if (!ledger) return failed(sandbox, "Failed to create pod sandbox: " + ledger.error().Message());
-  auto applied = cgroup_.Apply(plan_.cgroup);
+  cgroups::PodCgroupPlan cgroup_plan = plan_.cgroup;
+  if (!cgroup_plan.pod_files.empty() && cgroup_plan.qos == cgroups::QosClass::kBurstable) {
+    // The kubelet's burstable cpu.weight covers all of the node's Burstable pods.
+    cgroup_plan.qos_files = QosResourceFiles(
+        cgroups::QosClass::kBurstable,
+        record.cpu_request_milli + OtherBurstableCpuMilli(state_dir_ / "pods", plan_.uid));
+  }
+  auto applied = cgroup_.Apply(cgroup_plan);
   if (!applied) {
     return failed(sandbox, "Failed to create pod sandbox: " + applied.error().Message());
   }
@@ -80,6 +105,12 @@ std::vector<std::string> PodSandbox::Teardown(bool keep_state) {
         errors.push_back(t.error().Message());
       } else {
         cgroup_applied_ = false;
+        // The burstable total without this pod, as the kubelet updates it when a pod goes.
+        if (!plan_.cgroup.pod_files.empty() && plan_.qos == cgroups::QosClass::kBurstable) {
+          auto files = QosResourceFiles(cgroups::QosClass::kBurstable,
+                                        OtherBurstableCpuMilli(state_dir_ / "pods", plan_.uid));
+          if (auto u = cgroup_.UpdateQosFiles(files); !u) errors.push_back(u.error().Message());
+        }
       }
       if (auto u = ledger->Update({}, cgroup_.removed_root_dirs()); !u) {
         errors.push_back(u.error().Message());

@@ -49,6 +49,35 @@ std::int64_t MilliCpuToQuota(std::int64_t milli) {
   return std::max(milli * kCpuPeriodUs / 1000, kMinQuotaPeriod);
 }
 
+std::int64_t PodCpuRequestMilli(const api::Pod& pod) {
+  const api::PodSpec& spec = pod.spec;
+  return Milli(api::IsPodLevelResourcesSet(spec) && spec.resources
+                   ? spec.resources->requests
+                   : api::AggregateContainerRequests(spec),
+               "cpu");
+}
+
+std::map<std::string, std::string> QosResourceFiles(cgroups::QosClass qos,
+                                                    std::int64_t burstable_cpu_milli) {
+  switch (qos) {
+    case cgroups::QosClass::kGuaranteed:
+      return {};  // Guaranteed pods sit in kubepods itself
+    case cgroups::QosClass::kBestEffort:
+      return {{"cpu.weight", std::to_string(SharesToWeight(kMinShares))}};
+    case cgroups::QosClass::kBurstable:
+      return {{"cpu.weight",
+               std::to_string(SharesToWeight(MilliCpuToShares(burstable_cpu_milli)))}};
+  }
+  return {};
+}
+
+std::map<std::string, std::string> KubepodsResourceFiles(std::int64_t allocatable_cpu_milli,
+                                                         std::int64_t allocatable_memory) {
+  return {{"cpu.weight",
+           std::to_string(SharesToWeight(MilliCpuToShares(allocatable_cpu_milli)))},
+          {"memory.max", std::to_string(allocatable_memory)}};
+}
+
 std::map<std::string, std::string> PodResourceFiles(const api::Pod& pod) {
   const api::PodSpec& spec = pod.spec;
   api::ResourceList requests, limits;

@@ -29,6 +29,21 @@ TEST(ResourceConfig, Conversions) {
   EXPECT_EQ(MilliCpuToQuota(250), 25000);
 }
 
+// The QoS parents: besteffort at the minimum, burstable from the node's Burstable total, nothing
+// for Guaranteed (its pods sit in kubepods), kubepods from allocatable.
+TEST(ResourceConfig, QosParents) {
+  EXPECT_EQ(QosResourceFiles(cgroups::QosClass::kBestEffort, 0), (Files{{"cpu.weight", "1"}}));
+  EXPECT_EQ(QosResourceFiles(cgroups::QosClass::kBurstable, 350), (Files{{"cpu.weight", "14"}}));
+  EXPECT_EQ(QosResourceFiles(cgroups::QosClass::kBurstable, 0), (Files{{"cpu.weight", "1"}}));
+  EXPECT_EQ(QosResourceFiles(cgroups::QosClass::kGuaranteed, 2000), Files{});
+  EXPECT_EQ(KubepodsResourceFiles(2000, 1 << 30),
+            (Files{{"cpu.weight", "79"}, {"memory.max", "1073741824"}}));
+  EXPECT_EQ(PodCpuRequestMilli(PodWith("  - {name: a, image: i, resources: {requests: {cpu: "
+                                       "250m}}}\n  - {name: b, image: i, resources: {limits: "
+                                       "{cpu: 100m}}}\n")),
+            350);
+}
+
 TEST(ResourceConfig, PodAndContainerFiles) {
   struct Case {
     const char* name;
