@@ -272,6 +272,16 @@ std::vector<Placement> SortByFieldOrder(std::vector<Member>& members, const Type
 
 void ReorderObject(Node& n, const TypeDef& type) {
   if (!n.IsObject()) return;
+  // What Go's encoder writes whatever the value: an empty struct held by value.
+  for (const FieldDef& f : type.fields) {
+    if (!f.spec.always || f.spec.kind != FieldSpec::Kind::kRef) continue;
+    Node* present = n.Find(f.name);
+    if (present == nullptr) {
+      n.Set(f.name, Node::Object());
+    } else if (present->IsNull()) {
+      *present = Node::Object();
+    }
+  }
   std::vector<Placement> order = SortByFieldOrder(n.members, type);
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (order[i].field != Placement::kUnknownField) {

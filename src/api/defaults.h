@@ -33,7 +33,8 @@ void SetNamespaceNameLabel(Node& ns);
 void RoundResourceListToMilli(Node& list);
 
 // Reorders every object in the tree into the Go struct field order of `kind` (and map keys into
-// sorted order), which is how the apiserver serialises what it stores.
+// sorted order), and writes the empty structs Go's encoder always writes (a container's
+// `resources: {}`): how the apiserver serialises what it stores.
 void CanonicalizeOrder(Node& object, std::string_view kind);
 
 }  // namespace podlimits::api

@@ -57,6 +57,7 @@ Schema::Schema(std::string_view json) {
   std::function<void(const rapidjson::Value&, FieldSpec&)> parse_spec =
       [&](const rapidjson::Value& v, FieldSpec& spec) {
         if (v.HasMember("proposed")) spec.proposed = v["proposed"].GetString();
+        if (v.HasMember("always")) spec.always = v["always"].GetBool();
         if (v.HasMember("format")) spec.format = v["format"].GetString();
         if (v.HasMember("ref")) {
           spec.kind = FieldSpec::Kind::kRef;

@@ -26,6 +26,8 @@ struct FieldSpec {
   const TypeDef* ref = nullptr;     // kRef
   std::unique_ptr<FieldSpec> elem;  // kList, kMap
   std::string proposed;             // the KEP that adds it, when not upstream
+  // A struct held by value: Go's encoder writes it even when empty (`resources: {}`).
+  bool always = false;
 };
 
 struct FieldDef {

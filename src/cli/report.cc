@@ -16,50 +16,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// The audit annotations have no place in a stored object (they belong to the audit event);
-// with -o json they ride along under metadata.annotations of a copy, clearly named.
-api::Node WithAudit(const admission::Outcome& o) {
-  api::Node copy = o.object;
-  if (o.audit_annotations.empty()) return copy;
-  api::Node& ann = copy.Ensure("metadata").Ensure("annotations");
-  for (const auto& [k, v] : o.audit_annotations) ann.Set(k, api::Node::String(v));
-  return copy;
-}
-
-// metadata as WithAudit leaves it: a copy of the object's (null when absent) with the audit
-// annotations merged in.
-api::Node MetadataWithAudit(const admission::Outcome& o) {
-  const api::Node* metadata = o.object.Find("metadata");
-  api::Node copy = metadata ? *metadata : api::Node::Null();
-  api::Node& ann = copy.Ensure("annotations");
-  for (const auto& [k, v] : o.audit_annotations) ann.Set(k, api::Node::String(v));
-  return copy;
-}
-
-// Writes the bytes of WithAudit(o) while copying only metadata, not the whole object:
-// copying ten thousand pod trees just to add two annotations cost more than admitting them.
-void WriteAdmitted(const admission::Outcome& o, api::PrettyJsonWriter& w) {
-  if (o.audit_annotations.empty()) return w.Value(o.object);
-  if (!o.object.IsObject()) return w.Value(WithAudit(o));  // decode admits objects only
-  api::Node metadata = MetadataWithAudit(o);
-  bool metadata_written = false;  // Ensure edits the first "metadata" member, or appends one
-  w.StartObject();
-  for (const auto& m : o.object.members) {
-    w.Key(m.key);
-    if (m.key == "metadata" && !metadata_written) {
-      w.Value(metadata);
-      metadata_written = true;
-    } else {
-      w.Value(m.value);
-    }
-  }
-  if (!metadata_written) {
-    w.Key("metadata");
-    w.Value(metadata);
-  }
-  w.EndObject();
-}
-
 // The admitted objects as one JSON List, the way kubectl prints -o json, streamed to stdout.
 void WriteJsonList(const std::vector<admission::Outcome>& outcomes) {
   api::PrettyJsonWriter w(stdout, 4);
@@ -69,7 +25,7 @@ void WriteJsonList(const std::vector<admission::Outcome>& outcomes) {
   w.Key("items");
   w.StartArray();
   for (const auto& o : outcomes) {
-    if (o.admitted) WriteAdmitted(o, w);
+    if (o.admitted) w.Value(o.object);
   }
   w.EndArray();
   w.Key("kind");

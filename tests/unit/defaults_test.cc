@@ -34,6 +34,8 @@ TEST(SetDefaultsPod, FillsWhatTheApiserverFills) {
   EXPECT_TRUE(spec.Find("volumes")->items[0].Find("emptyDir")->IsObject());
 }
 
+// Go struct order, sorted maps, and the structs Go's encoder writes even when empty (a
+// container's resources, the pod's status).
 TEST(CanonicalizeOrder, GoStructOrderAndSortedMaps) {
   Node pod = podlimits::testing::DecodeOne(
                  "spec:\n  containers: [{image: i, name: a}]\nmetadata:\n  labels: {z: \"1\", a: "
@@ -44,7 +46,7 @@ TEST(CanonicalizeOrder, GoStructOrderAndSortedMaps) {
   EXPECT_EQ(
       EncodeYaml(pod),
       "kind: Pod\napiVersion: v1\nmetadata:\n  name: p\n  labels:\n    a: \"2\"\n    z: \"1\"\n"
-      "spec:\n  containers:\n  - name: a\n    image: i\n");
+      "spec:\n  containers:\n  - name: a\n    image: i\n    resources: {}\nstatus: {}\n");
 }
 
 TEST(SetDefaultsNamespace, LabelFinalizerPhase) {
