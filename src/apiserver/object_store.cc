@@ -1,0 +1,377 @@
+#include "apiserver/object_store.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace podlimits::apiserver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS objects(
+  resource TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (resource, namespace, name)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS changes(
+  revision INTEGER PRIMARY KEY AUTOINCREMENT,
+  resource TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  type INTEGER NOT NULL,
+  data BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_by_resource ON changes(resource, revision);
+CREATE TABLE IF NOT EXISTS store_state(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+)sql";
+
+StoreError Internal(sqlite3* db, std::string_view what) {
+  StoreError e;
+  e.kind = StoreError::Kind::kInternal;
+  e.error = Error{std::string(what), {}, 0, db ? sqlite3_errmsg(db) : "out of memory", {}};
+  return e;
+}
+
+StoreError Of(StoreError::Kind kind, std::string message, std::int64_t revision = 0) {
+  StoreError e;
+  e.kind = kind;
+  e.error = Error{{}, {}, 0, std::move(message), {}};
+  e.current_revision = revision;
+  return e;
+}
+
+// A prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql) : db_(db) {
+    rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool ok() const { return rc_ == SQLITE_OK; }
+  Statement& Bind(int i, std::string_view text) {
+    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& BindBlob(int i, std::string_view bytes) {
+    sqlite3_bind_blob(stmt_, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(stmt_); }
+  std::string Text(int col) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+  }
+  std::string Blob(int col) const {
+    auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+  }
+  std::int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+bool Exec(sqlite3* db, std::string_view sql) {
+  return sqlite3_exec(db, std::string(sql).c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back unless committed.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db), begun_(Exec(db, "BEGIN IMMEDIATE")) {}
+  ~Transaction() {
+    if (begun_ && !done_) Exec(db_, "ROLLBACK");
+  }
+  bool begun() const { return begun_; }
+  bool Commit() {
+    done_ = Exec(db_, "COMMIT");
+    return done_;
+  }
+
+ private:
+  sqlite3* db_;
+  bool begun_;
+  bool done_ = false;
+};
+
+std::string Describe(const ObjectKey& key) {
+  return key.namespace_.empty() ? fmt::format("{} \"{}\"", key.resource, key.name)
+                                : fmt::format("{} \"{}/{}\"", key.resource, key.namespace_,
+                                              key.name);
+}
+
+// The newest revision handed out: AUTOINCREMENT's sequence survives deleted rows.
+std::optional<std::int64_t> CurrentRevision(sqlite3* db) {
+  Statement s(db, "SELECT seq FROM sqlite_sequence WHERE name = 'changes'");
+  if (!s.ok()) return std::nullopt;
+  int rc = s.Step();
+  if (rc == SQLITE_ROW) return s.Int(0);
+  if (rc == SQLITE_DONE) return 0;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> CompactedThrough(sqlite3* db) {
+  Statement s(db, "SELECT value FROM store_state WHERE key = 'compacted'");
+  if (!s.ok()) return std::nullopt;
+  int rc = s.Step();
+  if (rc == SQLITE_ROW) return s.Int(0);
+  if (rc == SQLITE_DONE) return 0;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view WatchEventTypeName(WatchEventType type) {
+  switch (type) {
+    case WatchEventType::kAdded:
+      return "ADDED";
+    case WatchEventType::kModified:
+      return "MODIFIED";
+    case WatchEventType::kDeleted:
+      return "DELETED";
+  }
+  return "";
+}
+
+StoreResult<std::unique_ptr<ObjectStore>> ObjectStore::Open(const fs::path& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
+  if (rc != SQLITE_OK) {
+    StoreError e = Internal(db, "open");
+    e.error.path = path;
+    sqlite3_close(db);
+    return std::unexpected(std::move(e));
+  }
+  std::unique_ptr<ObjectStore> store(new ObjectStore(db));
+  // A second process on the same file waits for the writer instead of failing at once.
+  sqlite3_busy_timeout(db, 5000);
+  for (std::string_view pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
+    if (!Exec(db, pragma)) {
+      StoreError e = Internal(db, std::string(pragma));
+      e.error.path = path;
+      return std::unexpected(std::move(e));
+    }
+  }
+  if (!Exec(db, kSchema)) {
+    StoreError e = Internal(db, "create tables");
+    e.error.path = path;
+    return std::unexpected(std::move(e));
+  }
+  return store;
+}
+
+ObjectStore::~ObjectStore() { sqlite3_close(db_); }
+
+StoreResult<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t expected_revision,
+                                             const Render& render, WatchEventType type) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  if (!tx.begun()) return std::unexpected(Internal(db_, "begin"));
+
+  std::optional<std::int64_t> stored_revision;
+  {
+    Statement s(db_, "SELECT revision FROM objects WHERE resource = ? AND namespace = ? AND "
+                     "name = ?");
+    if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+    s.Bind(1, key.resource).Bind(2, key.namespace_).Bind(3, key.name);
+    int rc = s.Step();
+    if (rc == SQLITE_ROW) {
+      stored_revision = s.Int(0);
+    } else if (rc != SQLITE_DONE) {
+      return std::unexpected(Internal(db_, "read " + Describe(key)));
+    }
+  }
+  if (type == WatchEventType::kAdded && stored_revision) {
+    return std::unexpected(
+        Of(StoreError::Kind::kAlreadyExists, Describe(key) + " already exists", *stored_revision));
+  }
+  if (type != WatchEventType::kAdded && !stored_revision) {
+    return std::unexpected(Of(StoreError::Kind::kNotFound, Describe(key) + " not found"));
+  }
+  if (type != WatchEventType::kAdded && expected_revision != 0 &&
+      expected_revision != *stored_revision) {
+    return std::unexpected(Of(StoreError::Kind::kConflict,
+                              fmt::format("{} is at revision {}, not {}", Describe(key),
+                                          *stored_revision, expected_revision),
+                              *stored_revision));
+  }
+  auto current = CurrentRevision(db_);
+  if (!current) return std::unexpected(Internal(db_, "read the revision"));
+  StoredObject out;
+  out.key = key;
+  out.revision = *current + 1;
+  out.data = render(out.revision);
+
+  {
+    Statement s(db_, "INSERT INTO changes(revision, resource, namespace, name, type, data) "
+                     "VALUES(?, ?, ?, ?, ?, ?)");
+    if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+    s.Bind(1, out.revision).Bind(2, key.resource).Bind(3, key.namespace_).Bind(4, key.name);
+    s.Bind(5, static_cast<std::int64_t>(type)).BindBlob(6, out.data);
+    if (s.Step() != SQLITE_DONE) return std::unexpected(Internal(db_, "log " + Describe(key)));
+  }
+  if (type == WatchEventType::kDeleted) {
+    Statement s(db_, "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
+    if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+    s.Bind(1, key.resource).Bind(2, key.namespace_).Bind(3, key.name);
+    if (s.Step() != SQLITE_DONE) return std::unexpected(Internal(db_, "delete " + Describe(key)));
+  } else {
+    Statement s(db_, "INSERT OR REPLACE INTO objects(resource, namespace, name, revision, data) "
+                     "VALUES(?, ?, ?, ?, ?)");
+    if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+    s.Bind(1, key.resource).Bind(2, key.namespace_).Bind(3, key.name).Bind(4, out.revision);
+    s.BindBlob(5, out.data);
+    if (s.Step() != SQLITE_DONE) return std::unexpected(Internal(db_, "write " + Describe(key)));
+  }
+  if (!tx.Commit()) return std::unexpected(Internal(db_, "commit"));
+  return out;
+}
+
+StoreResult<StoredObject> ObjectStore::Create(const ObjectKey& key, const Render& render) {
+  return Write(key, 0, render, WatchEventType::kAdded);
+}
+
+StoreResult<StoredObject> ObjectStore::Update(const ObjectKey& key,
+                                              std::int64_t expected_revision,
+                                              const Render& render) {
+  return Write(key, expected_revision, render, WatchEventType::kModified);
+}
+
+StoreResult<StoredObject> ObjectStore::Delete(const ObjectKey& key,
+                                              std::int64_t expected_revision,
+                                              const Render& render) {
+  return Write(key, expected_revision, render, WatchEventType::kDeleted);
+}
+
+StoreResult<StoredObject> ObjectStore::Get(const ObjectKey& key) {
+  std::lock_guard lock(mu_);
+  Statement s(db_, "SELECT revision, data FROM objects WHERE resource = ? AND namespace = ? AND "
+                   "name = ?");
+  if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+  s.Bind(1, key.resource).Bind(2, key.namespace_).Bind(3, key.name);
+  int rc = s.Step();
+  if (rc == SQLITE_DONE) {
+    return std::unexpected(Of(StoreError::Kind::kNotFound, Describe(key) + " not found"));
+  }
+  if (rc != SQLITE_ROW) return std::unexpected(Internal(db_, "read " + Describe(key)));
+  return StoredObject{key, s.Int(0), s.Blob(1)};
+}
+
+StoreResult<ListResult> ObjectStore::List(std::string_view resource, std::string_view namespace_,
+                                          bool all_namespaces) {
+  std::lock_guard lock(mu_);
+  // One read transaction: the items and the revision belong together.
+  Exec(db_, "BEGIN");
+  ListResult out;
+  auto finish = [&](StoreResult<ListResult> r) {
+    Exec(db_, "COMMIT");
+    return r;
+  };
+  auto revision = CurrentRevision(db_);
+  if (!revision) return finish(std::unexpected(Internal(db_, "read the revision")));
+  out.revision = *revision;
+  Statement s(db_, all_namespaces
+                       ? "SELECT namespace, name, revision, data FROM objects WHERE resource = ? "
+                         "ORDER BY namespace, name"
+                       : "SELECT namespace, name, revision, data FROM objects WHERE resource = ? "
+                         "AND namespace = ? ORDER BY name");
+  if (!s.ok()) return finish(std::unexpected(Internal(db_, "prepare")));
+  s.Bind(1, resource);
+  if (!all_namespaces) s.Bind(2, namespace_);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    out.items.push_back(
+        StoredObject{{std::string(resource), s.Text(0), s.Text(1)}, s.Int(2), s.Blob(3)});
+  }
+  if (rc != SQLITE_DONE) return finish(std::unexpected(Internal(db_, "list")));
+  return finish(std::move(out));
+}
+
+StoreResult<std::vector<ChangeEvent>> ObjectStore::ChangesSince(std::string_view resource,
+                                                                std::string_view namespace_,
+                                                                bool all_namespaces,
+                                                                std::int64_t revision) {
+  std::lock_guard lock(mu_);
+  auto compacted = CompactedThrough(db_);
+  if (!compacted) return std::unexpected(Internal(db_, "read the compaction"));
+  // The watch cache's rule: a watch may start at the newest compacted revision itself (it asks
+  // for what came after it), not before.
+  if (revision < *compacted) {
+    return std::unexpected(Of(StoreError::Kind::kGone,
+                              fmt::format("too old resource version: {} ({})", revision,
+                                          *compacted),
+                              *compacted));
+  }
+  Statement s(db_, all_namespaces
+                       ? "SELECT revision, namespace, name, type, data FROM changes WHERE "
+                         "resource = ? AND revision > ? ORDER BY revision"
+                       : "SELECT revision, namespace, name, type, data FROM changes WHERE "
+                         "resource = ? AND revision > ? AND namespace = ? ORDER BY revision");
+  if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+  s.Bind(1, resource).Bind(2, revision);
+  if (!all_namespaces) s.Bind(3, namespace_);
+  std::vector<ChangeEvent> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    ChangeEvent e;
+    e.type = static_cast<WatchEventType>(s.Int(3));
+    e.object = StoredObject{{std::string(resource), s.Text(1), s.Text(2)}, s.Int(0), s.Blob(4)};
+    out.push_back(std::move(e));
+  }
+  if (rc != SQLITE_DONE) return std::unexpected(Internal(db_, "read changes"));
+  return out;
+}
+
+StoreResult<std::int64_t> ObjectStore::Revision() {
+  std::lock_guard lock(mu_);
+  auto r = CurrentRevision(db_);
+  if (!r) return std::unexpected(Internal(db_, "read the revision"));
+  return *r;
+}
+
+StoreResult<void> ObjectStore::Compact(std::int64_t keep) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  if (!tx.begun()) return std::unexpected(Internal(db_, "begin"));
+  auto current = CurrentRevision(db_);
+  if (!current) return std::unexpected(Internal(db_, "read the revision"));
+  const std::int64_t through = *current - keep;
+  auto compacted = CompactedThrough(db_);
+  if (!compacted) return std::unexpected(Internal(db_, "read the compaction"));
+  if (through <= *compacted) return {};
+  {
+    Statement s(db_, "DELETE FROM changes WHERE revision <= ?");
+    if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+    s.Bind(1, through);
+    if (s.Step() != SQLITE_DONE) return std::unexpected(Internal(db_, "compact"));
+  }
+  {
+    Statement s(db_, "INSERT OR REPLACE INTO store_state(key, value) VALUES('compacted', ?)");
+    if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+    s.Bind(1, through);
+    if (s.Step() != SQLITE_DONE) return std::unexpected(Internal(db_, "record the compaction"));
+  }
+  if (!tx.Commit()) return std::unexpected(Internal(db_, "commit"));
+  return {};
+}
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,127 @@
+// The node's object store: SQLite (Debian's libsqlite3) under the data directory, the embedded
+// default the way k3s keeps its objects in SQLite through kine.
+//
+// One database file, WAL mode. Every write is one transaction that takes the next revision from
+// a single counter: an object's resourceVersion is the revision of its last write, so
+// resourceVersions only grow, across all resources, and never repeat (also after deletes and
+// restarts). Each write also appends an entry (ADDED, MODIFIED, DELETED with the object) to a
+// change log keyed by revision: a watch from resourceVersion N replays the entries after N, as
+// long as the log still reaches back to N; compaction keeps the newest entries, and a watch from
+// before them is told so (the apiserver's 410 Gone, "too old resource version").
+//
+// The store does not interpret objects: the caller renders each object's bytes for the revision
+// it is given (so metadata.resourceVersion is inside what is stored and read back as is), and
+// optimistic concurrency compares the caller's expected revision with the stored one.
+//
+// Durability: a write is acknowledged after its commit; with WAL and synchronous=NORMAL a commit
+// survives the process being killed at any point (kill -9), which is what a node daemon needs;
+// a power cut may lose the last commits (synchronous=FULL would fsync each one).
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+
+struct sqlite3;
+
+namespace podlimits::apiserver {
+
+// Where an object lives: resource ("pods"), namespace ("" for cluster-scoped), name.
+struct ObjectKey {
+  std::string resource;
+  std::string namespace_;
+  std::string name;
+
+  bool operator==(const ObjectKey&) const = default;
+};
+
+struct StoredObject {
+  ObjectKey key;
+  std::int64_t revision = 0;  // the resourceVersion of its last write
+  std::string data;           // the object's bytes as rendered for that revision
+};
+
+enum class WatchEventType { kAdded, kModified, kDeleted };
+std::string_view WatchEventTypeName(WatchEventType type);  // "ADDED", ...
+
+struct ChangeEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  StoredObject object;  // for kDeleted: the object as it was deleted, at the delete's revision
+};
+
+struct StoreError {
+  enum class Kind {
+    kNotFound,       // no such object
+    kAlreadyExists,  // create of an existing key
+    kConflict,       // the expected revision is not the stored one
+    kGone,           // the change log no longer reaches back to the revision asked for
+    kInternal,       // SQLite failed
+  };
+  Kind kind = Kind::kInternal;
+  Error error;
+  std::int64_t current_revision = 0;  // kConflict: the stored object's; kGone: the compacted one
+};
+
+template <typename T>
+using StoreResult = std::expected<T, StoreError>;
+
+// Renders an object's bytes for the revision it gets.
+using Render = std::function<std::string(std::int64_t revision)>;
+
+struct ListResult {
+  std::vector<StoredObject> items;  // sorted by namespace, then name
+  std::int64_t revision = 0;        // the store's revision when listed
+};
+
+class ObjectStore {
+ public:
+  // Opens (creating when missing) the database at `path`, a file of its own directory's.
+  static StoreResult<std::unique_ptr<ObjectStore>> Open(const std::filesystem::path& path);
+  ~ObjectStore();
+  ObjectStore(const ObjectStore&) = delete;
+  ObjectStore& operator=(const ObjectStore&) = delete;
+
+  StoreResult<StoredObject> Create(const ObjectKey& key, const Render& render);
+  StoreResult<StoredObject> Get(const ObjectKey& key);
+  // Every object of `resource` in `namespace_` ("" with `all_namespaces`: every namespace).
+  StoreResult<ListResult> List(std::string_view resource, std::string_view namespace_,
+                               bool all_namespaces);
+  // Replaces the object. `expected_revision` 0 means unconditional (the apiserver's update
+  // without a resourceVersion).
+  StoreResult<StoredObject> Update(const ObjectKey& key, std::int64_t expected_revision,
+                                   const Render& render);
+  // Removes the object; `render` gives the bytes the DELETED event carries at the delete's
+  // revision (the object with that resourceVersion).
+  StoreResult<StoredObject> Delete(const ObjectKey& key, std::int64_t expected_revision,
+                                   const Render& render);
+
+  // The changes to `resource` (in `namespace_`, or all) after `revision`, oldest first.
+  StoreResult<std::vector<ChangeEvent>> ChangesSince(std::string_view resource,
+                                                     std::string_view namespace_,
+                                                     bool all_namespaces, std::int64_t revision);
+
+  // The newest revision (0 for an empty store).
+  StoreResult<std::int64_t> Revision();
+  // Drops change-log entries so that at most `keep` remain; watches from before the oldest kept
+  // one then get kGone.
+  StoreResult<void> Compact(std::int64_t keep);
+
+ private:
+  explicit ObjectStore(sqlite3* db) : db_(db) {}
+  StoreResult<StoredObject> Write(const ObjectKey& key, std::int64_t expected_revision,
+                                  const Render& render, WatchEventType type);
+
+  sqlite3* db_;
+  std::mutex mu_;  // one connection, one writer at a time
+};
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,203 @@
+// The SQLite object store: revisions, optimistic concurrency, the change log and compaction,
+// and what survives a kill -9.
+#include "apiserver/object_store.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "temp_dir.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+using Kind = StoreError::Kind;
+
+// An object whose bytes carry the revision they were rendered for.
+Render Body(std::string text) {
+  return [text](std::int64_t rv) { return text + "@" + std::to_string(rv); };
+}
+
+ObjectKey Pod(std::string ns, std::string name) { return {"pods", std::move(ns), std::move(name)}; }
+
+class ObjectStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Reopen(); }
+  void Reopen() {
+    store_.reset();
+    auto s = ObjectStore::Open(dir_ / "state.db");
+    ASSERT_TRUE(s) << s.error().error.Message();
+    store_ = std::move(*s);
+  }
+  podlimits::testing::TempDir dir_{"podlimits-store"};
+  std::unique_ptr<ObjectStore> store_;
+};
+
+TEST_F(ObjectStoreTest, CreateGetAndRevisionsThatOnlyGrow) {
+  auto a = store_->Create(Pod("default", "a"), Body("a"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->revision, 1);
+  EXPECT_EQ(a->data, "a@1");
+  auto ns = store_->Create({"namespaces", "", "team"}, Body("ns"));
+  ASSERT_TRUE(ns);
+  EXPECT_EQ(ns->revision, 2);  // one counter for every resource
+
+  auto got = store_->Get(Pod("default", "a"));
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->revision, 1);
+  EXPECT_EQ(got->data, "a@1");
+
+  auto again = store_->Create(Pod("default", "a"), Body("a2"));
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, Kind::kAlreadyExists);
+  EXPECT_EQ(again.error().error.Message(), "pods \"default/a\" already exists");
+
+  auto missing = store_->Get(Pod("default", "nope"));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, Kind::kNotFound);
+
+  // A deleted object's revision is never handed out again, also after a restart.
+  ASSERT_TRUE(store_->Delete(Pod("default", "a"), 0, Body("gone")));
+  Reopen();
+  auto b = store_->Create(Pod("default", "a"), Body("again"));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->revision, 4);
+  EXPECT_EQ(*store_->Revision(), 4);
+}
+
+TEST_F(ObjectStoreTest, OptimisticConcurrency) {
+  ASSERT_TRUE(store_->Create(Pod("default", "web"), Body("v1")));
+  auto updated = store_->Update(Pod("default", "web"), 1, Body("v2"));
+  ASSERT_TRUE(updated);
+  EXPECT_EQ(updated->revision, 2);
+
+  auto stale = store_->Update(Pod("default", "web"), 1, Body("v3"));
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().kind, Kind::kConflict);
+  EXPECT_EQ(stale.error().current_revision, 2);
+  EXPECT_EQ(store_->Get(Pod("default", "web"))->data, "v2@2");  // nothing half-applied
+
+  auto unconditional = store_->Update(Pod("default", "web"), 0, Body("v4"));
+  ASSERT_TRUE(unconditional);
+  EXPECT_EQ(unconditional->revision, 3);
+
+  auto stale_delete = store_->Delete(Pod("default", "web"), 2, Body("x"));
+  ASSERT_FALSE(stale_delete);
+  EXPECT_EQ(stale_delete.error().kind, Kind::kConflict);
+  ASSERT_TRUE(store_->Delete(Pod("default", "web"), 3, Body("x")));
+
+  auto gone = store_->Update(Pod("default", "web"), 0, Body("v5"));
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().kind, Kind::kNotFound);
+  EXPECT_EQ(store_->Delete(Pod("default", "web"), 0, Body("x")).error().kind, Kind::kNotFound);
+}
+
+TEST_F(ObjectStoreTest, ListsByNamespaceOrAll) {
+  ASSERT_TRUE(store_->Create(Pod("b", "z"), Body("1")));
+  ASSERT_TRUE(store_->Create(Pod("a", "y"), Body("2")));
+  ASSERT_TRUE(store_->Create(Pod("b", "x"), Body("3")));
+  ASSERT_TRUE(store_->Create({"configmaps", "b", "c"}, Body("4")));
+
+  auto in_b = store_->List("pods", "b", false);
+  ASSERT_TRUE(in_b);
+  ASSERT_EQ(in_b->items.size(), 2u);
+  EXPECT_EQ(in_b->items[0].key.name, "x");
+  EXPECT_EQ(in_b->items[1].key.name, "z");
+  EXPECT_EQ(in_b->revision, 4);
+
+  auto all = store_->List("pods", "", true);
+  ASSERT_TRUE(all);
+  std::vector<std::string> names;
+  for (const auto& o : all->items) names.push_back(o.key.namespace_ + "/" + o.key.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a/y", "b/x", "b/z"}));
+}
+
+TEST_F(ObjectStoreTest, ChangesAndCompaction) {
+  ASSERT_TRUE(store_->Create(Pod("a", "p"), Body("1")));          // 1
+  ASSERT_TRUE(store_->Create(Pod("b", "q"), Body("2")));          // 2
+  ASSERT_TRUE(store_->Update(Pod("a", "p"), 1, Body("3")));       // 3
+  ASSERT_TRUE(store_->Create({"secrets", "a", "s"}, Body("4")));  // 4
+  ASSERT_TRUE(store_->Delete(Pod("a", "p"), 0, Body("5")));       // 5
+
+  auto all = store_->ChangesSince("pods", "", true, 0);
+  ASSERT_TRUE(all);
+  std::vector<std::string> seen;
+  for (const auto& e : *all) {
+    seen.push_back(std::string(WatchEventTypeName(e.type)) + " " + e.object.data);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"ADDED 1@1", "ADDED 2@2", "MODIFIED 3@3",
+                                            "DELETED 5@5"}));
+  auto in_a_after_1 = store_->ChangesSince("pods", "a", false, 1);
+  ASSERT_TRUE(in_a_after_1);
+  ASSERT_EQ(in_a_after_1->size(), 2u);
+  EXPECT_EQ((*in_a_after_1)[0].object.revision, 3);
+
+  ASSERT_TRUE(store_->Compact(2));  // keeps revisions 4 and 5
+  auto old = store_->ChangesSince("pods", "", true, 2);
+  ASSERT_FALSE(old);
+  EXPECT_EQ(old.error().kind, Kind::kGone);
+  EXPECT_EQ(old.error().error.Message(), "too old resource version: 2 (3)");
+  auto from_compacted = store_->ChangesSince("pods", "", true, 3);
+  ASSERT_TRUE(from_compacted);
+  ASSERT_EQ(from_compacted->size(), 1u);
+  EXPECT_EQ((*from_compacted)[0].type, WatchEventType::kDeleted);
+  Reopen();  // the compaction point is stored
+  EXPECT_EQ(store_->ChangesSince("pods", "", true, 1).error().kind, Kind::kGone);
+  EXPECT_TRUE(store_->Compact(10));  // nothing more to drop
+}
+
+// Every write the store acknowledged is there after the process that made it is killed with
+// SIGKILL in the middle of writing.
+TEST_F(ObjectStoreTest, AcknowledgedWritesSurviveKill9) {
+  store_.reset();
+  int acks[2];
+  ASSERT_EQ(pipe(acks), 0);
+  const std::string path = (dir_ / "state.db").string();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(acks[0]);
+    auto s = ObjectStore::Open(path);
+    if (!s) _exit(2);
+    for (int i = 0;; ++i) {
+      auto r = (*s)->Create(Pod("default", "p" + std::to_string(i)), Body("x"));
+      if (!r) _exit(3);
+      const std::string line = std::to_string(i) + "\n";
+      if (write(acks[1], line.data(), line.size()) < 0) _exit(4);
+    }
+  }
+  close(acks[1]);
+  FILE* in = fdopen(acks[0], "r");
+  ASSERT_NE(in, nullptr);
+  int last = -1;
+  char line[32];
+  while (last < 200 && fgets(line, sizeof line, in) != nullptr) last = std::atoi(line);
+  kill(child, SIGKILL);
+  // Acknowledgements already in the pipe count too.
+  while (fgets(line, sizeof line, in) != nullptr) last = std::atoi(line);
+  fclose(in);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  ASSERT_GE(last, 200);
+
+  Reopen();
+  auto all = store_->List("pods", "", true);
+  ASSERT_TRUE(all);
+  EXPECT_GE(static_cast<int>(all->items.size()), last + 1);
+  for (int i = 0; i <= last; ++i) {
+    EXPECT_TRUE(store_->Get(Pod("default", "p" + std::to_string(i)))) << i;
+  }
+  // And the store goes on writing where it stopped.
+  auto next = store_->Create(Pod("default", "after"), Body("y"));
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->revision, static_cast<std::int64_t>(all->items.size()) + 1);
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
