@@ -1,0 +1,302 @@
+#include "apiserver/https_server.h"
+
+#include <fmt/format.h>
+#include <openssl/crypto.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <sys/socket.h>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <condition_variable>
+#include <limits>
+#include <set>
+
+#include "api/json_codec.h"
+
+namespace podlimits::apiserver {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// A body announced beyond the limit is read and dropped up to this size before the 413.
+constexpr std::uint64_t kMaxDrainedBytes = 64ull << 20;
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// Go's url.ParseQuery, keeping the last value of a repeated key.
+std::map<std::string, std::string> ParseQuery(std::string_view q) {
+  std::map<std::string, std::string> out;
+  while (!q.empty()) {
+    std::size_t amp = q.find('&');
+    std::string_view pair = q.substr(0, amp);
+    q = amp == std::string_view::npos ? std::string_view() : q.substr(amp + 1);
+    if (pair.empty()) continue;
+    std::size_t eq = pair.find('=');
+    std::string key = PercentDecode(pair.substr(0, eq));
+    std::string value = eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1));
+    out[std::move(key)] = std::move(value);
+  }
+  return out;
+}
+
+// The CN and the O entries of the peer's verified certificate, or nothing.
+bool PeerIdentity(SSL* ssl, std::string& user, std::vector<std::string>& groups) {
+  X509* peer = SSL_get1_peer_certificate(ssl);
+  if (peer == nullptr) return false;
+  const bool verified = SSL_get_verify_result(ssl) == X509_V_OK;
+  if (verified) {
+    X509_NAME* name = X509_get_subject_name(peer);
+    for (int i = 0; i < X509_NAME_entry_count(name); ++i) {
+      X509_NAME_ENTRY* e = X509_NAME_get_entry(name, i);
+      const int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(e));
+      const ASN1_STRING* data = X509_NAME_ENTRY_get_data(e);
+      std::string text(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+                       static_cast<std::size_t>(ASN1_STRING_length(data)));
+      if (nid == NID_commonName) user = text;
+      if (nid == NID_organizationName) groups.push_back(text);
+    }
+  }
+  X509_free(peer);
+  return verified && !user.empty();
+}
+
+bool TokenMatches(std::string_view header, const std::string& token) {
+  constexpr std::string_view kBearer = "Bearer ";
+  if (token.empty() || !header.starts_with(kBearer)) return false;
+  std::string_view given = header.substr(kBearer.size());
+  return given.size() == token.size() && CRYPTO_memcmp(given.data(), token.data(), token.size()) == 0;
+}
+
+}  // namespace
+
+std::string StatusJson(int code, std::string_view reason, std::string_view message) {
+  api::Node status = api::Node::Object();
+  status.Set("kind", api::Node::String("Status"));
+  status.Set("apiVersion", api::Node::String("v1"));
+  status.Set("metadata", api::Node::Object());
+  status.Set("status", api::Node::String("Failure"));
+  status.Set("message", api::Node::String(std::string(message)));
+  status.Set("reason", api::Node::String(std::string(reason)));
+  status.Set("code", api::Node::Int(code));
+  return api::EncodeJson(status, 0);
+}
+
+struct HttpsServer::Impl {
+  asio::io_context io;
+  asio::ssl::context ssl{asio::ssl::context::tls_server};
+  tcp::acceptor acceptor{io};
+  HttpHandler handler;
+  std::string token;
+  std::thread accept_thread;
+  std::atomic<bool> stopping{false};
+
+  std::mutex mu;
+  std::condition_variable idle;
+  std::set<int> open_fds;  // connections being served, to shut down on Stop
+  int active = 0;
+
+  void Accept();
+  void Serve(tcp::socket socket);
+  void Converse(tcp::socket socket);
+  HttpResponse Authenticate(HttpRequest& request, SSL* ssl, bool& ok) const;
+};
+
+HttpResponse HttpsServer::Impl::Authenticate(HttpRequest& request, SSL* ssl, bool& ok) const {
+  ok = PeerIdentity(ssl, request.user, request.groups);
+  if (!ok) {
+    auto auth = request.headers.find("authorization");
+    if (auth != request.headers.end() && TokenMatches(auth->second, token)) {
+      request.user = "token-user";
+      request.groups = {"system:masters"};
+      ok = true;
+    }
+  }
+  if (ok) return {};
+  return HttpResponse{401, "application/json", StatusJson(401, "Unauthorized", "Unauthorized"), {}};
+}
+
+void HttpsServer::Impl::Serve(tcp::socket socket) {
+  const int fd = socket.native_handle();
+  Converse(std::move(socket));
+  // Last: once `active` drops to zero Stop() may destroy this Impl, so the connection (its
+  // socket belongs to `io`) must be gone by then.
+  std::lock_guard lock(mu);
+  open_fds.erase(fd);
+  if (--active == 0) idle.notify_all();
+}
+
+void HttpsServer::Impl::Converse(tcp::socket socket) {
+  beast::ssl_stream<tcp::socket> stream(std::move(socket), ssl);
+  beast::error_code ec;
+  stream.handshake(asio::ssl::stream_base::server, ec);
+  beast::flat_buffer buffer;
+  while (!ec && !stopping) {
+    http::request_parser<http::string_body> parser;
+    // The limit is checked here, after the header (Beast would refuse an announced length over
+    // it while reading the header, without a way to answer).
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+    parser.header_limit(64 * 1024);
+    http::read_header(stream, buffer, parser, ec);
+    if (ec) break;  // closed, or not HTTP
+    const auto length = parser.content_length();
+    if (length && *length > kMaxRequestBodyBytes) {
+      // Read and drop what the client sends (up to a bound) so that it sees the 413 instead of a
+      // reset connection, then close.
+      std::uint64_t left = *length - std::min<std::uint64_t>(*length, buffer.size());
+      buffer.consume(buffer.size());
+      char scratch[16384];
+      while (left > 0 && *length <= kMaxDrainedBytes) {
+        const std::size_t n = stream.read_some(
+            asio::buffer(scratch, static_cast<std::size_t>(std::min<std::uint64_t>(left, sizeof scratch))),
+            ec);
+        if (ec) break;
+        left -= n;
+      }
+      ec = http::error::body_limit;
+    } else {
+      parser.body_limit(kMaxRequestBodyBytes);  // a chunked body has no length to check first
+      http::read(stream, buffer, parser, ec);
+    }
+    HttpResponse response;
+    bool keep_alive = true;
+    if (ec == http::error::body_limit) {
+      response = {413, "application/json",
+                  StatusJson(413, "RequestEntityTooLarge",
+                             fmt::format("Request entity too large: limit is {}",
+                                         kMaxRequestBodyBytes)),
+                  {}};
+      keep_alive = false;
+    } else if (ec) {
+      break;  // closed, or not HTTP
+    } else {
+      auto& req = parser.get();
+      HttpRequest request;
+      request.method = std::string(req.method_string());
+      request.target = std::string(req.target());
+      const std::size_t q = request.target.find('?');
+      request.path = PercentDecode(std::string_view(request.target).substr(0, q));
+      if (q != std::string::npos) request.query = ParseQuery(std::string_view(request.target).substr(q + 1));
+      for (const auto& field : req) {
+        std::string name(field.name_string());
+        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        request.headers[name] = std::string(field.value());
+      }
+      request.body = std::move(req.body());
+      keep_alive = req.keep_alive();
+      bool authenticated = false;
+      response = Authenticate(request, stream.native_handle(), authenticated);
+      if (authenticated) response = handler(request);
+    }
+    http::response<http::string_body> res{static_cast<http::status>(response.status), 11};
+    res.set(http::field::content_type, response.content_type);
+    res.set("Cache-Control", "no-cache, private");
+    for (const auto& [k, v] : response.headers) res.set(k, v);
+    res.keep_alive(keep_alive);
+    res.body() = std::move(response.body);
+    res.prepare_payload();
+    http::write(stream, res, ec);
+    if (!keep_alive) break;
+  }
+  // close_notify, without waiting for the peer's: the connection closes right after.
+  SSL_shutdown(stream.native_handle());
+}
+
+void HttpsServer::Impl::Accept() {
+  while (!stopping) {
+    tcp::socket socket(io);
+    beast::error_code ec;
+    acceptor.accept(socket, ec);
+    if (ec) {
+      if (stopping) break;
+      continue;
+    }
+    std::lock_guard lock(mu);
+    if (stopping) break;
+    open_fds.insert(socket.native_handle());
+    ++active;
+    std::thread([this, s = std::move(socket)]() mutable { Serve(std::move(s)); }).detach();
+  }
+}
+
+HttpsServer::HttpsServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpsServer::~HttpsServer() { Stop(); }
+
+Result<std::unique_ptr<HttpsServer>> HttpsServer::Start(const HttpsServerOptions& options,
+                                                        HttpHandler handler) {
+  auto impl = std::make_unique<Impl>();
+  impl->handler = std::move(handler);
+  impl->token = options.bearer_token;
+  beast::error_code ec;
+  impl->ssl.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                        asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                        asio::ssl::context::no_tlsv1_1);
+  impl->ssl.use_certificate_chain_file(options.cert_file.string(), ec);
+  if (ec) return Failure("load serving certificate", options.cert_file, ec.message());
+  impl->ssl.use_private_key_file(options.key_file.string(), asio::ssl::context::pem, ec);
+  if (ec) return Failure("load serving key", options.key_file, ec.message());
+  impl->ssl.load_verify_file(options.client_ca_file.string(), ec);
+  if (ec) return Failure("load client CA", options.client_ca_file, ec.message());
+  // Ask for a certificate, but let clients without one through to the token check.
+  impl->ssl.set_verify_mode(asio::ssl::verify_peer);
+  SSL_CTX_set_client_CA_list(impl->ssl.native_handle(),
+                             SSL_load_client_CA_file(options.client_ca_file.c_str()));
+
+  auto address = asio::ip::make_address(options.address, ec);
+  if (ec) return Failure("listen", {}, fmt::format("{}: {}", options.address, ec.message()));
+  tcp::endpoint endpoint(address, options.port);
+  const std::string where = fmt::format("{}:{}", options.address, options.port);
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Failure("listen", {}, fmt::format("{}: {}", where, ec.message()));
+  const std::uint16_t port = impl->acceptor.local_endpoint().port();
+  Impl* raw = impl.get();
+  impl->accept_thread = std::thread([raw] { raw->Accept(); });
+  std::unique_ptr<HttpsServer> server(new HttpsServer(std::move(impl)));
+  server->port_ = port;
+  return server;
+}
+
+void HttpsServer::Stop() {
+  if (!impl_ || impl_->stopping.exchange(true)) return;
+  // A blocked accept(2) returns once its socket is shut down; so does a blocked read.
+  ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
+  if (impl_->accept_thread.joinable()) impl_->accept_thread.join();
+  std::unique_lock lock(impl_->mu);
+  for (int fd : impl_->open_fds) ::shutdown(fd, SHUT_RDWR);
+  impl_->idle.wait(lock, [&] { return impl_->active == 0; });
+  lock.unlock();
+  beast::error_code ignored;
+  impl_->acceptor.close(ignored);
+}
+
+}  // namespace podlimits::apiserver

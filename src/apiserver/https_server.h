@@ -1,0 +1,81 @@
+// The API's HTTPS listener: HTTP/1.1 with keep-alive over TLS (Boost.Beast and Asio on OpenSSL),
+// every request authenticated before it reaches the handler:
+//
+//   - a client certificate that chains to the node's CA (the admin certificate of the
+//     kubeconfig): the user is its CN, the groups its O;
+//   - else `Authorization: Bearer <token>` matching the token file, when one is configured;
+//   - else the apiserver's 401 Status (`Unauthorized`), which kubectl reports as "You must be
+//     logged in to the server (Unauthorized)".
+//
+// Bodies beyond the apiserver's 3 MiB limit get its 413. One thread per connection (so that a
+// streaming watch can later hold its connection without holding up others): requests on a
+// connection are answered in order. Stop() closes the listener and every connection and waits
+// for their threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/error.h"
+
+namespace podlimits::apiserver {
+
+inline constexpr std::size_t kMaxRequestBodyBytes = 3 * 1024 * 1024;
+
+struct HttpRequest {
+  std::string method;  // "GET", ...
+  std::string target;  // "/api/v1/pods?watch=1"
+  std::string path;    // "/api/v1/pods"
+  std::map<std::string, std::string> query;    // decoded; the last of a repeated key
+  std::map<std::string, std::string> headers;  // lowercase names
+  std::string body;
+  std::string user;                 // the authenticated user
+  std::vector<std::string> groups;  // its groups
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+struct HttpsServerOptions {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 6443;  // 0: any free port (port() says which)
+  std::filesystem::path cert_file, key_file;  // the serving certificate
+  std::filesystem::path client_ca_file;       // client certificates must chain to it
+  std::string bearer_token;                   // "" : no token accepted
+};
+
+class HttpsServer {
+ public:
+  ~HttpsServer();
+  // Binds and starts accepting in the background. The error names the address or file.
+  static Result<std::unique_ptr<HttpsServer>> Start(const HttpsServerOptions& options,
+                                                    HttpHandler handler);
+  std::uint16_t port() const { return port_; }
+  void Stop();
+
+  struct Impl;
+
+ private:
+  explicit HttpsServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::uint16_t port_ = 0;
+};
+
+// The apiserver's Status object for an error response (`{"kind":"Status",...,"code":401}`).
+std::string StatusJson(int code, std::string_view reason, std::string_view message);
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,136 @@
+// The API listener: TLS with the node's certificates, who may talk to it, and its limits.
+#include "apiserver/https_server.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include "apiserver/pki.h"
+#include "temp_dir.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+struct Reply {
+  int status = 0;
+  std::string body;
+  std::string error;
+};
+
+// One request over a fresh TLS connection, as a Go client makes it: the server certificate
+// verified against the node's CA for "localhost", a client certificate when given.
+Reply Request(std::uint16_t port, const NodePki& pki, bool with_client_cert,
+              const std::string& target, const std::string& body = "",
+              const std::string& bearer = "") {
+  Reply out;
+  try {
+    asio::io_context io;
+    asio::ssl::context ctx(asio::ssl::context::tls_client);
+    ctx.load_verify_file(pki.ca_cert.string());
+    ctx.set_verify_mode(asio::ssl::verify_peer);
+    if (with_client_cert) {
+      ctx.use_certificate_chain_file(pki.admin_cert.string());
+      ctx.use_private_key_file(pki.admin_key.string(), asio::ssl::context::pem);
+    }
+    beast::ssl_stream<tcp::socket> stream(io, ctx);
+    stream.set_verify_callback(asio::ssl::host_name_verification("localhost"));
+    stream.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    stream.handshake(asio::ssl::stream_base::client);
+    http::request<http::string_body> req{body.empty() ? http::verb::get : http::verb::post, target,
+                                         11};
+    req.set(http::field::host, "localhost");
+    if (!bearer.empty()) req.set(http::field::authorization, "Bearer " + bearer);
+    req.body() = body;
+    req.prepare_payload();
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(16 << 20);
+    http::read(stream, buffer, parser);
+    out.status = parser.get().result_int();
+    out.body = parser.get().body();
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+class HttpsServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PkiOptions options;
+    options.data_dir = dir_.path();
+    auto pki = EnsureNodePki(options);
+    ASSERT_TRUE(pki) << pki.error();
+    pki_ = *pki;
+    HttpsServerOptions o;
+    o.port = 0;
+    o.cert_file = pki_.serving_cert;
+    o.key_file = pki_.serving_key;
+    o.client_ca_file = pki_.ca_cert;
+    o.bearer_token = "s3cret-token";
+    auto server = HttpsServer::Start(o, [](const HttpRequest& r) {
+      std::string groups;
+      for (const auto& g : r.groups) groups += g + ";";
+      return HttpResponse{200, "text/plain",
+                          r.method + " " + r.path + " user=" + r.user + " groups=" + groups +
+                              " q=" + (r.query.contains("labelSelector") ? r.query.at("labelSelector") : "") +
+                              " body=" + std::to_string(r.body.size()),
+                          {}};
+    });
+    ASSERT_TRUE(server) << server.error();
+    server_ = std::move(*server);
+  }
+  podlimits::testing::TempDir dir_{"podlimits-https"};
+  NodePki pki_;
+  std::unique_ptr<HttpsServer> server_;
+};
+
+TEST_F(HttpsServerTest, WhoMayTalkToIt) {
+  auto admin = Request(server_->port(), pki_, true, "/api/v1/pods?labelSelector=app%3Dweb");
+  ASSERT_EQ(admin.error, "");
+  EXPECT_EQ(admin.status, 200);
+  EXPECT_EQ(admin.body,
+            "GET /api/v1/pods user=kubernetes-admin groups=system:masters; q=app=web body=0");
+
+  auto anonymous = Request(server_->port(), pki_, false, "/api");
+  ASSERT_EQ(anonymous.error, "");
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_EQ(anonymous.body,
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}");
+
+  EXPECT_EQ(Request(server_->port(), pki_, false, "/api", "", "s3cret-token").status, 200);
+  EXPECT_EQ(Request(server_->port(), pki_, false, "/api", "", "s3cret-tokem").status, 401);
+}
+
+TEST_F(HttpsServerTest, BodiesOverTheApiserversLimit) {
+  auto ok = Request(server_->port(), pki_, true, "/x", std::string(1024, 'a'));
+  EXPECT_EQ(ok.status, 200) << ok.error;
+  EXPECT_NE(ok.body.find("body=1024"), std::string::npos);
+  auto big = Request(server_->port(), pki_, true, "/x", std::string(kMaxRequestBodyBytes + 1, 'a'));
+  EXPECT_EQ(big.status, 413) << big.error;
+  EXPECT_NE(big.body.find("Request entity too large: limit is 3145728"), std::string::npos);
+}
+
+TEST_F(HttpsServerTest, StopsWithConnectionsOpen) {
+  // An idle connection (handshake done, no request) must not hold Stop up.
+  asio::io_context io;
+  tcp::socket idle(io);
+  idle.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
+  server_->Stop();
+  auto after = Request(server_->port(), pki_, true, "/api");
+  EXPECT_NE(after.error, "");
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
