@@ -14,6 +14,7 @@
 #include "cli/name_seed.h"
 #include "cli/report.h"
 #include "cli/run_command.h"
+#include "cli/serve_command.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/managed_controllers.h"
 #include "kubelet/node_allocatable.h"
@@ -156,6 +157,21 @@ int Main(int argc, char** argv) {
   run->add_option("--image-root", run_flags.image_root,
                   "The image store (default /var/lib/podlimits/images)");
 
+  ServeFlags serve_flags;
+  CLI::App* serve = app.add_subcommand(
+      "serve",
+      "The node's API for kubectl over TLS (so far: version and health; resources come next)");
+  serve->add_option("--node-config", serve_flags.node_config,
+                    "KubeletConfiguration (+ podlimits NodeConfiguration) file");
+  serve->add_option("--data-dir", serve_flags.data_dir,
+                    "Where the node keeps its state, certificates and kubeconfig "
+                    "(default /var/lib/podlimits)");
+  serve->add_option("--listen", serve_flags.listen, "ADDRESS:PORT (default 127.0.0.1:6443)");
+  serve->add_flag("--listen-beyond-loopback", serve_flags.listen_beyond_loopback,
+                  "Allow a --listen address other machines can reach");
+  serve->add_option("--token-file", serve_flags.token_file,
+                    "A file holding a bearer token accepted besides the admin certificate");
+
   std::string image_root;
   CLI::App* image = app.add_subcommand("image", "The local image store");
   image->require_subcommand(1);
@@ -191,6 +207,7 @@ int Main(int argc, char** argv) {
   }
   if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
   if (run->parsed()) return RunCommand(run_flags);
+  if (serve->parsed()) return ServeCommand(serve_flags);
   if (image_load->parsed()) return ImageLoadCommand(image_root, load_source, load_name);
   if (image_ls->parsed()) return ImageListCommand(image_root, ls_output);
   if (image_rm->parsed()) return ImageRemoveCommand(image_root, rm_name);

@@ -1,0 +1,46 @@
+#include "apiserver/api_handler.h"
+
+#include "api/json_codec.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+HttpResponse Version() {
+  api::Node info = api::Node::Object();
+  info.Set("major", api::Node::String("1"));
+  info.Set("minor", api::Node::String("32"));
+  info.Set("gitVersion", api::Node::String(std::string(kServedGitVersion)));
+  info.Set("gitCommit", api::Node::String(""));
+  info.Set("gitTreeState", api::Node::String(""));
+  info.Set("buildDate", api::Node::String(""));
+  info.Set("goVersion", api::Node::String(""));
+  info.Set("compiler", api::Node::String("gcc"));
+  info.Set("platform", api::Node::String("linux/amd64"));
+  return {200, "application/json", api::EncodeJson(info, 2), {}};
+}
+
+// The apiserver's health checks: "ok", or with ?verbose the list of checks.
+HttpResponse Health(const HttpRequest& request, std::string_view name) {
+  if (request.query.contains("verbose")) {
+    return {200, "text/plain; charset=utf-8",
+            "[+]ping ok\n[+]object-store ok\n" + std::string(name) + " check passed\n",
+            {}};
+  }
+  return {200, "text/plain; charset=utf-8", "ok", {}};
+}
+
+}  // namespace
+
+HttpResponse HandleApiRequest(const HttpRequest& request) {
+  if (request.method == "GET") {
+    if (request.path == "/version") return Version();
+    if (request.path == "/healthz") return Health(request, "healthz");
+    if (request.path == "/livez") return Health(request, "livez");
+    if (request.path == "/readyz") return Health(request, "readyz");
+  }
+  return {404, "application/json",
+          StatusJson(404, "NotFound", "the server could not find the requested resource"),
+          {}};
+}
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,16 @@
+// What `podlimits serve` answers, request by request. This is the API's skeleton so far: the
+// version (kube-apiserver's version.Info, so `kubectl version` shows the server), the health
+// endpoints (`/healthz`, `/livez`, `/readyz` and their `?verbose`), and the apiserver's 404 Status
+// for everything else. Discovery, the resources and watch come next (issue 12).
+#pragma once
+
+#include "apiserver/https_server.h"
+
+namespace podlimits::apiserver {
+
+// The Kubernetes version the API speaks (the kubectl on these machines is v1.32).
+inline constexpr std::string_view kServedGitVersion = "v1.32.0+podlimits";
+
+HttpResponse HandleApiRequest(const HttpRequest& request);
+
+}  // namespace podlimits::apiserver

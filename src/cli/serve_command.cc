@@ -1,0 +1,151 @@
+#include "cli/serve_command.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+
+#include "apiserver/api_handler.h"
+#include "apiserver/https_server.h"
+#include "apiserver/object_store.h"
+#include "apiserver/pki.h"
+#include "base/fs.h"
+#include "kubelet/node_config.h"
+
+namespace podlimits::cli {
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitNodeFailure = 3;
+
+struct ListenAddress {
+  std::string host;  // without brackets
+  std::uint16_t port = 0;
+};
+
+std::optional<ListenAddress> ParseListen(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
+  ListenAddress out;
+  out.host = text.substr(0, colon);
+  if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']') {
+    out.host = out.host.substr(1, out.host.size() - 2);
+  }
+  const std::string port = text.substr(colon + 1);
+  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5) {
+    return std::nullopt;
+  }
+  const int p = std::stoi(port);
+  if (p < 1 || p > 65535) return std::nullopt;
+  out.port = static_cast<std::uint16_t>(p);
+  in_addr v4{};
+  in6_addr v6{};
+  if (inet_pton(AF_INET, out.host.c_str(), &v4) != 1 &&
+      inet_pton(AF_INET6, out.host.c_str(), &v6) != 1) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+bool IsLoopback(const std::string& host) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  return host == "::1";
+}
+
+int Fail(const std::string& message, int code = kExitNodeFailure) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
+
+int ServeCommand(const ServeFlags& flags) {
+  auto listen = ParseListen(flags.listen);
+  if (!listen) {
+    return Fail("--listen \"" + flags.listen + "\": want ADDRESS:PORT with an IP address",
+                kExitUsage);
+  }
+  if (!IsLoopback(listen->host) && !flags.listen_beyond_loopback) {
+    return Fail("--listen " + flags.listen +
+                    " is beyond loopback: the API then reaches other machines; say so with "
+                    "--listen-beyond-loopback",
+                kExitUsage);
+  }
+  if (!flags.node_config.empty()) {
+    if (auto config = kubelet::LoadNodeConfig(flags.node_config); !config) {
+      return Fail(config.error().Message(), kExitUsage);
+    }
+  }
+  std::string token;
+  if (!flags.token_file.empty()) {
+    auto text = ReadSmallFile(flags.token_file, 4096);
+    if (!text) return Fail(text.error().Message(), kExitUsage);
+    token = *text;
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+    if (token.empty()) return Fail("--token-file " + flags.token_file + " is empty", kExitUsage);
+  }
+
+  const std::filesystem::path data_dir = flags.data_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return Fail("mkdir \"" + data_dir.string() + "\": " + ec.message());
+  chmod(data_dir.c_str(), 0700);
+  // One node per data directory.
+  const std::filesystem::path lock_path = data_dir / "serve.lock";
+  int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) return Fail(ErrnoMessage("open", lock_path.string()));
+  if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    return Fail("another podlimits serve is using " + data_dir.string());
+  }
+
+  apiserver::PkiOptions pki_options;
+  pki_options.data_dir = data_dir;
+  const std::string url_host = listen->host.find(':') != std::string::npos
+                                   ? "[" + listen->host + "]"
+                                   : listen->host;
+  pki_options.server_url = "https://" + url_host + ":" + std::to_string(listen->port);
+  if (!IsLoopback(listen->host) && listen->host != "0.0.0.0" && listen->host != "::") {
+    pki_options.ip_addresses.push_back(listen->host);
+  }
+  auto pki = apiserver::EnsureNodePki(pki_options);
+  if (!pki) return Fail(pki.error().Message());
+
+  auto store = apiserver::ObjectStore::Open(data_dir / "state.db");
+  if (!store) return Fail(store.error().error.Message());
+
+  // SIGINT and SIGTERM are read here, not delivered: the listener's threads must not get them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  apiserver::HttpsServerOptions options;
+  options.address = listen->host;
+  options.port = listen->port;
+  options.cert_file = pki->serving_cert;
+  options.key_file = pki->serving_key;
+  options.client_ca_file = pki->ca_cert;
+  options.bearer_token = token;
+  auto server = apiserver::HttpsServer::Start(options, apiserver::HandleApiRequest);
+  if (!server) return Fail(server.error().Message());
+  std::fprintf(stderr, "podlimits serve: listening on https://%s:%u (KUBECONFIG=%s)\n",
+               url_host.c_str(), (*server)->port(), pki->kubeconfig.c_str());
+  std::fflush(stderr);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  (*server)->Stop();
+  std::fprintf(stderr, "podlimits serve: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+  close(lock);
+  return 0;
+}
+
+}  // namespace podlimits::cli

@@ -1,0 +1,72 @@
+// `podlimits serve` driven by the kubectl installed on the machine, the client it is for.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "run_test_support.h"
+#include "temp_dir.h"
+
+namespace podlimits::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(ServeTest, KubectlTalksToIt) {
+  const fs::path kubectl = "/usr/bin/kubectl";
+  ASSERT_TRUE(fs::exists(kubectl)) << "these tests drive the machine's kubectl (v1.32)";
+  TempDir dir("podlimits-serve");
+  const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
+  const std::string kubeconfig = (dir / "node/kubeconfig").string();
+  CommandResult version, health, anonymous, second;
+  RunOptions options;
+  options.interrupt_on = "listening on";
+  options.signal = SIGTERM;
+  options.timeout = std::chrono::seconds(60);
+  options.before_signal = [&](pid_t) {
+    version = RunCommand({kubectl, "--kubeconfig", kubeconfig, "version", "-o", "json"});
+    health = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz"});
+    // Without credentials (kubectl would prompt for a password here, as against any apiserver).
+    anonymous = RunCommand({"/usr/bin/curl", "-sk", "https://" + listen + "/version"});
+    second = RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(),
+                         "--listen", "127.0.0.1:1"});
+  };
+  auto serve = RunCommand(
+      {PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(), "--listen", listen},
+      options);
+  EXPECT_EQ(serve.exit_code, 0) << serve.err;
+  EXPECT_NE(serve.err.find("podlimits serve: stopped (SIGTERM)"), std::string::npos) << serve.err;
+
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_NE(version.out.find("\"gitVersion\": \"v1.32.0+podlimits\""), std::string::npos)
+      << version.out;
+  EXPECT_EQ(health.exit_code, 0) << health.err;
+  EXPECT_EQ(health.out, "ok");
+  EXPECT_EQ(anonymous.exit_code, 0) << anonymous.err;
+  EXPECT_EQ(anonymous.out,
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}");
+  EXPECT_EQ(second.exit_code, 3) << second.err;
+  EXPECT_NE(second.err.find("another podlimits serve is using"), std::string::npos) << second.err;
+  EXPECT_EQ(fs::status(dir / "node/kubeconfig").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
+}  // namespace
+}  // namespace podlimits::testing
