@@ -1,6 +1,7 @@
 #include "apiserver/api_handler.h"
 
 #include "api/json_codec.h"
+#include "apiserver/discovery.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -37,6 +38,7 @@ HttpResponse HandleApiRequest(const HttpRequest& request) {
     if (request.path == "/healthz") return Health(request, "healthz");
     if (request.path == "/livez") return Health(request, "livez");
     if (request.path == "/readyz") return Health(request, "readyz");
+    if (auto d = Discovery(request)) return std::move(*d);
   }
   return {404, "application/json",
           StatusJson(404, "NotFound", "the server could not find the requested resource"),

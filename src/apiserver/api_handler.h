@@ -1,7 +1,7 @@
 // What `podlimits serve` answers, request by request. This is the API's skeleton so far: the
 // version (kube-apiserver's version.Info, so `kubectl version` shows the server), the health
-// endpoints (`/healthz`, `/livez`, `/readyz` and their `?verbose`), and the apiserver's 404 Status
-// for everything else. Discovery, the resources and watch come next (issue 12).
+// endpoints (`/healthz`, `/livez`, `/readyz` and their `?verbose`), discovery (discovery.h), and
+// the apiserver's 404 Status for everything else. The resources and watch come next (issue 12).
 #pragma once
 
 #include "apiserver/https_server.h"

@@ -34,7 +34,7 @@ TEST(ServeTest, KubectlTalksToIt) {
   TempDir dir("podlimits-serve");
   const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
   const std::string kubeconfig = (dir / "node/kubeconfig").string();
-  CommandResult version, health, anonymous, second;
+  CommandResult version, health, anonymous, second, resources;
   RunOptions options;
   options.interrupt_on = "listening on";
   options.signal = SIGTERM;
@@ -42,6 +42,7 @@ TEST(ServeTest, KubectlTalksToIt) {
   options.before_signal = [&](pid_t) {
     version = RunCommand({kubectl, "--kubeconfig", kubeconfig, "version", "-o", "json"});
     health = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz"});
+    resources = RunCommand({kubectl, "--kubeconfig", kubeconfig, "api-resources"});
     // Without credentials (kubectl would prompt for a password here, as against any apiserver).
     anonymous = RunCommand({"/usr/bin/curl", "-sk", "https://" + listen + "/version"});
     second = RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(),
@@ -58,6 +59,16 @@ TEST(ServeTest, KubectlTalksToIt) {
       << version.out;
   EXPECT_EQ(health.exit_code, 0) << health.err;
   EXPECT_EQ(health.out, "ok");
+  EXPECT_EQ(resources.exit_code, 0) << resources.err;
+  EXPECT_EQ(resources.out,
+            "NAME          SHORTNAMES   APIVERSION   NAMESPACED   KIND\n"
+            "configmaps    cm           v1           true         ConfigMap\n"
+            "events        ev           v1           true         Event\n"
+            "limitranges   limits       v1           true         LimitRange\n"
+            "namespaces    ns           v1           false        Namespace\n"
+            "nodes         no           v1           false        Node\n"
+            "pods          po           v1           true         Pod\n"
+            "secrets                    v1           true         Secret\n");
   EXPECT_EQ(anonymous.exit_code, 0) << anonymous.err;
   EXPECT_EQ(anonymous.out,
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","

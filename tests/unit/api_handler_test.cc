@@ -1,0 +1,91 @@
+// What `podlimits serve` answers so far: version, health, discovery, and 404 for the rest.
+#include "apiserver/api_handler.h"
+
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+HttpRequest Get(std::string path, std::string accept = "") {
+  HttpRequest r;
+  r.method = "GET";
+  r.path = std::move(path);
+  r.target = r.path;
+  if (!accept.empty()) r.headers["accept"] = std::move(accept);
+  r.headers["host"] = "127.0.0.1:6443";
+  return r;
+}
+
+constexpr std::string_view kKubectlAccept =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/"
+    "json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+TEST(ApiHandler, VersionAndHealth) {
+  auto v = HandleApiRequest(Get("/version"));
+  EXPECT_EQ(v.status, 200);
+  EXPECT_NE(v.body.find("\"gitVersion\": \"v1.32.0+podlimits\""), std::string::npos) << v.body;
+  EXPECT_EQ(HandleApiRequest(Get("/livez")).body, "ok");
+  auto verbose = Get("/readyz");
+  verbose.query["verbose"] = "";
+  EXPECT_EQ(HandleApiRequest(verbose).body, "[+]ping ok\n[+]object-store ok\nreadyz check passed\n");
+}
+
+TEST(ApiHandler, LegacyDiscovery) {
+  auto api = HandleApiRequest(Get("/api", "application/json"));
+  EXPECT_EQ(api.content_type, "application/json");
+  EXPECT_EQ(api.body,
+            "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[{"
+            "\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
+  EXPECT_EQ(HandleApiRequest(Get("/apis")).body,
+            "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
+  auto v1 = HandleApiRequest(Get("/api/v1"));
+  EXPECT_NE(v1.body.find("{\"name\":\"pods\",\"singularName\":\"pod\",\"namespaced\":true,"
+                         "\"kind\":\"Pod\",\"verbs\":[\"create\",\"delete\",\"get\",\"list\","
+                         "\"patch\",\"update\",\"watch\"],\"shortNames\":[\"po\"],"
+                         "\"categories\":[\"all\"]}"),
+            std::string::npos)
+      << v1.body;
+  EXPECT_NE(v1.body.find("{\"name\":\"pods/eviction\",\"singularName\":\"\",\"namespaced\":true,"
+                         "\"kind\":\"Eviction\",\"verbs\":[\"create\"]}"),
+            std::string::npos);
+  EXPECT_NE(v1.body.find("{\"name\":\"namespaces\",\"singularName\":\"namespace\","
+                         "\"namespaced\":false,"),
+            std::string::npos);
+}
+
+TEST(ApiHandler, AggregatedDiscovery) {
+  auto api = HandleApiRequest(Get("/api", std::string(kKubectlAccept)));
+  EXPECT_EQ(api.content_type,
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+  EXPECT_TRUE(api.body.starts_with(
+      "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":\"apidiscovery.k8s.io/v2\","
+      "\"metadata\":{},\"items\":[{\"metadata\":{\"creationTimestamp\":null},\"versions\":[{"
+      "\"version\":\"v1\",\"resources\":[{\"resource\":\"configmaps\",\"responseKind\":{"
+      "\"group\":\"\",\"version\":\"v1\",\"kind\":\"ConfigMap\"},\"scope\":\"Namespaced\","
+      "\"singularResource\":\"configmap\","))
+      << api.body;
+  EXPECT_NE(api.body.find("\"subresources\":[{\"subresource\":\"eviction\",\"responseKind\":{"
+                          "\"group\":\"\",\"version\":\"v1\",\"kind\":\"Eviction\"},\"verbs\":["
+                          "\"create\"]}"),
+            std::string::npos);
+  EXPECT_TRUE(api.body.ends_with("\"freshness\":\"Current\"}]}]}"));
+  auto beta = HandleApiRequest(
+      Get("/apis", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"));
+  EXPECT_EQ(beta.body,
+            "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":\"apidiscovery.k8s.io/v2beta1\","
+            "\"metadata\":{},\"items\":[]}");
+}
+
+TEST(ApiHandler, EverythingElseIsNotFound) {
+  auto r = HandleApiRequest(Get("/api/v1/namespaces/default/pods"));
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body,
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+            "\"message\":\"the server could not find the requested resource\",\"reason\":"
+            "\"NotFound\",\"code\":404}");
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
