@@ -16,6 +16,7 @@
 #include <set>
 
 #include "api/json_codec.h"
+#include "base/percent_encoding.h"
 
 namespace podlimits::apiserver {
 
@@ -29,27 +30,6 @@ namespace {
 // A body announced beyond the limit is read and dropped up to this size before the 413.
 constexpr std::uint64_t kMaxDrainedBytes = 64ull << 20;
 
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 // Go's url.ParseQuery, keeping the last value of a repeated key.
 std::map<std::string, std::string> ParseQuery(std::string_view q) {
   std::map<std::string, std::string> out;
@@ -59,8 +39,8 @@ std::map<std::string, std::string> ParseQuery(std::string_view q) {
     q = amp == std::string_view::npos ? std::string_view() : q.substr(amp + 1);
     if (pair.empty()) continue;
     std::size_t eq = pair.find('=');
-    std::string key = PercentDecode(pair.substr(0, eq));
-    std::string value = eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1));
+    std::string key = PercentDecode(pair.substr(0, eq), true);
+    std::string value = eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1), true);
     out[std::move(key)] = std::move(value);
   }
   return out;
@@ -201,7 +181,7 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
       request.method = std::string(req.method_string());
       request.target = std::string(req.target());
       const std::size_t q = request.target.find('?');
-      request.path = PercentDecode(std::string_view(request.target).substr(0, q));
+      request.path = PercentDecode(std::string_view(request.target).substr(0, q), false);
       if (q != std::string::npos) request.query = ParseQuery(std::string_view(request.target).substr(q + 1));
       for (const auto& field : req) {
         std::string name(field.name_string());

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/percent_encoding.h"
 #include "kubelet/probe_dial.h"
 
 namespace podlimits::kubelet {
@@ -40,29 +41,6 @@ std::optional<std::uint64_t> ReadVarint(std::string_view& in) {
     if ((byte & 0x80) == 0) return v;
   }
   return std::nullopt;
-}
-
-// grpc-message is percent-encoded (the gRPC HTTP/2 protocol spec).
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out += static_cast<char>(hi * 16 + lo);
-        i += 2;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
 }
 
 // grpc-go's HTTP status → code mapping for a response that is not gRPC.
@@ -112,7 +90,7 @@ int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* n
   } else if (n == "grpc-status") {
     call->grpc_status = std::atoi(std::string(v).c_str());
   } else if (n == "grpc-message") {
-    call->grpc_message = PercentDecode(v);
+    call->grpc_message = PercentDecode(v, false);  // percent-encoded by the gRPC HTTP/2 spec
   }
   return 0;
 }

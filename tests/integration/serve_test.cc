@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "net_test_support.h"
 #include "run_test_support.h"
 #include "temp_dir.h"
 
@@ -16,23 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 TEST(ServeTest, KubectlTalksToIt) {
   const fs::path kubectl = "/usr/bin/kubectl";
   ASSERT_TRUE(fs::exists(kubectl)) << "these tests drive the machine's kubectl (v1.32)";
   TempDir dir("podlimits-serve");
-  const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
+  const std::string listen = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   const std::string kubeconfig = (dir / "node/kubeconfig").string();
   CommandResult version, health, anonymous, second, resources;
   RunOptions options;

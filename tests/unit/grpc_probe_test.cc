@@ -14,6 +14,7 @@
 
 #include "kubelet/grpc_health.h"
 #include "kubelet/handler_runner.h"
+#include "net_test_support.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -113,16 +114,7 @@ TEST(GrpcProbe, ServerWithoutTheHealthService) {
 }
 
 TEST(GrpcProbe, NothingListening) {
-  // A port nothing listens on: bind one, then close it.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = ntohs(addr.sin_port);
-  close(fd);
+  const int port = podlimits::testing::UnusedLoopbackPort();
   auto r = Probe(port, std::nullopt, 2000ms);
   EXPECT_EQ(r.result, ProbeResult::kFailure);
   EXPECT_EQ(r.output, "timeout: failed to connect service \"127.0.0.1:" + std::to_string(port) +

@@ -1,6 +1,7 @@
 // httpGet and tcpSocket actions against loopback servers in this test (the node's own network
 // namespace), with the kubelet's outcomes and Go's error words.
 #include "kubelet/handler_runner.h"
+#include "net_test_support.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -121,16 +122,7 @@ TEST(HandlerRunner, HttpGet) {
 }
 
 TEST(HandlerRunner, ConnectionRefusedAndTcpSocket) {
-  // A port nothing listens on: bind one, then close it.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = ntohs(addr.sin_port);
-  close(fd);
+  const int port = podlimits::testing::UnusedLoopbackPort();
   const std::string where = "127.0.0.1:" + std::to_string(port);
 
   auto http = Get(port, "/");
