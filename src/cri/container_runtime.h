@@ -29,6 +29,9 @@ struct ContainerStdio {
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // For a spec with process.terminal: the unix socket the runtime sends the terminal's master
+  // to (`--console-socket`); the fds above are then unused.
+  std::filesystem::path console_socket = {};
 };
 
 // How a command run in a container ended (the CRI's ExecSync).

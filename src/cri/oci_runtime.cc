@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+
+#include <span>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,13 +63,18 @@ off_t SizeOf(const fs::path& file) {
 // `BINARY --root STATE_ROOT [--log LOG] --log-format json ARGS...`. JSON lines are what both
 // crun and runc write to the log and, without --log, to stderr; the message is in "msg".
 std::vector<std::string> CommandLine(const OciRuntimeClient& client, const fs::path* log,
-                                     std::initializer_list<std::string> args) {
+                                     std::span<const std::string> args) {
   std::vector<std::string> argv = {client.Binary().string(), "--root",
                                    client.StateRoot().string()};
   if (log != nullptr) argv.insert(argv.end(), {"--log", log->string()});
   argv.insert(argv.end(), {"--log-format", "json"});
-  argv.insert(argv.end(), args);
+  argv.insert(argv.end(), args.begin(), args.end());
   return argv;
+}
+
+std::vector<std::string> CommandLine(const OciRuntimeClient& client, const fs::path* log,
+                                     std::initializer_list<std::string> args) {
+  return CommandLine(client, log, std::span<const std::string>(args.begin(), args.size()));
 }
 
 Result<ChildResult> Run(const OciRuntimeClient& client, std::vector<std::string> argv) {
@@ -136,8 +143,14 @@ Result<pid_t> OciRuntimeClient::Create(const std::string& id, const std::filesys
   const off_t log_offset = SizeOf(log);
 
   ChildCommand command;
-  command.argv = CommandLine(
-      *this, &log, {"create", "--bundle", bundle.string(), "--pid-file", pid_file.string(), id});
+  std::vector<std::string> args = {"create", "--bundle", bundle.string(), "--pid-file",
+                                   pid_file.string()};
+  if (!stdio.console_socket.empty()) {
+    args.push_back("--console-socket");
+    args.push_back(stdio.console_socket.string());
+  }
+  args.push_back(id);
+  command.argv = CommandLine(*this, &log, args);
   // The runtime hands its own stdio to the container process, so the container's stdio is the
   // runtime's: its stderr is not captured (the message comes from the log instead).
   command.stdin_fd = stdio.stdin_fd >= 0 ? stdio.stdin_fd : ChildCommand::kDevNull;

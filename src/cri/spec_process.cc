@@ -16,6 +16,8 @@ Result<void> WithProcessArgs(const ContainerSpecInput& input, Spec& spec) {
   const api::Pod& pod = *input.pod;
   const std::string hostname = pod.spec.host_network ? HostName() : input.hostname;
   spec.process.args = std::move(*args);
+  // tty: the process gets a terminal; its master comes back through the console socket.
+  spec.process.terminal = c.tty;
   spec.process.cwd = std::move(*cwd);
   spec.process.env = ProcessEnv(input.image, container_env, hostname);
   return {};

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "cri/console_socket.h"
 #include "image/overlay.h"
 
 namespace podlimits::kubelet {
@@ -135,18 +136,28 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   if (auto w = WriteFile(inst.dir / "config.json", *spec); !w) return fail(w.error());
 
   int out[2] = {-1, -1}, err[2] = {-1, -1};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    int e = errno;
-    CloseFd(out[0]), CloseFd(out[1]);
-    return fail(Error{"pipe", {}, e, fmt::format("for container \"{}\"", inst.name)});
-  }
-  inst.stdout_fd = out[0];
-  inst.stderr_fd = err[0];
-  fcntl(inst.stdout_fd, F_SETFL, O_NONBLOCK);
-  fcntl(inst.stderr_fd, F_SETFL, O_NONBLOCK);
   cri::ContainerStdio stdio;
-  stdio.stdout_fd = out[1];
-  stdio.stderr_fd = err[1];
+  std::optional<cri::ConsoleSocket> console;
+  if (plan.container.tty) {
+    // The runtime makes the terminal and sends its master back: the container's stdout and
+    // stderr are its output, one stream.
+    auto socket = cri::ConsoleSocket::Listen(pod.pod_dir / ("tty-" + inst.id.substr(0, 12)));
+    if (!socket) return fail(socket.error());
+    console.emplace(std::move(*socket));
+    stdio.console_socket = console->path();
+  } else {
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+      int e = errno;
+      CloseFd(out[0]), CloseFd(out[1]);
+      return fail(Error{"pipe", {}, e, fmt::format("for container \"{}\"", inst.name)});
+    }
+    inst.stdout_fd = out[0];
+    inst.stderr_fd = err[0];
+    fcntl(inst.stdout_fd, F_SETFL, O_NONBLOCK);
+    fcntl(inst.stderr_fd, F_SETFL, O_NONBLOCK);
+    stdio.stdout_fd = out[1];
+    stdio.stderr_fd = err[1];
+  }
   bool refused = false;
   auto pid = ctx.runtime->Create(inst.id, inst.dir, stdio, &refused);
   // The container process holds its own copies now; ours would keep the pipes open forever.
@@ -157,6 +168,11 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   }
   inst.created = true;
   inst.pid = *pid;
+  if (console) {
+    auto master = console->ReceiveMaster();
+    if (!master) return fail(std::move(master.error().Wrap(fmt::format("container \"{}\"", inst.name))));
+    inst.stdout_fd = master->Release();
+  }
 
   // Verify before the workload runs: a limit the runtime lost is fixed now, and said so.
   auto corrections = cri::CorrectProcessLimits(inst.pid, plan.rlimits);

@@ -311,7 +311,9 @@ const std::vector<RawRule>& RawRules() {
        {"File", "FallbackToLogsOnError"}},
       {"<c>.stdin", kNoNodeMeaning, "nothing attaches: stdin is /dev/null"},
       {"<c>.stdinOnce", kNoNodeMeaning, "nothing attaches: stdin is /dev/null"},
-      {"<c>.tty", kRefused, "no terminal is allocated; output goes through pipes"},
+      {"<c>.tty", kApplied,
+       "a terminal (the runtime's console socket): stdout and stderr are its output, as one "
+       "stream"},
       {"<c>.securityContext", kDescend},
       {"<c>.securityContext.capabilities", kApplied,
        "containerd's default set, plus add, minus drop"},

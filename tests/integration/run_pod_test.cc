@@ -674,6 +674,20 @@ TEST_F(RunPodTest, AppArmorAppliedWhereTheKernelHasIt) {
   }
 }
 
+// tty: the container's stdout and stderr are a terminal the runtime made (its master comes back
+// through the console socket), one stream of output.
+TEST_F(RunPodTest, TtyGivesTheContainerATerminal) {
+  auto r = Run(Pod(R"yaml(  - name: app
+    image: busybox:latest
+    tty: true
+    command: [sh, -c, 'if [ -t 1 ] && [ -t 2 ]; then echo both-are-terminals; fi; tty; echo to-stderr >&2']
+)yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[app] both-are-terminals\r\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] /dev/pts/0\r\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[app] to-stderr\r\n"), std::string::npos) << r.out;
+}
+
 TEST_F(RunPodTest, NodePodPidsLimitEnforced) {
   auto r = Run(Pod(R"(  - name: app
     image: busybox:latest

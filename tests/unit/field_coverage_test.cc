@@ -111,9 +111,9 @@ INSTANTIATE_TEST_SUITE_P(
                     "rejects it)"},
         RefusalCase{"InitContainerField",
                     std::string(kApp) + "  initContainers:\n  - name: init\n    image: busybox\n"
-                                        "    tty: true\n",
-                    "spec.initContainers[0].tty: not supported by this node: no terminal is "
-                    "allocated; output goes through pipes"},
+                                        "    securityContext: {seLinuxOptions: {level: s0}}\n",
+                    "spec.initContainers[0].securityContext.seLinuxOptions: not supported by "
+                    "this node: SELinux labels are not applied"},
         RefusalCase{"UserNamespace", std::string(kApp) + "  hostUsers: false\n",
                     "spec.hostUsers: not supported by this node: false (user namespaces are not "
                     "supported by this node)"},
