@@ -94,6 +94,7 @@ struct HttpsServer::Impl {
   tcp::acceptor acceptor{io};
   HttpHandler handler;
   std::string token;
+  int max_connections = 1024;
   std::thread accept_thread;
   std::atomic<bool> stopping{false};
 
@@ -133,6 +134,11 @@ void HttpsServer::Impl::Serve(tcp::socket socket) {
 }
 
 void HttpsServer::Impl::Converse(tcp::socket socket) {
+  // A client that stalls (no handshake, half a request, an idle keep-alive) is dropped after a
+  // minute instead of holding a connection slot and a thread for ever.
+  timeval limit{60, 0};
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   beast::ssl_stream<tcp::socket> stream(std::move(socket), ssl);
   beast::error_code ec;
   stream.handshake(asio::ssl::stream_base::server, ec);
@@ -219,6 +225,7 @@ void HttpsServer::Impl::Accept() {
     }
     std::lock_guard lock(mu);
     if (stopping) break;
+    if (active >= max_connections) continue;  // the socket closes as it goes out of scope
     open_fds.insert(socket.native_handle());
     ++active;
     std::thread([this, s = std::move(socket)]() mutable { Serve(std::move(s)); }).detach();
@@ -234,6 +241,7 @@ Result<std::unique_ptr<HttpsServer>> HttpsServer::Start(const HttpsServerOptions
   auto impl = std::make_unique<Impl>();
   impl->handler = std::move(handler);
   impl->token = options.bearer_token;
+  impl->max_connections = options.max_connections;
   beast::error_code ec;
   impl->ssl.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                         asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |

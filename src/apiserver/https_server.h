@@ -9,8 +9,9 @@
 //
 // Bodies beyond the apiserver's 3 MiB limit get its 413. One thread per connection (so that a
 // streaming watch can later hold its connection without holding up others): requests on a
-// connection are answered in order. Stop() closes the listener and every connection and waits
-// for their threads.
+// connection are answered in order; beyond max_connections a new connection is closed at once,
+// and a connection that stalls for a minute (reading or writing) is dropped.
+// Stop() closes the listener and every connection and waits for their threads.
 #pragma once
 
 #include <atomic>
@@ -56,6 +57,8 @@ struct HttpsServerOptions {
   std::filesystem::path cert_file, key_file;  // the serving certificate
   std::filesystem::path client_ca_file;       // client certificates must chain to it
   std::string bearer_token;                   // "" : no token accepted
+  // Connections served at once (a thread each); one more is closed as soon as it is accepted.
+  int max_connections = 1024;
 };
 
 class HttpsServer {
