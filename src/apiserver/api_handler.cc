@@ -1,6 +1,7 @@
 #include "apiserver/api_handler.h"
 
 #include "api/json_codec.h"
+#include "apiserver/api_errors.h"
 #include "apiserver/discovery.h"
 
 namespace podlimits::apiserver {
@@ -40,9 +41,7 @@ HttpResponse HandleApiRequest(const HttpRequest& request) {
     if (request.path == "/readyz") return Health(request, "readyz");
     if (auto d = Discovery(request)) return std::move(*d);
   }
-  return {404, "application/json",
-          StatusJson(404, "NotFound", "the server could not find the requested resource"),
-          {}};
+  return PathNotFound().Response();
 }
 
 }  // namespace podlimits::apiserver

@@ -15,7 +15,7 @@
 #include <limits>
 #include <set>
 
-#include "api/json_codec.h"
+#include "apiserver/api_errors.h"
 #include "base/percent_encoding.h"
 
 namespace podlimits::apiserver {
@@ -76,18 +76,6 @@ bool TokenMatches(std::string_view header, const std::string& token) {
 
 }  // namespace
 
-std::string StatusJson(int code, std::string_view reason, std::string_view message) {
-  api::Node status = api::Node::Object();
-  status.Set("kind", api::Node::String("Status"));
-  status.Set("apiVersion", api::Node::String("v1"));
-  status.Set("metadata", api::Node::Object());
-  status.Set("status", api::Node::String("Failure"));
-  status.Set("message", api::Node::String(std::string(message)));
-  status.Set("reason", api::Node::String(std::string(reason)));
-  status.Set("code", api::Node::Int(code));
-  return api::EncodeJson(status, 0);
-}
-
 struct HttpsServer::Impl {
   asio::io_context io;
   asio::ssl::context ssl{asio::ssl::context::tls_server};
@@ -120,7 +108,7 @@ HttpResponse HttpsServer::Impl::Authenticate(HttpRequest& request, SSL* ssl, boo
     }
   }
   if (ok) return {};
-  return HttpResponse{401, "application/json", StatusJson(401, "Unauthorized", "Unauthorized"), {}};
+  return Unauthorized().Response();
 }
 
 void HttpsServer::Impl::Serve(tcp::socket socket) {
@@ -173,11 +161,7 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
     HttpResponse response;
     bool keep_alive = true;
     if (ec == http::error::body_limit) {
-      response = {413, "application/json",
-                  StatusJson(413, "RequestEntityTooLarge",
-                             fmt::format("Request entity too large: limit is {}",
-                                         kMaxRequestBodyBytes)),
-                  {}};
+      response = RequestEntityTooLarge(kMaxRequestBodyBytes).Response();
       keep_alive = false;
     } else if (ec) {
       break;  // closed, or not HTTP

@@ -78,7 +78,4 @@ class HttpsServer {
   std::uint16_t port_ = 0;
 };
 
-// The apiserver's Status object for an error response (`{"kind":"Status",...,"code":401}`).
-std::string StatusJson(int code, std::string_view reason, std::string_view message);
-
 }  // namespace podlimits::apiserver

@@ -1,0 +1,136 @@
+#include "apiserver/api_errors.h"
+
+#include <fmt/format.h>
+
+#include "api/json_codec.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+ApiError Make(int code, std::string reason, std::string message, std::string_view name = {},
+              std::string_view kind = {}) {
+  ApiError e;
+  e.code = code;
+  e.reason = std::move(reason);
+  e.message = std::move(message);
+  e.name = std::string(name);
+  e.kind = std::string(kind);
+  return e;
+}
+
+// The causes' reasons, as field.ErrorType names them (CauseType).
+std::string CauseReason(field::ErrorType type) {
+  switch (type) {
+    case field::ErrorType::kNotFound: return "FieldValueNotFound";
+    case field::ErrorType::kRequired: return "FieldValueRequired";
+    case field::ErrorType::kDuplicate: return "FieldValueDuplicate";
+    case field::ErrorType::kInvalid: return "FieldValueInvalid";
+    case field::ErrorType::kNotSupported: return "FieldValueNotSupported";
+    case field::ErrorType::kForbidden: return "FieldValueForbidden";
+    case field::ErrorType::kTooLong: return "FieldValueTooLong";
+    case field::ErrorType::kTooMany: return "FieldValueTooMany";
+    case field::ErrorType::kInternal: return "InternalError";
+    case field::ErrorType::kTooFew: return "FieldValueTooFew";
+  }
+  return "FieldValueInvalid";
+}
+
+}  // namespace
+
+HttpResponse ApiError::Response() const {
+  api::Node status = api::Node::Object();
+  status.Set("kind", api::Node::String("Status"));
+  status.Set("apiVersion", api::Node::String("v1"));
+  status.Set("metadata", api::Node::Object());
+  status.Set("status", api::Node::String("Failure"));
+  status.Set("message", api::Node::String(message));
+  status.Set("reason", api::Node::String(reason));
+  if (!name.empty() || !kind.empty() || !causes.empty()) {
+    api::Node details = api::Node::Object();
+    if (!name.empty()) details.Set("name", api::Node::String(name));
+    if (!kind.empty()) details.Set("kind", api::Node::String(kind));
+    if (!causes.empty()) {
+      api::Node list = api::Node::Array();
+      for (const auto& c : causes) {
+        api::Node cause = api::Node::Object();
+        cause.Set("reason", api::Node::String(c.reason));
+        cause.Set("message", api::Node::String(c.message));
+        cause.Set("field", api::Node::String(c.field));
+        list.items.push_back(std::move(cause));
+      }
+      details.Set("causes", std::move(list));
+    }
+    status.Set("details", std::move(details));
+  }
+  status.Set("code", api::Node::Int(code));
+  return {code, "application/json", api::EncodeJson(status, 0), {}};
+}
+
+ApiError NotFound(std::string_view resource, std::string_view name) {
+  return Make(404, "NotFound", fmt::format("{} {} not found", resource, field::GoQuote(name)),
+              name, resource);
+}
+
+ApiError AlreadyExists(std::string_view resource, std::string_view name) {
+  return Make(409, "AlreadyExists",
+              fmt::format("{} {} already exists", resource, field::GoQuote(name)), name, resource);
+}
+
+std::string_view ModifiedConflictReason() {
+  return "the object has been modified; please apply your changes to the latest version and try "
+         "again";
+}
+
+ApiError Conflict(std::string_view resource, std::string_view name, std::string_view why) {
+  return Make(409, "Conflict",
+              fmt::format("Operation cannot be fulfilled on {} {}: {}", resource,
+                          field::GoQuote(name), why),
+              name, resource);
+}
+
+ApiError Invalid(std::string_view kind, std::string_view name, const field::ErrorList& errors) {
+  ApiError e = Make(422, "Invalid",
+                    fmt::format("{} {} is invalid: {}", kind, field::GoQuote(name),
+                                field::Aggregate(errors)),
+                    name, kind);
+  for (const auto& err : errors) e.causes.push_back({CauseReason(err.type), err.Body(), err.field});
+  return e;
+}
+
+ApiError Forbidden(std::string_view resource, std::string_view name, std::string_view why) {
+  return Make(403, "Forbidden",
+              fmt::format("{} {} is forbidden: {}", resource, field::GoQuote(name), why), name,
+              resource);
+}
+
+ApiError BadRequest(std::string message) { return Make(400, "BadRequest", std::move(message)); }
+
+ApiError Unauthorized() { return Make(401, "Unauthorized", "Unauthorized"); }
+
+ApiError PathNotFound() {
+  return Make(404, "NotFound", "the server could not find the requested resource");
+}
+
+ApiError RequestEntityTooLarge(std::size_t limit) {
+  return Make(413, "RequestEntityTooLarge",
+              fmt::format("Request entity too large: limit is {}", limit));
+}
+
+ApiError MethodNotSupported(std::string_view resource, std::string_view verb) {
+  return Make(405, "MethodNotAllowed",
+              fmt::format("{} is not supported on resources of kind {}", verb,
+                          field::GoQuote(resource)),
+              {}, resource);
+}
+
+ApiError ResourceExpired(std::string message) { return Make(410, "Expired", std::move(message)); }
+
+ApiError UnsupportedMediaType(const std::vector<std::string>& accepted) {
+  std::string list;
+  for (const auto& t : accepted) list += (list.empty() ? "" : ", ") + t;
+  return Make(415, "UnsupportedMediaType",
+              "the body of the request was in an unknown format - accepted media types "
+              "include: " + list);
+}
+
+}  // namespace podlimits::apiserver

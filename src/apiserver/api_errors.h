@@ -1,0 +1,60 @@
+// The apiserver's error responses (k8s.io/apimachinery/pkg/api/errors): a Status object with the
+// HTTP code, the reason kubectl prints in "Error from server (REASON): ...", and the exact
+// message, plus the details (name, kind, causes) clients read.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/field.h"
+#include "apiserver/https_server.h"
+
+namespace podlimits::apiserver {
+
+struct StatusCause {
+  std::string reason;   // "FieldValueInvalid", ...
+  std::string message;  // "Invalid value: ..."
+  std::string field;    // "spec.containers[0].image"
+};
+
+struct ApiError {
+  int code = 500;
+  std::string reason;   // "NotFound", "AlreadyExists", "Conflict", "Invalid", ...
+  std::string message;
+  // details; kind is the resource for NotFound/AlreadyExists/Conflict, the Kind for Invalid.
+  std::string name;
+  std::string kind;
+  std::vector<StatusCause> causes;
+
+  HttpResponse Response() const;  // the Status object as the response body
+};
+
+// `pods "web" not found`
+ApiError NotFound(std::string_view resource, std::string_view name);
+// `pods "web" already exists`
+ApiError AlreadyExists(std::string_view resource, std::string_view name);
+// `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your
+// changes to the latest version and try again`
+ApiError Conflict(std::string_view resource, std::string_view name, std::string_view why);
+std::string_view ModifiedConflictReason();
+// `Pod "web" is invalid: [spec...: ..., ...]` with a cause per field error.
+ApiError Invalid(std::string_view kind, std::string_view name, const field::ErrorList& errors);
+// `pods "web" is forbidden: ...`
+ApiError Forbidden(std::string_view resource, std::string_view name, std::string_view why);
+ApiError BadRequest(std::string message);
+// 401 `Unauthorized`: no client certificate of the node's CA and no valid token.
+ApiError Unauthorized();
+// 404 for a path that names no resource: `the server could not find the requested resource`.
+ApiError PathNotFound();
+// 413 `Request entity too large: limit is 3145728`.
+ApiError RequestEntityTooLarge(std::size_t limit);
+// `delete is not supported on resources of kind "nodes"` (MethodNotAllowed, 405)
+ApiError MethodNotSupported(std::string_view resource, std::string_view verb);
+// Gone: `too old resource version: 5 (20)` (Expired, 410)
+ApiError ResourceExpired(std::string message);
+// 415: the body's content type is not one of `accepted` (negotiation's
+// NewUnsupportedMediaTypeError).
+ApiError UnsupportedMediaType(const std::vector<std::string>& accepted);
+
+}  // namespace podlimits::apiserver
