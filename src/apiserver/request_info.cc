@@ -1,0 +1,67 @@
+#include "apiserver/request_info.h"
+
+#include <vector>
+
+namespace podlimits::apiserver {
+namespace {
+
+std::vector<std::string> Segments(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < path.size()) {
+    std::size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) out.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
+}
+
+bool WatchAsked(const HttpRequest& request) {
+  auto it = request.query.find("watch");
+  return it != request.query.end() && (it->second == "true" || it->second == "1");
+}
+
+}  // namespace
+
+std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
+  std::vector<std::string> parts = Segments(request.path);
+  if (parts.size() < 3 || parts[0] != "api" || parts[1] != "v1") return std::nullopt;
+  parts.erase(parts.begin(), parts.begin() + 2);
+
+  RequestInfo info;
+  // namespaces/{ns}/...: the namespace is {ns}; what follows is a resource of it unless it is
+  // one of the namespace's own subresources (status, finalize), as upstream decides.
+  if (parts[0] == "namespaces" && parts.size() >= 2) {
+    info.namespace_ = parts[1];
+    if (parts.size() > 2 && parts[2] != "status" && parts[2] != "finalize") {
+      parts.erase(parts.begin(), parts.begin() + 2);
+    }
+  }
+  if (parts.size() > 3) return std::nullopt;
+  info.resource = parts[0];
+  if (parts.size() >= 2) info.name = parts[1];
+  if (parts.size() == 3) info.subresource = parts[2];
+
+  const std::string& m = request.method;
+  if (m == "GET" || m == "HEAD") {
+    if (WatchAsked(request)) {
+      info.verb = "watch";
+    } else {
+      info.verb = info.name.empty() ? "list" : "get";
+    }
+  } else if (m == "POST") {
+    info.verb = "create";
+  } else if (m == "PUT") {
+    info.verb = "update";
+  } else if (m == "PATCH") {
+    info.verb = "patch";
+  } else if (m == "DELETE") {
+    info.verb = info.name.empty() ? "deletecollection" : "delete";
+  } else {
+    info.verb = m;  // refused by the caller as not supported
+  }
+  return info;
+}
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,34 @@
+// What a request is about, as kube-apiserver's RequestInfoFactory reads it from the path, the
+// method and the query: the verb (get, list, watch, create, update, patch, delete), the
+// resource, subresource, namespace and name, for the core group's
+//
+//   /api/v1/{resource}[/{name}[/{subresource}]]                      cluster-scoped, or every
+//                                                                    namespace (list, watch)
+//   /api/v1/namespaces/{namespace}/{resource}[/{name}[/{subresource}]]
+//   /api/v1/namespaces/{name}[/status|/finalize]                     the namespace itself
+//                                                                    (namespace_ is its name)
+//
+// A GET of a collection is a list, or a watch with ?watch=true (or 1); a GET of one object with
+// ?watch is a watch of that name (fieldSelector metadata.name), as upstream.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "apiserver/https_server.h"
+
+namespace podlimits::apiserver {
+
+struct RequestInfo {
+  std::string verb;         // "get", "list", "watch", "create", "update", "patch", "delete"
+  std::string resource;     // "pods"
+  std::string subresource;  // "status", "log", "eviction", or ""
+  std::string namespace_;   // "" for cluster-scoped resources and all-namespace lists
+  std::string name;         // "" for collections
+};
+
+// nullopt for a path that is not a resource path of /api/v1 (discovery, /version, ... or a
+// malformed one).
+std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request);
+
+}  // namespace podlimits::apiserver

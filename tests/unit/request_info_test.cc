@@ -1,0 +1,59 @@
+// Reading a request's verb, resource, namespace and name from its path, as RequestInfoFactory.
+#include "apiserver/request_info.h"
+
+#include <gtest/gtest.h>
+
+namespace podlimits::apiserver {
+namespace {
+
+HttpRequest Req(std::string method, std::string path, std::map<std::string, std::string> q = {}) {
+  HttpRequest r;
+  r.method = std::move(method);
+  r.path = std::move(path);
+  r.query = std::move(q);
+  return r;
+}
+
+std::string Describe(const std::optional<RequestInfo>& i) {
+  if (!i) return "none";
+  return i->verb + " " + i->resource + (i->subresource.empty() ? "" : "/" + i->subresource) +
+         " ns=" + i->namespace_ + " name=" + i->name;
+}
+
+TEST(RequestInfo, PathsAndVerbs) {
+  struct Case {
+    HttpRequest request;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {Req("GET", "/api/v1/pods"), "list pods ns= name="},
+      {Req("GET", "/api/v1/pods", {{"watch", "true"}}), "watch pods ns= name="},
+      {Req("GET", "/api/v1/namespaces/default/pods"), "list pods ns=default name="},
+      {Req("GET", "/api/v1/namespaces/default/pods/web"), "get pods ns=default name=web"},
+      {Req("GET", "/api/v1/namespaces/default/pods/web/log"), "get pods/log ns=default name=web"},
+      {Req("POST", "/api/v1/namespaces/default/pods/web/eviction"),
+       "create pods/eviction ns=default name=web"},
+      {Req("PUT", "/api/v1/namespaces/default/pods/web/status"),
+       "update pods/status ns=default name=web"},
+      {Req("PATCH", "/api/v1/namespaces/default/configmaps/app"),
+       "patch configmaps ns=default name=app"},
+      {Req("DELETE", "/api/v1/namespaces/default/secrets/s"), "delete secrets ns=default name=s"},
+      {Req("DELETE", "/api/v1/namespaces/default/secrets"),
+       "deletecollection secrets ns=default name="},
+      {Req("POST", "/api/v1/namespaces"), "create namespaces ns= name="},
+      {Req("GET", "/api/v1/namespaces/team"), "get namespaces ns=team name=team"},
+      {Req("GET", "/api/v1/namespaces/team", {{"watch", "1"}}), "watch namespaces ns=team name=team"},
+      {Req("PUT", "/api/v1/namespaces/team/status"), "update namespaces/status ns=team name=team"},
+      {Req("GET", "/api/v1/nodes/node-a"), "get nodes ns= name=node-a"},
+      {Req("GET", "/api/v1"), "none"},
+      {Req("GET", "/apis/apps/v1/deployments"), "none"},
+      {Req("GET", "/api/v1/namespaces/default/pods/web/log/extra"), "none"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.request.method + " " + c.request.path);
+    EXPECT_EQ(Describe(ParseRequestInfo(c.request)), c.want);
+  }
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
