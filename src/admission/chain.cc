@@ -83,6 +83,15 @@ class Chain {
     return o;
   }
 
+  // An Invalid rejection with the field errors behind its message (the Status causes).
+  static Outcome Invalid(std::string kind, std::string name, std::string message,
+                         field::ErrorList errors, std::vector<std::string> warnings) {
+    Outcome o = Rejected(std::move(kind), std::move(name), "Invalid", std::move(message),
+                         std::move(warnings));
+    o.field_errors = std::move(errors);
+    return o;
+  }
+
   static Outcome Admitted(std::string kind, std::string name, api::Node tree,
                           std::vector<std::string> warnings) {
     api::CanonicalizeOrder(tree, kind);
@@ -131,8 +140,9 @@ class Chain {
         ns.metadata, false, validation::NameRule::kDNSLabel, field::Path("metadata"));
     if (!errs.empty()) {
       reject();
-      return Rejected("Namespace", ns.metadata.name, "Invalid",
-                      validation::InvalidMessage("Namespace", ns.metadata, errs), obj.warnings);
+      return Invalid("Namespace", ns.metadata.name,
+                     validation::InvalidMessage("Namespace", ns.metadata, errs), errs,
+                     obj.warnings);
     }
     // The namespace strategy's Canonicalize: the name label of a generated name.
     api::SetNamespaceNameLabel(obj.tree);
@@ -160,8 +170,9 @@ class Chain {
     api::LimitRange lr = api::ReadLimitRange(obj.tree);
     field::ErrorList errs = validation::ValidateLimitRange(lr, options_.gates);
     if (!errs.empty()) {
-      return Rejected("LimitRange", lr.metadata.name, "Invalid",
-                      validation::LimitRangeInvalidMessage(lr.metadata.name, errs), obj.warnings);
+      return Invalid("LimitRange", lr.metadata.name,
+                     validation::LimitRangeInvalidMessage(lr.metadata.name, errs), errs,
+                     obj.warnings);
     }
     State(lr.metadata.namespace_).limit_ranges.push_back(lr);
     return Admitted("LimitRange", lr.metadata.name, std::move(obj.tree), std::move(obj.warnings));
@@ -182,9 +193,9 @@ class Chain {
     api::PersistentVolumeClaim pvc = api::ReadPersistentVolumeClaim(obj.tree);
     field::ErrorList errs = validation::ValidatePersistentVolumeClaim(pvc);
     if (!errs.empty()) {
-      return Rejected("PersistentVolumeClaim", pvc.metadata.name, "Invalid",
-                      validation::InvalidMessage("PersistentVolumeClaim", pvc.metadata, errs),
-                      std::move(obj.warnings));
+      return Invalid("PersistentVolumeClaim", pvc.metadata.name,
+                     validation::InvalidMessage("PersistentVolumeClaim", pvc.metadata, errs), errs,
+                     std::move(obj.warnings));
     }
     if (options_.run_admission_plugins) {
       LimitRanger limit_ranger(State(pvc.metadata.namespace_).limit_ranges, options_.gates);
@@ -206,9 +217,9 @@ class Chain {
     api::ConfigMap cm = api::ReadConfigMap(obj.tree);
     field::ErrorList errs = validation::ValidateConfigMap(cm);
     if (!errs.empty()) {
-      return Rejected("ConfigMap", cm.metadata.name, "Invalid",
-                      validation::InvalidMessage("ConfigMap", cm.metadata, errs),
-                      std::move(obj.warnings));
+      return Invalid("ConfigMap", cm.metadata.name,
+                     validation::InvalidMessage("ConfigMap", cm.metadata, errs), errs,
+                     std::move(obj.warnings));
     }
     return Admitted("ConfigMap", cm.metadata.name, std::move(obj.tree), std::move(obj.warnings));
   }
@@ -221,9 +232,9 @@ class Chain {
     api::Secret secret = api::ReadSecret(obj.tree);
     field::ErrorList errs = validation::ValidateSecret(secret);
     if (!errs.empty()) {
-      return Rejected("Secret", secret.metadata.name, "Invalid",
-                      validation::InvalidMessage("Secret", secret.metadata, errs),
-                      std::move(obj.warnings));
+      return Invalid("Secret", secret.metadata.name,
+                     validation::InvalidMessage("Secret", secret.metadata, errs), errs,
+                     std::move(obj.warnings));
     }
     return Admitted("Secret", secret.metadata.name, std::move(obj.tree),
                     std::move(obj.warnings));
@@ -256,9 +267,9 @@ class Chain {
     validation::ValidationResult v = validation::ValidatePodCreate(pod, gates);
     for (auto& w : v.warnings) warnings.push_back(std::move(w));
     if (!v.errors.empty()) {
-      return Rejected("Pod", pod.metadata.name, "Invalid",
-                      validation::InvalidMessage("Pod", pod.metadata, v.errors),
-                      std::move(warnings));
+      return Invalid("Pod", pod.metadata.name,
+                     validation::InvalidMessage("Pod", pod.metadata, v.errors), v.errors,
+                     std::move(warnings));
     }
     for (auto& w : validation::WarningsOnCreate(pod)) warnings.push_back(std::move(w));
     if (!options_.run_admission_plugins) {

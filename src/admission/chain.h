@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/decode.h"
+#include "api/field.h"
 #include "api/name_generator.h"
 #include "api/node.h"
 #include "validation/feature_gates.h"
@@ -43,6 +44,8 @@ struct Outcome {
   std::string reason;
   std::string message;
   std::map<std::string, std::string> audit_annotations;
+  // For Invalid: the field errors the message aggregates (the Status's causes).
+  field::ErrorList field_errors;
 };
 
 std::vector<Outcome> RunChain(std::vector<api::DecodeResult> decoded, const ChainOptions& options);

@@ -105,6 +105,10 @@ ApiError Forbidden(std::string_view resource, std::string_view name, std::string
 
 ApiError BadRequest(std::string message) { return Make(400, "BadRequest", std::move(message)); }
 
+ApiError InternalError(std::string_view what) {
+  return Make(500, "InternalError", fmt::format("Internal error occurred: {}", what));
+}
+
 ApiError Unauthorized() { return Make(401, "Unauthorized", "Unauthorized"); }
 
 ApiError PathNotFound() {

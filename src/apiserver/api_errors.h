@@ -43,6 +43,8 @@ ApiError Invalid(std::string_view kind, std::string_view name, const field::Erro
 // `pods "web" is forbidden: ...`
 ApiError Forbidden(std::string_view resource, std::string_view name, std::string_view why);
 ApiError BadRequest(std::string message);
+// 500 `Internal error occurred: ...`
+ApiError InternalError(std::string_view what);
 // 401 `Unauthorized`: no client certificate of the node's CA and no valid token.
 ApiError Unauthorized();
 // 404 for a path that names no resource: `the server could not find the requested resource`.

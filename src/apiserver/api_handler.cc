@@ -33,7 +33,10 @@ HttpResponse Health(const HttpRequest& request, std::string_view name) {
 
 }  // namespace
 
-HttpResponse HandleApiRequest(const HttpRequest& request) {
+HttpResponse HandleApiRequest(const HttpRequest& request, RestHandler* rest) {
+  if (rest != nullptr) {
+    if (auto r = rest->Handle(request)) return std::move(*r);
+  }
   if (request.method == "GET") {
     if (request.path == "/version") return Version();
     if (request.path == "/healthz") return Health(request, "healthz");

@@ -160,7 +160,8 @@ int Main(int argc, char** argv) {
   ServeFlags serve_flags;
   CLI::App* serve = app.add_subcommand(
       "serve",
-      "The node's API for kubectl over TLS (so far: version and health; resources come next)");
+      "The node's API for kubectl over TLS (being built: namespaces, configmaps, secrets and "
+      "limitranges so far; no pods yet)");
   serve->add_option("--node-config", serve_flags.node_config,
                     "KubeletConfiguration (+ podlimits NodeConfiguration) file");
   serve->add_option("--data-dir", serve_flags.data_dir,

@@ -15,6 +15,7 @@
 #include "apiserver/https_server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pki.h"
+#include "apiserver/rest_handler.h"
 #include "base/fs.h"
 #include "kubelet/node_config.h"
 
@@ -134,7 +135,10 @@ int ServeCommand(const ServeFlags& flags) {
   options.key_file = pki->serving_key;
   options.client_ca_file = pki->ca_cert;
   options.bearer_token = token;
-  auto server = apiserver::HttpsServer::Start(options, apiserver::HandleApiRequest);
+  apiserver::RestHandler rest(**store, admission::ChainOptions{});
+  if (auto ns = rest.EnsureSystemNamespaces(); !ns) return Fail(ns.error().error.Message());
+  auto server = apiserver::HttpsServer::Start(
+      options, [&rest](const apiserver::HttpRequest& r) { return apiserver::HandleApiRequest(r, &rest); });
   if (!server) return Fail(server.error().Message());
   std::fprintf(stderr, "podlimits serve: listening on https://%s:%u (KUBECONFIG=%s)\n",
                url_host.c_str(), (*server)->port(), pki->kubeconfig.c_str());

@@ -23,7 +23,7 @@ TEST(ServeTest, KubectlTalksToIt) {
   TempDir dir("podlimits-serve");
   const std::string listen = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   const std::string kubeconfig = (dir / "node/kubeconfig").string();
-  CommandResult version, health, anonymous, second, resources;
+  CommandResult version, health, anonymous, second, resources, created, listed, invalid, deleted;
   RunOptions options;
   options.interrupt_on = "listening on";
   options.signal = SIGTERM;
@@ -32,6 +32,22 @@ TEST(ServeTest, KubectlTalksToIt) {
     version = RunCommand({kubectl, "--kubeconfig", kubeconfig, "version", "-o", "json"});
     health = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz"});
     resources = RunCommand({kubectl, "--kubeconfig", kubeconfig, "api-resources"});
+    // --validate=false until serve publishes OpenAPI (kubectl's strict validation reads it).
+    RunOptions stdin_yaml;
+    stdin_yaml.stdin_text =
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n---\napiVersion: v1\n"
+        "kind: ConfigMap\nmetadata: {name: app, namespace: team}\ndata: {a: \"1\", b: \"2\"}\n";
+    created = RunCommand({kubectl, "--kubeconfig", kubeconfig, "create", "--validate=false", "-f",
+                          "-"},
+                         stdin_yaml);
+    listed = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "configmaps", "-n", "team"});
+    RunOptions bad_yaml;
+    bad_yaml.stdin_text =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {\"bad key\": x}\n";
+    invalid = RunCommand(
+        {kubectl, "--kubeconfig", kubeconfig, "create", "--validate=false", "-f", "-"}, bad_yaml);
+    deleted = RunCommand({kubectl, "--kubeconfig", kubeconfig, "delete", "configmap", "app", "-n",
+                          "team"});
     // Without credentials (kubectl would prompt for a password here, as against any apiserver).
     anonymous = RunCommand({"/usr/bin/curl", "-sk", "https://" + listen + "/version"});
     second = RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(),
@@ -62,6 +78,18 @@ TEST(ServeTest, KubectlTalksToIt) {
   EXPECT_EQ(anonymous.out,
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
             "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}");
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, "namespace/team created\nconfigmap/app created\n");
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_TRUE(listed.out.starts_with("NAME   DATA   AGE\napp    2      ")) << listed.out;
+  EXPECT_EQ(invalid.exit_code, 1);
+  EXPECT_EQ(invalid.err,
+            "The ConfigMap \"bad\" is invalid: data[bad key]: Invalid value: \"bad key\": a valid "
+            "config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+            "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+            "'[-._a-zA-Z0-9]+')\n");
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "configmap \"app\" deleted\n");
   EXPECT_EQ(second.exit_code, 3) << second.err;
   EXPECT_NE(second.err.find("another podlimits serve is using"), std::string::npos) << second.err;
   EXPECT_EQ(fs::status(dir / "node/kubeconfig").permissions() & fs::perms::all,

@@ -1,0 +1,322 @@
+#include "apiserver/rest_handler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "api/decode.h"
+#include "api/defaults.h"
+#include "api/json_codec.h"
+#include "api/schema.h"
+#include "apiserver/api_errors.h"
+#include "apiserver/human_duration.h"
+#include "apiserver/served_resources.h"
+#include "apiserver/table.h"
+#include "kubelet/pod_plan.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+using api::Node;
+
+constexpr std::string_view kSystemNamespaces[] = {"default", "kube-node-lease", "kube-public",
+                                                  "kube-system"};
+
+bool Implemented(std::string_view resource, std::string_view verb) {
+  if (resource == "namespaces") return verb == "create" || verb == "get" || verb == "list";
+  if (resource == "configmaps" || resource == "secrets" || resource == "limitranges") {
+    return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
+  }
+  return false;
+}
+
+bool WantsTable(const HttpRequest& request) {
+  auto it = request.headers.find("accept");
+  return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
+         it->second.find("g=meta.k8s.io") != std::string::npos;
+}
+
+HttpResponse JsonResponse(int status, std::string body) {
+  return {status, "application/json", std::move(body), {}};
+}
+
+int CodeForReason(std::string_view reason) {
+  if (reason == "Invalid") return 422;
+  if (reason == "Forbidden") return 403;
+  if (reason == "NotFound") return 404;
+  if (reason == "AlreadyExists" || reason == "Conflict") return 409;
+  return 400;
+}
+
+// "Warning: 299 - "text"" headers, as the apiserver sends warnings.
+void AddWarnings(HttpResponse& response, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) {
+    response.headers.emplace_back("Warning", "299 - " + field::GoQuote(w));
+  }
+}
+
+HttpResponse InternalResponse(const StoreError& e) { return InternalError(e.error.Message()).Response(); }
+
+std::optional<Node> ParseStored(const std::string& data) {
+  auto nodes = api::ParseJsonStream(data);
+  if (!nodes || nodes->size() != 1) return std::nullopt;
+  return std::move((*nodes)[0]);
+}
+
+api::FieldValidation ValidationMode(const HttpRequest& request) {
+  auto it = request.query.find("fieldValidation");
+  if (it == request.query.end()) return api::FieldValidation::kWarn;  // the server's default
+  if (it->second == "Strict") return api::FieldValidation::kStrict;
+  if (it->second == "Ignore") return api::FieldValidation::kIgnore;
+  return api::FieldValidation::kWarn;
+}
+
+}  // namespace
+
+RestHandler::RestHandler(ObjectStore& store, admission::ChainOptions options, Clock clock)
+    : store_(store), options_(std::move(options)), clock_(std::move(clock)) {
+  if (!clock_) {
+    clock_ = [] {
+      return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    };
+  }
+}
+
+std::string RestHandler::Now() const { return FormatApiTime(clock_()); }
+
+StoreResult<void> RestHandler::EnsureSystemNamespaces() {
+  for (std::string_view name : kSystemNamespaces) {
+    if (store_.Get({"namespaces", "", std::string(name)})) continue;
+    HttpRequest create;
+    create.method = "POST";
+    create.path = "/api/v1/namespaces";
+    create.headers["content-type"] = "application/json";
+    create.body = fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
+                              name);
+    HttpResponse r = Create(create, RequestInfo{"create", "namespaces", "", "", ""});
+    if (r.status != 201) {
+      StoreError e;
+      e.error = Error{"create namespace", {}, 0, std::string(name) + ": " + r.body, {}};
+      return std::unexpected(std::move(e));
+    }
+  }
+  return {};
+}
+
+std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
+  auto info = ParseRequestInfo(request);
+  if (!info) return std::nullopt;
+  const ServedResource* resource = FindServedResource(info->resource);
+  if (resource == nullptr) return PathNotFound().Response();
+  if (!info->subresource.empty() || !Implemented(info->resource, info->verb)) {
+    std::string what = info->resource + (info->subresource.empty() ? "" : "/" + info->subresource);
+    return MethodNotSupported(what, info->verb).Response();
+  }
+  // A namespaced resource named through a namespace only; /api/v1/configmaps lists them all.
+  if (resource->namespaced && info->namespace_.empty() && info->verb != "list") {
+    return PathNotFound().Response();
+  }
+  if (info->verb == "create") return Create(request, *info);
+  if (info->verb == "get") return Get(request, *info);
+  if (info->verb == "list") return List(request, *info);
+  return Delete(*info);
+}
+
+HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
+  const ServedResource& resource = *FindServedResource(info.resource);
+  auto type = request.headers.find("content-type");
+  const std::string content_type = type == request.headers.end() ? "" : type->second;
+  if (!content_type.starts_with("application/json") &&
+      !content_type.starts_with("application/yaml")) {
+    return UnsupportedMediaType({"application/json", "application/yaml"}).Response();
+  }
+  api::DecodeOptions decode;
+  decode.field_validation = ValidationMode(request);
+  decode.kinds = {std::string(resource.kind)};
+  std::vector<api::DecodeResult> stream;
+  // What the object's namespace holds that admission reads: the Namespace (Pod Security's
+  // labels) and its LimitRanges, ahead of the object as a stream of `admit` would have them.
+  if (resource.namespaced) {
+    auto ns = store_.Get({"namespaces", "", info.namespace_});
+    if (!ns) {
+      if (ns.error().kind == StoreError::Kind::kNotFound) {
+        return NotFound("namespaces", info.namespace_).Response();
+      }
+      return InternalResponse(ns.error());
+    }
+    auto add = [&](const std::string& kind, const std::string& data) {
+      if (auto tree = ParseStored(data)) {
+        stream.push_back(api::DecodeObject(api::Schema::Objects(), kind, std::move(*tree),
+                                           "store", 0, api::FieldValidation::kIgnore));
+      }
+    };
+    add("Namespace", ns->data);
+    auto ranges = store_.List("limitranges", info.namespace_, false);
+    if (!ranges) return InternalResponse(ranges.error());
+    for (const auto& lr : ranges->items) add("LimitRange", lr.data);
+  }
+  const std::size_t context = stream.size();
+  auto decoded = api::DecodeManifests("request", request.body, decode);
+  if (decoded.size() != 1) {
+    return BadRequest("the request body must hold exactly one object").Response();
+  }
+  if (auto* err = std::get_if<api::DecodeError>(&decoded[0])) {
+    return BadRequest(err->message).Response();
+  }
+  auto& object = std::get<api::DecodedObject>(decoded[0]);
+  // The URL's namespace is the object's (rest.BeforeCreate / EnsureObjectNamespaceMatchesRequest).
+  if (resource.namespaced) {
+    Node& meta = object.tree.Ensure("metadata");
+    const Node* given = meta.Find("namespace");
+    if (given && given->IsString() && !given->scalar.empty() && given->scalar != info.namespace_) {
+      return BadRequest(
+                 "the namespace of the provided object does not match the namespace sent on "
+                 "the request")
+          .Response();
+    }
+    meta.Set("namespace", Node::String(info.namespace_));
+  }
+  std::vector<std::string> decode_warnings = object.warnings;
+  stream.push_back(std::move(decoded[0]));
+  admission::ChainOptions options = options_;
+  options.username = request.user;  // Pod Security's exemptions are by user
+  std::vector<admission::Outcome> outcomes = admission::RunChain(std::move(stream), options);
+  if (outcomes.size() != context + 1) return BadRequest("admission produced no outcome").Response();
+  admission::Outcome& outcome = outcomes.back();
+  if (!outcome.admitted) {
+    ApiError e;
+    if (outcome.reason == "Invalid") {
+      // Invalid names the Kind and carries a cause per field: kubectl prints them.
+      e = Invalid(resource.kind, outcome.name, outcome.field_errors);
+    } else {
+      e.code = CodeForReason(outcome.reason);
+      e.reason = outcome.reason;
+      e.name = outcome.name;
+      e.kind = info.resource;
+    }
+    e.message = outcome.message;
+    HttpResponse r = e.Response();
+    AddWarnings(r, decode_warnings);
+    AddWarnings(r, outcome.warnings);
+    return r;
+  }
+  Node tree = std::move(outcome.object);
+  Node& meta = tree.Ensure("metadata");
+  const std::string name = meta.Find("name") ? meta.Find("name")->scalar : "";
+  meta.Set("uid", Node::String(kubelet::NewUuid()));
+  meta.Set("creationTimestamp", Node::String(Now()));
+  const std::string kind(resource.kind);
+  auto stored = store_.Create(
+      {info.resource, resource.namespaced ? info.namespace_ : "", name},
+      [&](std::int64_t rv) {
+        tree.Ensure("metadata").Set("resourceVersion", Node::String(std::to_string(rv)));
+        api::CanonicalizeOrder(tree, kind);
+        return api::EncodeJson(tree, 0);
+      });
+  if (!stored) {
+    if (stored.error().kind == StoreError::Kind::kAlreadyExists) {
+      return AlreadyExists(info.resource, name).Response();
+    }
+    return InternalResponse(stored.error());
+  }
+  HttpResponse r = JsonResponse(201, std::move(stored->data));
+  AddWarnings(r, decode_warnings);
+  AddWarnings(r, outcome.warnings);
+  return r;
+}
+
+HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& info) {
+  const ServedResource& resource = *FindServedResource(info.resource);
+  auto got = store_.Get({info.resource, resource.namespaced ? info.namespace_ : "", info.name});
+  if (!got) {
+    if (got.error().kind == StoreError::Kind::kNotFound) {
+      return NotFound(info.resource, info.name).Response();
+    }
+    return InternalResponse(got.error());
+  }
+  if (WantsTable(request)) {
+    auto tree = ParseStored(got->data);
+    if (!tree) return InternalError("a stored object does not parse").Response();
+    return JsonResponse(
+        200, api::EncodeJson(BuildTable(info.resource, {std::move(*tree)},
+                                        std::to_string(got->revision), clock_()),
+                             0));
+  }
+  return JsonResponse(200, std::move(got->data));
+}
+
+HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& info) {
+  const ServedResource& resource = *FindServedResource(info.resource);
+  for (const char* selector : {"labelSelector", "fieldSelector"}) {
+    auto it = request.query.find(selector);
+    if (it != request.query.end() && !it->second.empty()) {
+      // Never answer a narrower question with the whole collection.
+      return BadRequest(fmt::format("{} is not supported by this server yet", selector))
+          .Response();
+    }
+  }
+  auto listed = store_.List(info.resource, info.namespace_,
+                            !resource.namespaced || info.namespace_.empty());
+  if (!listed) return InternalResponse(listed.error());
+  const std::string rv = std::to_string(listed->revision);
+  if (WantsTable(request)) {
+    std::vector<Node> objects;
+    for (const auto& item : listed->items) {
+      if (auto tree = ParseStored(item.data)) objects.push_back(std::move(*tree));
+    }
+    return JsonResponse(200, api::EncodeJson(BuildTable(info.resource, objects, rv, clock_()), 0));
+  }
+  // The stored bytes go out as they are.
+  std::string body = fmt::format(
+      R"({{"kind":"{}List","apiVersion":"v1","metadata":{{"resourceVersion":"{}"}},"items":[)",
+      resource.kind, rv);
+  for (std::size_t i = 0; i < listed->items.size(); ++i) {
+    if (i > 0) body += ',';
+    body += listed->items[i].data;
+  }
+  body += "]}";
+  return JsonResponse(200, std::move(body));
+}
+
+HttpResponse RestHandler::Delete(const RequestInfo& info) {
+  const ServedResource& resource = *FindServedResource(info.resource);
+  const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
+  auto got = store_.Get(key);
+  if (!got) {
+    if (got.error().kind == StoreError::Kind::kNotFound) {
+      return NotFound(info.resource, info.name).Response();
+    }
+    return InternalResponse(got.error());
+  }
+  auto tree = ParseStored(got->data);
+  if (!tree) return InternalError("a stored object does not parse").Response();
+  std::string uid;
+  if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
+  auto deleted = store_.Delete(key, got->revision, [&](std::int64_t rv) {
+    tree->Ensure("metadata").Set("resourceVersion", Node::String(std::to_string(rv)));
+    return api::EncodeJson(*tree, 0);
+  });
+  if (!deleted) {
+    if (deleted.error().kind == StoreError::Kind::kNotFound) {
+      return NotFound(info.resource, info.name).Response();
+    }
+    if (deleted.error().kind == StoreError::Kind::kConflict) {
+      return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
+    }
+    return InternalResponse(deleted.error());
+  }
+  // What the apiserver answers for a resource deleted at once: a Status of Success.
+  Node status = Node::Object();
+  status.Set("kind", Node::String("Status"));
+  status.Set("apiVersion", Node::String("v1"));
+  status.Set("metadata", Node::Object());
+  status.Set("status", Node::String("Success"));
+  Node details = Node::Object();
+  details.Set("name", Node::String(info.name));
+  details.Set("kind", Node::String(info.resource));
+  details.Set("uid", Node::String(uid));
+  status.Set("details", std::move(details));
+  return JsonResponse(200, api::EncodeJson(status, 0));
+}
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,48 @@
+// The REST side of `podlimits serve`: objects created through the admission chain (exactly what
+// `podlimits admit` does), kept in the object store, read back as JSON or as kubectl's Table.
+//
+// Served so far (issue 12 goes on from here):
+//   namespaces                          create, get, list
+//   configmaps, secrets, limitranges    create, get, list, delete
+// Every other verb or resource answers the apiserver's 405 MethodNotAllowed (a served resource)
+// or 404 (an unknown one). Creating in a namespace that does not exist is the apiserver's
+// NamespaceLifecycle 404 (`namespaces "x" not found`); the stored object gets a uid, a
+// creationTimestamp and its resourceVersion, as kube-apiserver's create does.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "admission/chain.h"
+#include "apiserver/https_server.h"
+#include "apiserver/object_store.h"
+#include "apiserver/request_info.h"
+
+namespace podlimits::apiserver {
+
+class RestHandler {
+ public:
+  using Clock = std::function<std::chrono::sys_seconds()>;
+  RestHandler(ObjectStore& store, admission::ChainOptions options, Clock clock = {});
+
+  // The namespaces kube-apiserver makes at start (default, kube-system, kube-public,
+  // kube-node-lease), when missing.
+  StoreResult<void> EnsureSystemNamespaces();
+
+  // nullopt when `request` is not a resource request (its path is not /api/v1/...).
+  std::optional<HttpResponse> Handle(const HttpRequest& request);
+
+ private:
+  HttpResponse Create(const HttpRequest& request, const RequestInfo& info);
+  HttpResponse Get(const HttpRequest& request, const RequestInfo& info);
+  HttpResponse List(const HttpRequest& request, const RequestInfo& info);
+  HttpResponse Delete(const RequestInfo& info);
+  std::string Now() const;
+
+  ObjectStore& store_;
+  admission::ChainOptions options_;
+  Clock clock_;
+};
+
+}  // namespace podlimits::apiserver
