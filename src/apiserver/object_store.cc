@@ -48,7 +48,7 @@ StoreError Of(StoreError::Kind kind, std::string message, std::int64_t revision 
 // A prepared statement, finalized on scope exit.
 class Statement {
  public:
-  Statement(sqlite3* db, std::string_view sql) : db_(db) {
+  Statement(sqlite3* db, std::string_view sql) {
     rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
   }
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -83,7 +83,6 @@ class Statement {
   std::int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
