@@ -10,6 +10,7 @@
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/human_duration.h"
+#include "apiserver/selectors.h"
 #include "apiserver/served_resources.h"
 #include "apiserver/table.h"
 #include "kubelet/pod_plan.h"
@@ -247,18 +248,28 @@ HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& inf
 
 HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.resource);
-  for (const char* selector : {"labelSelector", "fieldSelector"}) {
-    auto it = request.query.find(selector);
-    if (it != request.query.end() && !it->second.empty()) {
-      // Never answer a narrower question with the whole collection.
-      return BadRequest(fmt::format("{} is not supported by this server yet", selector))
-          .Response();
-    }
-  }
+  auto query = [&](const char* key) {
+    auto it = request.query.find(key);
+    return it == request.query.end() ? std::string() : it->second;
+  };
+  auto labels = ParseLabelSelector(query("labelSelector"));
+  if (!labels) return BadRequest(labels.error()).Response();
+  auto fields = ParseFieldSelector(query("fieldSelector"), info.resource);
+  if (!fields) return BadRequest(fields.error()).Response();
+  const bool selecting = !labels->requirements.empty() || !fields->requirements.empty();
   auto listed = store_.List(info.resource, info.namespace_,
                             !resource.namespaced || info.namespace_.empty());
   if (!listed) return InternalResponse(listed.error());
   const std::string rv = std::to_string(listed->revision);
+  if (selecting) {
+    std::erase_if(listed->items, [&](const StoredObject& item) {
+      auto tree = ParseStored(item.data);
+      if (!tree) return true;
+      const Node fields_of = SelectableFields(info.resource, *tree);
+      return !labels->Matches(tree->FindPath({"metadata", "labels"})) ||
+             !fields->Matches(&fields_of);
+    });
+  }
   if (WantsTable(request)) {
     std::vector<Node> objects;
     for (const auto& item : listed->items) {

@@ -4,6 +4,7 @@
 // Served so far (issue 12 goes on from here):
 //   namespaces                          create, get, list
 //   configmaps, secrets, limitranges    create, get, list, delete
+// Lists take label and field selectors (selectors.h).
 // Every other verb or resource answers the apiserver's 405 MethodNotAllowed (a served resource)
 // or 404 (an unknown one). Creating in a namespace that does not exist is the apiserver's
 // NamespaceLifecycle 404 (`namespaces "x" not found`); the stored object gets a uid, a

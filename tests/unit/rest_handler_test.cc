@@ -118,15 +118,46 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
 
   auto selector = Call("GET", "/api/v1/namespaces/default/configmaps");
   EXPECT_EQ(selector.status, 200);
-  HttpRequest labelled;
-  labelled.method = "GET";
-  labelled.path = "/api/v1/namespaces/default/configmaps";
-  labelled.query["labelSelector"] = "app=web";
-  EXPECT_EQ(rest_->Handle(labelled)->status, 400);
+  HttpRequest unknown_field;
+  unknown_field.method = "GET";
+  unknown_field.path = "/api/v1/namespaces/default/configmaps";
+  unknown_field.query["fieldSelector"] = "spec.nodeName=a";
+  auto refused = rest_->Handle(unknown_field);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_THAT(refused->body, HasSubstr("field label not supported: spec.nodeName"));
 
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods").status, 405);
   EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default").status, 405);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/widgets").status, 404);
+}
+
+TEST_F(RestHandlerTest, ListsBySelector) {
+  for (const char* cm :
+       {R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"app":"web","tier":"front"}}})",
+        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","labels":{"app":"db"}}})",
+        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}})"}) {
+    ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/configmaps", cm).status, 201);
+  }
+  auto names = [&](std::map<std::string, std::string> query) {
+    HttpRequest r;
+    r.method = "GET";
+    r.path = "/api/v1/namespaces/default/configmaps";
+    r.query = std::move(query);
+    r.headers["accept"] = std::string(kTableAccept);
+    std::string body = rest_->Handle(r)->body, out;
+    for (const char* n : {"\"a\"", "\"b\"", "\"c\""}) {
+      if (body.find(std::string("\"cells\":[") + n) != std::string::npos) out += n[1];
+    }
+    return out;
+  };
+  EXPECT_EQ(names({}), "abc");
+  EXPECT_EQ(names({{"labelSelector", "app=web"}}), "a");
+  EXPECT_EQ(names({{"labelSelector", "app"}}), "ab");
+  EXPECT_EQ(names({{"labelSelector", "!app"}}), "c");
+  EXPECT_EQ(names({{"labelSelector", "app!=web"}}), "bc");
+  EXPECT_EQ(names({{"labelSelector", "app in (web, db),tier notin (back)"}}), "ab");
+  EXPECT_EQ(names({{"fieldSelector", "metadata.name=b"}}), "b");
+  EXPECT_EQ(names({{"fieldSelector", "metadata.name!=b"}, {"labelSelector", "app"}}), "a");
 }
 
 TEST_F(RestHandlerTest, NamespacesAndTheirAdmission) {

@@ -1,0 +1,39 @@
+// Label and field selectors of list and watch requests, as apimachinery parses and matches them.
+//
+//   labelSelector  key, !key, key=value, key==value, key!=value, key in (a,b), key notin (a,b),
+//                  joined by ','
+//   fieldSelector  field=value, field==value, field!=value, joined by ','; the fields are the
+//                  resource's (metadata.name and metadata.namespace for every one, type for
+//                  secrets), anything else is the apiserver's "field label not supported"
+#pragma once
+
+#include <expected>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/node.h"
+
+namespace podlimits::apiserver {
+
+struct Requirement {
+  enum class Op { kExists, kNotExists, kEquals, kNotEquals, kIn, kNotIn };
+  std::string key;
+  Op op = Op::kExists;
+  std::vector<std::string> values;
+};
+
+struct Selector {
+  std::vector<Requirement> requirements;  // all must hold; none: everything
+  bool Matches(const api::Node* labels_or_fields) const;  // an object of string values
+};
+
+// The error is the Status message of the apiserver's 400.
+std::expected<Selector, std::string> ParseLabelSelector(std::string_view text);
+std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
+                                                        std::string_view resource);
+
+// The fields a field selector of `resource` reads from `object`, as an object of strings.
+api::Node SelectableFields(std::string_view resource, const api::Node& object);
+
+}  // namespace podlimits::apiserver
