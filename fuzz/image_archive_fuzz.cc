@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fuzz_scratch.h"
 #include "image/store.h"
 
 namespace fs = std::filesystem;
@@ -17,23 +18,9 @@ using namespace podlimits;
 
 namespace {
 
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string t = (fs::temp_directory_path() / "podlimits-archive-fuzz-XXXXXX").string();
-    if (mkdtemp(t.data()) == nullptr) std::abort();
-    path = t;
-    std::ofstream(path / "canary") << "canary";
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-const fs::path& Scratch() {
-  static const ScratchDir dir;
-  return dir.path;
+const podlimits::fuzz::ScratchDir& Scratch() {
+  static const podlimits::fuzz::ScratchDir dir("podlimits-archive-fuzz");
+  return dir;
 }
 
 // Names in `dir`, for the before/after comparison.
@@ -47,7 +34,7 @@ std::size_t Entries(const fs::path& dir) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const fs::path& scratch = Scratch();
+  const fs::path& scratch = Scratch().path();
   const fs::path archive = scratch / "image.tar";
   const fs::path root = scratch / "store";
   {
@@ -67,10 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Nothing beside what the fuzzer itself made: the canary, the archive, the store.
   if (Entries(scratch) != 3 && !(Entries(scratch) == 2 && !fs::exists(root))) std::abort();
-  std::ifstream canary(scratch / "canary");
-  std::string text;
-  canary >> text;
-  if (text != "canary") std::abort();
+  if (!Scratch().CanaryIntact()) std::abort();
   fs::remove_all(root, ec);
   return 0;
 }

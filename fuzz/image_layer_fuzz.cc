@@ -12,6 +12,7 @@
 #include <fstream>
 #include <span>
 
+#include "fuzz_scratch.h"
 #include "image/layer.h"
 
 namespace fs = std::filesystem;
@@ -35,44 +36,26 @@ class BytesReader : public image::BlobReader {
   std::size_t at_ = 0;
 };
 
-// The scratch directory, removed when the fuzzer exits.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string t = (fs::temp_directory_path() / "podlimits-layer-fuzz-XXXXXX").string();
-    if (mkdtemp(t.data()) == nullptr) std::abort();
-    path = t;
-    std::ofstream(path / "canary") << "canary";
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-const fs::path& Scratch() {
-  static const ScratchDir dir;
-  return dir.path;
+const podlimits::fuzz::ScratchDir& Scratch() {
+  static const podlimits::fuzz::ScratchDir dir("podlimits-layer-fuzz");
+  return dir;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const fs::path rootfs = Scratch() / "rootfs";
+  const fs::path rootfs = Scratch().path() / "rootfs";
   std::error_code ec;
   fs::remove_all(rootfs, ec);
   fs::create_directories(rootfs);
   BytesReader reader(data, size);
   (void)image::ApplyLayer(reader, rootfs, "fuzz");
   // Nothing but the rootfs and the canary beside it, and the canary as it was.
-  for (const auto& entry : fs::directory_iterator(Scratch())) {
+  for (const auto& entry : fs::directory_iterator(Scratch().path())) {
     const auto name = entry.path().filename();
     if (name != "rootfs" && name != "canary") std::abort();
   }
-  std::ifstream canary(Scratch() / "canary");
-  std::string text;
-  canary >> text;
-  if (text != "canary") std::abort();
+  if (!Scratch().CanaryIntact()) std::abort();
   fs::permissions(rootfs, fs::perms::owner_all, fs::perm_options::add, ec);
   return 0;
 }
