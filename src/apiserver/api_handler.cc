@@ -3,6 +3,7 @@
 #include "api/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/discovery.h"
+#include "apiserver/openapi.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -43,6 +44,7 @@ HttpResponse HandleApiRequest(const HttpRequest& request, RestHandler* rest) {
     if (request.path == "/livez") return Health(request, "livez");
     if (request.path == "/readyz") return Health(request, "readyz");
     if (auto d = Discovery(request)) return std::move(*d);
+    if (auto o = OpenApi(request)) return std::move(*o);
   }
   return PathNotFound().Response();
 }

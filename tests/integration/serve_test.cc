@@ -23,7 +23,8 @@ TEST(ServeTest, KubectlTalksToIt) {
   TempDir dir("podlimits-serve");
   const std::string listen = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   const std::string kubeconfig = (dir / "node/kubeconfig").string();
-  CommandResult version, health, anonymous, second, resources, created, listed, invalid, deleted;
+  CommandResult version, health, anonymous, second, resources, created, listed, invalid, deleted,
+      unknown;
   RunOptions options;
   options.interrupt_on = "listening on";
   options.signal = SIGTERM;
@@ -32,20 +33,21 @@ TEST(ServeTest, KubectlTalksToIt) {
     version = RunCommand({kubectl, "--kubeconfig", kubeconfig, "version", "-o", "json"});
     health = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz"});
     resources = RunCommand({kubectl, "--kubeconfig", kubeconfig, "api-resources"});
-    // --validate=false until serve publishes OpenAPI (kubectl's strict validation reads it).
+    // kubectl's default --validate=strict: it finds fieldValidation in serve's OpenAPI and
+    // leaves the strict decoding to the server.
     RunOptions stdin_yaml;
     stdin_yaml.stdin_text =
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n---\napiVersion: v1\n"
         "kind: ConfigMap\nmetadata: {name: app, namespace: team}\ndata: {a: \"1\", b: \"2\"}\n";
-    created = RunCommand({kubectl, "--kubeconfig", kubeconfig, "create", "--validate=false", "-f",
-                          "-"},
-                         stdin_yaml);
+    created = RunCommand({kubectl, "--kubeconfig", kubeconfig, "create", "-f", "-"}, stdin_yaml);
     listed = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "configmaps", "-n", "team"});
     RunOptions bad_yaml;
     bad_yaml.stdin_text =
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {\"bad key\": x}\n";
-    invalid = RunCommand(
-        {kubectl, "--kubeconfig", kubeconfig, "create", "--validate=false", "-f", "-"}, bad_yaml);
+    invalid = RunCommand({kubectl, "--kubeconfig", kubeconfig, "create", "-f", "-"}, bad_yaml);
+    RunOptions unknown_yaml;
+    unknown_yaml.stdin_text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: u}\nfoo: 1\n";
+    unknown = RunCommand({kubectl, "--kubeconfig", kubeconfig, "create", "-f", "-"}, unknown_yaml);
     deleted = RunCommand({kubectl, "--kubeconfig", kubeconfig, "delete", "configmap", "app", "-n",
                           "team"});
     // Without credentials (kubectl would prompt for a password here, as against any apiserver).
@@ -88,6 +90,11 @@ TEST(ServeTest, KubectlTalksToIt) {
             "config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
             "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
             "'[-._a-zA-Z0-9]+')\n");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err,
+            "Error from server (BadRequest): error when creating \"STDIN\": ConfigMap in version "
+            "\"v1\" cannot be handled as a ConfigMap: strict decoding error: unknown field "
+            "\"foo\"\n");
   EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
   EXPECT_EQ(deleted.out, "configmap \"app\" deleted\n");
   EXPECT_EQ(second.exit_code, 3) << second.err;
