@@ -18,6 +18,7 @@
 
 #include "base/base64.h"
 #include "base/fs.h"
+#include "cri/oci_process.h"
 
 namespace podlimits::apiserver {
 
@@ -142,38 +143,6 @@ Result<Cert> Issue(const CertRequest& req, EVP_PKEY* key, X509* issuer, EVP_PKEY
   return cert;
 }
 
-// Writes `content` with `mode`, refusing to follow a symlink or to reuse another file.
-Result<void> WriteNew(const fs::path& path, const std::string& content, mode_t mode) {
-  const fs::path tmp = path.string() + ".tmp";
-  unlink(tmp.c_str());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0) return SystemError("create", tmp, errno);
-  std::string_view rest = content;
-  while (!rest.empty()) {
-    ssize_t n = write(fd, rest.data(), rest.size());
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      return SystemError("write", tmp, e);
-    }
-    rest.remove_prefix(static_cast<std::size_t>(n));
-  }
-  if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
-    int e = errno;
-    close(fd);
-    unlink(tmp.c_str());
-    return SystemError("sync", tmp, e);
-  }
-  close(fd);
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    unlink(tmp.c_str());
-    return SystemError("rename", path, e);
-  }
-  return {};
-}
-
 Result<Key> ReadKey(const fs::path& path) {
   auto text = ReadSmallFile(path, 64 * 1024);
   if (!text) return std::unexpected(text.error());
@@ -190,12 +159,6 @@ Result<Cert> ReadCert(const fs::path& path) {
   Cert cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
   if (!cert) return Failure("read certificate", path, OpenSslError());
   return cert;
-}
-
-std::string HostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "";
-  return buf;
 }
 
 }  // namespace
@@ -277,7 +240,7 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
   if (!ca) return std::unexpected(ca.error());
 
   std::string sans = "DNS:localhost";
-  const std::string host = HostName();
+  const std::string host = cri::HostName();
   if (!host.empty() && host != "localhost") sans += ",DNS:" + host;
   for (const auto& d : options.dns_names) sans += ",DNS:" + d;
   sans += ",IP:127.0.0.1,IP:::1";
@@ -310,7 +273,7 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
   };
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& [path, content, mode] = files[i];
-    if (auto w = WriteNew(path, content, mode); !w) {
+    if (auto w = WriteFileAtomically(path, content, mode); !w) {
       // All or nothing: a half-written set would refuse the next start.
       for (std::size_t j = 0; j < i; ++j) unlink(std::get<0>(files[j]).c_str());
       return std::unexpected(w.error());

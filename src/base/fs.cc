@@ -187,12 +187,18 @@ Result<std::string> ReadSmallFile(const std::filesystem::path& path, std::size_t
 namespace {
 
 Result<void> WriteThenRename(const std::filesystem::path& path, std::string_view content,
-                             bool sync) {
+                             bool sync, mode_t mode) {
   std::filesystem::path tmp = path;
   tmp += fmt::format(".tmp-{}", getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return SystemError("open", tmp.string(), errno);
   UniqueFd file(fd);
+  // The mode exactly, whatever the umask, before any content is in the file.
+  if (fchmod(file.get(), mode) != 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return SystemError("chmod", tmp.string(), err);
+  }
   std::size_t done = 0;
   while (done < content.size()) {
     ssize_t n = write(file.get(), content.data() + done, content.size() - done);
@@ -219,12 +225,13 @@ Result<void> WriteThenRename(const std::filesystem::path& path, std::string_view
 
 }  // namespace
 
-Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view content) {
-  return WriteThenRename(path, content, /*sync=*/true);
+Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view content,
+                                 mode_t mode) {
+  return WriteThenRename(path, content, /*sync=*/true, mode);
 }
 
 Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content) {
-  return WriteThenRename(path, content, /*sync=*/false);
+  return WriteThenRename(path, content, /*sync=*/false, 0644);
 }
 
 }  // namespace podlimits

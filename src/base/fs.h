@@ -63,8 +63,10 @@ Result<std::string> ReadSmallFile(const std::filesystem::path& path, std::size_t
 
 // Replaces `path` with `content` so that readers see the old or the new file, never a part:
 // write a temporary sibling, fsync it, rename it over the target. For what must outlive a
-// power cut (the image store's metadata and tags).
-Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
+// power cut (the image store's metadata and tags, the node's keys). The file gets exactly
+// `mode`, before it holds anything.
+Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_view content,
+                                 mode_t mode = 0644);
 
 // The same without the fsync: readers still never see a part, but a power cut may lose the
 // file. For records about running pods, which a reboot makes meaningless anyway (their

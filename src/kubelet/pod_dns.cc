@@ -1,6 +1,7 @@
 #include "kubelet/pod_dns.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -60,15 +61,6 @@ std::vector<std::string> MergeOptions(const std::vector<std::string>& existing,
   return out;
 }
 
-std::string Join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += sep;
-    out += v[i];
-  }
-  return out;
-}
-
 // formDNSSearchFitsLimits.
 std::vector<std::string> FitSearches(std::vector<std::string> searches, std::vector<Event>& events) {
   bool exceeded = false;
@@ -94,7 +86,7 @@ std::vector<std::string> FitSearches(std::vector<std::string> searches, std::vec
     events.push_back({EventType::kWarning, "DNSConfigForming",
                       "Search Line limits were exceeded, some search paths have been omitted, "
                       "the applied search line is: " +
-                          Join(searches, " ")});
+                          fmt::format("{}", fmt::join(searches, " "))});
   }
   return searches;
 }
@@ -106,7 +98,7 @@ std::vector<std::string> FitNameservers(std::vector<std::string> servers,
     events.push_back({EventType::kWarning, "DNSConfigForming",
                       "Nameserver limits were exceeded, some nameservers have been omitted, the "
                       "applied nameserver line is: " +
-                          Join(servers, " ")});
+                          fmt::format("{}", fmt::join(servers, " "))});
   }
   return servers;
 }
@@ -195,11 +187,11 @@ Result<PodDns> MakePodDns(const DnsSettings& settings, const api::Pod& pod,
 
 std::string ResolvConfContent(const DnsConfig& config) {
   std::string out;
-  if (!config.searches.empty()) out += "search " + Join(config.searches, " ") + "\n";
+  if (!config.searches.empty()) out += fmt::format("search {}\n", fmt::join(config.searches, " "));
   if (!config.servers.empty()) {
-    out += "nameserver " + Join(config.servers, "\nnameserver ") + "\n";
+    out += fmt::format("nameserver {}\n", fmt::join(config.servers, "\nnameserver "));
   }
-  if (!config.options.empty()) out += "options " + Join(config.options, " ") + "\n";
+  if (!config.options.empty()) out += fmt::format("options {}\n", fmt::join(config.options, " "));
   return out;
 }
 
