@@ -309,8 +309,10 @@ const std::vector<RawRule>& RawRules() {
        "FallbackToLogsOnError: the last 80 lines (2048 bytes) of output when the file is empty "
        "and the container failed",
        {"File", "FallbackToLogsOnError"}},
-      {"<c>.stdin", kNoNodeMeaning, "nothing attaches: stdin is /dev/null"},
-      {"<c>.stdinOnce", kNoNodeMeaning, "nothing attaches: stdin is /dev/null"},
+      {"<c>.stdin", kNoNodeMeaning,
+       "nothing attaches to the input: /dev/null, or with tty the terminal"},
+      {"<c>.stdinOnce", kNoNodeMeaning,
+       "nothing attaches to the input: /dev/null, or with tty the terminal"},
       {"<c>.tty", kApplied,
        "a terminal (the runtime's console socket): stdout and stderr are its output, as one "
        "stream"},
