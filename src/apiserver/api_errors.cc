@@ -38,6 +38,10 @@ std::string CauseReason(field::ErrorType type) {
 }  // namespace
 
 HttpResponse ApiError::Response() const {
+  return {code, "application/json", api::EncodeJson(Status(), 0), {}};
+}
+
+api::Node ApiError::Status() const {
   api::Node status = api::Node::Object();
   status.Set("kind", api::Node::String("Status"));
   status.Set("apiVersion", api::Node::String("v1"));
@@ -63,7 +67,7 @@ HttpResponse ApiError::Response() const {
     status.Set("details", std::move(details));
   }
   status.Set("code", api::Node::Int(code));
-  return {code, "application/json", api::EncodeJson(status, 0), {}};
+  return status;
 }
 
 ApiError NotFound(std::string_view resource, std::string_view name) {

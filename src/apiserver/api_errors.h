@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/field.h"
+#include "api/node.h"
 #include "apiserver/https_server.h"
 
 namespace podlimits::apiserver {
@@ -28,6 +29,7 @@ struct ApiError {
   std::vector<StatusCause> causes;
 
   HttpResponse Response() const;  // the Status object as the response body
+  api::Node Status() const;       // the Status object (a watch's ERROR event carries it)
 };
 
 // `pods "web" not found`

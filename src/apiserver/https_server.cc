@@ -6,6 +6,8 @@
 #include <openssl/x509.h>
 #include <sys/socket.h>
 
+#include <cerrno>
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -74,6 +76,42 @@ bool TokenMatches(std::string_view header, const std::string& token) {
   return given.size() == token.size() && CRYPTO_memcmp(given.data(), token.data(), token.size()) == 0;
 }
 
+// A chunked response body over the connection's TLS stream.
+class ChunkedStream : public ResponseStream {
+ public:
+  ChunkedStream(beast::ssl_stream<tcp::socket>& stream, const std::atomic<bool>& stopping)
+      : stream_(stream), stopping_(stopping) {}
+  bool Write(std::string_view chunk) override {
+    if (failed_ || stopping_) return false;
+    if (chunk.empty()) return true;  // an empty chunk would end the body
+    beast::error_code ec;
+    asio::write(stream_, http::make_chunk(asio::const_buffer(chunk.data(), chunk.size())), ec);
+    failed_ = static_cast<bool>(ec);
+    return !failed_;
+  }
+  bool Closed() override {
+    if (failed_ || stopping_) return true;
+    // The client sends nothing while it reads a streamed body: anything readable on the socket
+    // (its close_notify, or end of stream) means it is gone.
+    char byte;
+    const ssize_t n = ::recv(stream_.next_layer().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) || n > 0) {
+      failed_ = true;
+    }
+    return failed_;
+  }
+  void Finish() {
+    if (failed_) return;
+    beast::error_code ec;
+    asio::write(stream_, http::make_chunk_last(), ec);
+  }
+
+ private:
+  beast::ssl_stream<tcp::socket>& stream_;
+  const std::atomic<bool>& stopping_;
+  bool failed_ = false;
+};
+
 }  // namespace
 
 struct HttpsServer::Impl {
@@ -95,7 +133,25 @@ struct HttpsServer::Impl {
   void Serve(tcp::socket socket);
   void Converse(tcp::socket socket);
   HttpResponse Authenticate(HttpRequest& request, SSL* ssl, bool& ok) const;
+  void StreamResponse(beast::ssl_stream<tcp::socket>& stream, HttpResponse& response);
 };
+
+void HttpsServer::Impl::StreamResponse(beast::ssl_stream<tcp::socket>& stream,
+                                       HttpResponse& response) {
+  http::response<http::empty_body> res{static_cast<http::status>(response.status), 11};
+  res.set(http::field::content_type, response.content_type);
+  res.set("Cache-Control", "no-cache, private");
+  for (const auto& [k, v] : response.headers) res.set(k, v);
+  res.keep_alive(false);
+  res.chunked(true);
+  http::response_serializer<http::empty_body> header(res);
+  beast::error_code ec;
+  http::write_header(stream, header, ec);
+  if (ec) return;
+  ChunkedStream body(stream, stopping);
+  response.stream(body);
+  body.Finish();
+}
 
 HttpResponse HttpsServer::Impl::Authenticate(HttpRequest& request, SSL* ssl, bool& ok) const {
   ok = PeerIdentity(ssl, request.user, request.groups);
@@ -183,6 +239,10 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
       bool authenticated = false;
       response = Authenticate(request, stream.native_handle(), authenticated);
       if (authenticated) response = handler(request);
+    }
+    if (response.stream) {
+      StreamResponse(stream, response);
+      break;
     }
     http::response<http::string_body> res{static_cast<http::status>(response.status), 11};
     res.set(http::field::content_type, response.content_type);

@@ -42,11 +42,34 @@ struct HttpRequest {
   std::vector<std::string> groups;  // its groups
 };
 
+// The body of a response whose length is not known up front (a watch, `kubectl logs -f`): sent
+// with chunked transfer encoding, one chunk per Write, flushed at once.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  // False once the client is gone or the server stops: the writer should return.
+  virtual bool Write(std::string_view chunk) = 0;
+  // True once the client closed its side or the server stops; a writer that waits for
+  // something to send checks it between waits.
+  virtual bool Closed() = 0;
+};
+
 struct HttpResponse {
+  HttpResponse() = default;
+  HttpResponse(int status, std::string content_type, std::string body,
+               std::vector<std::pair<std::string, std::string>> headers = {})
+      : status(status),
+        content_type(std::move(content_type)),
+        body(std::move(body)),
+        headers(std::move(headers)) {}
+
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // Set: the body is streamed by this function (`body` is ignored) and the connection closes
+  // when it returns.
+  std::function<void(ResponseStream&)> stream;
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;

@@ -242,7 +242,24 @@ StoreResult<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t 
     if (s.Step() != SQLITE_DONE) return std::unexpected(Internal(db_, "write " + Describe(key)));
   }
   if (!tx.Commit()) return std::unexpected(Internal(db_, "commit"));
+  {
+    std::lock_guard changed(changed_mu_);
+    committed_ = out.revision;
+  }
+  changed_.notify_all();
   return out;
+}
+
+std::int64_t ObjectStore::WaitForChange(std::int64_t revision, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(changed_mu_);
+  if (committed_ < 0) {
+    lock.unlock();
+    const std::int64_t now = Revision().value_or(0);
+    lock.lock();
+    committed_ = std::max(committed_, now);
+  }
+  changed_.wait_for(lock, timeout, [&] { return committed_ > revision; });
+  return committed_;
 }
 
 StoreResult<StoredObject> ObjectStore::Create(const ObjectKey& key, const Render& render) {

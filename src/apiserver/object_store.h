@@ -18,6 +18,8 @@
 // a power cut may lose the last commits (synchronous=FULL would fsync each one).
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <expected>
 #include <filesystem>
@@ -115,6 +117,11 @@ class ObjectStore {
   // one then get kGone.
   StoreResult<void> Compact(std::int64_t keep);
 
+  // Blocks until a write after `revision` has committed or `timeout` passed; returns the newest
+  // committed revision. What watches and the node's pod workers wait on between reads of
+  // ChangesSince.
+  std::int64_t WaitForChange(std::int64_t revision, std::chrono::milliseconds timeout);
+
  private:
   explicit ObjectStore(sqlite3* db) : db_(db) {}
   StoreResult<StoredObject> Write(const ObjectKey& key, std::int64_t expected_revision,
@@ -122,6 +129,10 @@ class ObjectStore {
 
   sqlite3* db_;
   std::mutex mu_;  // one connection, one writer at a time
+
+  std::mutex changed_mu_;
+  std::condition_variable changed_;
+  std::int64_t committed_ = -1;  // the newest committed revision; -1 until first read
 };
 
 }  // namespace podlimits::apiserver

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "api/decode.h"
 #include "api/defaults.h"
@@ -10,9 +11,13 @@
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/human_duration.h"
+#include "apiserver/pod_deletion.h"
+#include "apiserver/pod_log_handler.h"
 #include "apiserver/selectors.h"
 #include "apiserver/served_resources.h"
+#include "apiserver/stored_object.h"
 #include "apiserver/table.h"
+#include "apiserver/watch_handler.h"
 #include "kubelet/pod_plan.h"
 
 namespace podlimits::apiserver {
@@ -24,8 +29,10 @@ constexpr std::string_view kSystemNamespaces[] = {"default", "kube-node-lease", 
                                                   "kube-system"};
 
 bool Implemented(std::string_view resource, std::string_view verb) {
+  if (verb == "watch") return true;
   if (resource == "namespaces") return verb == "create" || verb == "get" || verb == "list";
-  if (resource == "configmaps" || resource == "secrets" || resource == "limitranges") {
+  if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
+      resource == "pods" || resource == "events") {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
   }
   return false;
@@ -58,11 +65,7 @@ void AddWarnings(HttpResponse& response, const std::vector<std::string>& warning
 
 HttpResponse InternalResponse(const StoreError& e) { return InternalError(e.error.Message()).Response(); }
 
-std::optional<Node> ParseStored(const std::string& data) {
-  auto nodes = api::ParseJsonStream(data);
-  if (!nodes || nodes->size() != 1) return std::nullopt;
-  return std::move((*nodes)[0]);
-}
+std::optional<Node> ParseStored(const std::string& data) { return ParseStoredObject(data); }
 
 api::FieldValidation ValidationMode(const HttpRequest& request) {
   auto it = request.query.find("fieldValidation");
@@ -109,6 +112,15 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   if (!info) return std::nullopt;
   const ServedResource* resource = FindServedResource(info->resource);
   if (resource == nullptr) return PathNotFound().Response();
+  if (info->resource == "pods" && info->subresource == "log" && info->verb == "get" &&
+      logs_ != nullptr && !info->namespace_.empty()) {
+    return ServePodLog(store_, *logs_, request, {"pods", info->namespace_, info->name});
+  }
+  if (info->resource == "pods" && info->subresource == "status" && info->verb == "get") {
+    RequestInfo plain = *info;
+    plain.subresource.clear();
+    return Get(request, plain);
+  }
   if (!info->subresource.empty() || !Implemented(info->resource, info->verb)) {
     std::string what = info->resource + (info->subresource.empty() ? "" : "/" + info->subresource);
     return MethodNotSupported(what, info->verb).Response();
@@ -120,7 +132,8 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   if (info->verb == "create") return Create(request, *info);
   if (info->verb == "get") return Get(request, *info);
   if (info->verb == "list") return List(request, *info);
-  return Delete(*info);
+  if (info->verb == "watch") return Watch(request, *info);
+  return Delete(request, *info);
 }
 
 HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
@@ -209,11 +222,7 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
   const std::string kind(resource.kind);
   auto stored = store_.Create(
       {info.resource, resource.namespaced ? info.namespace_ : "", name},
-      [&](std::int64_t rv) {
-        tree.Ensure("metadata").Set("resourceVersion", Node::String(std::to_string(rv)));
-        api::CanonicalizeOrder(tree, kind);
-        return api::EncodeJson(tree, 0);
-      });
+      [&](std::int64_t rv) { return RenderStoredObject(tree, kind, rv); });
   if (!stored) {
     if (stored.error().kind == StoreError::Kind::kAlreadyExists) {
       return AlreadyExists(info.resource, name).Response();
@@ -289,45 +298,135 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
   return JsonResponse(200, std::move(body));
 }
 
-HttpResponse RestHandler::Delete(const RequestInfo& info) {
+HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& info) {
+  const ServedResource& resource = *FindServedResource(info.resource);
+  auto query = [&](const char* key) {
+    auto it = request.query.find(key);
+    return it == request.query.end() ? std::string() : it->second;
+  };
+  WatchRequest watch;
+  watch.resource = info.resource;
+  watch.namespace_ = resource.namespaced ? info.namespace_ : "";
+  watch.all_namespaces = !resource.namespaced || info.namespace_.empty();
+  watch.table = WantsTable(request);
+  auto labels = ParseLabelSelector(query("labelSelector"));
+  if (!labels) return BadRequest(labels.error()).Response();
+  watch.labels = std::move(*labels);
+  std::string field_selector = query("fieldSelector");
+  if (!info.name.empty()) {
+    // A watch of one object is a watch of its name (upstream's rewrite of GET name?watch).
+    field_selector = "metadata.name=" + info.name +
+                     (field_selector.empty() ? "" : "," + field_selector);
+  }
+  auto fields = ParseFieldSelector(field_selector, info.resource);
+  if (!fields) return BadRequest(fields.error()).Response();
+  watch.fields = std::move(*fields);
+  const std::string rv = query("resourceVersion");
+  if (!rv.empty() && rv != "0") {
+    std::int64_t from = 0;
+    auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), from);
+    if (ec != std::errc() || end != rv.data() + rv.size() || from < 0) {
+      return BadRequest(fmt::format("resourceVersion: Invalid value: {}: must be a decimal "
+                                    "number",
+                                    field::GoQuote(rv)))
+          .Response();
+    }
+    watch.from = from;
+  }
+  if (const std::string t = query("timeoutSeconds"); !t.empty()) {
+    std::int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), seconds);
+    if (ec != std::errc() || end != t.data() + t.size() || seconds < 0) {
+      return BadRequest(fmt::format("timeoutSeconds: Invalid value: {}", field::GoQuote(t)))
+          .Response();
+    }
+    if (seconds > 0) watch.timeout = std::min(watch.timeout, std::chrono::seconds(seconds));
+  }
+  return ServeWatch(store_, std::move(watch), clock_);
+}
+
+HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
-  auto got = store_.Get(key);
-  if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) {
-      return NotFound(info.resource, info.name).Response();
-    }
-    return InternalResponse(got.error());
+  std::optional<std::string> grace_query;
+  if (auto it = request.query.find("gracePeriodSeconds"); it != request.query.end()) {
+    grace_query = it->second;
   }
-  auto tree = ParseStored(got->data);
-  if (!tree) return InternalError("a stored object does not parse").Response();
-  std::string uid;
-  if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
-  auto deleted = store_.Delete(key, got->revision, [&](std::int64_t rv) {
-    tree->Ensure("metadata").Set("resourceVersion", Node::String(std::to_string(rv)));
-    return api::EncodeJson(*tree, 0);
-  });
-  if (!deleted) {
-    if (deleted.error().kind == StoreError::Kind::kNotFound) {
-      return NotFound(info.resource, info.name).Response();
+  auto options = ParseDeleteOptions(request.body, grace_query);
+  if (!options) return BadRequest(options.error()).Response();
+  // Retried when the object changes between the read and the write (the node publishing a
+  // pod's status meanwhile), as the apiserver's GuaranteedUpdate retries.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto got = store_.Get(key);
+    if (!got) {
+      if (got.error().kind == StoreError::Kind::kNotFound) {
+        return NotFound(info.resource, info.name).Response();
+      }
+      return InternalResponse(got.error());
     }
-    if (deleted.error().kind == StoreError::Kind::kConflict) {
-      return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
+    auto tree = ParseStored(got->data);
+    if (!tree) return InternalError("a stored object does not parse").Response();
+    std::string uid;
+    if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
+    if (!options->precondition_uid.empty() && options->precondition_uid != uid) {
+      return Conflict(info.resource, info.name,
+                      fmt::format("Precondition failed: UID in precondition: {}, UID in object "
+                                  "meta: {}",
+                                  options->precondition_uid, uid))
+          .Response();
     }
-    return InternalResponse(deleted.error());
+    if (!options->precondition_resource_version.empty() &&
+        options->precondition_resource_version != std::to_string(got->revision)) {
+      return Conflict(info.resource, info.name,
+                      fmt::format("Precondition failed: ResourceVersion in precondition: {}, "
+                                  "ResourceVersion in object meta: {}",
+                                  options->precondition_resource_version, got->revision))
+          .Response();
+    }
+    if (info.resource == "pods") {
+      auto deletion = DecidePodDeletion(*tree, *options);
+      if (!deletion) return JsonResponse(200, std::move(got->data));  // already going sooner
+      if (!deletion->immediate) {
+        MarkPodDeleting(*tree, deletion->grace_seconds, clock_());
+        auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
+          return RenderStoredObject(*tree, "Pod", rv);
+        });
+        if (!updated) {
+          if (updated.error().kind == StoreError::Kind::kConflict) continue;
+          if (updated.error().kind == StoreError::Kind::kNotFound) {
+            return NotFound(info.resource, info.name).Response();
+          }
+          return InternalResponse(updated.error());
+        }
+        // The object, being deleted: what the apiserver answers a graceful delete.
+        return JsonResponse(200, std::move(updated->data));
+      }
+    }
+    auto deleted = store_.Delete(key, got->revision, [&](std::int64_t rv) {
+      return RenderStoredObject(*tree, resource.kind, rv);
+    });
+    if (!deleted) {
+      if (deleted.error().kind == StoreError::Kind::kConflict) continue;
+      if (deleted.error().kind == StoreError::Kind::kNotFound) {
+        return NotFound(info.resource, info.name).Response();
+      }
+      return InternalResponse(deleted.error());
+    }
+    if (info.resource == "pods") return JsonResponse(200, std::move(deleted->data));
+    // What the apiserver answers for other resources deleted at once: a Status of Success.
+    Node status = Node::Object();
+    status.Set("kind", Node::String("Status"));
+    status.Set("apiVersion", Node::String("v1"));
+    status.Set("metadata", Node::Object());
+    status.Set("status", Node::String("Success"));
+    Node details = Node::Object();
+    details.Set("name", Node::String(info.name));
+    details.Set("kind", Node::String(info.resource));
+    details.Set("uid", Node::String(uid));
+    status.Set("details", std::move(details));
+    return JsonResponse(200, api::EncodeJson(status, 0));
   }
-  // What the apiserver answers for a resource deleted at once: a Status of Success.
-  Node status = Node::Object();
-  status.Set("kind", Node::String("Status"));
-  status.Set("apiVersion", Node::String("v1"));
-  status.Set("metadata", Node::Object());
-  status.Set("status", Node::String("Success"));
-  Node details = Node::Object();
-  details.Set("name", Node::String(info.name));
-  details.Set("kind", Node::String(info.resource));
-  details.Set("uid", Node::String(uid));
-  status.Set("details", std::move(details));
-  return JsonResponse(200, api::EncodeJson(status, 0));
+  return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
 }
 
 }  // namespace podlimits::apiserver

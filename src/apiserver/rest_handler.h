@@ -4,6 +4,7 @@
 // Served so far (issue 12 goes on from here):
 //   namespaces                          create, get, list
 //   configmaps, secrets, limitranges    create, get, list, delete
+//   every served resource               watch (watch_handler.h)
 // Lists take label and field selectors (selectors.h).
 // Every other verb or resource answers the apiserver's 405 MethodNotAllowed (a served resource)
 // or 404 (an unknown one). Creating in a namespace that does not exist is the apiserver's
@@ -22,6 +23,8 @@
 
 namespace podlimits::apiserver {
 
+class PodLogSource;  // pod_log_handler.h
+
 class RestHandler {
  public:
   using Clock = std::function<std::chrono::sys_seconds()>;
@@ -31,6 +34,9 @@ class RestHandler {
   // kube-node-lease), when missing.
   StoreResult<void> EnsureSystemNamespaces();
 
+  // Serves pods/log from the node's logs.
+  void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }
+
   // nullopt when `request` is not a resource request (its path is not /api/v1/...).
   std::optional<HttpResponse> Handle(const HttpRequest& request);
 
@@ -38,10 +44,12 @@ class RestHandler {
   HttpResponse Create(const HttpRequest& request, const RequestInfo& info);
   HttpResponse Get(const HttpRequest& request, const RequestInfo& info);
   HttpResponse List(const HttpRequest& request, const RequestInfo& info);
-  HttpResponse Delete(const RequestInfo& info);
+  HttpResponse Watch(const HttpRequest& request, const RequestInfo& info);
+  HttpResponse Delete(const HttpRequest& request, const RequestInfo& info);
   std::string Now() const;
 
   ObjectStore& store_;
+  const PodLogSource* logs_ = nullptr;
   admission::ChainOptions options_;
   Clock clock_;
 };

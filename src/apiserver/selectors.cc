@@ -151,9 +151,9 @@ std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
     }
     r.key = std::string(Trim(term.substr(0, at)));
     r.values = {std::string(Trim(term.substr(at + len)))};
-    const bool known = r.key == "metadata.name" || r.key == "metadata.namespace" ||
-                       (resource == "secrets" && r.key == "type");
-    if (!known) return std::unexpected("field label not supported: " + r.key);
+    if (!SelectableField(resource, r.key)) {
+      return std::unexpected("field label not supported: " + r.key);
+    }
     s.requirements.push_back(std::move(r));
   }
   return s;
@@ -161,13 +161,59 @@ std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
 
 api::Node SelectableFields(std::string_view resource, const api::Node& object) {
   api::Node fields = api::Node::Object();
-  const api::Node* meta = object.Find("metadata");
-  auto str = [](const api::Node* n) { return n && n->IsString() ? n->scalar : std::string(); };
-  fields.Set("metadata.name", api::Node::String(str(meta ? meta->Find("name") : nullptr)));
-  fields.Set("metadata.namespace",
-             api::Node::String(str(meta ? meta->Find("namespace") : nullptr)));
-  if (resource == "secrets") fields.Set("type", api::Node::String(str(object.Find("type"))));
+  for (std::string_view field : ResourceSelectableFields(resource)) {
+    // The field's path in the object: its dotted name ("spec.nodeName").
+    const api::Node* at = &object;
+    std::string_view rest = field;
+    while (at != nullptr && !rest.empty()) {
+      const std::size_t dot = rest.find('.');
+      at = at->Find(std::string(rest.substr(0, dot)));
+      rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+    }
+    std::string value;
+    if (at != nullptr && (at->IsString() || at->kind == api::Node::Kind::kBool ||
+                          at->kind == api::Node::Kind::kNumber)) {
+      value = at->scalar;
+    } else if (field == "spec.hostNetwork") {
+      value = "false";  // the pod's field selector reads an unset bool as false
+    }
+    fields.Set(std::string(field), api::Node::String(std::move(value)));
+  }
   return fields;
+}
+
+std::span<const std::string_view> ResourceSelectableFields(std::string_view resource) {
+  // Each registry's GetAttrs / the conversion funcs' field label lists (pkg/registry/core/*).
+  static constexpr std::string_view kCommon[] = {"metadata.name", "metadata.namespace"};
+  static constexpr std::string_view kSecrets[] = {"metadata.name", "metadata.namespace", "type"};
+  static constexpr std::string_view kPods[] = {
+      "metadata.name",        "metadata.namespace",      "spec.nodeName",
+      "spec.restartPolicy",   "spec.schedulerName",      "spec.serviceAccountName",
+      "spec.hostNetwork",     "status.phase",            "status.podIP",
+      "status.nominatedNodeName"};
+  static constexpr std::string_view kEvents[] = {
+      "metadata.name",           "metadata.namespace",
+      "involvedObject.kind",     "involvedObject.namespace",
+      "involvedObject.name",     "involvedObject.uid",
+      "involvedObject.apiVersion", "involvedObject.resourceVersion",
+      "involvedObject.fieldPath", "reason",
+      "reportingComponent",      "source",
+      "type"};
+  static constexpr std::string_view kNodes[] = {"metadata.name", "spec.unschedulable"};
+  static constexpr std::string_view kNamespaces[] = {"metadata.name", "status.phase"};
+  if (resource == "secrets") return kSecrets;
+  if (resource == "pods") return kPods;
+  if (resource == "events") return kEvents;
+  if (resource == "nodes") return kNodes;
+  if (resource == "namespaces") return kNamespaces;
+  return kCommon;
+}
+
+bool SelectableField(std::string_view resource, std::string_view field) {
+  for (std::string_view f : ResourceSelectableFields(resource)) {
+    if (f == field) return true;
+  }
+  return false;
 }
 
 }  // namespace podlimits::apiserver

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <expected>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ struct Selector {
 std::expected<Selector, std::string> ParseLabelSelector(std::string_view text);
 std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
                                                         std::string_view resource);
+
+// The fields a field selector of `resource` may name (every resource: metadata.name and
+// metadata.namespace; pods, events, secrets, nodes, namespaces: upstream's own), and whether
+// `field` is one.
+std::span<const std::string_view> ResourceSelectableFields(std::string_view resource);
+bool SelectableField(std::string_view resource, std::string_view field);
 
 // The fields a field selector of `resource` reads from `object`, as an object of strings.
 api::Node SelectableFields(std::string_view resource, const api::Node& object);

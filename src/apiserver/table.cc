@@ -1,6 +1,11 @@
 #include "apiserver/table.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
 #include <functional>
+#include <set>
 #include <string>
 
 #include "apiserver/human_duration.h"
@@ -39,6 +44,7 @@ constexpr std::string_view kSecretDataDoc =
 
 struct Column {
   std::string_view name, type, format, description;
+  int priority = 0;  // 1: shown by `-o wide` only
 };
 
 const Node* Meta(const Node& o, std::string_view key) {
@@ -56,6 +62,239 @@ struct Printer {
   std::vector<Column> columns;
   std::function<std::vector<Node>(const Node&, std::chrono::sys_seconds)> cells;
 };
+
+std::int64_t IntOf(const Node* n) {
+  if (n == nullptr || n->kind != Node::Kind::kNumber) return 0;
+  try {
+    return std::stoll(n->scalar);
+  } catch (...) {
+    return 0;
+  }
+}
+
+std::string OrNone(std::string s) { return s.empty() ? "<none>" : s; }
+
+// printPod's STATUS column: the phase, else the pod's reason, refined by what its init
+// containers and containers are doing, "Terminating" once it is being deleted.
+std::string PodStatusColumn(const Node& pod) {
+  std::string reason = Str(pod.FindPath({"status", "phase"}));
+  if (const std::string r = Str(pod.FindPath({"status", "reason"})); !r.empty()) reason = r;
+  std::set<std::string> sidecars;
+  if (const Node* inits = pod.FindPath({"spec", "initContainers"}); inits && inits->IsArray()) {
+    for (const Node& c : inits->items) {
+      if (Str(c.Find("restartPolicy")) == "Always") sidecars.insert(Str(c.Find("name")));
+    }
+  }
+  bool initializing = false;
+  const Node* init_statuses = pod.FindPath({"status", "initContainerStatuses"});
+  const std::size_t init_count =
+      init_statuses && init_statuses->IsArray() ? init_statuses->items.size() : 0;
+  for (std::size_t i = 0; i < init_count; ++i) {
+    const Node& c = init_statuses->items[i];
+    const Node* terminated = c.FindPath({"state", "terminated"});
+    const Node* waiting = c.FindPath({"state", "waiting"});
+    const bool sidecar = sidecars.contains(Str(c.Find("name")));
+    if (terminated && IntOf(terminated->Find("exitCode")) == 0) continue;
+    if (sidecar && c.Find("started") && c.Find("started")->AsBool()) continue;
+    if (terminated) {
+      const std::string r = Str(terminated->Find("reason"));
+      if (!r.empty()) {
+        reason = "Init:" + r;
+      } else if (IntOf(terminated->Find("signal")) != 0) {
+        reason = fmt::format("Init:Signal:{}", IntOf(terminated->Find("signal")));
+      } else {
+        reason = fmt::format("Init:ExitCode:{}", IntOf(terminated->Find("exitCode")));
+      }
+    } else if (waiting && !Str(waiting->Find("reason")).empty() &&
+               Str(waiting->Find("reason")) != "PodInitializing") {
+      reason = "Init:" + Str(waiting->Find("reason"));
+    } else {
+      reason = fmt::format("Init:{}/{}", i, init_count);
+    }
+    initializing = true;
+    break;
+  }
+  if (!initializing) {
+    bool has_running = false;
+    const Node* statuses = pod.FindPath({"status", "containerStatuses"});
+    if (statuses && statuses->IsArray()) {
+      for (auto it = statuses->items.rbegin(); it != statuses->items.rend(); ++it) {
+        const Node& c = *it;
+        const Node* waiting = c.FindPath({"state", "waiting"});
+        const Node* terminated = c.FindPath({"state", "terminated"});
+        if (waiting && !Str(waiting->Find("reason")).empty()) {
+          reason = Str(waiting->Find("reason"));
+        } else if (terminated && !Str(terminated->Find("reason")).empty()) {
+          reason = Str(terminated->Find("reason"));
+        } else if (terminated && IntOf(terminated->Find("signal")) != 0) {
+          reason = fmt::format("Signal:{}", IntOf(terminated->Find("signal")));
+        } else if (terminated) {
+          reason = fmt::format("ExitCode:{}", IntOf(terminated->Find("exitCode")));
+        } else if (c.FindPath({"state", "running"}) && c.Find("ready") &&
+                   c.Find("ready")->AsBool()) {
+          has_running = true;
+        }
+      }
+    }
+    if (reason == "Completed" && has_running) {
+      bool ready = false;
+      if (const Node* conds = pod.FindPath({"status", "conditions"}); conds && conds->IsArray()) {
+        for (const Node& c : conds->items) {
+          if (Str(c.Find("type")) == "Ready") ready = Str(c.Find("status")) == "True";
+        }
+      }
+      reason = ready ? "Running" : "NotReady";
+    }
+  }
+  if (Meta(pod, "deletionTimestamp") != nullptr && Str(pod.FindPath({"status", "reason"})) == "NodeLost") {
+    reason = "Unknown";
+  } else if (Meta(pod, "deletionTimestamp") != nullptr) {
+    reason = "Terminating";
+  }
+  return reason;
+}
+
+Printer PodPrinter(const Column& name, const Column& age) {
+  static constexpr std::string_view kPodIPDoc =
+      "podIP address allocated to the pod. Routable at least within the cluster. Empty if not "
+      "yet allocated.";
+  static constexpr std::string_view kNodeNameDoc =
+      "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate "
+      "for scheduling by the scheduler defined in schedulerName. Once this field is set, the "
+      "kubelet for this node becomes responsible for the lifecycle of this pod. This field "
+      "should not be used to express a desire for the pod to be scheduled on a specific node. "
+      "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename";
+  static constexpr std::string_view kNominatedDoc =
+      "nominatedNodeName is set only when this pod preempts other pods on the node, but it "
+      "cannot be scheduled right away as preemption victims receive their graceful termination "
+      "periods. This field does not guarantee that the pod will be scheduled on this node. "
+      "Scheduler may decide to place the pod elsewhere if other nodes become available sooner. "
+      "Scheduler may also decide to give the resources on this node to a higher priority pod "
+      "that is created after preemption. As a result, this field may be different than "
+      "PodSpec.nodeName when the pod is scheduled.";
+  static constexpr std::string_view kGatesDoc =
+      "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready "
+      "when all its containers are ready AND all conditions specified in the readiness gates "
+      "have status equal to \"True\" More info: "
+      "https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates";
+  return {{name,
+           {"Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic."},
+           {"Status", "string", "", "The aggregate status of the containers in this pod."},
+           {"Restarts", "string", "",
+            "The number of times the containers in this pod have been restarted and when the "
+            "last container in this pod has restarted."},
+           age,
+           {"IP", "string", "", kPodIPDoc, 1},
+           {"Node", "string", "", kNodeNameDoc, 1},
+           {"Nominated Node", "string", "", kNominatedDoc, 1},
+           {"Readiness Gates", "string", "", kGatesDoc, 1}},
+          [](const Node& pod, std::chrono::sys_seconds now) {
+            std::set<std::string> sidecars;
+            if (const Node* inits = pod.FindPath({"spec", "initContainers"});
+                inits && inits->IsArray()) {
+              for (const Node& c : inits->items) {
+                if (Str(c.Find("restartPolicy")) == "Always") sidecars.insert(Str(c.Find("name")));
+              }
+            }
+            const Node* containers = pod.FindPath({"spec", "containers"});
+            std::int64_t total = containers && containers->IsArray()
+                                     ? static_cast<std::int64_t>(containers->items.size())
+                                     : 0;
+            std::int64_t ready = 0, restarts = 0;
+            std::string last_restart;  // the newest lastState.terminated.finishedAt
+            auto count = [&](const Node& c, bool sidecar) {
+              restarts += IntOf(c.Find("restartCount"));
+              const std::string finished =
+                  Str(c.FindPath({"lastState", "terminated", "finishedAt"}));
+              if (finished > last_restart) last_restart = finished;
+              const bool is_ready = c.Find("ready") && c.Find("ready")->AsBool();
+              if (sidecar) {
+                ++total;
+                if (is_ready && c.Find("started") && c.Find("started")->AsBool()) ++ready;
+              } else if (is_ready && c.FindPath({"state", "running"})) {
+                ++ready;
+              }
+            };
+            if (const Node* s = pod.FindPath({"status", "initContainerStatuses"}); s && s->IsArray()) {
+              for (const Node& c : s->items) {
+                if (sidecars.contains(Str(c.Find("name")))) count(c, true);
+              }
+            }
+            if (const Node* s = pod.FindPath({"status", "containerStatuses"}); s && s->IsArray()) {
+              for (const Node& c : s->items) count(c, false);
+            }
+            std::string restarts_cell = std::to_string(restarts);
+            if (restarts != 0 && !last_restart.empty()) {
+              restarts_cell += " (" + AgeSince(last_restart, now) + " ago)";
+            }
+            const Node* gates = pod.FindPath({"spec", "readinessGates"});
+            std::string gates_cell = "<none>";
+            if (gates && gates->IsArray() && !gates->items.empty()) {
+              std::int64_t true_gates = 0;
+              const Node* conds = pod.FindPath({"status", "conditions"});
+              for (const Node& g : gates->items) {
+                for (const Node& c : conds && conds->IsArray() ? conds->items : std::vector<Node>{}) {
+                  if (Str(c.Find("type")) == Str(g.Find("conditionType")) &&
+                      Str(c.Find("status")) == "True") {
+                    ++true_gates;
+                  }
+                }
+              }
+              gates_cell = fmt::format("{}/{}", true_gates, gates->items.size());
+            }
+            return std::vector<Node>{
+                Node::String(Str(Meta(pod, "name"))),
+                Node::String(fmt::format("{}/{}", ready, total)),
+                Node::String(PodStatusColumn(pod)),
+                Node::String(restarts_cell),
+                Node::String(AgeSince(Str(Meta(pod, "creationTimestamp")), now)),
+                Node::String(OrNone(Str(pod.FindPath({"status", "podIP"})))),
+                Node::String(OrNone(Str(pod.FindPath({"spec", "nodeName"})))),
+                Node::String(OrNone(Str(pod.FindPath({"status", "nominatedNodeName"})))),
+                Node::String(gates_cell)};
+          }};
+}
+
+// printEvent's columns: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE (and in -o wide SUBOBJECT,
+// SOURCE, FIRST SEEN, COUNT, NAME).
+Printer EventPrinter(const Column& name) {
+  return {{{"Last Seen", "string", "", "Time when this Event was last seen"},
+           {"Type", "string", "",
+            "Type of this event (Normal, Warning), new types could be added in the future."},
+           {"Reason", "string", "", "This should be a short, machine understandable string "
+                                    "that gives the reason for the transition into the "
+                                    "object's current status."},
+           {"Object", "string", "", "The object that this event is about."},
+           {"Subobject", "string", "", "The subobject (container) this event is about.", 1},
+           {"Source", "string", "", "The component reporting this event.", 1},
+           {"Message", "string", "", "A human-readable description of the status of this operation."},
+           {"First Seen", "string", "", "The time at which the event was first recorded.", 1},
+           {"Count", "string", "", "The number of times this event has occurred.", 1},
+           {name.name, name.type, name.format, name.description, 1}},
+          [](const Node& e, std::chrono::sys_seconds now) {
+            std::string last = Str(e.Find("lastTimestamp"));
+            if (last.empty()) last = Str(e.Find("eventTime"));
+            std::string first = Str(e.Find("firstTimestamp"));
+            if (first.empty()) first = Str(e.Find("eventTime"));
+            std::string kind = Str(e.FindPath({"involvedObject", "kind"}));
+            for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            std::string source = Str(e.FindPath({"source", "component"}));
+            if (const std::string host = Str(e.FindPath({"source", "host"})); !host.empty()) {
+              source += ", " + host;
+            }
+            return std::vector<Node>{
+                Node::String(last.empty() ? "<unknown>" : AgeSince(last, now)),
+                Node::String(Str(e.Find("type"))),
+                Node::String(Str(e.Find("reason"))),
+                Node::String(kind + "/" + Str(e.FindPath({"involvedObject", "name"}))),
+                Node::String(Str(e.FindPath({"involvedObject", "fieldPath"}))),
+                Node::String(source),
+                Node::String(Str(e.Find("message"))),
+                Node::String(first.empty() ? "<unknown>" : AgeSince(first, now)),
+                Node::Int(std::max<std::int64_t>(1, IntOf(e.Find("count")))),
+                Node::String(Str(Meta(e, "name")))};
+          }};
+}
 
 Printer PrinterFor(std::string_view resource) {
   const Column name{"Name", "string", "name", kNameDoc};
@@ -87,6 +326,8 @@ Printer PrinterFor(std::string_view resource) {
                                        Node::Int(Count(o.Find("data"))), obj_age(o, now)};
             }};
   }
+  if (resource == "pods") return PodPrinter(name, age);
+  if (resource == "events") return EventPrinter(name);
   // limitranges, and the apiserver's default table for every other kind.
   return {{name, {"Created At", "date", "", kCreationDoc}}, [=](const Node& o, auto) {
             return std::vector<Node>{obj_name(o), Node::String(Str(Meta(o, "creationTimestamp")))};
@@ -111,7 +352,7 @@ Node BuildTable(std::string_view resource, const std::vector<Node>& objects,
     col.Set("type", Node::String(std::string(c.type)));
     col.Set("format", Node::String(std::string(c.format)));
     col.Set("description", Node::String(std::string(c.description)));
-    col.Set("priority", Node::Int(0));
+    col.Set("priority", Node::Int(c.priority));
     columns.items.push_back(std::move(col));
   }
   table.Set("columnDefinitions", std::move(columns));

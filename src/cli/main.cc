@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "admission/chain.h"
 #include "admission/pod_security.h"
@@ -160,8 +161,7 @@ int Main(int argc, char** argv) {
   ServeFlags serve_flags;
   CLI::App* serve = app.add_subcommand(
       "serve",
-      "The node's API for kubectl over TLS (being built: namespaces, configmaps, secrets and "
-      "limitranges so far; no pods yet)");
+      "A one-machine node that kubectl drives: its API over TLS, its pods run until deleted");
   serve->add_option("--node-config", serve_flags.node_config,
                     "KubeletConfiguration (+ podlimits NodeConfiguration) file");
   serve->add_option("--data-dir", serve_flags.data_dir,
@@ -172,12 +172,26 @@ int Main(int argc, char** argv) {
                   "Allow a --listen address other machines can reach");
   serve->add_option("--token-file", serve_flags.token_file,
                     "A file holding a bearer token accepted besides the admin certificate");
+  serve->add_flag("--drain-on-exit", serve_flags.drain_on_exit,
+                  "Stop every pod when stopping (default: pods keep running, as through a "
+                  "kubelet restart)");
 
-  std::string image_root;
+  PodMonitorFlags monitor_flags;
+  CLI::App* pod_monitor = app.add_subcommand("pod-monitor", "");  // serve's own, hidden
+  pod_monitor->group("");
+  pod_monitor->add_option("--data-dir", monitor_flags.data_dir)->required();
+  pod_monitor->add_option("--uid", monitor_flags.uid)->required();
+  pod_monitor->add_option("--node-config", monitor_flags.node_config);
+  pod_monitor->add_option("--host-ip", monitor_flags.host_ip);
+
+  std::string image_root, image_data_dir;
   CLI::App* image = app.add_subcommand("image", "The local image store");
   image->require_subcommand(1);
-  image->add_option("--image-root", image_root,
-                    "The image store (default /var/lib/podlimits/images)");
+  auto* image_root_option = image->add_option(
+      "--image-root", image_root, "The image store (default /var/lib/podlimits/images)");
+  image->add_option("--data-dir", image_data_dir,
+                    "The image store of the node `podlimits serve --data-dir DIR` runs: DIR/images")
+      ->excludes(image_root_option);
   std::string load_source, load_name;
   CLI::App* image_load = image->add_subcommand(
       "load", "Load an OCI image layout directory, an OCI archive or a docker archive");
@@ -209,6 +223,8 @@ int Main(int argc, char** argv) {
   if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
   if (run->parsed()) return RunCommand(run_flags);
   if (serve->parsed()) return ServeCommand(serve_flags);
+  if (pod_monitor->parsed()) return PodMonitorCommand(monitor_flags);
+  if (!image_data_dir.empty()) image_root = (std::filesystem::path(image_data_dir) / "images").string();
   if (image_load->parsed()) return ImageLoadCommand(image_root, load_source, load_name);
   if (image_ls->parsed()) return ImageListCommand(image_root, ls_output);
   if (image_rm->parsed()) return ImageRemoveCommand(image_root, rm_name);

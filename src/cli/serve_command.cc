@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "apiserver/api_handler.h"
@@ -18,6 +20,9 @@
 #include "apiserver/rest_handler.h"
 #include "base/fs.h"
 #include "kubelet/node_config.h"
+#include "nodeagent/node_address.h"
+#include "nodeagent/node_agent.h"
+#include "nodeagent/pod_monitor.h"
 
 namespace podlimits::cli {
 namespace {
@@ -65,6 +70,17 @@ int Fail(const std::string& message, int code = kExitNodeFailure) {
   return code;
 }
 
+std::string PathEnv() {
+  const char* path = std::getenv("PATH");
+  return path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+}
+
+// What a node keeps under its data directory besides the store and certificates.
+std::filesystem::path ImageRoot(const std::filesystem::path& data_dir) { return data_dir / "images"; }
+std::filesystem::path PodLogsDir(const std::filesystem::path& data_dir) {
+  return data_dir / "log" / "pods";
+}
+
 }  // namespace
 
 int ServeCommand(const ServeFlags& flags) {
@@ -79,10 +95,12 @@ int ServeCommand(const ServeFlags& flags) {
                     "--listen-beyond-loopback",
                 kExitUsage);
   }
+  std::string node_config_path;
   if (!flags.node_config.empty()) {
     if (auto config = kubelet::LoadNodeConfig(flags.node_config); !config) {
       return Fail(config.error().Message(), kExitUsage);
     }
+    node_config_path = std::filesystem::absolute(flags.node_config).string();
   }
   std::string token;
   if (!flags.token_file.empty()) {
@@ -137,6 +155,22 @@ int ServeCommand(const ServeFlags& flags) {
   options.bearer_token = token;
   apiserver::RestHandler rest(**store, admission::ChainOptions{});
   if (auto ns = rest.EnsureSystemNamespaces(); !ns) return Fail(ns.error().error.Message());
+  std::error_code exe_error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", exe_error);
+  if (exe_error) return Fail("readlink /proc/self/exe: " + exe_error.message());
+  nodeagent::NodeAgentOptions agent_options;
+  agent_options.data_dir = std::filesystem::absolute(data_dir);
+  agent_options.node_name = nodeagent::NodeName();
+  agent_options.binary = self;
+  agent_options.pod_logs_dir = PodLogsDir(agent_options.data_dir);
+  agent_options.monitor_args = {"--host-ip", nodeagent::NodeInternalIp()};
+  if (!node_config_path.empty()) {
+    agent_options.monitor_args.push_back("--node-config");
+    agent_options.monitor_args.push_back(node_config_path);
+  }
+  nodeagent::NodeAgent agent(**store, agent_options);
+  if (auto started = agent.Start(); !started) return Fail(started.error().Message());
+  rest.set_pod_logs(&agent);
   auto server = apiserver::HttpsServer::Start(
       options, [&rest](const apiserver::HttpRequest& r) { return apiserver::HandleApiRequest(r, &rest); });
   if (!server) return Fail(server.error().Message());
@@ -147,9 +181,26 @@ int ServeCommand(const ServeFlags& flags) {
   int signal = 0;
   sigwait(&stop_signals, &signal);
   (*server)->Stop();
+  if (flags.drain_on_exit) agent.StopAllPods(std::chrono::seconds(60));
+  agent.Stop();
   std::fprintf(stderr, "podlimits serve: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
   close(lock);
   return 0;
+}
+
+int PodMonitorCommand(const PodMonitorFlags& flags) {
+  auto config = flags.node_config.empty() ? kubelet::DefaultNodeConfig()
+                                          : kubelet::LoadNodeConfig(flags.node_config);
+  if (!config) return Fail(config.error().Message(), kExitUsage);
+  nodeagent::PodMonitorOptions options;
+  options.data_dir = flags.data_dir;
+  options.uid = flags.uid;
+  options.config = std::move(*config);
+  options.image_root = ImageRoot(flags.data_dir);
+  options.pod_logs_dir = PodLogsDir(flags.data_dir);
+  options.host_ip = flags.host_ip;
+  options.path_env = PathEnv();
+  return nodeagent::RunPodMonitor(options);
 }
 
 }  // namespace podlimits::cli

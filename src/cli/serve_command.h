@@ -1,5 +1,5 @@
-// `podlimits serve`: the node's API for kubectl. See apiserver/api_handler.h for what it answers
-// so far.
+// `podlimits serve`: the node's API for kubectl (apiserver/) and the node that runs its pods
+// (nodeagent/).
 #pragma once
 
 #include <string>
@@ -12,8 +12,20 @@ struct ServeFlags {
   std::string listen = "127.0.0.1:6443";
   bool listen_beyond_loopback = false;
   std::string token_file;
+  bool drain_on_exit = false;
 };
 
 int ServeCommand(const ServeFlags& flags);
+
+// `podlimits pod-monitor`: one pod of a serving node (nodeagent/pod_monitor.h); started by
+// `serve`, not by users.
+struct PodMonitorFlags {
+  std::string data_dir;
+  std::string uid;
+  std::string node_config;
+  std::string host_ip;
+};
+
+int PodMonitorCommand(const PodMonitorFlags& flags);
 
 }  // namespace podlimits::cli

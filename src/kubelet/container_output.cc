@@ -49,7 +49,7 @@ void OutputPrefixer::Finish() {
   pending_.clear();
 }
 
-std::unique_ptr<OutputSink> PrefixedOutput::Open(std::string_view container, OutputStream) {
+std::unique_ptr<OutputSink> PrefixedOutput::Open(std::string_view container, int, OutputStream) {
   return std::make_unique<OutputPrefixer>("[" + std::string(container) + "] ", out_fd_);
 }
 

@@ -24,8 +24,10 @@ enum class OutputStream { kStdout, kStderr };
 class ContainerOutput {
  public:
   virtual ~ContainerOutput() = default;
-  // A sink for one run of `container`'s `stream`.
-  virtual std::unique_ptr<OutputSink> Open(std::string_view container, OutputStream stream) = 0;
+  // A sink for one run of `container`'s `stream`; `restart` counts the container's runs from 0
+  // (its restartCount when this run started).
+  virtual std::unique_ptr<OutputSink> Open(std::string_view container, int restart,
+                                           OutputStream stream) = 0;
 };
 
 // A container's output as `podlimits run` prints it: each line prefixed with the container's
@@ -57,7 +59,8 @@ class OutputPrefixer : public OutputSink {
 class PrefixedOutput : public ContainerOutput {
  public:
   explicit PrefixedOutput(int out_fd) : out_fd_(out_fd) {}
-  std::unique_ptr<OutputSink> Open(std::string_view container, OutputStream stream) override;
+  std::unique_ptr<OutputSink> Open(std::string_view container, int restart,
+                                   OutputStream stream) override;
 
  private:
   int out_fd_;

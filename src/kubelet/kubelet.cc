@@ -260,6 +260,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.output = io.output;
   env.stop = io.stop;
   env.objects = io.objects;
+  env.on_progress = io.on_progress;
   env.allocatable = NodeAllocatable(config);
   outcome.result = kubelet::RunPod(plan, env);
   claim->Release();

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -85,6 +86,8 @@ struct PodRunIo {
   PodStop* stop = nullptr;            // optional: the caller's stop requests
   // optional: the ConfigMaps and Secrets the pod may read (none exist when unset)
   const ObjectSource* objects = nullptr;
+  // optional: where the pod stands, whenever that changes (pod_progress.h)
+  std::function<void(const PodProgress&)> on_progress;
 };
 
 class Kubelet {

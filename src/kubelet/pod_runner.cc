@@ -52,6 +52,7 @@ struct Slot {
   Clock::time_point started_at;
   Clock::time_point restart_at;
   Clock::duration backoff{0};
+  Clock::duration current_backoff{0};  // what the pending restart waits
   bool stop_sent = false;
   int attempts = 0;  // how often it was started (or tried to be)
   ContainerRunResult result;
@@ -69,6 +70,11 @@ struct Slot {
   // Killed for a failed probe or hook under a policy that restarts: it restarts however it
   // exits (computePodActions decides the restart when it kills).
   bool restart_after_kill = false;
+  // For the pod's status: when the running instance started, how the last run ended, and the
+  // run before it.
+  std::string wall_started;
+  std::optional<TerminatedState> terminated;
+  std::optional<TerminatedState> last_terminated;
 };
 
 // The kubelet's bounds for a termination message: the file's first 4096 bytes; from the logs
@@ -166,6 +172,22 @@ int ExitCode(int status) {
   return 255;
 }
 
+// time.Now().UTC().Format(time.RFC3339): the API's metav1.Time.
+std::string RFC3339Now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+std::string ContainerId(const std::string& id) { return "podlimits://" + id; }
+
+// A whole number of seconds as Go's time.Duration prints it: 10s, 1m20s, 5m0s.
+std::string GoSeconds(std::chrono::seconds d) {
+  const auto total = d.count();
+  if (total < 60) return fmt::format("{}s", total);
+  if (total < 3600) return fmt::format("{}m{}s", total / 60, total % 60);
+  return fmt::format("{}h{}m{}s", total / 3600, total % 3600 / 60, total % 60);
+}
+
 class PodRun {
  public:
   PodRun(const PodPlan& plan, PodRunEnvironment& env)
@@ -206,6 +228,8 @@ class PodRun {
   bool AnyRunning() const;
   bool AppsDone() const;
   std::string Phase() const;
+  PodProgress Progress() const;
+  void Report();  // tells env_.on_progress when the progress changed
 
   const PodPlan& plan_;
   PodRunEnvironment& env_;
@@ -223,6 +247,9 @@ class PodRun {
   bool killed_ = false;
   std::optional<Clock::time_point> kill_at_;
   PodRunResult result_;
+  std::string start_time_;
+  bool finished_ = false;
+  std::optional<PodProgress> reported_;
 };
 
 // time.Now().Format(time.RFC3339Nano) in UTC: trailing zeros of the fraction dropped.
@@ -347,6 +374,8 @@ bool PodRun::StartSlot(Slot& s) {
   } else {
     ++s.result.restarts;  // counted when the restart happens, as the kubelet's restartCount
   }
+  if (s.terminated) s.last_terminated = std::move(s.terminated);
+  s.terminated.reset();
   ++s.attempts;
   s.stop_sent = false;
   s.result.reason.clear();
@@ -373,9 +402,9 @@ bool PodRun::StartSlot(Slot& s) {
   Adopt(s);
   Event(EventType::kNormal, "Created", fmt::format("Created container: {}", name));
   s.log_tail.clear();
-  s.out = std::make_unique<TailKeepingSink>(env_.output->Open(name, OutputStream::kStdout),
+  s.out = std::make_unique<TailKeepingSink>(env_.output->Open(name, s.result.restarts, OutputStream::kStdout),
                                             &s.log_tail);
-  s.err = std::make_unique<TailKeepingSink>(env_.output->Open(name, OutputStream::kStderr),
+  s.err = std::make_unique<TailKeepingSink>(env_.output->Open(name, s.result.restarts, OutputStream::kStderr),
                                             &s.log_tail);
   if (auto st = StartContainer(ctx_, *s.instance); !st) {
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
@@ -391,6 +420,7 @@ bool PodRun::StartSlot(Slot& s) {
   s.result.seccomp_mode = s.instance->seccomp_mode;
   Event(EventType::kNormal, "Started", fmt::format("Started container {}", name));
   s.state = SlotState::kRunning;
+  s.wall_started = RFC3339Now();
   s.started_at = Clock::now();
   s.result.started = true;
   s.kill_at.reset();
@@ -535,6 +565,13 @@ void PodRun::StartFailed(Slot& s, const std::string& message) {
   s.result.message = message;
   s.state = SlotState::kDone;
   s.started_at = Clock::now();
+  TerminatedState t;
+  t.exit_code = kStartErrorExitCode;
+  t.reason = s.result.reason;
+  t.message = message;
+  t.finished_at = RFC3339Now();
+  if (s.instance) t.container_id = ContainerId(s.instance->id);
+  s.terminated = std::move(t);
   AfterExit(s, kStartErrorExitCode);
 }
 
@@ -693,6 +730,7 @@ void PodRun::ScheduleRestart(Slot& s) {
   if (ran >= env_.backoff.reset_after) s.backoff = Clock::duration{0};
   s.state = SlotState::kBackOff;
   s.restart_at = Clock::now() + s.backoff;
+  s.current_backoff = s.backoff;
   if (s.backoff > Clock::duration{0}) {
     Event(EventType::kWarning, "BackOff",
           fmt::format("Back-off restarting failed container {} in pod {}", s.plan->container.name,
@@ -711,6 +749,14 @@ void PodRun::OnExit(Slot& s, int code) {
                                                                        : "Error";
   s.result.message =
       TerminationMessage(s.plan->container, s.instance->termination_log, code, s.log_tail);
+  TerminatedState t;
+  t.exit_code = code;
+  t.reason = s.result.reason;
+  t.message = s.result.message;
+  t.started_at = s.wall_started;
+  t.finished_at = RFC3339Now();
+  t.container_id = ContainerId(s.instance->id);
+  s.terminated = std::move(t);
   s.pidfd = UniqueFd();
   ChildReaper::Process().Release(s.instance->pid);
   for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
@@ -761,9 +807,14 @@ void PodRun::HandleStop() {
     if (!terminating_ || !result_.interrupted) {
       result_.interrupted = true;
       BeginTermination();
-    } else {
+    } else if (!env_.stop->grace_seconds()) {
       kill_at_ = Clock::now();  // a second request: no more grace
     }
+  }
+  // A delete's grace period shortens the pod's (kubelet: gracePeriodOverride).
+  if (auto grace = env_.stop->grace_seconds(); grace && terminating_) {
+    const auto by = Clock::now() + std::chrono::seconds(*grace);
+    if (!kill_at_ || by < *kill_at_) kill_at_ = by;
   }
 }
 
@@ -818,7 +869,78 @@ std::string PodRun::Phase() const {
   return "Succeeded";
 }
 
+PodProgress PodRun::Progress() const {
+  PodProgress p;
+  p.start_time = start_time_;
+  p.sandbox_ready = holder_.pid > 0;
+  p.initialized = apps_started_;
+  p.terminating = terminating_;
+  p.finished = finished_;
+  if (finished_) {
+    p.final_phase = result_.phase;
+    p.reason = result_.failure_reason;
+    p.message = result_.failure;
+  }
+  for (const auto& s : slots_) {
+    ContainerProgress c;
+    c.name = s.plan->container.name;
+    c.image = s.plan->container.image;
+    if (!s.image.id.empty()) c.image_id = "sha256:" + s.image.id;
+    c.init = s.init;
+    c.sidecar = s.sidecar;
+    c.restart_count = s.result.restarts;
+    c.last_terminated = s.last_terminated;
+    switch (s.state) {
+      case SlotState::kRunning:
+        c.state = ContainerProgress::State::kRunning;
+        c.started_at = s.wall_started;
+        if (s.instance) c.container_id = ContainerId(s.instance->id);
+        c.started = Started(s);
+        c.ready = c.started;
+        for (const auto& probe : s.probes) {
+          if (probe.type() == ProbeType::kReadiness) {
+            c.ready = c.started && probe.result() == ProbeResult::kSuccess;
+          }
+        }
+        break;
+      case SlotState::kBackOff:
+        c.waiting_reason = "CrashLoopBackOff";
+        c.waiting_message = fmt::format(
+            "back-off {} restarting failed container={} pod={}",
+            GoSeconds(std::chrono::duration_cast<std::chrono::seconds>(s.current_backoff)), c.name,
+            plan_.PodDescription());
+        break;
+      case SlotState::kDone:
+        if (s.terminated) {
+          c.state = ContainerProgress::State::kTerminated;
+          c.terminated = s.terminated;
+          c.container_id = s.terminated->container_id;
+        } else if (!s.result.reason.empty()) {
+          c.waiting_reason = s.result.reason;  // CreateContainerConfigError, ...
+          c.waiting_message = s.result.message;
+        } else {
+          c.waiting_reason = s.init || apps_started_ ? "ContainerCreating" : "PodInitializing";
+        }
+        break;
+      case SlotState::kPending:
+        c.waiting_reason = s.init || apps_started_ ? "ContainerCreating" : "PodInitializing";
+        break;
+    }
+    p.containers.push_back(std::move(c));
+  }
+  return p;
+}
+
+void PodRun::Report() {
+  if (!env_.on_progress) return;
+  PodProgress now = Progress();
+  if (reported_ && *reported_ == now) return;
+  env_.on_progress(now);
+  reported_ = std::move(now);
+}
+
 PodRunResult PodRun::Run() {
+  start_time_ = RFC3339Now();
   ctx_.runtime = env_.runtime;
   ctx_.snapshotter = env_.snapshotter;
   ctx_.host_capabilities = env_.host_capabilities;
@@ -848,7 +970,9 @@ PodRunResult PodRun::Run() {
   if (plan_.pod.spec.active_deadline_seconds) {
     deadline_ = Clock::now() + std::chrono::seconds(*plan_.pod.spec.active_deadline_seconds);
   }
+  Report();
   if (FindImages() && CreateSandbox()) Advance();
+  Report();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
     // What wakes the loop: a stop request, a container's exit (its pidfd), its output.
     enum class Kind { kStop, kExit, kStdout, kStderr, kAction };
@@ -919,9 +1043,12 @@ PodRunResult PodRun::Run() {
       for (auto& s : slots_) StopSlot(s, SIGKILL);
     }
     Advance();
+    Report();
   }
   Teardown();
   result_.phase = Phase();
+  finished_ = true;
+  Report();
   for (auto& s : slots_) result_.containers.push_back(std::move(s.result));
   return std::move(result_);
 }
@@ -933,6 +1060,15 @@ PodStop::PodStop() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 void PodStop::Request() {
   std::uint64_t one = 1;
   (void)!write(fd_.get(), &one, sizeof one);
+}
+
+void PodStop::Request(std::int64_t grace_seconds) {
+  grace_seconds = std::max<std::int64_t>(0, grace_seconds);
+  std::int64_t current = grace_.load();
+  while ((current < 0 || grace_seconds < current) &&
+         !grace_.compare_exchange_weak(current, grace_seconds)) {
+  }
+  Request();
 }
 
 int PodStop::Take() {

@@ -30,7 +30,10 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstdint>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +50,7 @@
 #include "kubelet/metrics.h"
 #include "kubelet/pod_holder.h"
 #include "kubelet/pod_plan.h"
+#include "kubelet/pod_progress.h"
 
 namespace podlimits::kubelet {
 
@@ -56,6 +60,13 @@ class PodStop {
  public:
   PodStop();
   void Request();
+  // A stop whose grace period is `grace_seconds` instead of the pod's
+  // terminationGracePeriodSeconds (a delete's gracePeriodSeconds); the shortest asked for wins.
+  void Request(std::int64_t grace_seconds);
+  std::optional<std::int64_t> grace_seconds() const {
+    const std::int64_t g = grace_.load();
+    return g < 0 ? std::nullopt : std::optional<std::int64_t>(g);
+  }
   // Readable while requests are pending (an eventfd).
   int fd() const { return fd_.get(); }
   // The requests made since the last call.
@@ -63,6 +74,7 @@ class PodStop {
 
  private:
   UniqueFd fd_;
+  std::atomic<std::int64_t> grace_{-1};
 };
 
 // The kubelet's container restart back-off (pkg/kubelet/kubelet.go: backOffPeriod 10 s,
@@ -90,6 +102,9 @@ struct PodRunEnvironment {
   const ObjectSource* objects = nullptr;  // the ConfigMaps and Secrets the pod may read
   api::ResourceList allocatable;          // the node's (node_resources.h), for the downward API
   RestartBackOff backoff;
+  // Called from the pod's thread whenever where the pod stands changed (pod_progress.h); the
+  // last call has `finished` set.
+  std::function<void(const PodProgress&)> on_progress;
 };
 
 struct ContainerRunResult {

@@ -48,7 +48,7 @@ using podlimits::testing::TempDir;
 // The lines each container wrote, by container, in order.
 class CapturedOutput : public ContainerOutput {
  public:
-  std::unique_ptr<OutputSink> Open(std::string_view container, OutputStream) override {
+  std::unique_ptr<OutputSink> Open(std::string_view container, int, OutputStream) override {
     return std::make_unique<Sink>(this, std::string(container));
   }
   std::string Of(const std::string& container) {

@@ -126,7 +126,7 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
   EXPECT_EQ(refused->status, 400);
   EXPECT_THAT(refused->body, HasSubstr("field label not supported: spec.nodeName"));
 
-  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods").status, 405);
+  EXPECT_EQ(Call("PUT", "/api/v1/namespaces/default/pods/x").status, 405);
   EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default").status, 405);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/widgets").status, 404);
 }

@@ -1,0 +1,86 @@
+#include "apiserver/pod_deletion.h"
+
+#include <charconv>
+#include <expected>
+
+#include "api/json_codec.h"
+#include "apiserver/human_duration.h"
+
+namespace podlimits::apiserver {
+
+using api::Node;
+
+namespace {
+
+std::optional<std::int64_t> ToInt(std::string_view text) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::string Str(const Node& n, std::initializer_list<std::string_view> path) {
+  const Node* at = n.FindPath(path);
+  return at && at->IsString() ? at->scalar : std::string();
+}
+
+}  // namespace
+
+std::expected<DeleteOptions, std::string> ParseDeleteOptions(
+    std::string_view body, const std::optional<std::string>& grace_query) {
+  DeleteOptions out;
+  if (body.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+    auto nodes = api::ParseJsonStream(body);
+    if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
+      return std::unexpected("the body of the request was in an unknown format - accepted media "
+                             "types include: application/json, application/yaml");
+    }
+    const Node& options = (*nodes)[0];
+    if (const Node* g = options.Find("gracePeriodSeconds"); g && !g->IsNull()) {
+      auto v = ToInt(g->scalar);
+      if (!v || g->kind != Node::Kind::kNumber) {
+        return std::unexpected("gracePeriodSeconds: must be an integer");
+      }
+      out.grace_period_seconds = v;
+    }
+    out.precondition_uid = Str(options, {"preconditions", "uid"});
+    out.precondition_resource_version = Str(options, {"preconditions", "resourceVersion"});
+  }
+  if (grace_query && !out.grace_period_seconds) {
+    auto v = ToInt(*grace_query);
+    if (!v) return std::unexpected("gracePeriodSeconds: must be an integer");
+    out.grace_period_seconds = v;
+  }
+  return out;
+}
+
+std::optional<PodDeletion> DecidePodDeletion(const Node& pod, const DeleteOptions& options) {
+  std::int64_t grace = 30;
+  if (const Node* g = pod.FindPath({"spec", "terminationGracePeriodSeconds"});
+      g && g->kind == Node::Kind::kNumber) {
+    grace = ToInt(g->scalar).value_or(30);
+  }
+  if (options.grace_period_seconds) grace = *options.grace_period_seconds;
+  // CheckGracefulDelete: a negative period is taken as 1 second (the old clients' -1 was "the
+  // pod's default", which they no longer send).
+  if (grace < 0) grace = 1;
+  const std::string phase = Str(pod, {"status", "phase"});
+  if (Str(pod, {"spec", "nodeName"}).empty() || phase == "Succeeded" || phase == "Failed") {
+    grace = 0;
+  }
+  if (const Node* earlier = pod.FindPath({"metadata", "deletionGracePeriodSeconds"});
+      earlier && earlier->kind == Node::Kind::kNumber) {
+    const std::int64_t before = ToInt(earlier->scalar).value_or(0);
+    if (grace != 0 && grace >= before) return std::nullopt;  // only a shorter period changes it
+  }
+  return PodDeletion{grace == 0, grace};
+}
+
+void MarkPodDeleting(Node& pod, std::int64_t grace_seconds, std::chrono::sys_seconds now) {
+  Node& meta = pod.Ensure("metadata");
+  meta.Set("deletionTimestamp",
+           Node::String(FormatApiTime(now + std::chrono::seconds(grace_seconds))));
+  meta.Set("deletionGracePeriodSeconds", Node::Int(grace_seconds));
+}
+
+}  // namespace podlimits::apiserver

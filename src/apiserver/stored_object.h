@@ -1,0 +1,21 @@
+// Objects as the store keeps them: JSON, in the apiserver's field order, with the
+// resourceVersion of the write that made them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/node.h"
+
+namespace podlimits::apiserver {
+
+// The object in stored bytes, or nullopt when they are not one JSON object.
+std::optional<api::Node> ParseStoredObject(std::string_view data);
+
+// Sets metadata.resourceVersion to `revision`, orders the fields as `kind`'s schema does and
+// encodes the object.
+std::string RenderStoredObject(api::Node& object, std::string_view kind, std::int64_t revision);
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,61 @@
+// Where a running pod stands, as the pod worker sees it between two turns of its loop: what the
+// kubelet's status manager turns into the API's PodStatus (pod_api_status.h). The worker reports
+// a new snapshot whenever one differs from the last (PodRunEnvironment::on_progress), so the node
+// agent can publish container states, restarts and readiness as they change, not only at the end.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace podlimits::kubelet {
+
+struct TerminatedState {
+  int exit_code = 0;
+  int signal = 0;        // set when killed by a signal (exit code 128+signal)
+  std::string reason;    // Completed, Error, OOMKilled, StartError
+  std::string message;   // the termination message
+  std::string started_at, finished_at;  // RFC 3339, seconds ("" for a start that failed)
+  std::string container_id;
+
+  bool operator==(const TerminatedState&) const = default;
+};
+
+struct ContainerProgress {
+  enum class State { kWaiting, kRunning, kTerminated };
+
+  std::string name;
+  std::string image;     // as the spec names it
+  std::string image_id;  // the image's config digest, "sha256:..." ("" before it was found)
+  bool init = false;
+  bool sidecar = false;
+  State state = State::kWaiting;
+  std::string waiting_reason;   // ContainerCreating, PodInitializing, CrashLoopBackOff, ...
+  std::string waiting_message;
+  std::string started_at;       // kRunning: RFC 3339, seconds
+  std::string container_id;     // kRunning / kTerminated: "podlimits://<id>"
+  std::optional<TerminatedState> terminated;       // kTerminated
+  std::optional<TerminatedState> last_terminated;  // the previous run's end
+  int restart_count = 0;
+  bool started = false;  // running, postStart done, startup probe passed
+  bool ready = false;    // started and its readiness probe (if any) passes
+
+  bool operator==(const ContainerProgress&) const = default;
+};
+
+struct PodProgress {
+  bool sandbox_ready = false;  // the pod cgroup, holder and volumes exist
+  bool initialized = false;    // every init container done (sidecars started)
+  std::string start_time;      // when the node took the pod, RFC 3339
+  std::vector<ContainerProgress> containers;  // init containers first, in spec order
+  // Set once the pod's end is known: Succeeded or Failed, with reason and message when
+  // something other than a container's exit decided it (DeadlineExceeded, ...).
+  std::string final_phase;
+  std::string reason, message;
+  bool terminating = false;  // a stop request, deadline or failure is ending it
+  bool finished = false;     // torn down: nothing of the pod runs any more
+
+  bool operator==(const PodProgress&) const = default;
+};
+
+}  // namespace podlimits::kubelet

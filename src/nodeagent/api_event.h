@@ -1,0 +1,21 @@
+// A pod's event as the kubelet's event recorder posts it: a core/v1 Event about the pod, from
+// the kubelet on this node, named `<pod>.<hex of the event's Unix nanoseconds>` (the recorder's
+// naming), so that publishing the same event twice is one object.
+#pragma once
+
+#include <string>
+
+#include "api/node.h"
+#include "nodeagent/monitor_files.h"
+
+namespace podlimits::nodeagent {
+
+struct EventSubject {
+  std::string namespace_, name, uid;
+  std::string node_name;
+};
+
+std::string ApiEventName(const EventSubject& pod, const MonitorEvent& event);
+api::Node ApiEvent(const EventSubject& pod, const MonitorEvent& event);
+
+}  // namespace podlimits::nodeagent

@@ -1,0 +1,69 @@
+// What a pod's monitor process and the node agent share: a directory per pod,
+// <data-dir>/pods/<uid>/, and a datagram socket, <data-dir>/kubelet.sock.
+//
+//   pod.json       the pod as the API admitted it (the agent writes it before the monitor starts)
+//   monitor.lock   held (flock) by the live monitor for its whole life, and holding its pid: a
+//                  monitor is alive exactly while the lock is held, whatever became of pids
+//   status.json    {"status": <PodStatus>, "finished": bool}, replaced atomically on each change
+//   events.jsonl   one event per line, appended: {"type","reason","message","time","nanos"}
+//   stop           the grace period (seconds) of a stop the agent asks for with SIGTERM
+//
+// The monitor sends the pod's uid to the socket after each change; the agent reads the files
+// (a monitor never waits for the agent, and the files are what a restarted agent reads first).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
+#include "kubelet/events.h"
+
+namespace podlimits::nodeagent {
+
+std::filesystem::path MonitorDirectory(const std::filesystem::path& data_dir, std::string_view uid);
+std::filesystem::path NotifySocketPath(const std::filesystem::path& data_dir);
+
+struct MonitorStatus {
+  api::Node status;  // the PodStatus
+  bool finished = false;
+};
+
+// A recorded event with the time it happened.
+struct MonitorEvent {
+  kubelet::Event event;
+  std::string time;          // RFC 3339, seconds
+  std::int64_t nanos = 0;    // Unix nanoseconds: names the API event, so replays are no-ops
+};
+
+Result<void> WriteMonitorStatus(const std::filesystem::path& dir, const MonitorStatus& status);
+std::optional<MonitorStatus> ReadMonitorStatus(const std::filesystem::path& dir);
+
+Result<void> AppendMonitorEvent(const std::filesystem::path& dir, const MonitorEvent& event);
+// The events from byte `offset` on; `offset` moves past the last whole line read.
+std::vector<MonitorEvent> ReadMonitorEvents(const std::filesystem::path& dir, std::uint64_t& offset);
+
+// The live monitor's pid, or nullopt when no monitor holds the lock.
+std::optional<pid_t> LiveMonitorPid(const std::filesystem::path& dir);
+
+// Takes the lock for this process (nullopt: another monitor holds it) and records the pid.
+std::optional<UniqueFd> LockMonitor(const std::filesystem::path& dir);
+
+// Asks the live monitor to stop within `grace_seconds` (SIGTERM after writing the stop file).
+// False when no monitor is alive.
+bool StopMonitor(const std::filesystem::path& dir, std::int64_t grace_seconds);
+// The stop's grace period as the agent wrote it.
+std::optional<std::int64_t> ReadStopGrace(const std::filesystem::path& dir);
+
+// The monitor's side of the socket: sends `uid` (best effort; no agent, no message).
+void NotifyAgent(const std::filesystem::path& data_dir, std::string_view uid);
+// The agent's side: bound to the socket path (replacing a stale one).
+Result<UniqueFd> BindNotifySocket(const std::filesystem::path& data_dir);
+
+}  // namespace podlimits::nodeagent

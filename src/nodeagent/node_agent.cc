@@ -1,0 +1,523 @@
+#include "nodeagent/node_agent.h"
+
+#include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "api/json_codec.h"
+#include "apiserver/stored_object.h"
+#include "base/fs.h"
+#include "kubelet/container_log.h"
+#include "kubelet/pod_plan.h"
+#include "nodeagent/api_event.h"
+#include "nodeagent/monitor_files.h"
+
+extern char** environ;
+
+namespace podlimits::nodeagent {
+
+namespace fs = std::filesystem;
+using api::Node;
+using apiserver::ObjectKey;
+using apiserver::StoreError;
+using apiserver::StoredObject;
+
+namespace {
+
+std::string Str(const Node& object, std::initializer_list<std::string_view> path) {
+  const Node* n = object.FindPath(path);
+  return n && n->IsString() ? n->scalar : std::string();
+}
+
+std::string ApiNow() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+// The pod's PodScheduled condition as the binding made it (kept over the monitor's).
+const Node* FindCondition(const Node& status, std::string_view type) {
+  const Node* conditions = status.Find("conditions");
+  if (conditions == nullptr || !conditions->IsArray()) return nullptr;
+  for (const Node& c : conditions->items) {
+    if (const Node* t = c.Find("type"); t && t->scalar == type) return &c;
+  }
+  return nullptr;
+}
+
+Node ScheduledCondition() {
+  Node c = Node::Object();
+  c.Set("type", Node::String("PodScheduled"));
+  c.Set("status", Node::String("True"));
+  c.Set("lastProbeTime", Node::Null());
+  c.Set("lastTransitionTime", Node::String(ApiNow()));
+  return c;
+}
+
+std::optional<std::int64_t> IntAt(const Node& object, std::initializer_list<std::string_view> path) {
+  const Node* n = object.FindPath(path);
+  if (n == nullptr || n->kind != Node::Kind::kNumber) return std::nullopt;
+  try {
+    return std::stoll(n->scalar);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+NodeAgent::NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+NodeAgent::~NodeAgent() { Stop(); }
+
+void NodeAgent::Log(const std::string& line) const {
+  std::fprintf(stderr, "podlimits serve: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+Result<void> NodeAgent::Start() {
+  std::error_code ec;
+  fs::create_directories(options_.data_dir / "pods", ec);
+  if (ec) return Failure("mkdir", options_.data_dir / "pods", ec.message());
+  auto socket = BindNotifySocket(options_.data_dir);
+  if (!socket) return std::unexpected(socket.error());
+  notify_ = std::move(*socket);
+  // Adoption: every stored pod, before any change comes in.
+  auto listed = store_.List("pods", "", true);
+  if (!listed) return std::unexpected(listed.error().error);
+  watched_ = listed->revision;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& pod : listed->items) Sync(pod);
+    Sweep();
+  }
+  watch_thread_ = std::thread([this] { WatchPods(); });
+  listen_thread_ = std::thread([this] { ListenToMonitors(); });
+  return {};
+}
+
+void NodeAgent::Stop() {
+  if (stopping_.exchange(true)) return;
+  if (notify_.valid()) ::shutdown(notify_.get(), SHUT_RDWR);
+  if (watch_thread_.joinable()) watch_thread_.join();
+  if (listen_thread_.joinable()) listen_thread_.join();
+}
+
+void NodeAgent::StopAllPods(std::chrono::seconds limit) {
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [uid, known] : pods_) {
+      if (!known.finished) (void)StopMonitor(MonitorDirectory(options_.data_dir, uid), 30);
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool any = false;
+    {
+      std::lock_guard lock(mu_);
+      ReapChildren();
+      for (auto& [uid, known] : pods_) {
+        if (known.child > 0 || LiveMonitorPid(MonitorDirectory(options_.data_dir, uid))) any = true;
+      }
+    }
+    if (!any) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::lock_guard lock(mu_);
+  for (auto& [uid, known] : pods_) Publish(uid);
+}
+
+void NodeAgent::WatchPods() {
+  while (!stopping_) {
+    auto changes = store_.ChangesSince("pods", "", true, watched_);
+    if (!changes) {
+      // Compacted past us (only after a long stall): start over from the objects themselves.
+      auto listed = store_.List("pods", "", true);
+      if (listed) {
+        std::lock_guard lock(mu_);
+        watched_ = listed->revision;
+        for (const auto& pod : listed->items) Sync(pod);
+      }
+    } else {
+      std::lock_guard lock(mu_);
+      for (const auto& change : *changes) {
+        Sweep();
+        watched_ = change.object.revision;
+        if (change.type != apiserver::WatchEventType::kDeleted) {
+          Sync(change.object);
+          continue;
+        }
+        // Removed from the store (a force delete, or our own finalize): stop what still runs.
+        auto pod = apiserver::ParseStoredObject(change.object.data);
+        const std::string uid = pod ? Str(*pod, {"metadata", "uid"}) : "";
+        auto it = pods_.find(uid);
+        if (it == pods_.end()) continue;
+        if (!it->second.finished) {
+          it->second.stop_grace = 0;
+          (void)StopMonitor(MonitorDirectory(options_.data_dir, uid), 0);
+        }
+        it->second.key = {};  // no object to publish to any more
+      }
+    }
+    store_.WaitForChange(watched_, std::chrono::milliseconds(500));
+  }
+}
+
+void NodeAgent::ListenToMonitors() {
+  auto next_resync = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    pollfd p{notify_.get(), POLLIN, 0};
+    (void)poll(&p, 1, 200);
+    if (stopping_) break;
+    std::vector<std::string> uids;
+    char buf[256];
+    for (;;) {
+      const ssize_t n = ::recv(notify_.get(), buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0) break;
+      uids.emplace_back(buf, static_cast<std::size_t>(n));
+    }
+    std::lock_guard lock(mu_);
+    for (const auto& uid : uids) Publish(uid);
+    ReapChildren();
+    if (std::chrono::steady_clock::now() >= next_resync) {
+      next_resync = std::chrono::steady_clock::now() + options_.resync;
+      std::vector<std::string> all;
+      for (const auto& [uid, known] : pods_) all.push_back(uid);
+      for (const auto& uid : all) Publish(uid);
+      // Pods whose monitor died without finishing: look at them again.
+      for (const auto& uid : all) {
+        auto it = pods_.find(uid);
+        if (it == pods_.end() || it->second.finished || it->second.child > 0 ||
+            it->second.key.name.empty()) {
+          continue;
+        }
+        if (LiveMonitorPid(MonitorDirectory(options_.data_dir, uid))) continue;
+        auto got = store_.Get(it->second.key);
+        if (got) Sync(*got);
+      }
+    }
+  }
+}
+
+void NodeAgent::ReapChildren() {
+  std::vector<std::string> exited;
+  for (auto& [uid, known] : pods_) {
+    if (known.child <= 0) continue;
+    int status = 0;
+    if (waitpid(known.child, &status, WNOHANG) == known.child) {
+      known.child = 0;
+      exited.push_back(uid);
+    }
+  }
+  for (const auto& uid : exited) Publish(uid);
+  Sweep();
+}
+
+void NodeAgent::Sweep() {
+  std::erase_if(pods_, [](const auto& entry) { return entry.second.removed; });
+}
+
+void NodeAgent::Bind(const StoredObject& object, Node pod) {
+  pod.Ensure("spec").Set("nodeName", Node::String(options_.node_name));
+  Node& status = pod.Ensure("status");
+  if (FindCondition(status, "PodScheduled") == nullptr) {
+    Node& conditions = status.Ensure("conditions", Node::Kind::kArray);
+    conditions.items.push_back(ScheduledCondition());
+  }
+  auto updated = store_.Update(object.key, object.revision, [&](std::int64_t rv) {
+    return apiserver::RenderStoredObject(pod, "Pod", rv);
+  });
+  if (!updated && updated.error().kind != StoreError::Kind::kConflict &&
+      updated.error().kind != StoreError::Kind::kNotFound) {
+    Log("bind pod " + object.key.name + ": " + updated.error().error.Message());
+  }
+}
+
+void NodeAgent::Sync(const StoredObject& object) {
+  auto pod = apiserver::ParseStoredObject(object.data);
+  if (!pod) return;
+  const std::string uid = Str(*pod, {"metadata", "uid"});
+  if (uid.empty()) return;
+  const std::string node = Str(*pod, {"spec", "nodeName"});
+  const bool deleting = !Str(*pod, {"metadata", "deletionTimestamp"}).empty();
+  if (node.empty()) {
+    if (!deleting) Bind(object, std::move(*pod));
+    return;
+  }
+  if (node != options_.node_name) return;  // not this node's
+  KnownPod& known = pods_[uid];
+  if (known.removed) return;
+  known.key = object.key;
+  const fs::path dir = MonitorDirectory(options_.data_dir, uid);
+  if (auto status = ReadMonitorStatus(dir); status && status->finished) known.finished = true;
+  const bool alive = known.child > 0 || LiveMonitorPid(dir).has_value();
+  if (deleting) {
+    const std::int64_t grace = IntAt(*pod, {"metadata", "deletionGracePeriodSeconds"}).value_or(30);
+    if (alive) {
+      if (!known.stop_grace || grace < *known.stop_grace) {
+        if (StopMonitor(dir, grace) || known.child > 0) {
+          known.stop_grace = grace;
+          // A monitor still starting reads the stop file once it listens.
+          if (!LiveMonitorPid(dir)) {
+            (void)WriteFileAtomically(dir / "stop", std::to_string(grace) + "\n", 0600);
+          }
+        }
+      }
+      return;
+    }
+    if (known.finished || !fs::exists(dir / "pod.json")) {
+      Finalize(uid, known);
+      return;
+    }
+    // Its monitor died before the pod finished: a new one cleans up and stops at once.
+    (void)WriteFileAtomically(dir / "stop", std::to_string(grace) + "\n", 0600);
+    Spawn(uid, known, *pod);
+    return;
+  }
+  if (known.finished || alive) return;
+  Spawn(uid, known, *pod);
+}
+
+bool NodeAgent::Spawn(const std::string& uid, KnownPod& known, const Node& pod) {
+  const fs::path dir = MonitorDirectory(options_.data_dir, uid);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::exists(dir / "pod.json")) {
+    if (auto w = WriteFileAtomically(dir / "pod.json", api::EncodeJson(pod, 0) + "\n", 0600); !w) {
+      Log(w.error().Message());
+      return false;
+    }
+  }
+  std::vector<std::string> args = {options_.binary.string(), "pod-monitor", "--data-dir",
+                                   options_.data_dir.string(), "--uid", uid};
+  args.insert(args.end(), options_.monitor_args.begin(), options_.monitor_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  const std::string log = (dir / "monitor.log").string();
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // A session of its own (no signal of the daemon's terminal reaches it), the daemon's blocked
+  // signals unblocked and its dispositions reset.
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    Log(fmt::format("start the monitor of pod {}: {}", uid, std::strerror(rc)));
+    return false;
+  }
+  known.child = pid;
+  return true;
+}
+
+void NodeAgent::Publish(const std::string& uid) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end() || it->second.removed) return;
+  KnownPod& known = it->second;
+  const fs::path dir = MonitorDirectory(options_.data_dir, uid);
+  if (known.key.name.empty()) {
+    // The object is gone: once its monitor is, so is what the node kept for it.
+    if (known.child == 0 && !LiveMonitorPid(dir)) Finalize(uid, known);
+    return;
+  }
+  auto got = store_.Get(known.key);
+  if (!got) return;
+  auto pod = apiserver::ParseStoredObject(got->data);
+  if (!pod || Str(*pod, {"metadata", "uid"}) != uid) return;
+
+  PublishEvents(uid, known, dir);
+
+  auto status = ReadMonitorStatus(dir);
+  if (status) {
+    known.finished = status->finished;
+    Node next = status->status;
+    // PodScheduled is the binding's, with its time.
+    const Node* stored_status = pod->Find("status");
+    const Node* scheduled =
+        stored_status ? FindCondition(*stored_status, "PodScheduled") : nullptr;
+    if (scheduled != nullptr) {
+      if (Node* conditions = next.Find("conditions"); conditions && conditions->IsArray()) {
+        for (Node& c : conditions->items) {
+          if (const Node* t = c.Find("type"); t && t->scalar == "PodScheduled") c = *scheduled;
+        }
+      }
+    }
+    const std::string text = api::EncodeJson(next, 0);
+    const Node* current = pod->Find("status");
+    if (text != known.published && (current == nullptr || api::EncodeJson(*current, 0) != text)) {
+      pod->Set("status", std::move(next));
+      auto updated = store_.Update(known.key, got->revision, [&](std::int64_t rv) {
+        return apiserver::RenderStoredObject(*pod, "Pod", rv);
+      });
+      if (updated) {
+        known.published = text;
+      } else if (updated.error().kind == StoreError::Kind::kConflict) {
+        // Someone wrote the pod meanwhile: the next announcement or resync publishes again.
+      } else if (updated.error().kind != StoreError::Kind::kNotFound) {
+        Log("update status of pod " + known.key.name + ": " + updated.error().error.Message());
+      }
+    } else {
+      known.published = text;
+    }
+  }
+  // A deleted pod whose monitor is done goes now.
+  if (!Str(*pod, {"metadata", "deletionTimestamp"}).empty() && known.child == 0 &&
+      !LiveMonitorPid(dir)) {
+    auto again = store_.Get(known.key);
+    if (again) Sync(*again);
+  }
+}
+
+// The kubelet's event recorder with its correlator: an event like one already posted for the
+// pod (same type, reason and message) raises that one's count and lastTimestamp, as
+// `kubectl describe` shows "(x3 over 2m)". How far the events file was published is kept beside
+// it, so a restarted agent neither loses nor repeats any.
+void NodeAgent::PublishEvents(const std::string& uid, KnownPod& known, const fs::path& dir) {
+  if (!known.events_loaded) {
+    known.events_loaded = true;
+    if (auto text = ReadSmallFile(dir / "events.published", 64)) {
+      try {
+        known.event_offset = std::stoull(*text);
+      } catch (...) {
+      }
+    }
+    // The events an earlier agent posted for the pod, so repeats still count on them.
+    if (auto listed = store_.List("events", known.key.namespace_, false)) {
+      for (const auto& item : listed->items) {
+        auto event = apiserver::ParseStoredObject(item.data);
+        if (!event || Str(*event, {"involvedObject", "uid"}) != uid) continue;
+        known.posted_events[fmt::format("{}\n{}\n{}", Str(*event, {"type"}),
+                                        Str(*event, {"reason"}), Str(*event, {"message"}))] =
+            item.key.name;
+      }
+    }
+  }
+  const std::uint64_t before = known.event_offset;
+  auto events = ReadMonitorEvents(dir, known.event_offset);
+  if (events.empty()) return;
+  EventSubject subject{known.key.namespace_, known.key.name, uid, options_.node_name};
+  for (const auto& e : events) {
+    const std::string similar = fmt::format("{}\n{}\n{}", kubelet::EventTypeName(e.event.type),
+                                            e.event.reason, e.event.message);
+    if (auto it = known.posted_events.find(similar); it != known.posted_events.end()) {
+      const ObjectKey key{"events", known.key.namespace_, it->second};
+      bool done = false;
+      for (int attempt = 0; attempt < 3 && !done; ++attempt) {
+        auto got = store_.Get(key);
+        if (!got) break;
+        auto event = apiserver::ParseStoredObject(got->data);
+        if (!event) break;
+        std::int64_t count = 1;
+        if (const Node* c = event->Find("count"); c && c->kind == Node::Kind::kNumber) {
+          count = std::stoll(c->scalar);
+        }
+        event->Set("count", Node::Int(count + 1));
+        event->Set("lastTimestamp", Node::String(e.time));
+        auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
+          return apiserver::RenderStoredObject(*event, "Event", rv);
+        });
+        done = updated.has_value() || updated.error().kind != StoreError::Kind::kConflict;
+      }
+      if (done) continue;
+    }
+    Node event = ApiEvent(subject, e);
+    event.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
+    event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
+    const std::string name = ApiEventName(subject, e);
+    (void)store_.Create({"events", known.key.namespace_, name}, [&](std::int64_t rv) {
+      return apiserver::RenderStoredObject(event, "Event", rv);
+    });
+    known.posted_events[similar] = name;
+  }
+  if (known.event_offset != before) {
+    (void)WriteFileAtomically(dir / "events.published", std::to_string(known.event_offset) + "\n",
+                              0600);
+  }
+}
+
+void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
+  if (!known.key.name.empty()) {
+    auto got = store_.Get(known.key);
+    if (got) {
+      auto pod = apiserver::ParseStoredObject(got->data);
+      if (pod && Str(*pod, {"metadata", "uid"}) == uid) {
+        auto deleted = store_.Delete(known.key, got->revision, [&](std::int64_t rv) {
+          return apiserver::RenderStoredObject(*pod, "Pod", rv);
+        });
+        if (!deleted && deleted.error().kind == StoreError::Kind::kConflict) return;  // retried
+      }
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(MonitorDirectory(options_.data_dir, uid), ec);
+  if (!known.key.name.empty()) {
+    fs::remove_all(kubelet::PodLogDirectory(options_.pod_logs_dir, known.key.namespace_,
+                                            known.key.name, uid),
+                   ec);
+  }
+  known.removed = true;  // erased by Sweep, outside any loop over pods_
+}
+
+Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view container,
+                                             bool previous) const {
+  const std::string uid = Str(pod, {"metadata", "uid"});
+  const std::string name = Str(pod, {"metadata", "name"});
+  const std::string ns = Str(pod, {"metadata", "namespace"});
+  int restarts = -1;
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const Node* statuses = pod.FindPath({"status", list});
+    if (statuses == nullptr || !statuses->IsArray()) continue;
+    for (const Node& s : statuses->items) {
+      if (Str(s, {"name"}) != container) continue;
+      restarts = static_cast<int>(IntAt(s, {"restartCount"}).value_or(0));
+      const bool ran = s.FindPath({"state", "running"}) || s.FindPath({"state", "terminated"});
+      if (!previous && !ran && !s.FindPath({"lastState", "terminated"})) {
+        const std::string reason = Str(s, {"state", "waiting", "reason"});
+        return Failure(fmt::format("container \"{}\" in pod \"{}\" is waiting to start: {}",
+                                   container, name,
+                                   reason.empty() ? "ContainerCreating" : reason));
+      }
+      if (!ran && s.FindPath({"lastState", "terminated"}) && !previous) restarts -= 1;
+    }
+  }
+  if (restarts < 0) {
+    return Failure(fmt::format("container \"{}\" in pod \"{}\" is waiting to start: "
+                               "ContainerCreating",
+                               container, name));
+  }
+  if (previous) {
+    if (restarts == 0) {
+      return Failure(fmt::format("previous terminated container \"{}\" in pod \"{}\" not found",
+                                 container, name));
+    }
+    restarts -= 1;
+  }
+  return kubelet::ContainerLogFile(kubelet::PodLogDirectory(options_.pod_logs_dir, ns, name, uid),
+                                   container, restarts);
+}
+
+}  // namespace podlimits::nodeagent

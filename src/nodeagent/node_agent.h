@@ -1,0 +1,107 @@
+// The kubelet half of `podlimits serve`: the pods of the object store run on this node, as the
+// kubelet's sync loop runs the pods the apiserver binds to it.
+//
+//   bind      a new pod gets spec.nodeName and PodScheduled (the one-node scheduler)
+//   run       one monitor process per pod (pod_monitor.h), started from the pod as admitted
+//   publish   each status the monitor writes becomes the pod's status in the store, each event
+//             an Event object (status manager and event recorder), as the monitor announces
+//             them and on a periodic look at every pod (a lost announcement is only late)
+//   delete    a pod with a deletionTimestamp is stopped with its deletion grace period; once its
+//             monitor is done (or for a pod that never ran) the object is removed, with the
+//             pod's monitor directory and logs (the kubelet's status manager deleting with
+//             grace 0, then container and log garbage collection)
+//   adopt     at start every stored pod is looked at: a live monitor is left to run (the
+//             containers never depended on the daemon), a dead one whose pod had not finished is
+//             started again (RunPod cleans up what it left first)
+//
+// Stop() ends the agent's threads and leaves every monitor and container running (a kubelet
+// restart), unless the caller stops the pods first (StopAllPods: `--drain-on-exit`).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/node.h"
+#include "apiserver/object_store.h"
+#include "apiserver/pod_log_handler.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
+
+namespace podlimits::nodeagent {
+
+struct NodeAgentOptions {
+  std::filesystem::path data_dir;
+  std::string node_name;
+  std::filesystem::path binary;  // podlimits itself, run as `pod-monitor`
+  // Passed on to every monitor after `pod-monitor --data-dir D --uid U`.
+  std::vector<std::string> monitor_args;
+  std::filesystem::path pod_logs_dir;
+  std::chrono::milliseconds resync{2000};  // the periodic look at every pod
+};
+
+class NodeAgent : public apiserver::PodLogSource {
+ public:
+  NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options);
+  ~NodeAgent();
+  NodeAgent(const NodeAgent&) = delete;
+  NodeAgent& operator=(const NodeAgent&) = delete;
+
+  Result<void> Start();
+  void Stop();
+  // Asks every live monitor to stop its pod (the pod's own grace period) and waits up to
+  // `limit` for them to finish.
+  void StopAllPods(std::chrono::seconds limit);
+
+  // The log file of `container` of the pod whose object this is (`previous`: the run before the
+  // current one), or an error in the kubelet's words.
+  Result<std::filesystem::path> ContainerLogFile(const api::Node& pod, std::string_view container,
+                                                 bool previous) const override;
+
+ private:
+  struct KnownPod {
+    apiserver::ObjectKey key;
+    pid_t child = 0;                   // our own monitor child, until reaped
+    std::uint64_t event_offset = 0;    // events.jsonl published up to here
+    bool events_loaded = false;        // event_offset read from events.published
+    // The event object posted for each (type, reason, message) of the pod, to count repeats.
+    std::map<std::string, std::string> posted_events;
+    std::string published;             // the last status written to the store
+    std::optional<std::int64_t> stop_grace;  // the stop asked for
+    bool finished = false;
+    bool removed = false;  // finalized: erased by Sweep
+  };
+
+  void WatchPods();
+  void ListenToMonitors();
+  void Sync(const apiserver::StoredObject& object);
+  void Publish(const std::string& uid);
+  void PublishEvents(const std::string& uid, KnownPod& known, const std::filesystem::path& dir);
+  void Bind(const apiserver::StoredObject& object, api::Node pod);
+  bool Spawn(const std::string& uid, KnownPod& known, const api::Node& pod);
+  void Finalize(const std::string& uid, KnownPod& known);
+  void ReapChildren();
+  void Sweep();
+  void Log(const std::string& line) const;
+
+  apiserver::ObjectStore& store_;
+  NodeAgentOptions options_;
+  UniqueFd notify_;
+  std::atomic<bool> stopping_{false};
+  std::thread watch_thread_, listen_thread_;
+  std::int64_t watched_ = 0;  // the revision WatchPods has seen
+
+  mutable std::mutex mu_;
+  std::map<std::string, KnownPod> pods_;  // by uid
+};
+
+}  // namespace podlimits::nodeagent

@@ -1,0 +1,211 @@
+#include "nodeagent/pod_monitor.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "api/json_codec.h"
+#include "api/qos.h"
+#include "base/fs.h"
+#include "kubelet/kubelet.h"
+#include "kubelet/pod_api_status.h"
+#include "nodeagent/monitor_files.h"
+#include "nodeagent/store_object_source.h"
+
+namespace podlimits::nodeagent {
+
+namespace fs = std::filesystem;
+using api::Node;
+
+namespace {
+
+constexpr int kExitMonitorFailure = 3;
+
+std::string ApiNow() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+std::int64_t UnixNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// SIGTERM (from the agent) is a stop request with the grace period of the `stop` file; SIGINT
+// and SIGHUP the same with the pod's own. Read on a thread of their own from a signalfd.
+class StopSignals {
+ public:
+  StopSignals(kubelet::PodStop& stop, fs::path dir) : dir_(std::move(dir)) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    fd_ = UniqueFd(signalfd(-1, &set, SFD_CLOEXEC));
+    if (!fd_.valid()) return;
+    thread_ = std::jthread([this, &stop](std::stop_token token) {
+      while (!token.stop_requested()) {
+        signalfd_siginfo info;
+        if (read(fd_.get(), &info, sizeof info) != sizeof info) continue;
+        if (info.ssi_code == SI_QUEUE && info.ssi_pid == static_cast<uint32_t>(getpid())) continue;
+        if (info.ssi_signo == SIGTERM) {
+          if (auto grace = ReadStopGrace(dir_)) {
+            stop.Request(*grace);
+            continue;
+          }
+        }
+        stop.Request();
+      }
+    });
+  }
+  ~StopSignals() {
+    if (!thread_.joinable()) return;
+    thread_.request_stop();
+    sigqueue(getpid(), SIGHUP, sigval{0});
+    thread_.join();
+  }
+  bool ok() const { return thread_.joinable(); }
+
+ private:
+  fs::path dir_;
+  UniqueFd fd_;
+  std::jthread thread_;
+};
+
+// Writes each status and event to the directory and tells the agent.
+class Publisher {
+ public:
+  Publisher(const PodMonitorOptions& options, fs::path dir, kubelet::PodStatusContext context)
+      : options_(options), dir_(std::move(dir)), context_(std::move(context)) {
+    if (auto before = ReadMonitorStatus(dir_)) previous_ = std::move(before->status);
+  }
+
+  void Event(const kubelet::Event& e) {
+    std::lock_guard lock(mu_);
+    MonitorEvent m{e, ApiNow(), UnixNanos()};
+    if (m.nanos <= last_nanos_) m.nanos = last_nanos_ + 1;  // one name per event
+    last_nanos_ = m.nanos;
+    if (auto w = AppendMonitorEvent(dir_, m); !w) Log(w.error().Message());
+    NotifyAgent(options_.data_dir, options_.uid);
+  }
+
+  void Progress(const kubelet::PodProgress& p) {
+    Node status = kubelet::PodApiStatus(p, context_, previous_ ? &*previous_ : nullptr, ApiNow());
+    Write(std::move(status), p.finished);
+  }
+
+  // A pod the node never ran: the kubelet's rejectPod status.
+  void NotRun(const std::string& reason, const std::string& message) {
+    Node status = Node::Object();
+    status.Set("phase", Node::String("Failed"));
+    status.Set("reason", Node::String(reason));
+    status.Set("message", Node::String(message));
+    if (!context_.qos_class.empty()) status.Set("qosClass", Node::String(context_.qos_class));
+    Write(std::move(status), true);
+  }
+
+  static void Log(const std::string& line) {
+    std::fprintf(stderr, "pod-monitor: %s\n", line.c_str());
+    std::fflush(stderr);
+  }
+
+ private:
+  void Write(Node status, bool finished) {
+    std::lock_guard lock(mu_);
+    if (auto w = WriteMonitorStatus(dir_, {status, finished}); !w) Log(w.error().Message());
+    previous_ = std::move(status);
+    NotifyAgent(options_.data_dir, options_.uid);
+  }
+
+  const PodMonitorOptions& options_;
+  fs::path dir_;
+  kubelet::PodStatusContext context_;
+  std::mutex mu_;
+  std::optional<Node> previous_;
+  std::int64_t last_nanos_ = 0;
+};
+
+}  // namespace
+
+int RunPodMonitor(const PodMonitorOptions& options) {
+  const fs::path dir = MonitorDirectory(options.data_dir, options.uid);
+  auto lock = LockMonitor(dir);
+  if (!lock) {
+    Publisher::Log(fmt::format("{}: another monitor holds this pod, or its directory is unusable",
+                               dir.string()));
+    return kExitMonitorFailure;
+  }
+  auto text = ReadSmallFile(dir / "pod.json", 4 << 20);
+  if (!text) {
+    Publisher::Log(text.error().Message());
+    return kExitMonitorFailure;
+  }
+  auto nodes = api::ParseJsonStream(*text);
+  if (!nodes || nodes->size() != 1) {
+    Publisher::Log((dir / "pod.json").string() + ": not one JSON object");
+    return kExitMonitorFailure;
+  }
+  const Node pod_object = std::move((*nodes)[0]);
+  const api::Pod pod = api::ReadPod(pod_object);
+
+  kubelet::PodStatusContext context;
+  context.restart_policy = pod.spec.restart_policy.empty() ? "Always" : pod.spec.restart_policy;
+  context.qos_class = std::string(
+      api::Name(api::ComputePodQos(pod, options.config.feature_gates.pod_level_resources)));
+  context.host_ip = options.host_ip;
+  if (pod.spec.host_network) context.pod_ip = options.host_ip;
+  Publisher publisher(options, dir, context);
+
+  auto store = apiserver::ObjectStore::Open(options.data_dir / "state.db");
+  if (!store) {
+    publisher.NotRun("NodeFailure", store.error().error.Message());
+    return 0;
+  }
+  StoreObjectSource objects(**store);
+
+  kubelet::KubeletOptions kubelet_options{options.config, options.image_root, options.path_env};
+  kubelet::Kubelet node(std::move(kubelet_options));
+  if (auto started = node.Start(); !started) {
+    publisher.NotRun(started.error().reason, started.error().error.Message());
+    return 0;
+  }
+  kubelet::PodStop stop;
+  StopSignals signals(stop, dir);
+  if (!signals.ok()) {
+    publisher.NotRun("NodeFailure", "signalfd: cannot watch the stop signals");
+    return 0;
+  }
+  // A stop asked for before the monitor could listen (the pod was deleted while it started).
+  if (auto grace = ReadStopGrace(dir)) stop.Request(*grace);
+
+  kubelet::EventRecorder events([&publisher](const kubelet::Event& e) { publisher.Event(e); });
+  kubelet::CriLogOutput output(
+      kubelet::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
+                               options.uid),
+      options.log_policy);
+  kubelet::PodRunIo io{&events, &output, &stop, &objects, {}};
+  io.on_progress = [&publisher](const kubelet::PodProgress& p) { publisher.Progress(p); };
+  kubelet::PodOutcome outcome = node.RunPod(pod_object, io);
+  switch (outcome.kind) {
+    case kubelet::PodOutcome::Kind::kRejected:
+      publisher.NotRun(outcome.reason, outcome.status_message);
+      break;
+    case kubelet::PodOutcome::Kind::kNodeFailure:
+      publisher.NotRun(outcome.reason, outcome.status_message);
+      break;
+    case kubelet::PodOutcome::Kind::kRan:
+      for (const auto& e : outcome.result.teardown_errors) Publisher::Log("teardown: " + e);
+      break;
+  }
+  return 0;
+}
+
+}  // namespace podlimits::nodeagent
