@@ -106,7 +106,12 @@ class CriLogSink : public OutputSink {
     for (;;) {
       const std::size_t nl = pending_.find('\n', start);
       if (nl == std::string::npos) break;
-      Write(std::string_view(pending_).substr(start, nl - start), false);
+      std::string_view line = std::string_view(pending_).substr(start, nl - start);
+      while (line.size() > kMaxLineBytes) {
+        Write(line.substr(0, kMaxLineBytes), true);
+        line.remove_prefix(kMaxLineBytes);
+      }
+      Write(line, false);
       start = nl + 1;
     }
     pending_.erase(0, start);

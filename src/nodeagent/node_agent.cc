@@ -98,6 +98,26 @@ Result<void> NodeAgent::Start() {
   {
     std::lock_guard lock(mu_);
     for (const auto& pod : listed->items) Sync(pod);
+    // Monitor directories of pods the store no longer has (deleted while the daemon was
+    // down): their pods are stopped and what they left removed.
+    for (const auto& entry : fs::directory_iterator(options_.data_dir / "pods", ec)) {
+      const std::string uid = entry.path().filename().string();
+      if (pods_.contains(uid)) continue;
+      KnownPod& known = pods_[uid];
+      if (auto pod = ReadSmallFile(entry.path() / "pod.json", 4 << 20)) {
+        if (auto tree = apiserver::ParseStoredObject(*pod)) {
+          known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir,
+                                                   Str(*tree, {"metadata", "namespace"}),
+                                                   Str(*tree, {"metadata", "name"}), uid);
+        }
+      }
+      if (LiveMonitorPid(entry.path())) {
+        known.stop_grace = 0;
+        (void)StopMonitor(entry.path(), 0);
+      } else {
+        Finalize(uid, known);
+      }
+    }
     Sweep();
   }
   watch_thread_ = std::thread([this] { WatchPods(); });
@@ -161,11 +181,15 @@ void NodeAgent::WatchPods() {
         const std::string uid = pod ? Str(*pod, {"metadata", "uid"}) : "";
         auto it = pods_.find(uid);
         if (it == pods_.end()) continue;
-        if (!it->second.finished) {
-          it->second.stop_grace = 0;
-          (void)StopMonitor(MonitorDirectory(options_.data_dir, uid), 0);
+        KnownPod& known = it->second;
+        known.key = {};  // no object to publish to any more
+        const fs::path dir = MonitorDirectory(options_.data_dir, uid);
+        if (known.child == 0 && !LiveMonitorPid(dir)) {
+          Finalize(uid, known);
+        } else if (!known.finished) {
+          known.stop_grace = 0;
+          (void)StopMonitor(dir, 0);
         }
-        it->second.key = {};  // no object to publish to any more
       }
     }
     store_.WaitForChange(watched_, std::chrono::milliseconds(500));
@@ -257,6 +281,8 @@ void NodeAgent::Sync(const StoredObject& object) {
   KnownPod& known = pods_[uid];
   if (known.removed) return;
   known.key = object.key;
+  known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir, object.key.namespace_,
+                                           object.key.name, uid);
   const fs::path dir = MonitorDirectory(options_.data_dir, uid);
   if (auto status = ReadMonitorStatus(dir); status && status->finished) known.finished = true;
   const bool alive = known.child > 0 || LiveMonitorPid(dir).has_value();
@@ -311,6 +337,9 @@ bool NodeAgent::Spawn(const std::string& uid, KnownPod& known, const Node& pod) 
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
                                    O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  // Nothing else of the daemon's: a listening socket or the store's files held by a monitor
+  // would outlive the daemon (its restart could not listen again).
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // A session of its own (no signal of the daemon's terminal reaches it), the daemon's blocked
@@ -474,11 +503,7 @@ void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
   }
   std::error_code ec;
   fs::remove_all(MonitorDirectory(options_.data_dir, uid), ec);
-  if (!known.key.name.empty()) {
-    fs::remove_all(kubelet::PodLogDirectory(options_.pod_logs_dir, known.key.namespace_,
-                                            known.key.name, uid),
-                   ec);
-  }
+  if (!known.log_dir.empty()) fs::remove_all(known.log_dir, ec);
   known.removed = true;  // erased by Sweep, outside any loop over pods_
 }
 

@@ -69,7 +69,8 @@ class NodeAgent : public apiserver::PodLogSource {
 
  private:
   struct KnownPod {
-    apiserver::ObjectKey key;
+    apiserver::ObjectKey key;          // cleared once the object is gone from the store
+    std::filesystem::path log_dir;     // the pod's log directory
     pid_t child = 0;                   // our own monitor child, until reaped
     std::uint64_t event_offset = 0;    // events.jsonl published up to here
     bool events_loaded = false;        // event_offset read from events.published

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "net_test_support.h"
 #include "run_test_support.h"
@@ -101,6 +104,135 @@ TEST(ServeTest, KubectlTalksToIt) {
   EXPECT_NE(second.err.find("another podlimits serve is using"), std::string::npos) << second.err;
   EXPECT_EQ(fs::status(dir / "node/kubeconfig").permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
+}
+
+}  // namespace
+}  // namespace podlimits::testing
+
+namespace podlimits::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ServePodsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, mounts, an OCI runtime)";
+    ASSERT_TRUE(fs::exists(kubectl_)) << "these tests drive the machine's kubectl (v1.32)";
+    ASSERT_EQ(LoadBusyboxImage(dir_.path(), dir_ / "node/images"), "");
+    std::ofstream(dir_ / "node.yaml")
+        << "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n---\n"
+        << "apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\nstateDirectory: "
+        << (dir_ / "state").string() << "\n";
+    listen_ = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
+  }
+
+  CommandResult Kubectl(std::vector<std::string> args, std::string stdin_text = "") {
+    std::vector<std::string> argv = {kubectl_.string(), "--kubeconfig",
+                                     (dir_ / "node/kubeconfig").string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunOptions options;
+    options.stdin_text = std::move(stdin_text);
+    options.timeout = std::chrono::seconds(60);
+    return RunCommand(argv, options);
+  }
+
+  // Runs `serve` until `during` returns, then ends it with `signal`.
+  CommandResult Serve(const std::function<void(pid_t)>& during, int signal = SIGTERM) {
+    RunOptions options;
+    options.interrupt_on = "listening on";
+    options.signal = signal;
+    options.timeout = std::chrono::seconds(120);
+    options.before_signal = during;
+    return RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir_ / "node").string(),
+                       "--listen", listen_, "--node-config", (dir_ / "node.yaml").string()},
+                      options);
+  }
+
+  std::string MonitorPid(const std::string& uid) {
+    return ReadText(dir_ / "node/pods" / uid / "monitor.lock");
+  }
+
+  const fs::path kubectl_ = "/usr/bin/kubectl";
+  TempDir dir_{"podlimits-serve-pods"};
+  std::string listen_;
+};
+
+constexpr std::string_view kPods = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  terminationGracePeriodSeconds: 10
+  containers:
+  - name: web
+    image: busybox:latest
+    command: [sh, -c, 'echo hello; trap "echo bye; exit 0" TERM; while true; do sleep 0.1; done']
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: once}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: job
+    image: busybox:latest
+    command: [sh, -c, 'echo working; exit 3']
+)";
+
+// Pods run from the API to their end, survive a kill -9 of the daemon (adopted, not restarted),
+// and once deleted leave nothing behind.
+TEST_F(ServePodsTest, PodsRunSurviveTheDaemonAndGoWhenDeleted) {
+  CommandResult created, ready, logs, failed, table, describe, uid, monitor_pid;
+  auto first = Serve(
+      [&](pid_t serve) {
+        created = Kubectl({"create", "-f", "-"}, std::string(kPods));
+        ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+        failed = Kubectl({"wait", "--for=jsonpath={.status.phase}=Failed", "pod/once",
+                          "--timeout=60s"});
+        logs = Kubectl({"logs", "web"});
+        table = Kubectl({"get", "pods"});
+        describe = Kubectl({"describe", "pod", "once"});
+        uid = Kubectl({"get", "pod", "web", "-o", "jsonpath={.metadata.uid}"});
+        monitor_pid = {0, MonitorPid(uid.out), ""};
+        ::kill(serve, SIGKILL);  // the daemon dies; the pods must not notice
+      },
+      SIGKILL);
+  EXPECT_EQ(created.out, "pod/web created\npod/once created\n") << created.err;
+  EXPECT_EQ(ready.out, "pod/web condition met\n") << ready.err;
+  EXPECT_EQ(failed.out, "pod/once condition met\n") << failed.err;
+  EXPECT_EQ(logs.out, "hello\n") << logs.err;
+  auto lines = LinesWith(table.out, " ");
+  ASSERT_EQ(lines.size(), 3u) << table.out;
+  EXPECT_TRUE(lines[0].starts_with("NAME   READY   STATUS    RESTARTS   AGE")) << table.out;
+  EXPECT_TRUE(lines[1].starts_with("once   0/1     Error     0          ")) << table.out;
+  EXPECT_TRUE(lines[2].starts_with("web    1/1     Running   0          ")) << table.out;
+  EXPECT_NE(describe.out.find("      Reason:       Error\n      Exit Code:    3\n"),
+            std::string::npos)
+      << describe.out;
+  EXPECT_NE(describe.out.find("Started container job"), std::string::npos) << describe.out;
+  ASSERT_FALSE(uid.out.empty());
+
+  CommandResult after_restart, still_monitor, deleted, gone, logs_again;
+  auto second = Serve([&](pid_t) {
+    after_restart = Kubectl({"get", "pod", "web", "-o",
+                             "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}"});
+    still_monitor = {0, MonitorPid(uid.out), ""};
+    logs_again = Kubectl({"logs", "web"});
+    deleted = Kubectl({"delete", "pod", "web", "once", "--timeout=60s"});
+    gone = Kubectl({"get", "pods"});
+  });
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(after_restart.out, "Running 0") << after_restart.err;
+  EXPECT_EQ(still_monitor.out, monitor_pid.out) << "the pod's monitor was replaced";
+  EXPECT_EQ(logs_again.out, "hello\n");
+  EXPECT_EQ(deleted.out, "pod \"web\" deleted\npod \"once\" deleted\n") << deleted.err;
+  EXPECT_EQ(gone.err, "No resources found in default namespace.\n");
+  // Nothing of the pods is left: no monitor directory, no logs, no pod state.
+  for (const auto& d : {dir_ / "node/pods", dir_ / "node/log/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+  EXPECT_EQ(ReadText("/proc/self/mountinfo").find(dir_.path().string()), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,130 @@
+// The API's PodStatus from where a pod stands: getPhase and the kubelet's conditions.
+#include "kubelet/pod_api_status.h"
+
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+
+namespace podlimits::kubelet {
+namespace {
+
+using State = ContainerProgress::State;
+
+ContainerProgress C(std::string name, State state, int exit_code = 0, bool init = false) {
+  ContainerProgress c;
+  c.name = std::move(name);
+  c.init = init;
+  c.state = state;
+  if (state == State::kRunning) {
+    c.started = c.ready = true;
+    c.started_at = "2026-11-26T00:00:00Z";
+  }
+  if (state == State::kTerminated) {
+    TerminatedState t;
+    t.exit_code = exit_code;
+    t.reason = exit_code == 0 ? "Completed" : "Error";
+    c.terminated = t;
+  }
+  return c;
+}
+
+TEST(PodApiStatusTest, PhaseAsGetPhase) {
+  struct Case {
+    std::string name;
+    std::vector<ContainerProgress> containers;
+    bool initialized;
+    std::string policy, phase;
+  };
+  ContainerProgress crashed = C("a", State::kWaiting);
+  crashed.waiting_reason = "CrashLoopBackOff";
+  crashed.last_terminated = TerminatedState();
+  crashed.last_terminated->exit_code = 1;
+  const std::vector<Case> cases = {
+      {"init running", {C("i", State::kRunning, 0, true), C("a", State::kWaiting)}, false,
+       "Always", "Pending"},
+      {"waiting for first start", {C("a", State::kWaiting)}, true, "Always", "Pending"},
+      {"running", {C("a", State::kRunning)}, true, "Always", "Running"},
+      {"crash loop is Running under Always", {crashed}, true, "Always", "Running"},
+      {"all exited 0 under Never", {C("a", State::kTerminated, 0)}, true, "Never", "Succeeded"},
+      {"one failed under Never", {C("a", State::kTerminated, 0), C("b", State::kTerminated, 2)},
+       true, "Never", "Failed"},
+      {"failed under OnFailure restarts", {C("a", State::kTerminated, 2)}, true, "OnFailure",
+       "Running"},
+      {"succeeded under OnFailure", {C("a", State::kTerminated, 0)}, true, "OnFailure",
+       "Succeeded"},
+      {"one running one done", {C("a", State::kRunning), C("b", State::kTerminated, 0)}, true,
+       "Never", "Running"},
+  };
+  for (const auto& c : cases) {
+    PodProgress p;
+    p.containers = c.containers;
+    p.initialized = c.initialized;
+    EXPECT_EQ(RunningPodPhase(p, c.policy), c.phase) << c.name;
+  }
+}
+
+const api::Node* Condition(const api::Node& status, std::string_view type) {
+  for (const auto& c : status.Find("conditions")->items) {
+    if (c.Find("type")->scalar == type) return &c;
+  }
+  return nullptr;
+}
+
+TEST(PodApiStatusTest, ConditionsWithTheKubeletsReasons) {
+  PodProgress p;
+  p.sandbox_ready = true;
+  p.initialized = true;
+  p.start_time = "2026-11-26T00:00:00Z";
+  ContainerProgress waiting = C("db", State::kWaiting);
+  waiting.waiting_reason = "ContainerCreating";
+  p.containers = {C("web", State::kRunning), waiting};
+  PodStatusContext context;
+  context.qos_class = "BestEffort";
+  context.host_ip = "10.0.0.5";
+  api::Node status = PodApiStatus(p, context, nullptr, "2026-11-26T00:00:01Z");
+  EXPECT_EQ(status.Find("phase")->scalar, "Pending");
+  const api::Node* ready = Condition(status, "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ(ready->Find("status")->scalar, "False");
+  EXPECT_EQ(ready->Find("reason")->scalar, "ContainersNotReady");
+  EXPECT_EQ(ready->Find("message")->scalar, "containers with unready status: [db]");
+  EXPECT_EQ(Condition(status, "PodReadyToStartContainers")->Find("status")->scalar, "True");
+  EXPECT_EQ(status.Find("hostIP")->scalar, "10.0.0.5");
+  EXPECT_EQ(status.Find("qosClass")->scalar, "BestEffort");
+  EXPECT_EQ(status.Find("containerStatuses")->items.size(), 2u);
+
+  // Later, the pod is ready: Ready's time moves, PodScheduled's stays.
+  p.containers[1] = C("db", State::kRunning);
+  api::Node next = PodApiStatus(p, context, &status, "2026-11-26T00:00:09Z");
+  EXPECT_EQ(Condition(next, "Ready")->Find("status")->scalar, "True");
+  EXPECT_EQ(Condition(next, "Ready")->Find("lastTransitionTime")->scalar, "2026-11-26T00:00:09Z");
+  EXPECT_EQ(Condition(next, "PodScheduled")->Find("lastTransitionTime")->scalar,
+            "2026-11-26T00:00:01Z");
+  EXPECT_EQ(next.Find("phase")->scalar, "Running");
+
+  // Finished: PodCompleted.
+  p.finished = true;
+  p.final_phase = "Succeeded";
+  p.containers = {C("web", State::kTerminated, 0), C("db", State::kTerminated, 0)};
+  api::Node done = PodApiStatus(p, context, &next, "2026-11-26T00:01:00Z");
+  EXPECT_EQ(done.Find("phase")->scalar, "Succeeded");
+  EXPECT_EQ(Condition(done, "Ready")->Find("reason")->scalar, "PodCompleted");
+  EXPECT_EQ(Condition(done, "PodReadyToStartContainers")->Find("status")->scalar, "False");
+}
+
+TEST(PodApiStatusTest, InitContainersNotDone) {
+  PodProgress p;
+  p.sandbox_ready = true;
+  p.containers = {C("setup", State::kRunning, 0, true), C("web", State::kWaiting)};
+  p.containers[1].waiting_reason = "PodInitializing";
+  api::Node status = PodApiStatus(p, {}, nullptr, "2026-11-26T00:00:01Z");
+  const api::Node* init = Condition(status, "Initialized");
+  EXPECT_EQ(init->Find("status")->scalar, "False");
+  EXPECT_EQ(init->Find("reason")->scalar, "ContainersNotInitialized");
+  EXPECT_EQ(init->Find("message")->scalar, "containers with incomplete status: [setup]");
+  EXPECT_EQ(status.Find("initContainerStatuses")->items.size(), 1u);
+  EXPECT_EQ(status.Find("phase")->scalar, "Pending");
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
