@@ -31,6 +31,7 @@ constexpr std::string_view kSystemNamespaces[] = {"default", "kube-node-lease", 
 bool Implemented(std::string_view resource, std::string_view verb) {
   if (verb == "watch") return true;
   if (resource == "namespaces") return verb == "create" || verb == "get" || verb == "list";
+  if (resource == "nodes") return verb == "get" || verb == "list";  // the node registers itself
   if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
       resource == "pods" || resource == "events") {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";

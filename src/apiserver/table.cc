@@ -296,6 +296,70 @@ Printer EventPrinter(const Column& name) {
           }};
 }
 
+// printNode's columns: NAME STATUS ROLES AGE VERSION (and in -o wide INTERNAL-IP EXTERNAL-IP
+// OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME).
+Printer NodePrinter(const Column& name, const Column& age) {
+  return {{name,
+           {"Status", "string", "", "The status of the node"},
+           {"Roles", "string", "", "The roles of the node"},
+           age,
+           {"Version", "string", "", "Kubelet Version reported by the node."},
+           {"Internal-IP", "string", "", "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", 1},
+           {"External-IP", "string", "", "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).", 1},
+           {"OS-Image", "string", "", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1},
+           {"Kernel-Version", "string", "", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1},
+           {"Container-Runtime", "string", "", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", 1}},
+          [](const Node& node, std::chrono::sys_seconds now) {
+            std::vector<std::string> conditions;
+            if (const Node* cs = node.FindPath({"status", "conditions"}); cs && cs->IsArray()) {
+              for (const Node& c : cs->items) {
+                if (Str(c.Find("type")) != "Ready") continue;
+                conditions.push_back(Str(c.Find("status")) == "True" ? "Ready" : "NotReady");
+              }
+            }
+            if (conditions.empty()) conditions.push_back("Unknown");
+            if (const Node* u = node.FindPath({"spec", "unschedulable"}); u && u->AsBool()) {
+              conditions.push_back("SchedulingDisabled");
+            }
+            std::string status;
+            for (const auto& c : conditions) status += (status.empty() ? "" : ",") + c;
+            std::vector<std::string> roles;
+            if (const Node* labels = Meta(node, "labels"); labels && labels->IsObject()) {
+              for (const auto& m : labels->members) {
+                constexpr std::string_view kRole = "node-role.kubernetes.io/";
+                if (m.key.starts_with(kRole) && m.key.size() > kRole.size()) {
+                  roles.push_back(m.key.substr(kRole.size()));
+                } else if (m.key == "kubernetes.io/role" && !Str(&m.value).empty()) {
+                  roles.push_back(Str(&m.value));
+                }
+              }
+            }
+            std::sort(roles.begin(), roles.end());
+            std::string roles_cell;
+            for (const auto& r : roles) roles_cell += (roles_cell.empty() ? "" : ",") + r;
+            auto address = [&](std::string_view type) {
+              if (const Node* a = node.FindPath({"status", "addresses"}); a && a->IsArray()) {
+                for (const Node& x : a->items) {
+                  if (Str(x.Find("type")) == type) return Str(x.Find("address"));
+                }
+              }
+              return std::string();
+            };
+            return std::vector<Node>{
+                Node::String(Str(Meta(node, "name"))),
+                Node::String(status),
+                Node::String(OrNone(roles_cell)),
+                Node::String(AgeSince(Str(Meta(node, "creationTimestamp")), now)),
+                Node::String(Str(node.FindPath({"status", "nodeInfo", "kubeletVersion"}))),
+                Node::String(OrNone(address("InternalIP"))),
+                Node::String(OrNone(address("ExternalIP"))),
+                Node::String(OrNone(Str(node.FindPath({"status", "nodeInfo", "osImage"})))),
+                Node::String(OrNone(Str(node.FindPath({"status", "nodeInfo", "kernelVersion"})))),
+                Node::String(OrNone(
+                    Str(node.FindPath({"status", "nodeInfo", "containerRuntimeVersion"}))))};
+          }};
+}
+
 Printer PrinterFor(std::string_view resource) {
   const Column name{"Name", "string", "name", kNameDoc};
   const Column age{"Age", "string", "", kCreationDoc};
@@ -328,6 +392,7 @@ Printer PrinterFor(std::string_view resource) {
   }
   if (resource == "pods") return PodPrinter(name, age);
   if (resource == "events") return EventPrinter(name);
+  if (resource == "nodes") return NodePrinter(name, age);
   // limitranges, and the apiserver's default table for every other kind.
   return {{name, {"Created At", "date", "", kCreationDoc}}, [=](const Node& o, auto) {
             return std::vector<Node>{obj_name(o), Node::String(Str(Meta(o, "creationTimestamp")))};

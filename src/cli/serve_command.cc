@@ -19,7 +19,13 @@
 #include "apiserver/pki.h"
 #include "apiserver/rest_handler.h"
 #include "base/fs.h"
+#include "apiserver/human_duration.h"
+#include "kubelet/kubelet.h"
 #include "kubelet/node_config.h"
+#include "kubelet/node_info.h"
+#include "kubelet/node_object.h"
+#include "kubelet/node_resources.h"
+#include "kubelet/pid_capacity.h"
 #include "nodeagent/node_address.h"
 #include "nodeagent/node_agent.h"
 #include "nodeagent/pod_monitor.h"
@@ -96,11 +102,20 @@ int ServeCommand(const ServeFlags& flags) {
                 kExitUsage);
   }
   std::string node_config_path;
+  auto config = flags.node_config.empty() ? kubelet::DefaultNodeConfig()
+                                          : kubelet::LoadNodeConfig(flags.node_config);
+  if (!config) return Fail(config.error().Message(), kExitUsage);
   if (!flags.node_config.empty()) {
-    if (auto config = kubelet::LoadNodeConfig(flags.node_config); !config) {
-      return Fail(config.error().Message(), kExitUsage);
-    }
     node_config_path = std::filesystem::absolute(flags.node_config).string();
+  }
+  // The node as the kubelet probes it (the monitors start it for their pods): what its Node
+  // object publishes. A node config this machine cannot honour stops serve here.
+  kubelet::KubeletOptions kubelet_options{*config, ImageRoot(flags.data_dir), PathEnv(), true};
+  kubelet::Kubelet node(std::move(kubelet_options));
+  if (auto probed = node.Probe(); !probed) {
+    return Fail(probed.error().error.Message(),
+                probed.error().kind == kubelet::NodeError::Kind::kConfiguration ? kExitUsage
+                                                                                 : kExitNodeFailure);
   }
   std::string token;
   if (!flags.token_file.empty()) {
@@ -168,6 +183,21 @@ int ServeCommand(const ServeFlags& flags) {
     agent_options.monitor_args.push_back("--node-config");
     agent_options.monitor_args.push_back(node_config_path);
   }
+  const std::string internal_ip = nodeagent::NodeInternalIp();
+  const kubelet::HostIdentity host = kubelet::ReadHostIdentity();
+  agent_options.node_status = [&node, &host, internal_ip, name = agent_options.node_name](
+                                  const api::Node* previous) {
+    kubelet::NodeObjectInput input;
+    auto tasks = kubelet::ReadTaskCount();
+    input.info = kubelet::CollectNodeInfo(node.config(), node.capabilities(), node.pid_capacity(),
+                                          tasks ? std::optional(*tasks) : std::nullopt, name);
+    input.capacity = kubelet::NodeCapacity(node.config());
+    input.allocatable = kubelet::NodeAllocatable(node.config());
+    input.internal_ip = internal_ip;
+    input.kubelet_version = std::string(apiserver::kServedGitVersion);
+    return kubelet::NodeObject(input, host, previous, apiserver::FormatApiTime(
+        std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())));
+  };
   nodeagent::NodeAgent agent(**store, agent_options);
   if (auto started = agent.Start(); !started) return Fail(started.error().Message());
   rest.set_pod_logs(&agent);

@@ -91,6 +91,7 @@ Result<void> NodeAgent::Start() {
   auto socket = BindNotifySocket(options_.data_dir);
   if (!socket) return std::unexpected(socket.error());
   notify_ = std::move(*socket);
+  SyncNode();
   // Adoption: every stored pod, before any change comes in.
   auto listed = store_.List("pods", "", true);
   if (!listed) return std::unexpected(listed.error().error);
@@ -198,7 +199,12 @@ void NodeAgent::WatchPods() {
 
 void NodeAgent::ListenToMonitors() {
   auto next_resync = std::chrono::steady_clock::now();
+  auto next_node_status = std::chrono::steady_clock::now() + options_.node_status_period;
   while (!stopping_) {
+    if (std::chrono::steady_clock::now() >= next_node_status) {
+      next_node_status = std::chrono::steady_clock::now() + options_.node_status_period;
+      SyncNode();
+    }
     pollfd p{notify_.get(), POLLIN, 0};
     (void)poll(&p, 1, 200);
     if (stopping_) break;
@@ -228,6 +234,46 @@ void NodeAgent::ListenToMonitors() {
         auto got = store_.Get(it->second.key);
         if (got) Sync(*got);
       }
+    }
+  }
+}
+
+// Registers the node, or refreshes its status: labels and annotations of its own over the stored
+// ones (others' labels and annotations, and the spec, say taints and unschedulable, are kept).
+void NodeAgent::SyncNode() {
+  if (!options_.node_status) return;
+  const ObjectKey key{"nodes", "", options_.node_name};
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto got = store_.Get(key);
+    std::optional<Node> stored;
+    if (got) stored = apiserver::ParseStoredObject(got->data);
+    Node fresh = options_.node_status(stored ? &*stored : nullptr);
+    if (!stored) {
+      fresh.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
+      fresh.Ensure("metadata").Set("creationTimestamp", Node::String(ApiNow()));
+      auto created = store_.Create(key, [&](std::int64_t rv) {
+        return apiserver::RenderStoredObject(fresh, "Node", rv);
+      });
+      if (created || created.error().kind != StoreError::Kind::kAlreadyExists) {
+        if (!created) Log("register node: " + created.error().error.Message());
+        return;
+      }
+      continue;
+    }
+    Node& meta = stored->Ensure("metadata");
+    for (const char* field : {"labels", "annotations"}) {
+      const Node* ours = fresh.FindPath({"metadata", field});
+      if (ours == nullptr || !ours->IsObject()) continue;
+      Node& kept = meta.Ensure(field);
+      for (const auto& m : ours->members) kept.Set(m.key, m.value);
+    }
+    stored->Set("status", *fresh.Find("status"));
+    auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
+      return apiserver::RenderStoredObject(*stored, "Node", rv);
+    });
+    if (updated || updated.error().kind != StoreError::Kind::kConflict) {
+      if (!updated) Log("update node status: " + updated.error().error.Message());
+      return;
     }
   }
 }

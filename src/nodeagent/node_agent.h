@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,11 @@ struct NodeAgentOptions {
   std::vector<std::string> monitor_args;
   std::filesystem::path pod_logs_dir;
   std::chrono::milliseconds resync{2000};  // the periodic look at every pod
+  // The Node object as the kubelet would post it now (`previous`: the stored one, or null);
+  // registered at start and re-posted every node_status_period (the kubelet's
+  // nodeStatusReportFrequency is 5 minutes; the heartbeat a Lease would carry rides along).
+  std::function<api::Node(const api::Node* previous)> node_status;
+  std::chrono::milliseconds node_status_period{60000};
 };
 
 class NodeAgent : public apiserver::PodLogSource {
@@ -91,6 +97,7 @@ class NodeAgent : public apiserver::PodLogSource {
   bool Spawn(const std::string& uid, KnownPod& known, const api::Node& pod);
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
+  void SyncNode();
   void Sweep();
   void Log(const std::string& line) const;
 

@@ -182,9 +182,13 @@ spec:
 // Pods run from the API to their end, survive a kill -9 of the daemon (adopted, not restarted),
 // and once deleted leave nothing behind.
 TEST_F(ServePodsTest, PodsRunSurviveTheDaemonAndGoWhenDeleted) {
-  CommandResult created, ready, logs, failed, table, describe, uid, monitor_pid;
+  CommandResult created, ready, logs, failed, table, describe, uid, monitor_pid, nodes, node;
   auto first = Serve(
       [&](pid_t serve) {
+        nodes = Kubectl({"get", "nodes"});
+        node = Kubectl({"get", "nodes", "-o",
+                        "jsonpath={.items[0].status.allocatable.pid} "
+                        "{.items[0].status.conditions[?(@.type==\"Ready\")].status}"});
         created = Kubectl({"create", "-f", "-"}, std::string(kPods));
         ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
         failed = Kubectl({"wait", "--for=jsonpath={.status.phase}=Failed", "pod/once",
@@ -197,6 +201,12 @@ TEST_F(ServePodsTest, PodsRunSurviveTheDaemonAndGoWhenDeleted) {
         ::kill(serve, SIGKILL);  // the daemon dies; the pods must not notice
       },
       SIGKILL);
+  ASSERT_EQ(LinesWith(nodes.out, " ").size(), 2u) << nodes.out << nodes.err;
+  EXPECT_TRUE(nodes.out.starts_with("NAME")) << nodes.out;
+  EXPECT_NE(nodes.out.find("   Ready    <none>   "), std::string::npos) << nodes.out;
+  EXPECT_NE(nodes.out.find("v1.32.0+podlimits"), std::string::npos) << nodes.out;
+  EXPECT_TRUE(node.out.ends_with(" True")) << node.out << node.err;
+  EXPECT_GT(std::stoll("0" + node.out.substr(0, node.out.find(' '))), 0) << node.out;
   EXPECT_EQ(created.out, "pod/web created\npod/once created\n") << created.err;
   EXPECT_EQ(ready.out, "pod/web condition met\n") << ready.err;
   EXPECT_EQ(failed.out, "pod/once condition met\n") << failed.err;
