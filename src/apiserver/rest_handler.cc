@@ -13,6 +13,7 @@
 #include "apiserver/human_duration.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/pod_log_handler.h"
+#include "apiserver/rest_response.h"
 #include "apiserver/selectors.h"
 #include "apiserver/served_resources.h"
 #include "apiserver/stored_object.h"
@@ -30,6 +31,10 @@ constexpr std::string_view kSystemNamespaces[] = {"default", "kube-node-lease", 
 
 bool Implemented(std::string_view resource, std::string_view verb) {
   if (verb == "watch") return true;
+  if (verb == "update" || verb == "patch") {
+    return resource == "namespaces" || resource == "configmaps" || resource == "secrets" ||
+           resource == "limitranges" || resource == "pods";
+  }
   if (resource == "namespaces") return verb == "create" || verb == "get" || verb == "list";
   if (resource == "nodes") return verb == "get" || verb == "list";  // the node registers itself
   if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
@@ -45,9 +50,6 @@ bool WantsTable(const HttpRequest& request) {
          it->second.find("g=meta.k8s.io") != std::string::npos;
 }
 
-HttpResponse JsonResponse(int status, std::string body) {
-  return {status, "application/json", std::move(body), {}};
-}
 
 int CodeForReason(std::string_view reason) {
   if (reason == "Invalid") return 422;
@@ -57,16 +59,8 @@ int CodeForReason(std::string_view reason) {
   return 400;
 }
 
-// "Warning: 299 - "text"" headers, as the apiserver sends warnings.
-void AddWarnings(HttpResponse& response, const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) {
-    response.headers.emplace_back("Warning", "299 - " + field::GoQuote(w));
-  }
-}
 
-HttpResponse InternalResponse(const StoreError& e) { return InternalError(e.error.Message()).Response(); }
 
-std::optional<Node> ParseStored(const std::string& data) { return ParseStoredObject(data); }
 
 api::FieldValidation ValidationMode(const HttpRequest& request) {
   auto it = request.query.find("fieldValidation");
@@ -134,17 +128,13 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   if (info->verb == "get") return Get(request, *info);
   if (info->verb == "list") return List(request, *info);
   if (info->verb == "watch") return Watch(request, *info);
+  if (info->verb == "update" || info->verb == "patch") return Update(request, *info);
   return Delete(request, *info);
 }
 
-HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
+std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
+    const HttpRequest& request, const RequestInfo& info, std::string_view body) {
   const ServedResource& resource = *FindServedResource(info.resource);
-  auto type = request.headers.find("content-type");
-  const std::string content_type = type == request.headers.end() ? "" : type->second;
-  if (!content_type.starts_with("application/json") &&
-      !content_type.starts_with("application/yaml")) {
-    return UnsupportedMediaType({"application/json", "application/yaml"}).Response();
-  }
   api::DecodeOptions decode;
   decode.field_validation = ValidationMode(request);
   decode.kinds = {std::string(resource.kind)};
@@ -160,7 +150,7 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
       return InternalResponse(ns.error());
     }
     auto add = [&](const std::string& kind, const std::string& data) {
-      if (auto tree = ParseStored(data)) {
+      if (auto tree = ParseStoredObject(data)) {
         stream.push_back(api::DecodeObject(api::Schema::Objects(), kind, std::move(*tree),
                                            "store", 0, api::FieldValidation::kIgnore));
       }
@@ -168,10 +158,14 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
     add("Namespace", ns->data);
     auto ranges = store_.List("limitranges", info.namespace_, false);
     if (!ranges) return InternalResponse(ranges.error());
-    for (const auto& lr : ranges->items) add("LimitRange", lr.data);
+    for (const auto& lr : ranges->items) {
+      // An update of a LimitRange is admitted without its stored self.
+      if (info.resource == "limitranges" && lr.key.name == info.name) continue;
+      add("LimitRange", lr.data);
+    }
   }
   const std::size_t context = stream.size();
-  auto decoded = api::DecodeManifests("request", request.body, decode);
+  auto decoded = api::DecodeManifests("request", body, decode);
   if (decoded.size() != 1) {
     return BadRequest("the request body must hold exactly one object").Response();
   }
@@ -191,13 +185,16 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
     }
     meta.Set("namespace", Node::String(info.namespace_));
   }
-  std::vector<std::string> decode_warnings = object.warnings;
+  Admitted admitted;
+  admitted.warnings = object.warnings;
   stream.push_back(std::move(decoded[0]));
   admission::ChainOptions options = options_;
   options.username = request.user;  // Pod Security's exemptions are by user
   std::vector<admission::Outcome> outcomes = admission::RunChain(std::move(stream), options);
   if (outcomes.size() != context + 1) return BadRequest("admission produced no outcome").Response();
   admission::Outcome& outcome = outcomes.back();
+  admitted.warnings.insert(admitted.warnings.end(), outcome.warnings.begin(),
+                           outcome.warnings.end());
   if (!outcome.admitted) {
     ApiError e;
     if (outcome.reason == "Invalid") {
@@ -211,11 +208,25 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
     }
     e.message = outcome.message;
     HttpResponse r = e.Response();
-    AddWarnings(r, decode_warnings);
-    AddWarnings(r, outcome.warnings);
+    AddWarnings(r, admitted.warnings);
     return r;
   }
-  Node tree = std::move(outcome.object);
+  admitted.object = std::move(outcome.object);
+  return admitted;
+}
+
+HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
+  const ServedResource& resource = *FindServedResource(info.resource);
+  auto type = request.headers.find("content-type");
+  const std::string content_type = type == request.headers.end() ? "" : type->second;
+  if (!content_type.starts_with("application/json") &&
+      !content_type.starts_with("application/yaml")) {
+    return UnsupportedMediaType({"application/json", "application/yaml"}).Response();
+  }
+  auto admitted = Admit(request, info, request.body);
+  if (auto* refused = std::get_if<HttpResponse>(&admitted)) return std::move(*refused);
+  Admitted& a = std::get<Admitted>(admitted);
+  Node tree = std::move(a.object);
   Node& meta = tree.Ensure("metadata");
   const std::string name = meta.Find("name") ? meta.Find("name")->scalar : "";
   meta.Set("uid", Node::String(kubelet::NewUuid()));
@@ -231,8 +242,7 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
     return InternalResponse(stored.error());
   }
   HttpResponse r = JsonResponse(201, std::move(stored->data));
-  AddWarnings(r, decode_warnings);
-  AddWarnings(r, outcome.warnings);
+  AddWarnings(r, a.warnings);
   return r;
 }
 
@@ -246,7 +256,7 @@ HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& inf
     return InternalResponse(got.error());
   }
   if (WantsTable(request)) {
-    auto tree = ParseStored(got->data);
+    auto tree = ParseStoredObject(got->data);
     if (!tree) return InternalError("a stored object does not parse").Response();
     return JsonResponse(
         200, api::EncodeJson(BuildTable(info.resource, {std::move(*tree)},
@@ -273,7 +283,7 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
   const std::string rv = std::to_string(listed->revision);
   if (selecting) {
     std::erase_if(listed->items, [&](const StoredObject& item) {
-      auto tree = ParseStored(item.data);
+      auto tree = ParseStoredObject(item.data);
       if (!tree) return true;
       const Node fields_of = SelectableFields(info.resource, *tree);
       return !labels->Matches(tree->FindPath({"metadata", "labels"})) ||
@@ -283,7 +293,7 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
   if (WantsTable(request)) {
     std::vector<Node> objects;
     for (const auto& item : listed->items) {
-      if (auto tree = ParseStored(item.data)) objects.push_back(std::move(*tree));
+      if (auto tree = ParseStoredObject(item.data)) objects.push_back(std::move(*tree));
     }
     return JsonResponse(200, api::EncodeJson(BuildTable(info.resource, objects, rv, clock_()), 0));
   }
@@ -365,7 +375,7 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
       }
       return InternalResponse(got.error());
     }
-    auto tree = ParseStored(got->data);
+    auto tree = ParseStoredObject(got->data);
     if (!tree) return InternalError("a stored object does not parse").Response();
     std::string uid;
     if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;

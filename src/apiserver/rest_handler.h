@@ -15,6 +15,10 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
 
 #include "admission/chain.h"
 #include "apiserver/https_server.h"
@@ -41,7 +45,18 @@ class RestHandler {
   std::optional<HttpResponse> Handle(const HttpRequest& request);
 
  private:
+  // The object of `body` through the admission chain, in the context of its namespace; a
+  // response when it is refused.
+  struct Admitted {
+    api::Node object;
+    std::vector<std::string> warnings;
+  };
+  std::variant<HttpResponse, Admitted> Admit(const HttpRequest& request, const RequestInfo& info,
+                                             std::string_view body);
   HttpResponse Create(const HttpRequest& request, const RequestInfo& info);
+  // PUT (a whole object) and PATCH (patch.h): the stored object changed through admission, as
+  // the apiserver's update strategies allow (update.cc).
+  HttpResponse Update(const HttpRequest& request, const RequestInfo& info);
   HttpResponse Get(const HttpRequest& request, const RequestInfo& info);
   HttpResponse List(const HttpRequest& request, const RequestInfo& info);
   HttpResponse Watch(const HttpRequest& request, const RequestInfo& info);

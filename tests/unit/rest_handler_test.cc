@@ -30,12 +30,13 @@ class RestHandlerTest : public ::testing::Test {
   }
 
   HttpResponse Call(std::string method, std::string path, std::string body = "",
-                    std::string accept = "application/json") {
+                    std::string accept = "application/json",
+                    std::string content_type = "application/json") {
     HttpRequest r;
     r.method = std::move(method);
     r.path = std::move(path);
     r.body = std::move(body);
-    r.headers["content-type"] = "application/json";
+    r.headers["content-type"] = std::move(content_type);
     r.headers["accept"] = std::move(accept);
     r.user = "kubernetes-admin";
     auto response = rest_->Handle(r);
@@ -126,7 +127,7 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
   EXPECT_EQ(refused->status, 400);
   EXPECT_THAT(refused->body, HasSubstr("field label not supported: spec.nodeName"));
 
-  EXPECT_EQ(Call("PUT", "/api/v1/namespaces/default/pods/x").status, 405);
+  EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default/pods").status, 405);
   EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default").status, 405);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/widgets").status, 404);
 }
@@ -174,6 +175,73 @@ TEST_F(RestHandlerTest, NamespacesAndTheirAdmission) {
                  R"("spec":{"limits":[{"type":"Pod","max":{"pid":"64"}}]}})");
   EXPECT_EQ(lr.status, 201) << lr.body;
   EXPECT_EQ(store_->List("limitranges", "team", false)->items.size(), 1u);
+}
+
+TEST_F(RestHandlerTest, UpdatesAndPatchesAsTheStrategiesAllow) {
+  const std::string cm = "/api/v1/namespaces/default/configmaps";
+  ASSERT_EQ(Call("POST", cm,
+                 R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"1"}})")
+                .status,
+            201);
+  auto labeled = Call("PATCH", cm + "/a", R"({"metadata":{"labels":{"app":"web"}}})",
+                      "application/json", "application/merge-patch+json");
+  EXPECT_EQ(labeled.status, 200) << labeled.body;
+  EXPECT_NE(labeled.body.find(R"("labels":{"app":"web"})"), std::string::npos) << labeled.body;
+  EXPECT_NE(labeled.body.find(R"("uid":")"), std::string::npos) << "the uid is kept";
+
+  // The same patch again changes nothing: no write, the resourceVersion stays.
+  auto again = Call("PATCH", cm + "/a", R"({"metadata":{"labels":{"app":"web"}}})",
+                    "application/json", "application/merge-patch+json");
+  EXPECT_EQ(again.body, labeled.body);
+
+  // PUT with a stale resourceVersion.
+  auto stale = Call("PUT", cm + "/a",
+                    R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"1"},"data":{"k":"2"}})");
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_NE(stale.body.find("the object has been modified"), std::string::npos) << stale.body;
+  // PUT naming another object.
+  auto renamed = Call("PUT", cm + "/a",
+                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}})");
+  EXPECT_EQ(renamed.status, 400);
+  EXPECT_NE(renamed.body.find("the name of the object (b) does not match the name on the URL (a)"),
+            std::string::npos);
+  // Validation runs on updates too.
+  auto invalid = Call("PATCH", cm + "/a", R"({"data":{"bad key":"x"}})", "application/json",
+                      "application/strategic-merge-patch+json");
+  EXPECT_EQ(invalid.status, 422) << invalid.body;
+  // A patch type the server does not take.
+  EXPECT_EQ(Call("PATCH", cm + "/a", "{}", "application/json", "application/apply-patch+yaml").status,
+            415);
+
+  // Immutable ConfigMaps keep their data.
+  ASSERT_EQ(Call("POST", cm,
+                 R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"i"},"data":{"k":"1"},"immutable":true})")
+                .status,
+            201);
+  auto frozen = Call("PATCH", cm + "/i", R"({"data":{"k":"2"}})", "application/json",
+                     "application/merge-patch+json");
+  EXPECT_EQ(frozen.status, 422);
+  EXPECT_NE(frozen.body.find("data: Forbidden: field is immutable when `immutable` is set"),
+            std::string::npos)
+      << frozen.body;
+
+  // Pods: metadata may change, the spec may not.
+  const std::string pods = "/api/v1/namespaces/default/pods";
+  ASSERT_EQ(Call("POST", pods,
+                 R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}})")
+                .status,
+            201);
+  EXPECT_EQ(Call("PATCH", pods + "/p", R"({"metadata":{"annotations":{"x":"y"}}})",
+                 "application/json", "application/merge-patch+json")
+                .status,
+            200);
+  auto spec = Call("PATCH", pods + "/p", R"({"spec":{"activeDeadlineSeconds":5}})",
+                   "application/json", "application/strategic-merge-patch+json");
+  EXPECT_EQ(spec.status, 422);
+  EXPECT_NE(spec.body.find("is invalid: spec: Forbidden: pod updates may not change "
+                           "fields other than"),
+            std::string::npos)
+      << spec.body;
 }
 
 }  // namespace

@@ -1,0 +1,29 @@
+// Small pieces every REST handler answers with.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/field.h"
+#include "apiserver/api_errors.h"
+#include "apiserver/https_server.h"
+#include "apiserver/object_store.h"
+
+namespace podlimits::apiserver {
+
+inline HttpResponse JsonResponse(int status, std::string body) {
+  return {status, "application/json", std::move(body)};
+}
+
+// "Warning: 299 - "text"" headers, as the apiserver sends warnings.
+inline void AddWarnings(HttpResponse& response, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) {
+    response.headers.emplace_back("Warning", "299 - " + field::GoQuote(w));
+  }
+}
+
+inline HttpResponse InternalResponse(const StoreError& e) {
+  return InternalError(e.error.Message()).Response();
+}
+
+}  // namespace podlimits::apiserver
