@@ -59,6 +59,9 @@ Schema::Schema(std::string_view json) {
         if (v.HasMember("proposed")) spec.proposed = v["proposed"].GetString();
         if (v.HasMember("always")) spec.always = v["always"].GetBool();
         if (v.HasMember("format")) spec.format = v["format"].GetString();
+        if (v.HasMember("required")) spec.required = v["required"].GetBool();
+        if (v.HasMember("pb")) spec.pb = v["pb"].GetInt();
+        if (v.HasMember("type")) spec.type = v["type"].GetString();
         if (v.HasMember("ref")) {
           spec.kind = FieldSpec::Kind::kRef;
           spec.ref = Type(v["ref"].GetString());

@@ -28,6 +28,10 @@ struct FieldSpec {
   std::string proposed;             // the KEP that adds it, when not upstream
   // A struct held by value: Go's encoder writes it even when empty (`resources: {}`).
   bool always = false;
+  // Go's encoder writes the field even when it holds its zero value (no omitempty).
+  bool required = false;
+  std::string type;  // the schema's scalar type word: "string", "time", "quantity", ...
+  int pb = 0;        // the protobuf field number (0: none, e.g. a proposed field)
 };
 
 struct FieldDef {

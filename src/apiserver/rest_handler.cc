@@ -8,6 +8,7 @@
 #include "api/decode.h"
 #include "api/defaults.h"
 #include "api/json_codec.h"
+#include "api/protobuf_object.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/human_duration.h"
@@ -219,11 +220,19 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
   const ServedResource& resource = *FindServedResource(info.resource);
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
-  if (!content_type.starts_with("application/json") &&
-      !content_type.starts_with("application/yaml")) {
-    return UnsupportedMediaType({"application/json", "application/yaml"}).Response();
+  std::string body = request.body;
+  if (content_type.starts_with(api::kProtobufContentType)) {
+    // kubectl's generators (create namespace|configmap|secret, run) send protobuf.
+    auto object = api::DecodeProtobufObject(request.body, api::Schema::Objects());
+    if (!object) return BadRequest(object.error()).Response();
+    body = api::EncodeJson(*object, 0);
+  } else if (!content_type.starts_with("application/json") &&
+             !content_type.starts_with("application/yaml")) {
+    return UnsupportedMediaType({"application/json", "application/yaml",
+                                 std::string(api::kProtobufContentType)})
+        .Response();
   }
-  auto admitted = Admit(request, info, request.body);
+  auto admitted = Admit(request, info, body);
   if (auto* refused = std::get_if<HttpResponse>(&admitted)) return std::move(*refused);
   Admitted& a = std::get<Admitted>(admitted);
   Node tree = std::move(a.object);

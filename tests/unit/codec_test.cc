@@ -343,3 +343,17 @@ TEST(PrettyJsonWriter, StreamedListEqualsTheEncodedTree) {
 
 }  // namespace
 }  // namespace podlimits::api
+
+namespace podlimits::api {
+namespace {
+
+TEST(JsonEncodeTest, InvalidUtf8BecomesReplacementCharactersAsGoWritesIt) {
+  Node n = Node::Object();
+  n.Set("bad\xff", Node::String(std::string("a\xae" "b\xe2\x82", 5)));
+  n.Set("ok", Node::String("caf\xc3\xa9"));
+  EXPECT_EQ(EncodeJson(n, 0), "{\"bad\xEF\xBF\xBD\":\"a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD\",\"ok\":\"caf\xc3\xa9\"}");
+  EXPECT_TRUE(ParseJsonStream(EncodeJson(n, 0)));
+}
+
+}  // namespace
+}  // namespace podlimits::api

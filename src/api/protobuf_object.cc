@@ -1,0 +1,351 @@
+#include "api/protobuf_object.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#include "api/json_codec.h"
+#include "base/base64.h"
+
+namespace podlimits::api {
+namespace {
+
+constexpr std::string_view kMagic{"k8s\0", 4};
+constexpr int kMaxDepth = 64;
+
+enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
+
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  bool done() const { return pos_ >= data_.size(); }
+  std::optional<std::uint64_t> Varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= data_.size()) return std::nullopt;
+      const auto byte = static_cast<unsigned char>(data_[pos_++]);
+      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return v;
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string_view> Bytes() {
+    auto n = Varint();
+    if (!n || *n > data_.size() - pos_) return std::nullopt;
+    std::string_view out = data_.substr(pos_, static_cast<std::size_t>(*n));
+    pos_ += static_cast<std::size_t>(*n);
+    return out;
+  }
+  std::optional<std::uint64_t> Fixed(std::size_t width) {
+    if (data_.size() - pos_ < width) return std::nullopt;
+    std::uint64_t v = 0;
+    std::memcpy(&v, data_.data() + pos_, width);  // little endian, as the machines are
+    pos_ += width;
+    return v;
+  }
+  bool Skip(std::uint32_t wire) {
+    switch (wire) {
+      case kVarint: return Varint().has_value();
+      case kFixed64: return Fixed(8).has_value();
+      case kBytes: return Bytes().has_value();
+      case kFixed32: return Fixed(4).has_value();
+      default: return false;
+    }
+  }
+
+ private:
+  std::string_view data_;
+  std::size_t pos_ = 0;
+};
+
+using Result = std::expected<Node, std::string>;
+
+Result Message(std::string_view bytes, const TypeDef& type, int depth);
+
+// metav1.Time {seconds, nanos}: RFC 3339 in seconds as the API writes it; nullopt for the zero
+// time (Go's JSON writes null, omitted here).
+std::optional<std::string> TimeOf(std::string_view bytes) {
+  Reader r(bytes);
+  std::int64_t seconds = 0;
+  while (!r.done()) {
+    auto tag = r.Varint();
+    if (!tag) return std::nullopt;
+    if ((*tag >> 3) == 1 && (*tag & 7) == kVarint) {
+      seconds = static_cast<std::int64_t>(r.Varint().value_or(0));
+    } else if (!r.Skip(static_cast<std::uint32_t>(*tag & 7))) {
+      return std::nullopt;
+    }
+  }
+  if (seconds == 0) return std::nullopt;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::sys_seconds(std::chrono::seconds(seconds)));
+}
+
+// A scalar field's value from one occurrence; nullopt: leave it out (a zero value).
+std::expected<std::optional<Node>, std::string> Scalar(const FieldSpec& spec, std::uint32_t wire,
+                                                       Reader& r, const std::string& where) {
+  auto bad = [&] { return std::unexpected(fmt::format("malformed protobuf field {}", where)); };
+  const std::string& t = spec.type;
+  if (t == "string") {
+    if (wire != kBytes) return bad();
+    auto b = r.Bytes();
+    if (!b) return bad();
+    if (spec.format == "byte") return Node::String(Base64Encode(*b));
+    if (b->empty() && !spec.required) return std::optional<Node>();
+    return Node::String(std::string(*b));
+  }
+  if (t == "integer" || t == "boolean") {
+    if (wire != kVarint) return bad();
+    auto v = r.Varint();
+    if (!v) return bad();
+    if (t == "boolean") {
+      if (*v == 0 && !spec.required) return std::optional<Node>();
+      return Node::Bool(*v != 0);
+    }
+    std::int64_t n = static_cast<std::int64_t>(*v);
+    if (spec.format == "int32") n = static_cast<std::int32_t>(n);
+    if (n == 0 && !spec.required) return std::optional<Node>();
+    return Node::Int(n);
+  }
+  if (t == "number") {
+    if (wire != kFixed64) return bad();
+    auto v = r.Fixed(8);
+    if (!v) return bad();
+    double d;
+    std::memcpy(&d, &*v, sizeof d);
+    Node n;
+    n.kind = Node::Kind::kNumber;
+    n.scalar = fmt::format("{}", d);
+    return n;
+  }
+  if (wire != kBytes) return bad();
+  auto b = r.Bytes();
+  if (!b) return bad();
+  Reader inner(*b);
+  if (t == "quantity") {  // resource.Quantity {string string = 1}
+    std::string text;
+    while (!inner.done()) {
+      auto tag = inner.Varint();
+      if (!tag) return bad();
+      if ((*tag >> 3) == 1 && (*tag & 7) == kBytes) {
+        text = std::string(inner.Bytes().value_or(""));
+      } else if (!inner.Skip(static_cast<std::uint32_t>(*tag & 7))) {
+        return bad();
+      }
+    }
+    return Node::String(text);
+  }
+  if (t == "time") {
+    auto time = TimeOf(*b);
+    if (!time) return std::optional<Node>();
+    return Node::String(*time);
+  }
+  if (t == "int-or-string") {  // {int64 type = 1; int32 intVal = 2; string strVal = 3}
+    std::uint64_t kind = 0, value = 0;
+    std::string text;
+    while (!inner.done()) {
+      auto tag = inner.Varint();
+      if (!tag) return bad();
+      const auto field = *tag >> 3;
+      if (field == 1 && (*tag & 7) == kVarint) {
+        kind = inner.Varint().value_or(0);
+      } else if (field == 2 && (*tag & 7) == kVarint) {
+        value = inner.Varint().value_or(0);
+      } else if (field == 3 && (*tag & 7) == kBytes) {
+        text = std::string(inner.Bytes().value_or(""));
+      } else if (!inner.Skip(static_cast<std::uint32_t>(*tag & 7))) {
+        return bad();
+      }
+    }
+    if (kind == 1) return Node::String(text);
+    return Node::Int(static_cast<std::int32_t>(value));
+  }
+  // "any": runtime.RawExtension / FieldsV1 {bytes raw = 1}, JSON inside.
+  std::string raw;
+  while (!inner.done()) {
+    auto tag = inner.Varint();
+    if (!tag) return bad();
+    if ((*tag >> 3) == 1 && (*tag & 7) == kBytes) {
+      raw = std::string(inner.Bytes().value_or(""));
+    } else if (!inner.Skip(static_cast<std::uint32_t>(*tag & 7))) {
+      return bad();
+    }
+  }
+  if (raw.empty()) return std::optional<Node>();
+  auto parsed = ParseJsonStream(raw);
+  if (!parsed || parsed->size() != 1) return bad();
+  return std::move((*parsed)[0]);
+}
+
+// One occurrence of an element (of a list or a map's value) or of a plain field.
+std::expected<std::optional<Node>, std::string> Value(const FieldSpec& spec, std::uint32_t wire,
+                                                      Reader& r, const std::string& where,
+                                                      int depth) {
+  if (spec.kind == FieldSpec::Kind::kRef) {
+    if (wire != kBytes) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+    auto b = r.Bytes();
+    if (!b) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+    auto m = Message(*b, *spec.ref, depth + 1);
+    if (!m) return std::unexpected(m.error());
+    return std::optional<Node>(std::move(*m));
+  }
+  return Scalar(spec, wire, r, where);
+}
+
+Result Message(std::string_view bytes, const TypeDef& type, int depth) {
+  if (depth > kMaxDepth) return std::unexpected("protobuf message nested too deeply");
+  Node out = Node::Object();
+  Reader r(bytes);
+  while (!r.done()) {
+    auto tag = r.Varint();
+    if (!tag) return std::unexpected(fmt::format("malformed protobuf in {}", type.go_name));
+    const auto number = static_cast<int>(*tag >> 3);
+    const auto wire = static_cast<std::uint32_t>(*tag & 7);
+    const FieldDef* field = nullptr;
+    for (const auto& f : type.fields) {
+      if (f.spec.pb == number) field = &f;
+    }
+    if (field == nullptr) {  // a field this schema does not have: dropped, as Go does
+      if (!r.Skip(wire)) return std::unexpected(fmt::format("malformed protobuf in {}", type.go_name));
+      continue;
+    }
+    const std::string where = type.short_name + "." + field->name;
+    const FieldSpec& spec = field->spec;
+    if (spec.kind == FieldSpec::Kind::kList) {
+      Node& list = out.Find(field->name) ? *out.Find(field->name)
+                                         : out.Set(field->name, Node::Array());
+      const FieldSpec& elem = *spec.elem;
+      const bool packable = elem.kind == FieldSpec::Kind::kScalar &&
+                            (elem.type == "integer" || elem.type == "boolean");
+      if (packable && wire == kBytes) {  // a packed repeated scalar
+        auto b = r.Bytes();
+        if (!b) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+        Reader packed(*b);
+        while (!packed.done()) {
+          auto v = packed.Varint();
+          if (!v) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+          list.items.push_back(elem.type == "boolean" ? Node::Bool(*v != 0)
+                                                      : Node::Int(static_cast<std::int64_t>(*v)));
+        }
+        continue;
+      }
+      FieldSpec always_elem;  // an element is kept even when zero ("" in a list of strings)
+      const FieldSpec* e = &elem;
+      if (elem.kind == FieldSpec::Kind::kScalar) {
+        always_elem.kind = elem.kind;
+        always_elem.type = elem.type;
+        always_elem.format = elem.format;
+        always_elem.required = true;
+        e = &always_elem;
+      }
+      auto v = Value(*e, wire, r, where, depth);
+      if (!v) return std::unexpected(v.error());
+      list.items.push_back(v->value_or(Node::Null()));
+      continue;
+    }
+    if (spec.kind == FieldSpec::Kind::kMap) {
+      if (wire != kBytes) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+      auto entry = r.Bytes();
+      if (!entry) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+      Reader er(*entry);
+      std::string key;
+      std::optional<Node> value;
+      FieldSpec elem_always;
+      const FieldSpec* elem = spec.elem.get();
+      if (elem->kind == FieldSpec::Kind::kScalar) {
+        elem_always.kind = elem->kind;
+        elem_always.type = elem->type;
+        elem_always.format = elem->format;
+        elem_always.required = true;  // a map's "" value is a value
+        elem = &elem_always;
+      }
+      while (!er.done()) {
+        auto et = er.Varint();
+        if (!et) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+        const auto en = *et >> 3;
+        const auto ew = static_cast<std::uint32_t>(*et & 7);
+        if (en == 1 && ew == kBytes) {
+          key = std::string(er.Bytes().value_or(""));
+        } else if (en == 2) {
+          auto v = Value(*elem, ew, er, where, depth);
+          if (!v) return std::unexpected(v.error());
+          value = std::move(*v);
+        } else if (!er.Skip(ew)) {
+          return std::unexpected(fmt::format("malformed protobuf field {}", where));
+        }
+      }
+      Node& map = out.Find(field->name) ? *out.Find(field->name)
+                                        : out.Set(field->name, Node::Object());
+      map.Set(key, value.value_or(Node::String("")));
+      continue;
+    }
+    auto v = Value(spec, wire, r, where, depth);
+    if (!v) return std::unexpected(v.error());
+    if (*v) out.Set(field->name, std::move(**v));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, const Schema& schema) {
+  if (!body.starts_with(kMagic)) {
+    return std::unexpected("provided data does not appear to be a protobuf message, expected "
+                           "prefix [107 56 115 0]");
+  }
+  Reader r(body.substr(kMagic.size()));
+  std::string api_version, kind, content_encoding, content_type;
+  std::string_view raw;
+  while (!r.done()) {
+    auto tag = r.Varint();
+    if (!tag) return std::unexpected("malformed protobuf envelope");
+    const auto number = *tag >> 3;
+    const auto wire = static_cast<std::uint32_t>(*tag & 7);
+    if (wire != kBytes) {
+      if (!r.Skip(wire)) return std::unexpected("malformed protobuf envelope");
+      continue;
+    }
+    auto b = r.Bytes();
+    if (!b) return std::unexpected("malformed protobuf envelope");
+    if (number == 1) {  // runtime.TypeMeta {apiVersion = 1, kind = 2}
+      Reader t(*b);
+      while (!t.done()) {
+        auto tt = t.Varint();
+        if (!tt || (*tt & 7) != kBytes) return std::unexpected("malformed protobuf type meta");
+        auto v = t.Bytes();
+        if (!v) return std::unexpected("malformed protobuf type meta");
+        if ((*tt >> 3) == 1) api_version = std::string(*v);
+        if ((*tt >> 3) == 2) kind = std::string(*v);
+      }
+    } else if (number == 2) {
+      raw = *b;
+    } else if (number == 3) {
+      content_encoding = std::string(*b);
+    } else if (number == 4) {
+      content_type = std::string(*b);
+    }
+  }
+  if (!content_encoding.empty()) {
+    return std::unexpected(fmt::format("unsupported protobuf content encoding \"{}\"",
+                                       content_encoding));
+  }
+  const TypeDef* type = schema.Root(kind);
+  if (type == nullptr || api_version != "v1") {
+    return std::unexpected(fmt::format("no kind \"{}\" is registered for version \"{}\" in scheme "
+                                       "\"pkg/runtime/scheme.go:100\"",
+                                       kind, api_version));
+  }
+  auto object = Message(raw, *type, 0);
+  if (!object) return object;
+  Node out = Node::Object();
+  out.Set("kind", Node::String(kind));
+  out.Set("apiVersion", Node::String(api_version));
+  for (auto& m : object->members) out.Set(m.key, std::move(m.value));
+  return out;
+}
+
+}  // namespace podlimits::api

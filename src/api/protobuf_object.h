@@ -1,0 +1,23 @@
+// The protobuf bodies kubectl sends for built-in kinds (`kubectl create namespace|configmap|
+// secret`, `kubectl run`): "k8s\0" then a runtime.Unknown {typeMeta {apiVersion, kind}, raw,
+// contentEncoding, contentType} whose raw is the object's message. Decoded into the value tree
+// that the same object's JSON would give, through the field schema's protobuf numbers (the Go
+// tags of kubernetes/api), so that the rest of the request path (strict decoding, admission) is
+// the JSON one. As Go's JSON encoder would, zero values of omitempty fields are left out.
+#pragma once
+
+#include <expected>
+#include <string>
+#include <string_view>
+
+#include "api/node.h"
+#include "api/schema.h"
+
+namespace podlimits::api {
+
+inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
+
+// The error says what was malformed, for the apiserver's 400.
+std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, const Schema& schema);
+
+}  // namespace podlimits::api

@@ -1,0 +1,80 @@
+// kubectl's protobuf bodies decoded into the tree their JSON would give.
+#include "api/protobuf_object.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+
+namespace podlimits::api {
+namespace {
+
+// A minimal protobuf writer for the tests' messages.
+std::string Varint(std::uint64_t v) {
+  std::string out;
+  do {
+    unsigned char b = v & 0x7f;
+    v >>= 7;
+    if (v) b |= 0x80;
+    out.push_back(static_cast<char>(b));
+  } while (v);
+  return out;
+}
+std::string Bytes(int field, std::string_view data) {
+  return Varint(static_cast<std::uint64_t>(field) << 3 | 2) + Varint(data.size()) +
+         std::string(data);
+}
+std::string Int(int field, std::uint64_t v) {
+  return Varint(static_cast<std::uint64_t>(field) << 3) + Varint(v);
+}
+std::string Entry(int field, std::string_view key, std::string_view value) {
+  return Bytes(field, Bytes(1, key) + Bytes(2, value));
+}
+std::string Envelope(std::string_view kind, const std::string& raw) {
+  return std::string("k8s\0", 4) + Bytes(1, Bytes(1, "v1") + Bytes(2, kind)) + Bytes(2, raw);
+}
+// ObjectMeta as gogo writes it: every non-pointer string, and the zero creationTimestamp.
+std::string Meta(std::string_view name, std::string_view labels = "") {
+  return Bytes(1, Bytes(1, name) + Bytes(2, "") + Bytes(3, "") + Bytes(8, "") +
+                      std::string(labels));
+}
+
+TEST(ProtobufObjectTest, ConfigMapAsKubectlCreateSendsIt) {
+  const std::string raw = Meta("cfg", Entry(11, "app", "web")) + Entry(2, "a", "1") +
+                          Entry(2, "empty", "") + Entry(3, "bin", std::string("\x00\x01", 2));
+  auto object = DecodeProtobufObject(Envelope("ConfigMap", raw), Schema::Objects());
+  ASSERT_TRUE(object) << object.error();
+  EXPECT_EQ(EncodeJson(*object, 0),
+            R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cfg","labels":{"app":"web"}},)"
+            R"("data":{"a":"1","empty":""},"binaryData":{"bin":"AAE="}})");
+}
+
+TEST(ProtobufObjectTest, PodWithListsQuantitiesAndInts) {
+  // Container {name=1, image=2, command=3, resources=8 {limits=1 {cpu: Quantity{string=1}}}}
+  const std::string container =
+      Bytes(1, "c") + Bytes(2, "busybox") + Bytes(3, "sh") + Bytes(3, "") +
+      Bytes(8, Bytes(1, Bytes(1, "cpu") + Bytes(2, Bytes(1, "500m"))));
+  // PodSpec {containers=2, restartPolicy=3, terminationGracePeriodSeconds=4}
+  const std::string spec = Bytes(2, container) + Bytes(3, "Never") + Int(4, 5);
+  auto object = DecodeProtobufObject(Envelope("Pod", Meta("p") + Bytes(2, spec) + Bytes(3, "")),
+                                     Schema::Objects());
+  ASSERT_TRUE(object) << object.error();
+  const Node* c = &object->FindPath({"spec", "containers"})->items[0];
+  EXPECT_EQ(c->Find("command")->items.size(), 2u);  // "" kept in a list
+  EXPECT_EQ(c->FindPath({"resources", "limits", "cpu"})->scalar, "500m");
+  EXPECT_EQ(object->FindPath({"spec", "terminationGracePeriodSeconds"})->scalar, "5");
+  EXPECT_EQ(object->FindPath({"spec", "restartPolicy"})->scalar, "Never");
+}
+
+TEST(ProtobufObjectTest, Refusals) {
+  EXPECT_THAT(DecodeProtobufObject("{}", Schema::Objects()).error(),
+              ::testing::HasSubstr("does not appear to be a protobuf message"));
+  EXPECT_THAT(DecodeProtobufObject(Envelope("Widget", ""), Schema::Objects()).error(),
+              ::testing::HasSubstr("no kind \"Widget\" is registered"));
+  EXPECT_FALSE(DecodeProtobufObject(Envelope("ConfigMap", "\x0a\xff"), Schema::Objects()));
+  // Truncated envelope.
+  EXPECT_FALSE(DecodeProtobufObject(std::string("k8s\0\x12\x10", 6), Schema::Objects()));
+}
+
+}  // namespace
+}  // namespace podlimits::api
