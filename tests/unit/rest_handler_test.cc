@@ -113,6 +113,12 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
   proto.method = "POST";
   proto.path = "/api/v1/namespaces/default/configmaps";
   proto.headers["content-type"] = "application/vnd.kubernetes.protobuf";
+  proto.body = "not protobuf";
+  auto garbled = rest_->Handle(proto);
+  ASSERT_TRUE(garbled);
+  EXPECT_EQ(garbled->status, 400);
+  EXPECT_THAT(garbled->body, HasSubstr("does not appear to be a protobuf message"));
+  proto.headers["content-type"] = "application/cbor";
   auto unsupported = rest_->Handle(proto);
   ASSERT_TRUE(unsupported);
   EXPECT_EQ(unsupported->status, 415);
