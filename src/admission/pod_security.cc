@@ -169,7 +169,8 @@ PodSecurityDecision PodSecurity::EvaluatePod(const NamespacePolicy& ns_policy, c
 }
 
 NamespaceDecision PodSecurity::ValidateNamespace(const api::Namespace& ns,
-                                                 const api::Namespace* old_ns) const {
+                                                 const api::Namespace* old_ns,
+                                                 const std::vector<api::Pod>* pods) const {
   NamespaceDecision out;
   NamespacePolicy now = PolicyFor(ns);
   auto invalid = [&] {
@@ -199,7 +200,40 @@ NamespaceDecision PodSecurity::ValidateNamespace(const api::Namespace& ns,
   const LevelVersion& old_e = before.policy.enforce;
   if (e == old_e || e.level == Level::kPrivileged) return out;
   if (e.version == old_e.version && e.level <= old_e.level) return out;  // relaxed
-  exempt_warning();
+  if (ExemptNamespace(ns.metadata.name)) {
+    exempt_warning();
+    return out;
+  }
+  if (pods == nullptr) return out;
+  // EvaluatePodsInNamespace: the distinct forbidden reasons, each with the first pod name (in
+  // name order) that has it and how many others do.
+  struct Seen {
+    std::string first;
+    int count = 0;
+  };
+  std::map<std::string, Seen> by_reason;
+  for (const api::Pod& pod : *pods) {
+    if (ExemptRuntimeClass(pod.spec.runtime_class_name)) continue;
+    const api::PodSpec spec = AsAdmitted(pod, Operation::kUpdate);
+    AggregateCheckResult r = AggregateCheckResults(evaluator_->EvaluatePod(e, pod.metadata, spec));
+    if (r.allowed) continue;
+    Seen& seen = by_reason[r.ForbiddenReason()];
+    if (seen.count == 0 || pod.metadata.name < seen.first) seen.first = pod.metadata.name;
+    ++seen.count;
+  }
+  if (by_reason.empty()) return out;
+  out.warnings.push_back("existing pods in namespace " + field::GoQuote(ns.metadata.name) +
+                         " violate the new PodSecurity enforce level " +
+                         field::GoQuote(e.String()));
+  std::vector<std::string> decorated;
+  for (const auto& [reason, seen] : by_reason) {
+    decorated.push_back(seen.count == 1
+                            ? seen.first + ": " + reason
+                            : seen.first + " (and " + std::to_string(seen.count - 1) +
+                                  " other pods): " + reason);
+  }
+  std::sort(decorated.begin(), decorated.end());
+  out.warnings.insert(out.warnings.end(), decorated.begin(), decorated.end());
   return out;
 }
 

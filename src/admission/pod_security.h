@@ -68,11 +68,14 @@ class PodSecurity {
                                const api::Node& pod_tree, std::string_view username,
                                const PodRequest& request = {}) const;
 
-  // Admits a namespace CREATE (old_ns null) or UPDATE: its pod-security labels must parse.
-  // Tightening enforce on an existing namespace would also dry-run its pods upstream; podlimits
-  // has no stored pods to list, so only the exempt-namespace warning is produced.
+  // Admits a namespace CREATE (old_ns null) or UPDATE: its pod-security labels must parse. An
+  // UPDATE that tightens enforce dry-runs the namespace's `pods` (when given: the stored ones)
+  // against the new level, as EvaluatePodsInNamespace: `existing pods in namespace "x" violate
+  // the new PodSecurity enforce level "restricted:latest"`, then one warning per distinct set
+  // of violations, `web: allowPrivilegeEscalation != false, ...` or `a (and 2 other pods): ...`.
   NamespaceDecision ValidateNamespace(const api::Namespace& ns,
-                                      const api::Namespace* old_ns = nullptr) const;
+                                      const api::Namespace* old_ns = nullptr,
+                                      const std::vector<api::Pod>* pods = nullptr) const;
 
   // The effective policy of a namespace and any label errors.
   NamespacePolicy PolicyFor(const api::Namespace& ns) const;

@@ -141,7 +141,7 @@ void HttpsServer::Impl::StreamResponse(beast::ssl_stream<tcp::socket>& stream,
   http::response<http::empty_body> res{static_cast<http::status>(response.status), 11};
   res.set(http::field::content_type, response.content_type);
   res.set("Cache-Control", "no-cache, private");
-  for (const auto& [k, v] : response.headers) res.set(k, v);
+  for (const auto& [k, v] : response.headers) res.insert(k, v);  // Warning repeats
   res.keep_alive(false);
   res.chunked(true);
   http::response_serializer<http::empty_body> header(res);
@@ -247,7 +247,7 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
     http::response<http::string_body> res{static_cast<http::status>(response.status), 11};
     res.set(http::field::content_type, response.content_type);
     res.set("Cache-Control", "no-cache, private");
-    for (const auto& [k, v] : response.headers) res.set(k, v);
+    for (const auto& [k, v] : response.headers) res.insert(k, v);  // Warning repeats
     res.keep_alive(keep_alive);
     res.body() = std::move(response.body);
     res.prepare_payload();

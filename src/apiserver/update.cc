@@ -14,7 +14,9 @@
 #include <fmt/format.h>
 
 #include "api/defaults.h"
+#include "admission/pod_security.h"
 #include "api/json_codec.h"
+#include "api/objects.h"
 #include "apiserver/patch.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
@@ -145,6 +147,21 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
               .Response();
         }
       }
+    }
+    if (info.resource == "namespaces") {
+      // Tightening Pod Security's enforce level dry-runs the namespace's pods.
+      auto listed = store_.List("pods", info.name, false);
+      if (!listed) return InternalResponse(listed.error());
+      std::vector<api::Pod> pods;
+      for (const auto& item : listed->items) {
+        if (auto pod = ParseStoredObject(item.data)) pods.push_back(api::ReadPod(*pod));
+      }
+      const admission::psa::PodSecurity default_security;
+      const admission::psa::PodSecurity& security =
+          options_.pod_security ? *options_.pod_security : default_security;
+      const api::Namespace before = api::ReadNamespace(*stored);
+      auto decision = security.ValidateNamespace(api::ReadNamespace(next), &before, &pods);
+      a.warnings.insert(a.warnings.end(), decision.warnings.begin(), decision.warnings.end());
     }
     api::CanonicalizeOrder(next, resource.kind);
     Node unchanged = *stored;

@@ -84,3 +84,40 @@ TEST(PodSecurityTest, NamespaceLabels) {
 
 }  // namespace
 }  // namespace podlimits::admission::psa
+
+namespace podlimits::admission::psa {
+namespace {
+
+using namespace testing;  // NOLINT: the shared table vocabulary
+
+// Tightening enforce dry-runs the namespace's pods: EvaluatePodsInNamespace's warnings.
+TEST(PodSecurityTest, TighteningEnforceWarnsAboutExistingPods) {
+  PodSecurity psa(Config(PrivilegedPolicy(), {{}, {"kube-system"}, {}}));
+  const std::string root = "containers:\n- name: c\n  image: busybox\n";
+  const std::string restricted =
+      "securityContext:\n  runAsNonRoot: true\n  seccompProfile: {type: RuntimeDefault}\n"
+      "containers:\n- name: c\n  image: busybox\n  securityContext:\n"
+      "    allowPrivilegeEscalation: false\n    capabilities: {drop: [ALL]}\n";
+  std::vector<api::Pod> pods;
+  for (const char* name : {"b", "a", "c"}) pods.push_back(DecodePod(PodYaml(root, "", name)).pod);
+  pods.push_back(DecodePod(PodYaml(restricted)).pod);
+  const api::Namespace before = Namespace("team", {});
+  auto d = psa.ValidateNamespace(Namespace("team", {{kEnforce, "restricted"}}), &before, &pods);
+  ASSERT_EQ(d.warnings.size(), 2u);
+  EXPECT_EQ(d.warnings[0],
+            R"(existing pods in namespace "team" violate the new PodSecurity enforce level "restricted:latest")");
+  EXPECT_EQ(d.warnings[1],
+            "a (and 2 other pods): allowPrivilegeEscalation != false, unrestricted capabilities, "
+            "runAsNonRoot != true, seccompProfile");
+  // Relaxing, or an exempt namespace, evaluates nothing.
+  const api::Namespace strict = Namespace("team", {{kEnforce, "restricted"}});
+  EXPECT_TRUE(psa.ValidateNamespace(Namespace("team", {{kEnforce, "baseline"}}), &strict, &pods)
+                  .warnings.empty());
+  const api::Namespace system_before = Namespace("kube-system", {});
+  auto exempt = psa.ValidateNamespace(Namespace("kube-system", {{kEnforce, "restricted"}}),
+                                      &system_before, &pods);
+  for (const auto& w : exempt.warnings) EXPECT_EQ(w.find("existing pods"), std::string::npos) << w;
+}
+
+}  // namespace
+}  // namespace podlimits::admission::psa
