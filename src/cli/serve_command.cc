@@ -168,7 +168,10 @@ int ServeCommand(const ServeFlags& flags) {
   options.key_file = pki->serving_key;
   options.client_ca_file = pki->ca_cert;
   options.bearer_token = token;
-  apiserver::RestHandler rest(**store, admission::ChainOptions{});
+  // The API's feature gates are the node config's, as for `run` (one machine, one set of gates).
+  admission::ChainOptions chain;
+  chain.gates = config->feature_gates;
+  apiserver::RestHandler rest(**store, chain);
   if (auto ns = rest.EnsureSystemNamespaces(); !ns) return Fail(ns.error().error.Message());
   std::error_code exe_error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", exe_error);

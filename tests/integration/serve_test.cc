@@ -245,5 +245,57 @@ TEST_F(ServePodsTest, PodsRunSurviveTheDaemonAndGoWhenDeleted) {
   EXPECT_EQ(ReadText("/proc/self/mountinfo").find(dir_.path().string()), std::string::npos);
 }
 
+// A pod PID limit given through the API: on a cgroup v2 node (the VM suite) it is the pod
+// cgroup's pids.max; on a v1 or hybrid node the node refuses the pod before creating anything,
+// and the API says why.
+TEST_F(ServePodsTest, PodPidLimitThroughTheApi) {
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: limited}
+spec:
+  dnsPolicy: Default
+  resources:
+    limits: {pid: "2048"}
+  containers:
+  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 0.1; done']
+)";
+  const bool v2 = fs::exists("/sys/fs/cgroup/cgroup.controllers");
+  CommandResult created, waited, status, uid, deleted;
+  std::string pids_max;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    waited = Kubectl({"wait", v2 ? "--for=condition=Ready" : "--for=jsonpath={.status.phase}=Failed",
+                      "pod/limited", "--timeout=60s"});
+    status = Kubectl({"get", "pod", "limited", "-o", "jsonpath={.status.reason} {.status.message}"});
+    uid = Kubectl({"get", "pod", "limited", "-o", "jsonpath={.metadata.uid}"});
+    if (v2) {
+      for (const auto& e : fs::recursive_directory_iterator("/sys/fs/cgroup")) {
+        if (e.is_directory() && e.path().filename() == "pod" + uid.out) {
+          pids_max = ReadText(e.path() / "pids.max");
+          break;
+        }
+      }
+    }
+    deleted = Kubectl({"delete", "pod", "limited", "--timeout=60s"});
+  });
+  EXPECT_EQ(created.out, "pod/limited created\n") << created.err;
+  EXPECT_EQ(waited.out, "pod/limited condition met\n") << waited.err;
+  if (v2) {
+    EXPECT_EQ(pids_max, "2048\n");
+  } else {
+    EXPECT_EQ(status.out,
+              "FailedNodeDeclaredFeaturesCheck Pod was rejected: per-pod PID limit requires "
+              "cgroupsv2, but this node is running cgroupsv1; pod limited specifies "
+              "spec.resources.limits.pid");
+  }
+  EXPECT_EQ(deleted.out, "pod \"limited\" deleted\n") << deleted.err;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::testing

@@ -1,15 +1,16 @@
 # e2e-timeout: 400
 # The integration tests of `podlimits run`, the kubelet library, the pod cgroup, the OCI runtime
 # client and the overlay snapshotter (RunPodTest, KubeletTest, CgroupPidsIntegration,
-# RuntimeClientTest, ImageOverlayTest) on a pure cgroup v2 kernel with nsdelegate, against the
+# RuntimeClientTest, ImageOverlayTest), and `podlimits serve` driven by kubectl (ServePodsTest:
+# pods through the API, the pod PID limit as the pod cgroup's pids.max) on a pure cgroup v2 kernel with nsdelegate, against the
 # unified tree: none may fail or skip. Their expectations come from this guest (v2, nsdelegate,
 # root with every capability, its nr_open).
 [ -d /e2e/busybox-oci ] || fail "the busybox OCI layout is not in the guest image"
 [ -x /e2e/bin/podlimits_integration_tests ] || fail "the integration tests are not in the guest image"
 log=$W/integration.log
 rc=0
-PODLIMITS_BIN=/usr/bin/podlimits PODLIMITS_TEST_OCI_LAYOUT=/e2e/busybox-oci TMPDIR=/tmp \
-  /e2e/bin/podlimits_integration_tests --gtest_filter='RunPodTest.*:KubeletTest.*:CgroupPidsIntegration.*:RuntimeClientTest.*:ImageOverlayTest.*' \
+PODLIMITS_BIN=/usr/bin/podlimits PODLIMITS_TEST_OCI_LAYOUT=/e2e/busybox-oci TMPDIR=/tmp HOME=/root \
+  /e2e/bin/podlimits_integration_tests --gtest_filter='RunPodTest.*:KubeletTest.*:CgroupPidsIntegration.*:RuntimeClientTest.*:ImageOverlayTest.*:ServePodsTest.*' \
   >"$log" 2>&1 || rc=$?
 failed=$(grep -E '^\[  FAILED  \] [A-Za-z]+\.' "$log" | sed 's/^\[  FAILED  \] //' | sort -u | tr '\n' ' ')
 [ "$rc" -eq 0 ] || fail "exit $rc; failed: ${failed:-?}; $(grep -E 'Failure|Expected|Which is' "$log" | head -n 6 | one_line)"
