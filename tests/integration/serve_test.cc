@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "net_test_support.h"
+#include "nodeagent/monitor_files.h"
 #include "run_test_support.h"
 #include "temp_dir.h"
 
@@ -125,6 +127,23 @@ class ServePodsTest : public ::testing::Test {
         << "apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\nstateDirectory: "
         << (dir_ / "state").string() << "\n";
     listen_ = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
+  }
+
+  // A test that failed half-way may leave pods running: their monitors are stopped (and their
+  // pods torn down) before the scratch directory goes.
+  void TearDown() override {
+    const fs::path pods = dir_ / "node/pods";
+    std::error_code ec;
+    if (!fs::exists(pods)) return;
+    std::vector<fs::path> stopped;
+    for (const auto& e : fs::directory_iterator(pods, ec)) {
+      // Only a live monitor (its lock held) is signalled: never a recycled pid.
+      if (nodeagent::StopMonitor(e.path(), 0)) stopped.push_back(e.path());
+    }
+    for (const auto& d : stopped) {
+      for (int i = 0; i < 100 && nodeagent::LiveMonitorPid(d); ++i) ::usleep(100'000);
+      ADD_FAILURE() << "a pod was still running at the end of the test: " << d;
+    }
   }
 
   CommandResult Kubectl(std::vector<std::string> args, std::string stdin_text = "") {
