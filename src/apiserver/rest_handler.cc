@@ -36,7 +36,9 @@ bool Implemented(std::string_view resource, std::string_view verb) {
     return resource == "namespaces" || resource == "configmaps" || resource == "secrets" ||
            resource == "limitranges" || resource == "pods";
   }
-  if (resource == "namespaces") return verb == "create" || verb == "get" || verb == "list";
+  if (resource == "namespaces") {
+    return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
+  }
   if (resource == "nodes") return verb == "get" || verb == "list";  // the node registers itself
   if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
       resource == "pods" || resource == "events") {
@@ -156,6 +158,21 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
                                            "store", 0, api::FieldValidation::kIgnore));
       }
     };
+    // NamespaceLifecycle: nothing new in a namespace being deleted (updates go on).
+    if (info.verb == "create") {
+      if (auto ns_tree = ParseStoredObject(ns->data);
+          ns_tree && ns_tree->FindPath({"metadata", "deletionTimestamp"})) {
+        std::string name;
+        if (auto body_tree = api::ParseJsonStream(body); body_tree && body_tree->size() == 1) {
+          if (const Node* n = (*body_tree)[0].FindPath({"metadata", "name"})) name = n->scalar;
+        }
+        return Forbidden(info.resource, name,
+                         fmt::format("unable to create new content in namespace {} because it is "
+                                     "being terminated",
+                                     info.namespace_))
+            .Response();
+      }
+    }
     add("Namespace", ns->data);
     auto ranges = store_.List("limitranges", info.namespace_, false);
     if (!ranges) return InternalResponse(ranges.error());
@@ -402,6 +419,31 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
                                   "ResourceVersion in object meta: {}",
                                   options->precondition_resource_version, got->revision))
           .Response();
+    }
+    if (info.resource == "namespaces") {
+      // NamespaceLifecycle's immortal namespaces; the others go through the namespace
+      // controller: Terminating until their content is gone and the finalizer removed.
+      for (std::string_view immortal : {"default", "kube-system", "kube-public"}) {
+        if (info.name == immortal) {
+          return Forbidden("namespaces", info.name, "this namespace may not be deleted").Response();
+        }
+      }
+      const Node* finalizers = tree->FindPath({"spec", "finalizers"});
+      if (finalizers && finalizers->IsArray() && !finalizers->items.empty()) {
+        if (tree->FindPath({"metadata", "deletionTimestamp"})) {
+          return JsonResponse(200, std::move(got->data));
+        }
+        tree->Ensure("metadata").Set("deletionTimestamp", Node::String(Now()));
+        tree->Ensure("status").Set("phase", Node::String("Terminating"));
+        auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
+          return RenderStoredObject(*tree, "Namespace", rv);
+        });
+        if (!updated) {
+          if (updated.error().kind == StoreError::Kind::kConflict) continue;
+          return InternalResponse(updated.error());
+        }
+        return JsonResponse(200, std::move(updated->data));
+      }
     }
     if (info.resource == "pods") {
       auto deletion = DecidePodDeletion(*tree, *options);

@@ -15,6 +15,7 @@
 
 #include "apiserver/api_handler.h"
 #include "apiserver/https_server.h"
+#include "apiserver/namespace_controller.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pki.h"
 #include "apiserver/rest_handler.h"
@@ -204,6 +205,8 @@ int ServeCommand(const ServeFlags& flags) {
   nodeagent::NodeAgent agent(**store, agent_options);
   if (auto started = agent.Start(); !started) return Fail(started.error().Message());
   rest.set_pod_logs(&agent);
+  apiserver::NamespaceController namespaces(**store, rest);
+  namespaces.Start();
   auto server = apiserver::HttpsServer::Start(
       options, [&rest](const apiserver::HttpRequest& r) { return apiserver::HandleApiRequest(r, &rest); });
   if (!server) return Fail(server.error().Message());
@@ -214,6 +217,7 @@ int ServeCommand(const ServeFlags& flags) {
   int signal = 0;
   sigwait(&stop_signals, &signal);
   (*server)->Stop();
+  namespaces.Stop();
   if (flags.drain_on_exit) agent.StopAllPods(std::chrono::seconds(60));
   agent.Stop();
   std::fprintf(stderr, "podlimits serve: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "apiserver/human_duration.h"
+#include "apiserver/namespace_controller.h"
 #include "temp_dir.h"
 
 namespace podlimits::apiserver {
@@ -134,7 +135,7 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
   EXPECT_THAT(refused->body, HasSubstr("field label not supported: spec.nodeName"));
 
   EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default/pods").status, 405);
-  EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default").status, 405);
+  EXPECT_EQ(Call("DELETE", "/api/v1/nodes/n").status, 405);  // the node registers itself
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/widgets").status, 404);
 }
 
@@ -248,6 +249,35 @@ TEST_F(RestHandlerTest, UpdatesAndPatchesAsTheStrategiesAllow) {
                            "fields other than"),
             std::string::npos)
       << spec.body;
+}
+
+TEST_F(RestHandlerTest, NamespacesAreDeletedThroughTheirContent) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces",
+                 R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})")
+                .status,
+            201);
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/team/configmaps",
+                 R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}})")
+                .status,
+            201);
+  auto deleting = Call("DELETE", "/api/v1/namespaces/team");
+  EXPECT_EQ(deleting.status, 200);
+  EXPECT_THAT(deleting.body, HasSubstr(R"("phase":"Terminating")"));
+  auto refused = Call("POST", "/api/v1/namespaces/team/configmaps",
+                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}})");
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_THAT(refused.body,
+              HasSubstr(R"(configmaps \"b\" is forbidden: unable to create new content in namespace team because it is being terminated)"));
+  auto immortal = Call("DELETE", "/api/v1/namespaces/default");
+  EXPECT_EQ(immortal.status, 403);
+  EXPECT_THAT(immortal.body, HasSubstr("this namespace may not be deleted"));
+
+  NamespaceController controller(*store_, *rest_);
+  controller.SyncOnce();  // the content goes
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/team/configmaps/a").status, 404);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/team").status, 200);
+  controller.SyncOnce();  // then the namespace
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/team").status, 404);
 }
 
 }  // namespace

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""bench/serve_api.py PODLIMITS [--pods N] [--objects M] [--watchers W]: podlimits serve's speed.
+
+Starts `podlimits serve` on a scratch data directory and a free loopback port (needs root), then:
+
+  1. create -> Running: N one-container busybox pods created one after another through the API;
+     each pod's latency is from just before its POST to the watch event that shows it Running
+     with its container ready (one watch over all pods, opened first). Median and p99. The
+     daemon's RSS while the N pods run, and the sum of their monitors' RSS.
+  2. with M pod objects stored (bound to another node, so this node runs none of them): a plain
+     list, the Table `kubectl get pods` asks for, and GET of one pod (p50/p99 over 1000 requests
+     on one keep-alive connection). Times are client-side over loopback TLS, so they include the
+     TLS and HTTP work (an upper bound of the server time).
+  3. watch fan-out: W watchers on pods; the delay from a write to its event at every watcher.
+
+Everything it started is stopped and removed at the end (pods deleted, serve stopped).
+"""
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def pct(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Api:
+    def __init__(self, data, port):
+        self.ctx = ssl.create_default_context(cafile=os.path.join(data, "pki", "ca.crt"))
+        self.ctx.load_cert_chain(os.path.join(data, "pki", "admin.crt"),
+                                 os.path.join(data, "pki", "admin.key"))
+        self.port = port
+
+    def conn(self, timeout=60):
+        return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx,
+                                           timeout=timeout)
+
+    def call(self, conn, method, path, body=None, headers=None):
+        h = {"Content-Type": "application/json", "Accept": "application/json"}
+        h.update(headers or {})
+        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=h)
+        r = conn.getresponse()
+        data = r.read()
+        return r.status, data
+
+
+def stop_monitors(data):
+    """Pods an interrupted run left running: each live monitor (its lock held) gets SIGTERM with
+    no grace period and is waited for, so that it tears its pod down."""
+    import fcntl
+    import signal
+    pods = os.path.join(data, "pods")
+    live = []
+    for uid in os.listdir(pods) if os.path.isdir(pods) else []:
+        lock = os.path.join(pods, uid, "monitor.lock")
+        try:
+            fd = os.open(lock, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            continue  # nobody holds it: no monitor
+        except OSError:
+            pid = int(os.pread(fd, 32, 0).split()[0])
+        finally:
+            os.close(fd)
+        with open(os.path.join(pods, uid, "stop"), "w") as f:
+            f.write("0\n")
+        os.kill(pid, signal.SIGTERM)
+        live.append(pid)
+    for pid in live:
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                break
+            time.sleep(0.1)
+
+
+def pod(name, node=None):
+    spec = {"terminationGracePeriodSeconds": 5, "dnsPolicy": "Default",
+            "containers": [{"name": "app", "image": "busybox:latest",
+                            "command": ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}]}
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+def watch_running(api, ready_at, stop):
+    """Records when each pod is first Running with its container ready."""
+    c = api.conn(timeout=600)
+    c.request("GET", "/api/v1/namespaces/default/pods?watch=1",
+              headers={"Accept": "application/json"})
+    r = c.getresponse()
+    buf = b""
+    while not stop.is_set():
+        chunk = r.read1(65536)
+        if not chunk:
+            break
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            ev = json.loads(line)
+            o = ev["object"]
+            st = o.get("status", {})
+            cs = st.get("containerStatuses", [])
+            if st.get("phase") == "Running" and cs and cs[0].get("ready"):
+                ready_at.setdefault(o["metadata"]["name"], time.monotonic())
+    c.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("podlimits")
+    ap.add_argument("--pods", type=int, default=100)
+    ap.add_argument("--objects", type=int, default=1000)
+    ap.add_argument("--watchers", type=int, default=10)
+    args = ap.parse_args()
+    binary = os.path.realpath(args.podlimits)
+
+    work = tempfile.mkdtemp(prefix="podlimits-serve-bench.")
+    data = os.path.join(work, "node")
+    serve = None
+    try:
+        subprocess.run([os.path.join(ROOT, "scripts", "build-busybox-image"), os.path.join(work, "image")],
+                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([binary, "image", "--data-dir", data, "load",
+                        os.path.join(work, "image", "busybox-oci"), "--name", "busybox:latest"],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(work, "node.yaml"), "w") as f:
+            f.write("apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
+                    f"stateDirectory: {work}/state\n")
+        port = free_port()
+        log = open(os.path.join(work, "serve.log"), "w")
+        serve = subprocess.Popen([binary, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}",
+                                  "--node-config", os.path.join(work, "node.yaml")],
+                                 stdout=log, stderr=subprocess.STDOUT)
+        for _ in range(200):
+            if "listening on" in open(os.path.join(work, "serve.log")).read():
+                break
+            time.sleep(0.05)
+        api = Api(data, port)
+        c = api.conn()
+
+        # 1. create -> Running
+        ready_at, stop = {}, threading.Event()
+        watcher = threading.Thread(target=watch_running, args=(api, ready_at, stop), daemon=True)
+        watcher.start()
+        time.sleep(0.3)
+        started = {}
+        for i in range(args.pods):
+            name = f"bench-{i}"
+            started[name] = time.monotonic()
+            status, body = api.call(c, "POST", "/api/v1/namespaces/default/pods", pod(name))
+            if status != 201:
+                sys.exit(f"create {name}: {status} {body[:200]}")
+            # One pod at a time: wait for it before the next.
+            deadline = time.monotonic() + 60
+            while name not in ready_at and time.monotonic() < deadline:
+                time.sleep(0.001)
+        latencies = [(ready_at[n] - started[n]) * 1000 for n in started if n in ready_at]
+        daemon_rss = rss_kb(serve.pid)
+        monitors = subprocess.run(["pgrep", "-f", f"pod-monitor --data-dir {data}"],
+                                  capture_output=True, text=True).stdout.split()
+        monitor_rss = sum(rss_kb(int(p)) for p in monitors)
+        print(f"create->Running ({len(latencies)} of {args.pods} pods, one at a time): "
+              f"median {statistics.median(latencies):.1f} ms, p99 {pct(latencies, 99):.1f} ms, "
+              f"max {max(latencies):.1f} ms")
+        print(f"daemon RSS with {len(monitors)} running pods: {daemon_rss / 1024:.1f} MiB; "
+              f"their monitors: {monitor_rss / 1024:.1f} MiB in all "
+              f"({monitor_rss / 1024 / max(1, len(monitors)):.1f} MiB each, shared pages counted in each)")
+
+        # 2. M stored pod objects, bound elsewhere.
+        for i in range(args.objects):
+            status, body = api.call(c, "POST", "/api/v1/namespaces/default/pods",
+                                    pod(f"stored-{i}", node="elsewhere"))
+            if status != 201:
+                sys.exit(f"create stored-{i}: {status} {body[:200]}")
+        total = args.objects + args.pods
+
+        def timed(method, path, headers=None, n=20):
+            times = []
+            for _ in range(n):
+                t = time.monotonic()
+                status, body = api.call(c, method, path, headers=headers)
+                times.append((time.monotonic() - t) * 1000)
+                if status != 200:
+                    sys.exit(f"{path}: {status}")
+            return times, body
+
+        plain, body = timed("GET", "/api/v1/namespaces/default/pods")
+        table, _ = timed("GET", "/api/v1/namespaces/default/pods", headers={
+            "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
+        get, _ = timed("GET", "/api/v1/namespaces/default/pods/stored-500", n=1000)
+        print(f"list of {total} pods: median {statistics.median(plain):.1f} ms "
+              f"({len(body) / 1e6:.1f} MB); as a Table: median {statistics.median(table):.1f} ms; "
+              f"GET one pod: p50 {statistics.median(get):.2f} ms, p99 {pct(get, 99):.2f} ms")
+
+        # 3. watch fan-out
+        delays = []
+        got = [threading.Event() for _ in range(args.watchers)]
+        arrived = [0.0] * args.watchers
+
+        def fan(i, rv):
+            wc = api.conn(timeout=60)
+            wc.request("GET", f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}")
+            r = wc.getresponse()
+            r.read1(65536)
+            arrived[i] = time.monotonic()
+            got[i].set()
+            wc.close()
+
+        status, body = api.call(c, "GET", "/api/v1/namespaces/default/configmaps")
+        rv = json.loads(body)["metadata"]["resourceVersion"]
+        threads = [threading.Thread(target=fan, args=(i, rv), daemon=True) for i in range(args.watchers)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        api.call(c, "POST", "/api/v1/namespaces/default/configmaps",
+                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fan"}})
+        for e in got:
+            e.wait(10)
+        delays = [(a - t0) * 1000 for a in arrived if a]
+        print(f"watch fan-out to {len(delays)} watchers: the write reached all in "
+              f"{max(delays):.1f} ms (median {statistics.median(delays):.1f} ms)")
+
+        # Clean up: every pod goes (the stored ones with grace 0: no node runs them).
+        for i in range(args.objects):
+            api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/stored-{i}", {"gracePeriodSeconds": 0})
+        for n in started:
+            api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/{n}")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            status, body = api.call(c, "GET", "/api/v1/namespaces/default/pods")
+            if not json.loads(body)["items"]:
+                break
+            time.sleep(0.2)
+        stop.set()
+    finally:
+        if serve:
+            serve.terminate()
+            serve.wait(30)
+        stop_monitors(data)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
