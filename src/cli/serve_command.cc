@@ -84,7 +84,10 @@ std::string PathEnv() {
 
 // What a node keeps under its data directory besides the store and certificates.
 std::filesystem::path ImageRoot(const std::filesystem::path& data_dir) { return data_dir / "images"; }
-std::filesystem::path PodLogsDir(const std::filesystem::path& data_dir) {
+// The node config's podLogsDir, else under the data directory.
+std::filesystem::path PodLogsDir(const kubelet::NodeConfig& config,
+                                 const std::filesystem::path& data_dir) {
+  if (!config.pod_logs_dir.empty()) return config.pod_logs_dir;
   return data_dir / "log" / "pods";
 }
 
@@ -181,7 +184,7 @@ int ServeCommand(const ServeFlags& flags) {
   agent_options.data_dir = std::filesystem::absolute(data_dir);
   agent_options.node_name = nodeagent::NodeName();
   agent_options.binary = self;
-  agent_options.pod_logs_dir = PodLogsDir(agent_options.data_dir);
+  agent_options.pod_logs_dir = PodLogsDir(*config, agent_options.data_dir);
   agent_options.monitor_args = {"--host-ip", nodeagent::NodeInternalIp()};
   if (!node_config_path.empty()) {
     agent_options.monitor_args.push_back("--node-config");
@@ -234,7 +237,9 @@ int PodMonitorCommand(const PodMonitorFlags& flags) {
   options.uid = flags.uid;
   options.config = std::move(*config);
   options.image_root = ImageRoot(flags.data_dir);
-  options.pod_logs_dir = PodLogsDir(flags.data_dir);
+  options.pod_logs_dir = PodLogsDir(options.config, flags.data_dir);
+  options.log_policy.max_size = static_cast<std::uint64_t>(options.config.container_log_max_size);
+  options.log_policy.max_files = options.config.container_log_max_files;
   options.host_ip = flags.host_ip;
   options.path_env = PathEnv();
   return nodeagent::RunPodMonitor(options);

@@ -2,6 +2,9 @@
 // messages (pkg/kubelet/apis/config/validation, cmd/kubelet/app/server.go) where it has them.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include <map>
 
 #include "api/field.h"
@@ -161,6 +164,46 @@ void ApplyDns(const api::Node& tree, NodeConfig& out, std::vector<std::string>& 
   }
 }
 
+// containerLogMaxSize, containerLogMaxFiles, podLogsDir, with the kubelet's checks and words.
+void ApplyContainerLogs(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  if (const api::Node* n = tree.Find("containerLogMaxSize"); n && n->IsString()) {
+    auto q = api::Quantity::Parse(n->scalar);
+    if (!q || q->Value() <= 0) {
+      errs.push_back(field::Invalid(field::Path("containerLogMaxSize"), n->scalar,
+                                    "must be a positive quantity of bytes, e.g. 10Mi")
+                         .String());
+    } else {
+      out.container_log_max_size = q->Value();
+    }
+  }
+  if (const api::Node* n = tree.Find("containerLogMaxFiles")) {
+    out.container_log_max_files = static_cast<int>(n->AsInt().value_or(0));
+    if (out.container_log_max_files <= 1) {
+      errs.push_back("invalid configuration: containerLogMaxFiles must be greater than 1");
+    }
+  }
+  if (const api::Node* n = tree.Find("podLogsDir"); n && n->IsString()) {
+    const std::string& dir = n->scalar;
+    if (dir.empty()) {
+      errs.push_back("invalid configuration: podLogsDir was not specified");
+    } else if (dir.front() != '/') {
+      errs.push_back(fmt::format("invalid configuration: pod logs path {} must be absolute path",
+                                 field::GoQuote(dir)));
+    } else if (std::filesystem::path(dir).lexically_normal().string() != dir ||
+               (dir.size() > 1 && dir.back() == '/')) {  // Go's filepath.Clean(dir) != dir
+      errs.push_back(fmt::format("invalid configuration: pod logs path {} must be normalized",
+                                 field::GoQuote(dir)));
+    } else if (std::any_of(dir.begin(), dir.end(),
+                           [](char c) { return static_cast<unsigned char>(c) > 127; })) {
+      errs.push_back(fmt::format("invalid configuration: pod logs path {} mut contains ASCII "
+                                 "characters only",
+                                 field::GoQuote(dir)));
+    } else {
+      out.pod_logs_dir = dir;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeConfig& out) {
@@ -188,6 +231,7 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   // seccompDefault: RuntimeDefault for every container that sets no profile (KEP-2413).
   if (const api::Node* n = tree.Find("seccompDefault")) out.seccomp.seccomp_default = n->AsBool();
 
+  ApplyContainerLogs(tree, out, errs);
   ApplyReserved(tree, "kubeReserved", out.kube_reserved, errs);
   ApplyReserved(tree, "systemReserved", out.system_reserved, errs);
   ApplyEviction(tree, out, errs);

@@ -123,6 +123,12 @@ struct NodeConfig {
   std::vector<std::string> allowed_unsafe_sysctls;    // KubeletConfiguration
   // KubeletConfiguration clusterDNS, clusterDomain, resolvConf.
   DnsSettings dns;
+  // KubeletConfiguration containerLogMaxSize (bytes; "10Mi"), containerLogMaxFiles, podLogsDir
+  // ("" when unset: `serve` keeps the logs under its data directory, the kubelet's default is
+  // /var/log/pods).
+  std::int64_t container_log_max_size = 10 * 1024 * 1024;
+  int container_log_max_files = 5;
+  std::string pod_logs_dir;
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

@@ -89,6 +89,21 @@ TEST(NodeConfig, ReadsEveryField) {
   EXPECT_EQ(c->managed_controllers, (std::vector<std::string>{"pids", "cpu"}));
 }
 
+TEST(NodeConfig, ContainerLogs) {
+  auto cfg = ParseNodeConfig(
+      Kubelet("containerLogMaxSize: 1Mi\ncontainerLogMaxFiles: 3\npodLogsDir: /srv/logs\n"),
+      "n.yaml");
+  ASSERT_TRUE(cfg) << cfg.error();
+  EXPECT_EQ(cfg->container_log_max_size, 1024 * 1024);
+  EXPECT_EQ(cfg->container_log_max_files, 3);
+  EXPECT_EQ(cfg->pod_logs_dir, "/srv/logs");
+  auto defaults = ParseNodeConfig(Kubelet(""), "n.yaml");
+  ASSERT_TRUE(defaults) << defaults.error();
+  EXPECT_EQ(defaults->container_log_max_size, 10 * 1024 * 1024);
+  EXPECT_EQ(defaults->container_log_max_files, 5);
+  EXPECT_EQ(defaults->pod_logs_dir, "");
+}
+
 TEST(NodeConfig, JsonAndDocumentOrder) {
   std::string json =
       "{\"apiVersion\": \"podlimits.dev/v1alpha1\", \"kind\": \"NodeConfiguration\", "
@@ -225,6 +240,15 @@ TEST(NodeConfig, Errors) {
       {"other driver", Kubelet("cgroupDriver: cgroupv2\n"),
        "node.yaml: cgroupDriver: Unsupported value: \"cgroupv2\": supported values: "
        "\"cgroupfs\""},
+      {"one log file", Kubelet("containerLogMaxFiles: 1\n"),
+       "node.yaml: invalid configuration: containerLogMaxFiles must be greater than 1"},
+      {"log size", Kubelet("containerLogMaxSize: big\n"),
+       "node.yaml: containerLogMaxSize: Invalid value: \"big\": must be a positive quantity of "
+       "bytes, e.g. 10Mi"},
+      {"relative pod logs dir", Kubelet("podLogsDir: logs\n"),
+       "node.yaml: invalid configuration: pod logs path \"logs\" must be absolute path"},
+      {"unclean pod logs dir", Kubelet("podLogsDir: /var//log/\n"),
+       "node.yaml: invalid configuration: pod logs path \"/var//log/\" must be normalized"},
       {"relative cgroup root", Kubelet("cgroupRoot: podlimits\n"),
        "node.yaml: cgroupRoot: Invalid value: \"podlimits\": must be an absolute cgroup path "
        "(starting with \"/\")"},
