@@ -16,6 +16,7 @@
 #include "apiserver/api_handler.h"
 #include "apiserver/https_server.h"
 #include "apiserver/namespace_controller.h"
+#include "apiserver/store_maintenance.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pki.h"
 #include "apiserver/rest_handler.h"
@@ -210,6 +211,8 @@ int ServeCommand(const ServeFlags& flags) {
   rest.set_pod_logs(&agent);
   apiserver::NamespaceController namespaces(**store, rest);
   namespaces.Start();
+  apiserver::StoreMaintenance maintenance(**store, {});
+  maintenance.Start();
   auto server = apiserver::HttpsServer::Start(
       options, [&rest](const apiserver::HttpRequest& r) { return apiserver::HandleApiRequest(r, &rest); });
   if (!server) return Fail(server.error().Message());
@@ -221,6 +224,7 @@ int ServeCommand(const ServeFlags& flags) {
   sigwait(&stop_signals, &signal);
   (*server)->Stop();
   namespaces.Stop();
+  maintenance.Stop();
   if (flags.drain_on_exit) agent.StopAllPods(std::chrono::seconds(60));
   agent.Stop();
   std::fprintf(stderr, "podlimits serve: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
