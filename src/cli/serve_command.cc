@@ -206,6 +206,9 @@ int ServeCommand(const ServeFlags& flags) {
     return kubelet::NodeObject(input, host, previous, apiserver::FormatApiTime(
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())));
   };
+  agent_options.static_pod_path = config->static_pod_path;
+  agent_options.gates = config->feature_gates;
+  agent_options.api = &rest;
   nodeagent::NodeAgent agent(**store, agent_options);
   if (auto started = agent.Start(); !started) return Fail(started.error().Message());
   rest.set_pod_logs(&agent);

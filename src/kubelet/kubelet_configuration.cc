@@ -232,6 +232,7 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   if (const api::Node* n = tree.Find("seccompDefault")) out.seccomp.seccomp_default = n->AsBool();
 
   ApplyContainerLogs(tree, out, errs);
+  out.static_pod_path = StringOr(tree, "staticPodPath", "");
   ApplyReserved(tree, "kubeReserved", out.kube_reserved, errs);
   ApplyReserved(tree, "systemReserved", out.system_reserved, errs);
   ApplyEviction(tree, out, errs);

@@ -129,6 +129,7 @@ struct NodeConfig {
   std::int64_t container_log_max_size = 10 * 1024 * 1024;
   int container_log_max_files = 5;
   std::string pod_logs_dir;
+  std::string static_pod_path;  // KubeletConfiguration staticPodPath ("" for none)
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "api/defaults.h"
 #include "api/json_codec.h"
 #include "apiserver/stored_object.h"
 #include "base/fs.h"
@@ -72,6 +73,12 @@ std::optional<std::int64_t> IntAt(const Node& object, std::initializer_list<std:
   }
 }
 
+// The stored pod is the one `uid` names: itself, or the mirror of that static pod.
+bool IsPod(const Node& pod, const std::string& uid) {
+  if (Str(pod, {"metadata", "uid"}) == uid) return true;
+  return Str(pod, {"metadata", "annotations", std::string(kConfigMirrorAnnotation)}) == uid;
+}
+
 }  // namespace
 
 NodeAgent::NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options)
@@ -99,6 +106,7 @@ Result<void> NodeAgent::Start() {
   {
     std::lock_guard lock(mu_);
     for (const auto& pod : listed->items) Sync(pod);
+    SyncStaticPods();  // static pods are the manifests', not orphans
     // Monitor directories of pods the store no longer has (deleted while the daemon was
     // down): their pods are stopped and what they left removed.
     for (const auto& entry : fs::directory_iterator(options_.data_dir / "pods", ec)) {
@@ -220,6 +228,7 @@ void NodeAgent::ListenToMonitors() {
     ReapChildren();
     if (std::chrono::steady_clock::now() >= next_resync) {
       next_resync = std::chrono::steady_clock::now() + options_.resync;
+      SyncStaticPods();
       std::vector<std::string> all;
       for (const auto& [uid, known] : pods_) all.push_back(uid);
       for (const auto& uid : all) Publish(uid);
@@ -278,6 +287,90 @@ void NodeAgent::SyncNode() {
   }
 }
 
+void NodeAgent::SyncStaticPods() {
+  if (options_.static_pod_path.empty()) return;
+  StaticPodScan scan =
+      ReadStaticPods(options_.static_pod_path, options_.node_name, options_.gates, ApiNow());
+  for (const auto& e : scan.errors) {
+    if (reported_.insert(e).second) Log("static pod not run: " + e);
+  }
+  for (auto& [uid, known] : pods_) {
+    if (known.static_pod) known.in_manifests = false;
+  }
+  for (const StaticPod& sp : scan.pods) {
+    KnownPod& known = pods_[sp.uid];
+    if (known.removed) continue;
+    known.static_pod = true;
+    known.in_manifests = true;
+    const std::string ns = Str(sp.object, {"metadata", "namespace"});
+    const std::string name = Str(sp.object, {"metadata", "name"});
+    known.key = {"pods", ns, name};
+    known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir, ns, name, sp.uid);
+    const fs::path dir = MonitorDirectory(options_.data_dir, sp.uid);
+    if (auto status = ReadMonitorStatus(dir); status && status->finished) known.finished = true;
+    const bool alive = known.child > 0 || LiveMonitorPid(dir).has_value();
+    if (!alive && !known.finished) Spawn(sp.uid, known, sp.object);
+    EnsureMirror(sp);
+  }
+  // Manifests that are gone: their pods stop, then go with their mirrors.
+  for (auto& [uid, known] : pods_) {
+    if (!known.static_pod || known.in_manifests || known.removed) continue;
+    const fs::path dir = MonitorDirectory(options_.data_dir, uid);
+    if (known.child > 0 || LiveMonitorPid(dir)) {
+      if (!known.stop_grace) {
+        known.stop_grace = 30;
+        (void)StopMonitor(dir, 30);
+      }
+      continue;
+    }
+    Finalize(uid, known);
+  }
+  Sweep();
+}
+
+// The static pod's mirror in the API, created as the kubelet's mirror client does; one left by
+// an older manifest goes first.
+void NodeAgent::EnsureMirror(const StaticPod& pod) {
+  if (options_.api == nullptr) return;
+  const std::string ns = Str(pod.object, {"metadata", "namespace"});
+  const std::string name = Str(pod.object, {"metadata", "name"});
+  const ObjectKey key{"pods", ns, name};
+  if (auto got = store_.Get(key)) {
+    auto stored = apiserver::ParseStoredObject(got->data);
+    if (!stored || IsPod(*stored, pod.uid)) return;
+    const std::string other =
+        Str(*stored, {"metadata", "annotations", std::string(kConfigMirrorAnnotation)});
+    if (other.empty()) {
+      const std::string why = fmt::format("static pod {}/{} ({}): a pod of that name exists in the "
+                                          "API and is not its mirror",
+                                          ns, name, pod.file.string());
+      if (reported_.insert(why).second) Log(why);
+      return;
+    }
+    (void)store_.Delete(key, got->revision, [&](std::int64_t rv) {
+      return apiserver::RenderStoredObject(*stored, "Pod", rv);
+    });
+  }
+  std::string node_uid;
+  if (auto node = store_.Get({"nodes", "", options_.node_name})) {
+    if (auto tree = apiserver::ParseStoredObject(node->data)) {
+      node_uid = Str(*tree, {"metadata", "uid"});
+    }
+  }
+  apiserver::HttpRequest create;
+  create.method = "POST";
+  create.path = "/api/v1/namespaces/" + ns + "/pods";
+  create.headers["content-type"] = "application/json";
+  create.body = api::EncodeJson(MirrorPod(pod, node_uid), 0);
+  create.user = "system:node:" + options_.node_name;
+  auto r = options_.api->Handle(create);
+  if (r && r->status != 201 && r->status != 409) {
+    const std::string why =
+        fmt::format("mirror pod {}/{} not created: {}", ns, name, r->body);
+    if (reported_.insert(why).second) Log(why);
+  }
+}
+
 void NodeAgent::ReapChildren() {
   std::vector<std::string> exited;
   for (auto& [uid, known] : pods_) {
@@ -317,6 +410,16 @@ void NodeAgent::Sync(const StoredObject& object) {
   if (!pod) return;
   const std::string uid = Str(*pod, {"metadata", "uid"});
   if (uid.empty()) return;
+  if (!Str(*pod, {"metadata", "annotations", std::string(kConfigMirrorAnnotation)}).empty()) {
+    // A mirror pod only shows a static pod: the node runs the manifest, not the object. Deleted,
+    // it goes at once and comes back at the next look at the manifests (the pod runs on).
+    if (!Str(*pod, {"metadata", "deletionTimestamp"}).empty()) {
+      (void)store_.Delete(object.key, object.revision, [&](std::int64_t rv) {
+        return apiserver::RenderStoredObject(*pod, "Pod", rv);
+      });
+    }
+    return;
+  }
   const std::string node = Str(*pod, {"spec", "nodeName"});
   const bool deleting = !Str(*pod, {"metadata", "deletionTimestamp"}).empty();
   if (node.empty()) {
@@ -422,7 +525,7 @@ void NodeAgent::Publish(const std::string& uid) {
   auto got = store_.Get(known.key);
   if (!got) return;
   auto pod = apiserver::ParseStoredObject(got->data);
-  if (!pod || Str(*pod, {"metadata", "uid"}) != uid) return;
+  if (!pod || !IsPod(*pod, uid)) return;
 
   PublishEvents(uid, known, dir);
 
@@ -441,10 +544,14 @@ void NodeAgent::Publish(const std::string& uid) {
         }
       }
     }
-    const std::string text = api::EncodeJson(next, 0);
+    // Compared with the stored status (in the store's field order), not the last one written:
+    // the object may be new (a mirror pod recreated) or rewritten by someone else.
     const Node* current = pod->Find("status");
-    if (text != known.published && (current == nullptr || api::EncodeJson(*current, 0) != text)) {
-      pod->Set("status", std::move(next));
+    const std::string stored_text = current ? api::EncodeJson(*current, 0) : std::string();
+    pod->Set("status", std::move(next));
+    api::CanonicalizeOrder(*pod, "Pod");
+    const std::string text = api::EncodeJson(*pod->Find("status"), 0);
+    if (stored_text != text) {
       auto updated = store_.Update(known.key, got->revision, [&](std::int64_t rv) {
         return apiserver::RenderStoredObject(*pod, "Pod", rv);
       });
@@ -539,7 +646,7 @@ void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
     auto got = store_.Get(known.key);
     if (got) {
       auto pod = apiserver::ParseStoredObject(got->data);
-      if (pod && Str(*pod, {"metadata", "uid"}) == uid) {
+      if (pod && IsPod(*pod, uid)) {
         auto deleted = store_.Delete(known.key, got->revision, [&](std::int64_t rv) {
           return apiserver::RenderStoredObject(*pod, "Pod", rv);
         });
@@ -555,7 +662,9 @@ void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
 
 Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view container,
                                              bool previous) const {
-  const std::string uid = Str(pod, {"metadata", "uid"});
+  // A mirror pod's logs are its static pod's.
+  std::string uid = Str(pod, {"metadata", "annotations", std::string(kConfigMirrorAnnotation)});
+  if (uid.empty()) uid = Str(pod, {"metadata", "uid"});
   const std::string name = Str(pod, {"metadata", "name"});
   const std::string ns = Str(pod, {"metadata", "namespace"});
   int restarts = -1;

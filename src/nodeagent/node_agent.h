@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <thread>
@@ -35,6 +36,9 @@
 #include "api/node.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_log_handler.h"
+#include "apiserver/rest_handler.h"
+#include "nodeagent/static_pods.h"
+#include "validation/feature_gates.h"
 #include "base/error.h"
 #include "base/unique_fd.h"
 
@@ -53,6 +57,11 @@ struct NodeAgentOptions {
   // nodeStatusReportFrequency is 5 minutes; the heartbeat a Lease would carry rides along).
   std::function<api::Node(const api::Node* previous)> node_status;
   std::chrono::milliseconds node_status_period{60000};
+  // Static pods (static_pods.h): the node config's staticPodPath ("" for none), looked at on
+  // every resync; their mirror pods are created through `api`, as the kubelet's are.
+  std::filesystem::path static_pod_path;
+  validation::FeatureGates gates;
+  apiserver::RestHandler* api = nullptr;
 };
 
 class NodeAgent : public apiserver::PodLogSource {
@@ -86,6 +95,8 @@ class NodeAgent : public apiserver::PodLogSource {
     std::optional<std::int64_t> stop_grace;  // the stop asked for
     bool finished = false;
     bool removed = false;  // finalized: erased by Sweep
+    bool static_pod = false;  // run from staticPodPath; `key` names its mirror pod
+    bool in_manifests = false;  // its manifest was there at the last look
   };
 
   void WatchPods();
@@ -98,6 +109,8 @@ class NodeAgent : public apiserver::PodLogSource {
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
   void SyncNode();
+  void SyncStaticPods();
+  void EnsureMirror(const StaticPod& pod);
   void Sweep();
   void Log(const std::string& line) const;
 
@@ -109,7 +122,8 @@ class NodeAgent : public apiserver::PodLogSource {
   std::int64_t watched_ = 0;  // the revision WatchPods has seen
 
   mutable std::mutex mu_;
-  std::map<std::string, KnownPod> pods_;  // by uid
+  std::map<std::string, KnownPod> pods_;  // by uid (a static pod's: its hash)
+  std::set<std::string> reported_;        // static pod problems already logged
 };
 
 }  // namespace podlimits::nodeagent

@@ -122,11 +122,16 @@ class ServePodsTest : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (cgroups, mounts, an OCI runtime)";
     ASSERT_TRUE(fs::exists(kubectl_)) << "these tests drive the machine's kubectl (v1.32)";
     ASSERT_EQ(LoadBusyboxImage(dir_.path(), dir_ / "node/images"), "");
+    WriteNodeConfig("");
+    listen_ = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
+  }
+
+  void WriteNodeConfig(const std::string& kubelet) {
     std::ofstream(dir_ / "node.yaml")
-        << "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n---\n"
+        << "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" << kubelet
+        << "---\n"
         << "apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\nstateDirectory: "
         << (dir_ / "state").string() << "\n";
-    listen_ = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   }
 
   // A test that failed half-way may leave pods running: their monitors are stopped (and their
@@ -311,6 +316,64 @@ spec:
   }
   EXPECT_EQ(deleted.out, "pod \"limited\" deleted\n") << deleted.err;
   for (const auto& d : {dir_ / "node/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+}
+
+// Static pods: run from staticPodPath whatever the API says, shown as mirror pods; deleting the
+// mirror does not stop the pod (the mirror comes back), removing the manifest does.
+TEST_F(ServePodsTest, StaticPodsRunFromTheManifests) {
+  fs::create_directories(dir_ / "manifests");
+  WriteNodeConfig("staticPodPath: " + (dir_ / "manifests").string() + "\n");
+  std::ofstream(dir_ / "manifests/web.yaml") << R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: web
+    image: busybox:latest
+    command: [sh, -c, 'echo static; trap "exit 0" TERM; while true; do sleep 0.1; done']
+)";
+  CommandResult node, ready, mirror, logs, deleted, back, gone;
+  std::string monitor_before, monitor_after, pod;
+  Serve([&](pid_t) {
+    node = Kubectl({"get", "nodes", "-o", "jsonpath={.items[0].metadata.name}"});
+    pod = "web-" + node.out;
+    // The mirror appears within a resync.
+    for (int i = 0; i < 100; ++i) {
+      if (Kubectl({"get", "pod", pod}).exit_code == 0) break;
+      ::usleep(100'000);
+    }
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/" + pod, "--timeout=60s"});
+    mirror = Kubectl({"get", "pod", pod, "-o",
+                      "jsonpath={.metadata.annotations.kubernetes\\.io/config\\.mirror} "
+                      "{.metadata.ownerReferences[0].kind}"});
+    logs = Kubectl({"logs", pod});
+    const std::string hash = mirror.out.substr(0, mirror.out.find(' '));
+    monitor_before = ReadText(dir_ / "node/pods" / hash / "monitor.lock");
+    deleted = Kubectl({"delete", "pod", pod, "--timeout=60s"});
+    for (int i = 0; i < 100; ++i) {
+      back = Kubectl({"get", "pod", pod, "-o", "jsonpath={.status.phase}"});
+      if (back.exit_code == 0 && back.out == "Running") break;
+      ::usleep(100'000);
+    }
+    monitor_after = ReadText(dir_ / "node/pods" / hash / "monitor.lock");
+    fs::remove(dir_ / "manifests/web.yaml");
+    gone = Kubectl({"wait", "--for=delete", "pod/" + pod, "--timeout=60s"});
+    for (int i = 0; i < 100 && fs::exists(dir_ / "node/pods" / hash); ++i) ::usleep(100'000);
+  });
+  ASSERT_EQ(node.exit_code, 0) << node.err;
+  EXPECT_EQ(ready.out, "pod/" + pod + " condition met\n") << ready.err;
+  EXPECT_EQ(mirror.out.size(), 32u + 5u) << mirror.out;  // "<hash> Node"
+  EXPECT_TRUE(mirror.out.ends_with(" Node")) << mirror.out;
+  EXPECT_EQ(logs.out, "static\n") << logs.err;
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(back.out, "Running") << back.err;
+  EXPECT_EQ(monitor_after, monitor_before) << "deleting the mirror restarted the static pod";
+  EXPECT_EQ(gone.exit_code, 0) << gone.err;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "node/log/pods", dir_ / "state/pods"}) {
     std::error_code ec;
     EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
   }
