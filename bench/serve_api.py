@@ -125,7 +125,10 @@ def watch_running(api, ready_at, stop):
     r = c.getresponse()
     buf = b""
     while not stop.is_set():
-        chunk = r.read1(65536)
+        try:
+            chunk = r.read1(65536)
+        except (http.client.HTTPException, OSError):
+            break  # the server ended the watch (it stops at the end of the run)
         if not chunk:
             break
         buf += chunk
@@ -222,7 +225,7 @@ def main():
         plain, body = timed("GET", "/api/v1/namespaces/default/pods")
         table, _ = timed("GET", "/api/v1/namespaces/default/pods", headers={
             "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
-        get, _ = timed("GET", "/api/v1/namespaces/default/pods/stored-500", n=1000)
+        get, _ = timed("GET", f"/api/v1/namespaces/default/pods/stored-{args.objects // 2}", n=1000)
         print(f"list of {total} pods: median {statistics.median(plain):.1f} ms "
               f"({len(body) / 1e6:.1f} MB); as a Table: median {statistics.median(table):.1f} ms; "
               f"GET one pod: p50 {statistics.median(get):.2f} ms, p99 {pct(get, 99):.2f} ms")
@@ -236,7 +239,10 @@ def main():
             wc = api.conn(timeout=60)
             wc.request("GET", f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}")
             r = wc.getresponse()
-            r.read1(65536)
+            try:
+                r.read1(65536)
+            except (http.client.HTTPException, OSError):
+                return
             arrived[i] = time.monotonic()
             got[i].set()
             wc.close()

@@ -183,6 +183,10 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
   timeval limit{60, 0};
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+  // No Nagle: a response goes out in several TLS records, and waiting for the client's delayed
+  // ACK between them costs 40 ms (Go's net/http sets TCP_NODELAY too).
+  beast::error_code nodelay_error;
+  socket.set_option(tcp::no_delay(true), nodelay_error);
   beast::ssl_stream<tcp::socket> stream(std::move(socket), ssl);
   beast::error_code ec;
   stream.handshake(asio::ssl::stream_base::server, ec);
