@@ -1,10 +1,10 @@
 #include "apiserver/pod_deletion.h"
 
-#include <charconv>
 #include <expected>
 
 #include "api/json_codec.h"
 #include "apiserver/human_duration.h"
+#include "base/numbers.h"
 
 namespace podlimits::apiserver {
 
@@ -12,12 +12,6 @@ using api::Node;
 
 namespace {
 
-std::optional<std::int64_t> ToInt(std::string_view text) {
-  std::int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 std::string Str(const Node& n, std::initializer_list<std::string_view> path) {
   const Node* at = n.FindPath(path);
@@ -37,7 +31,7 @@ std::expected<DeleteOptions, std::string> ParseDeleteOptions(
     }
     const Node& options = (*nodes)[0];
     if (const Node* g = options.Find("gracePeriodSeconds"); g && !g->IsNull()) {
-      auto v = ToInt(g->scalar);
+      auto v = ParseInt64(g->scalar);
       if (!v || g->kind != Node::Kind::kNumber) {
         return std::unexpected("gracePeriodSeconds: must be an integer");
       }
@@ -47,7 +41,7 @@ std::expected<DeleteOptions, std::string> ParseDeleteOptions(
     out.precondition_resource_version = Str(options, {"preconditions", "resourceVersion"});
   }
   if (grace_query && !out.grace_period_seconds) {
-    auto v = ToInt(*grace_query);
+    auto v = ParseInt64(*grace_query);
     if (!v) return std::unexpected("gracePeriodSeconds: must be an integer");
     out.grace_period_seconds = v;
   }
@@ -58,7 +52,7 @@ std::optional<PodDeletion> DecidePodDeletion(const Node& pod, const DeleteOption
   std::int64_t grace = 30;
   if (const Node* g = pod.FindPath({"spec", "terminationGracePeriodSeconds"});
       g && g->kind == Node::Kind::kNumber) {
-    grace = ToInt(g->scalar).value_or(30);
+    grace = ParseInt64(g->scalar).value_or(30);
   }
   if (options.grace_period_seconds) grace = *options.grace_period_seconds;
   // CheckGracefulDelete: a negative period is taken as 1 second (the old clients' -1 was "the
@@ -70,7 +64,7 @@ std::optional<PodDeletion> DecidePodDeletion(const Node& pod, const DeleteOption
   }
   if (const Node* earlier = pod.FindPath({"metadata", "deletionGracePeriodSeconds"});
       earlier && earlier->kind == Node::Kind::kNumber) {
-    const std::int64_t before = ToInt(earlier->scalar).value_or(0);
+    const std::int64_t before = ParseInt64(earlier->scalar).value_or(0);
     if (grace != 0 && grace >= before) return std::nullopt;  // only a shorter period changes it
   }
   return PodDeletion{grace == 0, grace};

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <charconv>
 #include <fstream>
 #include <thread>
 #include <vector>
 
 #include "apiserver/api_errors.h"
 #include "apiserver/stored_object.h"
+#include "base/numbers.h"
 #include "kubelet/container_log.h"
 
 namespace podlimits::apiserver {
@@ -19,12 +19,6 @@ using api::Node;
 
 namespace {
 
-std::optional<std::int64_t> ToInt(std::string_view text) {
-  std::int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
 
@@ -120,7 +114,7 @@ HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const Htt
   for (const char* key : {"tailLines", "limitBytes", "sinceSeconds"}) {
     auto v = query(key);
     if (!v) continue;
-    auto n = ToInt(*v);
+    auto n = ParseInt64(*v);
     if (!n || *n < 0 || (std::string_view(key) == "sinceSeconds" && *n < 1)) {
       return BadRequest(fmt::format("{}: Invalid value: {}: must be {}", key, *v,
                                     std::string_view(key) == "sinceSeconds"

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "api/decode.h"
 #include "api/defaults.h"
@@ -20,6 +19,7 @@
 #include "apiserver/stored_object.h"
 #include "apiserver/table.h"
 #include "apiserver/watch_handler.h"
+#include "base/numbers.h"
 #include "kubelet/pod_plan.h"
 
 namespace podlimits::apiserver {
@@ -233,6 +233,19 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
   return admitted;
 }
 
+std::variant<HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKey& key) {
+  auto got = store_.Get(key);
+  if (!got) {
+    if (got.error().kind == StoreError::Kind::kNotFound) {
+      return NotFound(key.resource, key.name).Response();
+    }
+    return InternalResponse(got.error());
+  }
+  auto tree = ParseStoredObject(got->data);
+  if (!tree) return InternalError("a stored object does not parse").Response();
+  return Loaded{std::move(*got), std::move(*tree)};
+}
+
 HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.resource);
   auto type = request.headers.find("content-type");
@@ -360,24 +373,22 @@ HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& i
   watch.fields = std::move(*fields);
   const std::string rv = query("resourceVersion");
   if (!rv.empty() && rv != "0") {
-    std::int64_t from = 0;
-    auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), from);
-    if (ec != std::errc() || end != rv.data() + rv.size() || from < 0) {
+    const std::optional<std::int64_t> from = ParseInt64(rv);
+    if (!from || *from < 0) {
       return BadRequest(fmt::format("resourceVersion: Invalid value: {}: must be a decimal "
                                     "number",
                                     field::GoQuote(rv)))
           .Response();
     }
-    watch.from = from;
+    watch.from = *from;
   }
   if (const std::string t = query("timeoutSeconds"); !t.empty()) {
-    std::int64_t seconds = 0;
-    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), seconds);
-    if (ec != std::errc() || end != t.data() + t.size() || seconds < 0) {
+    const std::optional<std::int64_t> seconds = ParseInt64(t);
+    if (!seconds || *seconds < 0) {
       return BadRequest(fmt::format("timeoutSeconds: Invalid value: {}", field::GoQuote(t)))
           .Response();
     }
-    if (seconds > 0) watch.timeout = std::min(watch.timeout, std::chrono::seconds(seconds));
+    if (*seconds > 0) watch.timeout = std::min(watch.timeout, std::chrono::seconds(*seconds));
   }
   return ServeWatch(store_, std::move(watch), clock_);
 }
@@ -394,15 +405,10 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
   // Retried when the object changes between the read and the write (the node publishing a
   // pod's status meanwhile), as the apiserver's GuaranteedUpdate retries.
   for (int attempt = 0; attempt < 5; ++attempt) {
-    auto got = store_.Get(key);
-    if (!got) {
-      if (got.error().kind == StoreError::Kind::kNotFound) {
-        return NotFound(info.resource, info.name).Response();
-      }
-      return InternalResponse(got.error());
-    }
-    auto tree = ParseStoredObject(got->data);
-    if (!tree) return InternalError("a stored object does not parse").Response();
+    auto loaded = Load(key);
+    if (auto* missing = std::get_if<HttpResponse>(&loaded)) return std::move(*missing);
+    StoredObject* got = &std::get<Loaded>(loaded).stored;
+    Node* tree = &std::get<Loaded>(loaded).tree;
     std::string uid;
     if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
     if (!options->precondition_uid.empty() && options->precondition_uid != uid) {

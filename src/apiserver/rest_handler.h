@@ -53,6 +53,12 @@ class RestHandler {
   };
   std::variant<HttpResponse, Admitted> Admit(const HttpRequest& request, const RequestInfo& info,
                                              std::string_view body);
+  // The stored object at `key` and its tree; the apiserver's NotFound (or 500) when there is none.
+  struct Loaded {
+    StoredObject stored;
+    api::Node tree;
+  };
+  std::variant<HttpResponse, Loaded> Load(const ObjectKey& key);
   HttpResponse Create(const HttpRequest& request, const RequestInfo& info);
   // PUT (a whole object) and PATCH (patch.h): the stored object changed through admission, as
   // the apiserver's update strategies allow (update.cc).

@@ -73,15 +73,10 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
     return UnsupportedMediaType({"application/json", "application/yaml"}).Response();
   }
   for (int attempt = 0; attempt < 5; ++attempt) {
-    auto got = store_.Get(key);
-    if (!got) {
-      if (got.error().kind == StoreError::Kind::kNotFound) {
-        return NotFound(info.resource, info.name).Response();
-      }
-      return InternalResponse(got.error());
-    }
-    auto stored = ParseStoredObject(got->data);
-    if (!stored) return InternalError("a stored object does not parse").Response();
+    auto loaded = Load(key);
+    if (auto* missing = std::get_if<HttpResponse>(&loaded)) return std::move(*missing);
+    StoredObject* got = &std::get<Loaded>(loaded).stored;
+    Node* stored = &std::get<Loaded>(loaded).tree;
 
     Node candidate;
     if (patch_type) {

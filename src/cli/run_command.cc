@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <thread>
 
 #include "api/json_codec.h"
 #include "api/qos.h"
@@ -19,6 +17,7 @@
 #include "kubelet/kubelet.h"
 #include "kubelet/node_config.h"
 #include "kubelet/pod_status.h"
+#include "kubelet/stop_signals.h"
 
 namespace podlimits::cli {
 namespace {
@@ -33,44 +32,6 @@ void PrintEvent(const kubelet::Event& e) {
   std::fflush(stderr);
 }
 
-// SIGINT, SIGTERM, SIGHUP (the terminal went away) and SIGPIPE (whoever reads our output went
-// away) each become a stop request for the pod: the first stops it gracefully, a second kills.
-// They are blocked in every thread and read from a signalfd on a thread of their own, so none
-// of them can kill podlimits half-way; a write to a closed stdout fails with EPIPE instead.
-// Children start with the mask cleared and default dispositions (the runtime client resets
-// both).
-class StopOnSignals {
- public:
-  explicit StopOnSignals(kubelet::PodStop& stop) {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&set, sig);
-    if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
-    signal_fd_ = UniqueFd(signalfd(-1, &set, SFD_CLOEXEC));
-    if (!signal_fd_.valid()) return;
-    thread_ = std::jthread([this, &stop](std::stop_token token) {
-      while (!token.stop_requested()) {
-        signalfd_siginfo info;
-        if (read(signal_fd_.get(), &info, sizeof info) != sizeof info) continue;
-        // The wake-up the destructor queues is not a stop request.
-        if (info.ssi_code == SI_QUEUE && info.ssi_pid == static_cast<uint32_t>(getpid())) continue;
-        stop.Request();
-      }
-    });
-  }
-  ~StopOnSignals() {
-    if (!thread_.joinable()) return;
-    thread_.request_stop();
-    // Wakes the reader: a signal to this process is queued for the signalfd.
-    sigqueue(getpid(), SIGHUP, sigval{0});
-    thread_.join();
-  }
-  bool ok() const { return thread_.joinable(); }
-
- private:
-  UniqueFd signal_fd_;
-  std::jthread thread_;
-};
 
 // How `run` ends once the pod is known: the error line, and with -o json the status object
 // (every outcome once the pod was decoded ends with one).
@@ -148,7 +109,9 @@ int RunCommand(const RunFlags& flags) {
   }
 
   kubelet::PodStop stop;
-  StopOnSignals signals(stop);
+  // SIGINT, SIGTERM, SIGHUP (the terminal went away) and SIGPIPE (whoever reads our output went
+  // away) each stop the pod; a write to a closed stdout fails with EPIPE instead of killing us.
+  kubelet::StopSignals signals(stop, {SIGHUP, SIGINT, SIGTERM, SIGPIPE});
   if (!signals.ok()) {
     const std::string message = "signalfd: cannot watch the stop signals";
     return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/clock_text.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::kubelet {
@@ -28,14 +29,6 @@ namespace {
 // containerd's bufio reader size: a longer line is written in partial (P) entries.
 constexpr std::size_t kMaxLineBytes = 16 * 1024;
 
-std::string NowRFC3339Nano() {
-  const auto now = std::chrono::system_clock::now();
-  const auto secs = std::chrono::floor<std::chrono::seconds>(now);
-  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now - secs).count();
-  std::string fraction = fmt::format("{:09}", nanos);
-  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}{}{}Z", secs, fraction.empty() ? "" : ".", fraction);
-}
 
 }  // namespace
 
@@ -127,7 +120,7 @@ class CriLogSink : public OutputSink {
 
  private:
   void Write(std::string_view text, bool partial) {
-    std::string entry = NowRFC3339Nano();
+    std::string entry = Rfc3339NanoNow();
     entry += ' ';
     entry += stream_;
     entry += partial ? " P " : " F ";

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "base/fs.h"
+#include "kubelet/condition_time.h"
 
 namespace podlimits::kubelet {
 
@@ -32,21 +33,6 @@ Node Resources(const api::ResourceList& base, std::optional<std::int64_t> pid) {
   return out;
 }
 
-std::string TransitionTime(const Node* previous, std::string_view type, std::string_view status,
-                           std::string_view now) {
-  const Node* conditions = previous ? previous->FindPath({"status", "conditions"}) : nullptr;
-  if (conditions != nullptr && conditions->IsArray()) {
-    for (const Node& c : conditions->items) {
-      const Node* t = c.Find("type");
-      const Node* s = c.Find("status");
-      const Node* when = c.Find("lastTransitionTime");
-      if (t && t->scalar == type && s && s->scalar == status && when && when->IsString()) {
-        return when->scalar;
-      }
-    }
-  }
-  return std::string(now);
-}
 
 Node Condition(const Node* previous, std::string_view type, bool status, std::string_view reason,
                std::string_view message, std::string_view now) {
@@ -55,7 +41,9 @@ Node Condition(const Node* previous, std::string_view type, bool status, std::st
   c.Set("type", Str(type));
   c.Set("status", Str(value));
   c.Set("lastHeartbeatTime", Str(now));
-  c.Set("lastTransitionTime", Str(TransitionTime(previous, type, value, now)));
+  c.Set("lastTransitionTime",
+        Str(ConditionTransitionTime(previous ? previous->FindPath({"status", "conditions"}) : nullptr,
+                                    type, value, now)));
   c.Set("reason", Str(reason));
   c.Set("message", Str(message));
   return c;

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "kubelet/condition_time.h"
+
 namespace podlimits::kubelet {
 namespace {
 
@@ -59,22 +61,6 @@ Node ContainerStatusNode(const ContainerProgress& c) {
   return n;
 }
 
-// The condition's lastTransitionTime: the previous one while its status holds.
-std::string TransitionTime(const Node* previous, std::string_view type, std::string_view status,
-                           std::string_view now) {
-  if (previous == nullptr) return std::string(now);
-  const Node* conditions = previous->Find("conditions");
-  if (conditions == nullptr || !conditions->IsArray()) return std::string(now);
-  for (const Node& c : conditions->items) {
-    const Node* t = c.Find("type");
-    const Node* s = c.Find("status");
-    const Node* when = c.Find("lastTransitionTime");
-    if (t && t->scalar == type && s && s->scalar == status && when && when->IsString()) {
-      return when->scalar;
-    }
-  }
-  return std::string(now);
-}
 
 Node Condition(const Node* previous, std::string_view type, bool status, std::string_view reason,
                std::string_view message, std::string_view now) {
@@ -83,7 +69,9 @@ Node Condition(const Node* previous, std::string_view type, bool status, std::st
   n.Set("type", Str(type));
   n.Set("status", Str(value));
   n.Set("lastProbeTime", Node::Null());
-  n.Set("lastTransitionTime", Str(TransitionTime(previous, type, value, now)));
+  n.Set("lastTransitionTime",
+        Str(ConditionTransitionTime(previous ? previous->Find("conditions") : nullptr, type,
+                                    value, now)));
   if (!reason.empty()) n.Set("reason", Str(reason));
   if (!message.empty()) n.Set("message", Str(message));
   return n;
@@ -171,22 +159,18 @@ Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
   status.Set("conditions", std::move(conditions));
   if (!progress.reason.empty()) status.Set("reason", Str(progress.reason));
   if (!progress.message.empty()) status.Set("message", Str(progress.message));
-  if (!context.host_ip.empty()) {
-    status.Set("hostIP", Str(context.host_ip));
+  // hostIP/hostIPs and podIP/podIPs: the address, and the list of it (one family here).
+  auto address = [&](std::string_view one, std::string_view list, const std::string& ip) {
+    if (ip.empty()) return;
+    status.Set(one, Str(ip));
+    Node entry = Node::Object();
+    entry.Set("ip", Str(ip));
     Node ips = Node::Array();
-    Node ip = Node::Object();
-    ip.Set("ip", Str(context.host_ip));
-    ips.items.push_back(std::move(ip));
-    status.Set("hostIPs", std::move(ips));
-  }
-  if (!context.pod_ip.empty()) {
-    status.Set("podIP", Str(context.pod_ip));
-    Node ips = Node::Array();
-    Node ip = Node::Object();
-    ip.Set("ip", Str(context.pod_ip));
-    ips.items.push_back(std::move(ip));
-    status.Set("podIPs", std::move(ips));
-  }
+    ips.items.push_back(std::move(entry));
+    status.Set(list, std::move(ips));
+  };
+  address("hostIP", "hostIPs", context.host_ip);
+  address("podIP", "podIPs", context.pod_ip);
   if (!progress.start_time.empty()) status.Set("startTime", Str(progress.start_time));
   Node init = Node::Array(), apps = Node::Array();
   for (const auto& c : progress.containers) {

@@ -15,8 +15,9 @@
 #include <chrono>
 #include <memory>
 
-#include "base/error.h"
 #include "base/child_reaper.h"
+#include "base/clock_text.h"
+#include "base/error.h"
 #include "kubelet/action_executor.h"
 #include "kubelet/pod_holder.h"
 #include "kubelet/probe_worker.h"
@@ -172,11 +173,6 @@ int ExitCode(int status) {
   return 255;
 }
 
-// time.Now().UTC().Format(time.RFC3339): the API's metav1.Time.
-std::string RFC3339Now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
 
 std::string ContainerId(const std::string& id) { return "podlimits://" + id; }
 
@@ -252,15 +248,6 @@ class PodRun {
   std::optional<PodProgress> reported_;
 };
 
-// time.Now().Format(time.RFC3339Nano) in UTC: trailing zeros of the fraction dropped.
-std::string RFC3339NanoNow() {
-  const auto now = std::chrono::system_clock::now();
-  const auto secs = std::chrono::floor<std::chrono::seconds>(now);
-  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now - secs).count();
-  std::string fraction = fmt::format("{:09}", nanos);
-  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}{}{}Z", secs, fraction.empty() ? "" : ".", fraction);
-}
 
 void PodRun::NodeFailure(std::string_view reason, std::string message) {
   Event(EventType::kWarning, reason, message);
@@ -348,7 +335,7 @@ bool PodRun::CreateSandbox() {
   payload_ctx.objects = env_.objects;
   payload_ctx.allocatable = env_.allocatable;
   // The annotations the kubelet's pod config adds to every pod it sees from the API.
-  payload_ctx.kubelet_annotations = {{"kubernetes.io/config.seen", RFC3339NanoNow()},
+  payload_ctx.kubelet_annotations = {{"kubernetes.io/config.seen", Rfc3339NanoNow()},
                                      {"kubernetes.io/config.source", "api"}};
   volumes_.set_payload_context(std::move(payload_ctx));
   if (auto set_up = volumes_.SetUp(); !set_up) {
@@ -420,7 +407,7 @@ bool PodRun::StartSlot(Slot& s) {
   s.result.seccomp_mode = s.instance->seccomp_mode;
   Event(EventType::kNormal, "Started", fmt::format("Started container {}", name));
   s.state = SlotState::kRunning;
-  s.wall_started = RFC3339Now();
+  s.wall_started = Rfc3339Now();
   s.started_at = Clock::now();
   s.result.started = true;
   s.kill_at.reset();
@@ -569,7 +556,7 @@ void PodRun::StartFailed(Slot& s, const std::string& message) {
   t.exit_code = kStartErrorExitCode;
   t.reason = s.result.reason;
   t.message = message;
-  t.finished_at = RFC3339Now();
+  t.finished_at = Rfc3339Now();
   if (s.instance) t.container_id = ContainerId(s.instance->id);
   s.terminated = std::move(t);
   AfterExit(s, kStartErrorExitCode);
@@ -754,7 +741,7 @@ void PodRun::OnExit(Slot& s, int code) {
   t.reason = s.result.reason;
   t.message = s.result.message;
   t.started_at = s.wall_started;
-  t.finished_at = RFC3339Now();
+  t.finished_at = Rfc3339Now();
   t.container_id = ContainerId(s.instance->id);
   s.terminated = std::move(t);
   s.pidfd = UniqueFd();
@@ -940,7 +927,7 @@ void PodRun::Report() {
 }
 
 PodRunResult PodRun::Run() {
-  start_time_ = RFC3339Now();
+  start_time_ = Rfc3339Now();
   ctx_.runtime = env_.runtime;
   ctx_.snapshotter = env_.snapshotter;
   ctx_.host_capabilities = env_.host_capabilities;

@@ -16,6 +16,7 @@
 
 #include "api/json_codec.h"
 #include "base/fs.h"
+#include "base/numbers.h"
 
 namespace podlimits::nodeagent {
 
@@ -34,10 +35,7 @@ std::optional<Node> ParseOne(const std::string& text) {
 
 std::optional<std::int64_t> ParseInt(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  std::int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return v;
+  return ParseInt64(text);
 }
 
 sockaddr_un SocketAddress(const fs::path& data_dir, bool& fits) {

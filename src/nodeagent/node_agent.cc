@@ -15,6 +15,7 @@
 
 #include "api/defaults.h"
 #include "api/json_codec.h"
+#include "base/clock_text.h"
 #include "apiserver/stored_object.h"
 #include "base/fs.h"
 #include "kubelet/container_log.h"
@@ -39,10 +40,6 @@ std::string Str(const Node& object, std::initializer_list<std::string_view> path
   return n && n->IsString() ? n->scalar : std::string();
 }
 
-std::string ApiNow() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
 
 // The pod's PodScheduled condition as the binding made it (kept over the monitor's).
 const Node* FindCondition(const Node& status, std::string_view type) {
@@ -59,7 +56,7 @@ Node ScheduledCondition() {
   c.Set("type", Node::String("PodScheduled"));
   c.Set("status", Node::String("True"));
   c.Set("lastProbeTime", Node::Null());
-  c.Set("lastTransitionTime", Node::String(ApiNow()));
+  c.Set("lastTransitionTime", Node::String(Rfc3339Now()));
   return c;
 }
 
@@ -259,7 +256,7 @@ void NodeAgent::SyncNode() {
     Node fresh = options_.node_status(stored ? &*stored : nullptr);
     if (!stored) {
       fresh.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
-      fresh.Ensure("metadata").Set("creationTimestamp", Node::String(ApiNow()));
+      fresh.Ensure("metadata").Set("creationTimestamp", Node::String(Rfc3339Now()));
       auto created = store_.Create(key, [&](std::int64_t rv) {
         return apiserver::RenderStoredObject(fresh, "Node", rv);
       });
@@ -290,7 +287,7 @@ void NodeAgent::SyncNode() {
 void NodeAgent::SyncStaticPods() {
   if (options_.static_pod_path.empty()) return;
   StaticPodScan scan =
-      ReadStaticPods(options_.static_pod_path, options_.node_name, options_.gates, ApiNow());
+      ReadStaticPods(options_.static_pod_path, options_.node_name, options_.gates, Rfc3339Now());
   for (const auto& e : scan.errors) {
     if (reported_.insert(e).second) Log("static pod not run: " + e);
   }

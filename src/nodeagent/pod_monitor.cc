@@ -3,19 +3,19 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "api/json_codec.h"
+#include "base/clock_text.h"
 #include "api/qos.h"
 #include "base/fs.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/pod_api_status.h"
+#include "kubelet/stop_signals.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/store_object_source.h"
 
@@ -28,10 +28,6 @@ namespace {
 
 constexpr int kExitMonitorFailure = 3;
 
-std::string ApiNow() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
 
 std::int64_t UnixNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -39,46 +35,6 @@ std::int64_t UnixNanos() {
       .count();
 }
 
-// SIGTERM (from the agent) is a stop request with the grace period of the `stop` file; SIGINT
-// and SIGHUP the same with the pod's own. Read on a thread of their own from a signalfd.
-class StopSignals {
- public:
-  StopSignals(kubelet::PodStop& stop, fs::path dir) : dir_(std::move(dir)) {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-    fd_ = UniqueFd(signalfd(-1, &set, SFD_CLOEXEC));
-    if (!fd_.valid()) return;
-    thread_ = std::jthread([this, &stop](std::stop_token token) {
-      while (!token.stop_requested()) {
-        signalfd_siginfo info;
-        if (read(fd_.get(), &info, sizeof info) != sizeof info) continue;
-        if (info.ssi_code == SI_QUEUE && info.ssi_pid == static_cast<uint32_t>(getpid())) continue;
-        if (info.ssi_signo == SIGTERM) {
-          if (auto grace = ReadStopGrace(dir_)) {
-            stop.Request(*grace);
-            continue;
-          }
-        }
-        stop.Request();
-      }
-    });
-  }
-  ~StopSignals() {
-    if (!thread_.joinable()) return;
-    thread_.request_stop();
-    sigqueue(getpid(), SIGHUP, sigval{0});
-    thread_.join();
-  }
-  bool ok() const { return thread_.joinable(); }
-
- private:
-  fs::path dir_;
-  UniqueFd fd_;
-  std::jthread thread_;
-};
 
 // Writes each status and event to the directory and tells the agent.
 class Publisher {
@@ -90,7 +46,7 @@ class Publisher {
 
   void Event(const kubelet::Event& e) {
     std::lock_guard lock(mu_);
-    MonitorEvent m{e, ApiNow(), UnixNanos()};
+    MonitorEvent m{e, Rfc3339Now(), UnixNanos()};
     if (m.nanos <= last_nanos_) m.nanos = last_nanos_ + 1;  // one name per event
     last_nanos_ = m.nanos;
     if (auto w = AppendMonitorEvent(dir_, m); !w) Log(w.error().Message());
@@ -98,7 +54,7 @@ class Publisher {
   }
 
   void Progress(const kubelet::PodProgress& p) {
-    Node status = kubelet::PodApiStatus(p, context_, previous_ ? &*previous_ : nullptr, ApiNow());
+    Node status = kubelet::PodApiStatus(p, context_, previous_ ? &*previous_ : nullptr, Rfc3339Now());
     Write(std::move(status), p.finished);
   }
 
@@ -178,7 +134,12 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     return 0;
   }
   kubelet::PodStop stop;
-  StopSignals signals(stop, dir);
+  // SIGTERM (from the agent) stops the pod with the grace period of the `stop` file; SIGINT and
+  // SIGHUP with the pod's own. A closed pipe is an error, not a death.
+  signal(SIGPIPE, SIG_IGN);
+  kubelet::StopSignals signals(stop, {SIGHUP, SIGINT, SIGTERM}, [&dir](int sig) {
+    return sig == SIGTERM ? ReadStopGrace(dir) : std::nullopt;
+  });
   if (!signals.ok()) {
     publisher.NotRun("NodeFailure", "signalfd: cannot watch the stop signals");
     return 0;
