@@ -47,6 +47,18 @@ def pct(values, p):
     return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
 
 
+def pss_kb(pid):
+    """Proportional set size: shared pages (the binary's text) divided among their users."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -194,15 +206,21 @@ def main():
                 time.sleep(0.001)
         latencies = [(ready_at[n] - started[n]) * 1000 for n in started if n in ready_at]
         daemon_rss = rss_kb(serve.pid)
-        monitors = subprocess.run(["pgrep", "-f", f"pod-monitor --data-dir {data}"],
-                                  capture_output=True, text=True).stdout.split()
+        monitors = []  # the live monitors' pids, from their locks (monitor_files.h)
+        for uid in os.listdir(os.path.join(data, "pods")):
+            with open(os.path.join(data, "pods", uid, "monitor.lock")) as f:
+                text = f.read().split()
+            if text:
+                monitors.append(text[0])
         monitor_rss = sum(rss_kb(int(p)) for p in monitors)
+        monitor_pss = sum(pss_kb(int(p)) for p in monitors)
         print(f"create->Running ({len(latencies)} of {args.pods} pods, one at a time): "
               f"median {statistics.median(latencies):.1f} ms, p99 {pct(latencies, 99):.1f} ms, "
               f"max {max(latencies):.1f} ms")
         print(f"daemon RSS with {len(monitors)} running pods: {daemon_rss / 1024:.1f} MiB; "
               f"their monitors: {monitor_rss / 1024:.1f} MiB in all "
-              f"({monitor_rss / 1024 / max(1, len(monitors)):.1f} MiB each, shared pages counted in each)")
+              f"({monitor_rss / 1024 / max(1, len(monitors)):.1f} MiB each, shared pages counted in each); "
+              f"PSS {monitor_pss / 1024:.1f} MiB in all ({monitor_pss / 1024 / max(1, len(monitors)):.2f} MiB each)")
 
         # 2. M stored pod objects, bound elsewhere.
         for i in range(args.objects):
