@@ -95,9 +95,8 @@ class ChunkedStream : public ResponseStream {
     // (its close_notify, or end of stream) means it is gone.
     char byte;
     const ssize_t n = ::recv(stream_.next_layer().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) || n > 0) {
-      failed_ = true;
-    }
+    const bool quiet = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+    failed_ = !quiet;
     return failed_;
   }
   void Finish() {

@@ -52,7 +52,6 @@ struct PodProgress {
   // something other than a container's exit decided it (DeadlineExceeded, ...).
   std::string final_phase;
   std::string reason, message;
-  bool terminating = false;  // a stop request, deadline or failure is ending it
   bool finished = false;     // torn down: nothing of the pod runs any more
 
   bool operator==(const PodProgress&) const = default;

@@ -861,7 +861,6 @@ PodProgress PodRun::Progress() const {
   p.start_time = start_time_;
   p.sandbox_ready = holder_.pid > 0;
   p.initialized = apps_started_;
-  p.terminating = terminating_;
   p.finished = finished_;
   if (finished_) {
     p.final_phase = result_.phase;

@@ -145,7 +145,7 @@ std::optional<UniqueFd> LockMonitor(const fs::path& dir) {
   return fd;
 }
 
-bool StopMonitor(const fs::path& dir, std::int64_t grace_seconds) {
+bool StopMonitor(const fs::path& dir, std::optional<std::int64_t> grace_seconds) {
   auto pid = LiveMonitorPid(dir);
   if (!pid) return false;
   // The pid is the monitor's while the lock is held: open it first, then check the lock again,
@@ -154,7 +154,9 @@ bool StopMonitor(const fs::path& dir, std::int64_t grace_seconds) {
   if (!pidfd.valid()) return false;
   auto again = LiveMonitorPid(dir);
   if (!again || *again != *pid) return false;
-  (void)WriteFileAtomically(dir / "stop", std::to_string(grace_seconds) + "\n", 0600);
+  if (grace_seconds) {
+    (void)WriteFileAtomically(dir / "stop", std::to_string(*grace_seconds) + "\n", 0600);
+  }
   return syscall(SYS_pidfd_send_signal, pidfd.get(), SIGTERM, nullptr, 0) == 0;
 }
 

@@ -55,9 +55,10 @@ std::optional<pid_t> LiveMonitorPid(const std::filesystem::path& dir);
 // Takes the lock for this process (nullopt: another monitor holds it) and records the pid.
 std::optional<UniqueFd> LockMonitor(const std::filesystem::path& dir);
 
-// Asks the live monitor to stop within `grace_seconds` (SIGTERM after writing the stop file).
-// False when no monitor is alive.
-bool StopMonitor(const std::filesystem::path& dir, std::int64_t grace_seconds);
+// Asks the live monitor to stop its pod (SIGTERM after writing the stop file): within
+// `grace_seconds`, or with the pod's own terminationGracePeriodSeconds when nullopt. False when
+// no monitor is alive.
+bool StopMonitor(const std::filesystem::path& dir, std::optional<std::int64_t> grace_seconds);
 // The stop's grace period as the agent wrote it.
 std::optional<std::int64_t> ReadStopGrace(const std::filesystem::path& dir);
 

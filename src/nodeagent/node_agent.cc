@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,7 +143,8 @@ void NodeAgent::StopAllPods(std::chrono::seconds limit) {
   {
     std::lock_guard lock(mu_);
     for (auto& [uid, known] : pods_) {
-      if (!known.finished) (void)StopMonitor(MonitorDirectory(options_.data_dir, uid), 30);
+      // The pods' own grace periods, as a kubelet shutting down gives them.
+      if (!known.finished) (void)StopMonitor(MonitorDirectory(options_.data_dir, uid), std::nullopt);
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -314,9 +316,9 @@ void NodeAgent::SyncStaticPods() {
     if (!known.static_pod || known.in_manifests || known.removed) continue;
     const fs::path dir = MonitorDirectory(options_.data_dir, uid);
     if (known.child > 0 || LiveMonitorPid(dir)) {
-      if (!known.stop_grace) {
-        known.stop_grace = 30;
-        (void)StopMonitor(dir, 30);
+      if (!known.stopping) {
+        known.stopping = true;  // with the pod's own grace period, as the kubelet stops it
+        (void)StopMonitor(dir, std::nullopt);
       }
       continue;
     }
@@ -526,7 +528,14 @@ void NodeAgent::Publish(const std::string& uid) {
 
   PublishEvents(uid, known, dir);
 
-  auto status = ReadMonitorStatus(dir);
+  // The status work only when the monitor wrote a new status or the object changed since the
+  // last look: the periodic resync of every pod then costs a stat and a get.
+  struct stat st{};
+  const bool stamped = ::stat((dir / "status.json").c_str(), &st) == 0;
+  const std::string stamp =
+      stamped ? fmt::format("{}.{}:{}", st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size) : "";
+  const bool unchanged = stamped && stamp == known.status_stamp && got->revision == known.synced;
+  auto status = unchanged ? std::nullopt : ReadMonitorStatus(dir);
   if (status) {
     known.finished = status->finished;
     Node next = status->status;
@@ -553,14 +562,16 @@ void NodeAgent::Publish(const std::string& uid) {
         return apiserver::RenderStoredObject(*pod, "Pod", rv);
       });
       if (updated) {
-        known.published = text;
+        known.status_stamp = stamp;
+        known.synced = updated->revision;
       } else if (updated.error().kind == StoreError::Kind::kConflict) {
         // Someone wrote the pod meanwhile: the next announcement or resync publishes again.
       } else if (updated.error().kind != StoreError::Kind::kNotFound) {
         Log("update status of pod " + known.key.name + ": " + updated.error().error.Message());
       }
     } else {
-      known.published = text;
+      known.status_stamp = stamp;
+      known.synced = got->revision;
     }
   }
   // A deleted pod whose monitor is done goes now.
@@ -664,6 +675,8 @@ Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view c
   if (uid.empty()) uid = Str(pod, {"metadata", "uid"});
   const std::string name = Str(pod, {"metadata", "name"});
   const std::string ns = Str(pod, {"metadata", "namespace"});
+  // Run k of a container writes k.log, k being its restartCount when it started: the current
+  // (or, backing off, the last) run's file is restartCount.log, the one before it the previous.
   int restarts = -1;
   for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
     const Node* statuses = pod.FindPath({"status", list});
@@ -678,7 +691,6 @@ Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view c
                                    container, name,
                                    reason.empty() ? "ContainerCreating" : reason));
       }
-      if (!ran && s.FindPath({"lastState", "terminated"}) && !previous) restarts -= 1;
     }
   }
   if (restarts < 0) {

@@ -91,12 +91,16 @@ class NodeAgent : public apiserver::PodLogSource {
     bool events_loaded = false;        // event_offset read from events.published
     // The event object posted for each (type, reason, message) of the pod, to count repeats.
     std::map<std::string, std::string> posted_events;
-    std::string published;             // the last status written to the store
+    // status.json (mtime and size) and the object's revision when the status was last found
+    // published: both unchanged, there is nothing to publish.
+    std::string status_stamp;
+    std::int64_t synced = 0;
     std::optional<std::int64_t> stop_grace;  // the stop asked for
     bool finished = false;
     bool removed = false;  // finalized: erased by Sweep
     bool static_pod = false;  // run from staticPodPath; `key` names its mirror pod
     bool in_manifests = false;  // its manifest was there at the last look
+    bool stopping = false;      // its manifest went: asked to stop
   };
 
   void WatchPods();
