@@ -73,6 +73,8 @@ std::int64_t IntOf(const Node* n) {
 }
 
 std::string OrNone(std::string s) { return s.empty() ? "<none>" : s; }
+// printNode's word for a node that did not report its OS image, kernel or runtime.
+std::string OrUnknown(std::string s) { return s.empty() ? "<unknown>" : s; }
 
 // printPod's STATUS column: the phase, else the pod's reason, refined by what its init
 // containers and containers are doing, "Terminating" once it is being deleted.
@@ -353,9 +355,10 @@ Printer NodePrinter(const Column& name, const Column& age) {
                 Node::String(Str(node.FindPath({"status", "nodeInfo", "kubeletVersion"}))),
                 Node::String(OrNone(address("InternalIP"))),
                 Node::String(OrNone(address("ExternalIP"))),
-                Node::String(OrNone(Str(node.FindPath({"status", "nodeInfo", "osImage"})))),
-                Node::String(OrNone(Str(node.FindPath({"status", "nodeInfo", "kernelVersion"})))),
-                Node::String(OrNone(
+                Node::String(OrUnknown(Str(node.FindPath({"status", "nodeInfo", "osImage"})))),
+                Node::String(
+                    OrUnknown(Str(node.FindPath({"status", "nodeInfo", "kernelVersion"})))),
+                Node::String(OrUnknown(
                     Str(node.FindPath({"status", "nodeInfo", "containerRuntimeVersion"}))))};
           }};
 }

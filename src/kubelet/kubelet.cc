@@ -192,7 +192,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
     failed.plan = std::move(outcome.plan);
     return failed;
   }
-  for (auto& e : names->events) events.Record(std::move(e));
+  outcome.plan->sandbox_events = std::move(names->events);
   outcome.plan->hostnames = std::move(names->names);
   outcome.plan->etc_files = std::move(names->files);
   if (auto loaded = PlanAppArmor(*outcome.plan); !loaded) {

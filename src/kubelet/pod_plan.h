@@ -55,6 +55,9 @@ struct PodPlan {
   // The pod's hostname and the /etc files its containers get (pod_etc_files.h).
   PodHostnames hostnames;
   PodEtcFiles etc_files;
+  // Events of the sandbox's configuration (MissingClusterDNS): recorded when the sandbox is
+  // made, after the pod cgroup, where generatePodSandboxConfig emits them upstream.
+  std::vector<Event> sandbox_events;
 
   // "web_default(uid)" as the kubelet names a pod in its messages.
   std::string PodDescription() const;

@@ -688,15 +688,15 @@ Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view c
       if (!previous && !ran && !s.FindPath({"lastState", "terminated"})) {
         const std::string reason = Str(s, {"state", "waiting", "reason"});
         return Failure(fmt::format("container \"{}\" in pod \"{}\" is waiting to start: {}",
-                                   container, name,
-                                   reason.empty() ? "ContainerCreating" : reason));
+                                   container, name, reason));
       }
     }
   }
+  // No status for it (a pod the node refused, or not synced yet): the kubelet's
+  // validateContainerLogStatus says so in these words.
   if (restarts < 0) {
-    return Failure(fmt::format("container \"{}\" in pod \"{}\" is waiting to start: "
-                               "ContainerCreating",
-                               container, name));
+    return Failure(
+        fmt::format("container \"{}\" in pod \"{}\" is not available", container, name));
   }
   if (previous) {
     if (restarts == 0) {

@@ -58,12 +58,16 @@ class Publisher {
     Write(std::move(status), p.finished);
   }
 
-  // A pod the node never ran: the kubelet's rejectPod status.
+  // A pod the node never ran: the kubelet's rejectPod status, with the startTime its status
+  // manager gives every status that has none (updateStatusInternal), kept across rewrites.
   void NotRun(const std::string& reason, const std::string& message) {
     Node status = Node::Object();
     status.Set("phase", Node::String("Failed"));
     status.Set("reason", Node::String(reason));
     status.Set("message", Node::String(message));
+    const Node* started = previous_ ? previous_->FindPath({"startTime"}) : nullptr;
+    status.Set("startTime", started != nullptr && started->IsString() ? *started
+                                                                       : Node::String(Rfc3339Now()));
     if (!context_.qos_class.empty()) status.Set("qosClass", Node::String(context_.qos_class));
     Write(std::move(status), true);
   }

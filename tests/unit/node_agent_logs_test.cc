@@ -1,6 +1,6 @@
 // Which log file `kubectl logs` reads: run k of a container writes k.log (k its restartCount
 // when it started), so the current or backing-off run is restartCount.log and --previous the one
-// before; a container that never ran, or has no previous run, is the kubelet's error.
+// before; a container that never ran, has no status or no previous run is the kubelet's error.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -36,6 +36,7 @@ TEST(NodeAgentLogsTest, CurrentAndPreviousRun) {
       R"({"name":"c","restartCount":2,"state":{"waiting":{"reason":"CrashLoopBackOff"}},"lastState":{"terminated":{"exitCode":1}}})";
   const std::string creating = R"({"name":"c","restartCount":0,"state":{"waiting":{"reason":"ContainerCreating"}}})";
   const std::string first = R"({"name":"c","restartCount":0,"state":{"running":{}}})";
+  const std::string only_sidecar = R"({"name":"sidecar","restartCount":0,"state":{"running":{}}})";
   const std::vector<Case> cases = {
       {"running", running, false, "/logs/default_web_u1/c/2.log"},
       {"running, previous", running, true, "/logs/default_web_u1/c/1.log"},
@@ -43,6 +44,8 @@ TEST(NodeAgentLogsTest, CurrentAndPreviousRun) {
       {"backing off, previous", backing_off, true, "/logs/default_web_u1/c/1.log"},
       {"never ran", creating, false,
        "container \"c\" in pod \"web\" is waiting to start: ContainerCreating"},
+      {"no status (a pod the node refused)", only_sidecar, false,
+       "container \"c\" in pod \"web\" is not available"},
       {"no previous run", first, true,
        "previous terminated container \"c\" in pod \"web\" not found"},
   };

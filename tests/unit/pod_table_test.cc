@@ -89,3 +89,26 @@ TEST(PodTableTest, Events) {
 
 }  // namespace
 }  // namespace podlimits::apiserver
+
+namespace podlimits::apiserver {
+namespace {
+
+// printNode: <none> for a missing address, <unknown> for what the node did not report.
+TEST(PodTableTest, NodeWideColumns) {
+  auto cells = Row(
+      "nodes",
+      R"({"metadata":{"name":"n1","creationTimestamp":"2027-01-15T07:58:00Z"},"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.2"}],"nodeInfo":{"kubeletVersion":"v1.32.0","kernelVersion":"6.1.0"},"conditions":[{"type":"Ready","status":"True"}]}})");
+  ASSERT_EQ(cells.size(), 10u);
+  EXPECT_EQ(cells[0], "n1");
+  EXPECT_EQ(cells[1], "Ready");
+  EXPECT_EQ(cells[2], "<none>");
+  EXPECT_EQ(cells[3], "2m");
+  EXPECT_EQ(cells[5], "10.0.0.2");
+  EXPECT_EQ(cells[6], "<none>");
+  EXPECT_EQ(cells[7], "<unknown>");
+  EXPECT_EQ(cells[8], "6.1.0");
+  EXPECT_EQ(cells[9], "<unknown>");
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
