@@ -6,10 +6,15 @@
 #include <unistd.h>
 
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <random>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "net_test_support.h"
@@ -263,6 +268,163 @@ TEST_F(ServePodsTest, PodsRunSurviveTheDaemonAndGoWhenDeleted) {
   EXPECT_EQ(gone.err, "No resources found in default namespace.\n");
   // Nothing of the pods is left: no monitor directory, no logs, no pod state.
   for (const auto& d : {dir_ / "node/pods", dir_ / "node/log/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+  EXPECT_EQ(ReadText("/proc/self/mountinfo").find(dir_.path().string()), std::string::npos);
+}
+
+// The monitors of this node's pods now running, by pod uid (a pod monitor's arguments name the
+// data directory and the uid).
+std::map<std::string, std::vector<pid_t>> PodMonitors(const fs::path& data_dir) {
+  std::map<std::string, std::vector<pid_t>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline");
+    std::vector<std::string> args;
+    for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+    if (args.size() < 2 || args[1] != "pod-monitor") continue;
+    std::string dir, uid;
+    for (size_t i = 2; i + 1 < args.size(); ++i) {
+      if (args[i] == "--data-dir") dir = args[i + 1];
+      if (args[i] == "--uid") uid = args[i + 1];
+    }
+    if (dir == data_dir.string()) out[uid].push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Restart, as the issue asks: the daemon is killed with kill -9 again and again while pods are
+// being created and deleted. Pods that lived through every kill keep their monitor and never
+// restart a container; every pod the store has ends up with exactly one monitor and runs its
+// container once (one "started" line, restartCount 0, only 0.log); deleted pods go; no monitor
+// runs for a pod the store does not have; deleting everything leaves nothing.
+TEST_F(ServePodsTest, KillNineAgainAndAgainWhilePodsComeAndGo) {
+  auto pod = [](const std::string& name) {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           "}\nspec:\n  terminationGracePeriodSeconds: 3\n  containers:\n  - name: c\n"
+           "    image: busybox:latest\n    command: [sh, -c, 'echo started; trap \"exit 0\" TERM; "
+           "while true; do sleep 0.1; done']\n";
+  };
+  const fs::path data = dir_ / "node";
+  std::map<std::string, std::string> keeper_uid, keeper_monitor;  // name -> uid, monitor pid
+  std::atomic<bool> stop{false};
+  std::atomic<int> created{0}, deleted{0};
+  std::thread churn;
+  std::mt19937 random(12345);
+  auto churn_loop = [&] {
+    for (int i = 0; !stop; ++i) {
+      if (Kubectl({"create", "-f", "-"}, pod("churn-" + std::to_string(i))).exit_code == 0) {
+        ++created;
+      }
+      // Deleted without waiting: the daemon may be dead; it finishes the job when back.
+      if (i >= 2 && Kubectl({"delete", "pod", "churn-" + std::to_string(i - 2), "--wait=false"})
+                            .exit_code == 0) {
+        ++deleted;
+      }
+    }
+  };
+  // The first daemon: two keepers Ready, the churn started, then kill -9.
+  Serve(
+      [&](pid_t serve) {
+        for (const std::string name : {"keeper-a", "keeper-b"}) {
+          ASSERT_EQ(Kubectl({"create", "-f", "-"}, pod(name)).exit_code, 0);
+        }
+        for (const std::string name : {"keeper-a", "keeper-b"}) {
+          auto ready = Kubectl({"wait", "--for=condition=Ready", "pod/" + name, "--timeout=60s"});
+          ASSERT_EQ(ready.exit_code, 0) << ready.err;
+          keeper_uid[name] = Kubectl({"get", "pod", name, "-o", "jsonpath={.metadata.uid}"}).out;
+          keeper_monitor[name] = MonitorPid(keeper_uid[name]);
+        }
+        churn = std::thread(churn_loop);
+        ::usleep(1'500'000);
+        ::kill(serve, SIGKILL);
+      },
+      SIGKILL);
+  ASSERT_EQ(keeper_uid.size(), 2u);
+  // Killed again at random points, the churn going on through every restart.
+  constexpr int kKills = 4;
+  for (int k = 1; k < kKills; ++k) {
+    Serve(
+        [&](pid_t serve) {
+          ::usleep(std::uniform_int_distribution<int>(300'000, 2'000'000)(random));
+          ::kill(serve, SIGKILL);
+        },
+        SIGKILL);
+  }
+  // The last daemon: the churn stops, everything settles, then is checked and deleted.
+  std::vector<std::string> problems;
+  CommandResult delete_all;
+  std::map<std::string, std::vector<pid_t>> monitors_after_delete;
+  auto final_serve = Serve([&](pid_t) {
+    stop = true;
+    if (churn.joinable()) churn.join();
+    auto listed = Kubectl({"get", "pods", "-o",
+                           "jsonpath={range .items[*]}{.metadata.name} {.metadata.uid} "
+                           "{.metadata.deletionTimestamp}{\"\\n\"}{end}"});
+    std::map<std::string, std::string> live;  // name -> uid, of the pods not being deleted
+    std::istringstream lines(listed.out);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      std::string name, uid, deleting;
+      fields >> name >> uid >> deleting;
+      if (name.empty()) continue;
+      if (deleting.empty()) {
+        live[name] = uid;
+      } else {
+        auto gone = Kubectl({"wait", "--for=delete", "pod/" + name, "--timeout=60s"});
+        if (gone.exit_code != 0) problems.push_back(name + " was not deleted: " + gone.err);
+      }
+    }
+    for (const auto& [name, uid] : live) {
+      auto ready = Kubectl({"wait", "--for=condition=Ready", "pod/" + name, "--timeout=60s"});
+      if (ready.exit_code != 0) problems.push_back(name + " not Ready: " + ready.err);
+    }
+    // Give the agent a resync to sweep what the kills interrupted (orphan monitors, dirs).
+    ::usleep(2'000'000);
+    auto monitors = PodMonitors(data);
+    for (const auto& [name, uid] : live) {
+      auto restarts = Kubectl({"get", "pod", name, "-o",
+                               "jsonpath={.status.containerStatuses[0].restartCount}"});
+      if (restarts.out != "0") problems.push_back(name + ": restartCount " + restarts.out);
+      if (monitors[uid].size() != 1) {
+        problems.push_back(name + ": " + std::to_string(monitors[uid].size()) + " monitors");
+      }
+      const fs::path logs = data / "log/pods" / ("default_" + name + "_" + uid) / "c";
+      std::vector<std::string> files;
+      std::error_code ec;
+      for (const auto& f : fs::directory_iterator(logs, ec)) files.push_back(f.path().filename());
+      if (files != std::vector<std::string>{"0.log"}) {
+        problems.push_back(name + ": log files " + std::to_string(files.size()));
+      }
+      const auto started = LinesWith(ReadText(logs / "0.log"), " stdout F started");
+      if (started.size() != 1) {
+        problems.push_back(name + " started " + std::to_string(started.size()) + " times");
+      }
+    }
+    for (const auto& [uid, pids] : monitors) {
+      bool known = false;
+      for (const auto& [name, u] : live) known = known || u == uid;
+      if (!known) problems.push_back("a monitor runs for a pod the store lacks: " + uid);
+    }
+    for (const auto& [name, uid] : keeper_uid) {
+      if (live[name] != uid) problems.push_back(name + " is gone or was replaced");
+      if (MonitorPid(uid) != keeper_monitor[name]) problems.push_back(name + ": monitor replaced");
+    }
+    delete_all = Kubectl({"delete", "pods", "--all", "--timeout=120s"});
+    monitors_after_delete = PodMonitors(data);
+  });
+  EXPECT_EQ(final_serve.exit_code, 0) << final_serve.err;
+  std::fprintf(stderr, "churn across %d kill -9: %d pods created, %d deleted\n", kKills,
+               created.load(), deleted.load());
+  EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
+  EXPECT_GT(created.load(), 3) << "the churn hardly ran";
+  EXPECT_GT(deleted.load(), 1) << "the churn hardly deleted";
+  EXPECT_EQ(delete_all.exit_code, 0) << delete_all.err;
+  EXPECT_TRUE(monitors_after_delete.empty());
+  for (const auto& d : {data / "pods", data / "log/pods", dir_ / "state/pods"}) {
     std::error_code ec;
     EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
   }
