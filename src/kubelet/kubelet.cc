@@ -261,6 +261,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.stop = io.stop;
   env.objects = io.objects;
   env.on_progress = io.on_progress;
+  env.config_retry = io.config_retry;
   env.allocatable = NodeAllocatable(config);
   outcome.result = kubelet::RunPod(plan, env);
   claim->Release();

@@ -88,6 +88,8 @@ struct PodRunIo {
   const ObjectSource* objects = nullptr;
   // optional: where the pod stands, whenever that changes (pod_progress.h)
   std::function<void(const PodProgress&)> on_progress;
+  // optional: a node that keeps pods retries CreateContainerConfigError (pod_runner.h)
+  std::optional<std::chrono::milliseconds> config_retry;
 };
 
 class Kubelet {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <chrono>
 #include <memory>
+#include <random>
 
 #include "base/child_reaper.h"
 #include "base/clock_text.h"
@@ -35,7 +36,8 @@ using Clock = std::chrono::steady_clock;
 // (a hostPID container's orphans).
 constexpr auto kDrainLimit = std::chrono::milliseconds(200);
 
-enum class SlotState { kPending, kRunning, kBackOff, kDone };
+// kConfigWait: CreateContainerConfigError on a node that retries it (config_retry).
+enum class SlotState { kPending, kRunning, kBackOff, kConfigWait, kDone };
 
 struct Slot {
   const ContainerPlan* plan = nullptr;
@@ -240,6 +242,7 @@ class PodRun {
   ActionExecutor actions_;  // last member: its threads are joined before the rest goes
   std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
   bool terminating_ = false;
+  std::minstd_rand jitter_source_{std::random_device{}()};  // config retries' jitter
   bool killed_ = false;
   std::optional<Clock::time_point> kill_at_;
   PodRunResult result_;
@@ -355,7 +358,10 @@ bool PodRun::CreateSandbox() {
 // and its slot says what comes next.
 bool PodRun::StartSlot(Slot& s) {
   const std::string& name = s.plan->container.name;
-  if (s.attempts == 0) {
+  // A retry after CreateContainerConfigError is not a restart: no container was made. Like
+  // every start, it ensures the image first (the kubelet's Pulled event each time).
+  const bool config_retry = s.state == SlotState::kConfigWait;
+  if (s.attempts == 0 || config_retry) {
     Event(
         EventType::kNormal, "Pulled",
         fmt::format("Container image \"{}\" already present on machine", s.plan->container.image));
@@ -364,7 +370,7 @@ bool PodRun::StartSlot(Slot& s) {
   }
   if (s.terminated) s.last_terminated = std::move(s.terminated);
   s.terminated.reset();
-  ++s.attempts;
+  if (!config_retry) ++s.attempts;
   s.stop_sent = false;
   s.result.reason.clear();
   s.result.message.clear();
@@ -564,12 +570,19 @@ void PodRun::StartFailed(Slot& s, const std::string& message) {
 }
 
 // The kubelet's CreateContainerConfigError: the container stays waiting and the kubelet retries
-// it for ever, since only a new pod can change what it asks. A one-shot node ends the pod
-// instead: Failed, with the container's reason and the kubelet's message.
+// it at every sync of the pod, until what it reads exists (config_retry). A one-shot node ends
+// the pod instead: Failed, with the container's reason and the kubelet's message.
 void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& message) {
   Event(EventType::kWarning, "Failed", "Error: " + message);
   s.result.reason = std::string(reason);
   s.result.message = message;
+  if (env_.config_retry && reason == kCreateContainerConfigError) {
+    const auto period = std::chrono::duration_cast<Clock::duration>(*env_.config_retry);
+    std::uniform_int_distribution<Clock::rep> jitter(0, period.count() / 2);
+    s.state = SlotState::kConfigWait;
+    s.restart_at = Clock::now() + period + Clock::duration(jitter(jitter_source_));
+    return;
+  }
   s.state = SlotState::kDone;
   if (result_.failure_reason.empty()) {
     result_.failure_reason = std::string(reason);
@@ -605,7 +618,8 @@ void PodRun::Advance() {
   if (terminating_) return;
   auto now = Clock::now();
   for (auto& s : slots_) {
-    if (s.state == SlotState::kBackOff && s.restart_at <= now && !StartSlot(s)) return;
+    const bool waiting = s.state == SlotState::kBackOff || s.state == SlotState::kConfigWait;
+    if (waiting && s.restart_at <= now && !StartSlot(s)) return;
   }
   while (next_init_ < slots_.size() && slots_[next_init_].init) {
     Slot& s = slots_[next_init_];
@@ -675,7 +689,8 @@ void PodRun::BeginTermination() {
     kill_at_ =
         Clock::now() + std::chrono::seconds(std::max<std::int64_t>(0, plan_.grace_period_seconds));
     for (auto& s : slots_) {
-      if (s.state == SlotState::kPending || s.state == SlotState::kBackOff)
+      if (s.state == SlotState::kPending || s.state == SlotState::kBackOff ||
+          s.state == SlotState::kConfigWait)
         s.state = SlotState::kDone;
     }
   }
@@ -813,7 +828,9 @@ int PodRun::PollTimeoutMs() const {
     if (!next || t < *next) next = t;
   };
   for (const auto& s : slots_) {
-    if (s.state == SlotState::kBackOff) consider(s.restart_at);
+    if (s.state == SlotState::kBackOff || s.state == SlotState::kConfigWait) {
+      consider(s.restart_at);
+    }
     if (s.state != SlotState::kRunning) continue;
     if (s.kill_at) consider(*s.kill_at);
     for (const auto& p : s.probes) {
@@ -896,6 +913,10 @@ PodProgress PodRun::Progress() const {
             "back-off {} restarting failed container={} pod={}",
             GoSeconds(std::chrono::duration_cast<std::chrono::seconds>(s.current_backoff)), c.name,
             plan_.PodDescription());
+        break;
+      case SlotState::kConfigWait:
+        c.waiting_reason = s.result.reason;
+        c.waiting_message = s.result.message;
         break;
       case SlotState::kDone:
         if (s.terminated) {

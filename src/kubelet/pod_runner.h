@@ -105,6 +105,12 @@ struct PodRunEnvironment {
   // Called from the pod's thread whenever where the pod stands changed (pod_progress.h); the
   // last call has `finished` set.
   std::function<void(const PodProgress&)> on_progress;
+  // A container whose configuration cannot be made (CreateContainerConfigError: a ConfigMap,
+  // Secret or key that does not exist, a user it cannot run as). Unset, as a one-shot run has
+  // it: the pod fails, since nothing can change what it asks. Set, on a node that keeps pods:
+  // the container waits, and is tried again after this period plus up to half of it (the pod
+  // worker's backOffPeriod, 10 s, with its jitter), as the kubelet's next sync of the pod does.
+  std::optional<std::chrono::milliseconds> config_retry;
 };
 
 struct ContainerRunResult {

@@ -9,6 +9,7 @@
 // directory's `stop` file; the monitor exits once the pod is torn down.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -26,6 +27,9 @@ struct PodMonitorOptions {
   kubelet::ContainerLogPolicy log_policy;
   std::string host_ip;
   std::string path_env;
+  // The pod worker's backOffPeriod: how long a container with CreateContainerConfigError waits
+  // before it is tried again (plus up to half of it, the worker's jitter).
+  std::chrono::milliseconds config_retry{10000};
 };
 
 // The process's exit code: 0 once the pod ran (whatever its phase), 3 when the monitor itself

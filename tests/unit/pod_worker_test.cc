@@ -829,3 +829,89 @@ TEST(PodWorkerProbes, AStuckHttpHookDoesNotHoldUpTheTeardown) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+// A ConfigMap that appears after the first `missing` lookups, as one created while the pod waits.
+class LateConfigMap : public ObjectSource {
+ public:
+  explicit LateConfigMap(int missing) : missing_(missing) {}
+  std::optional<api::ConfigMap> GetConfigMap(std::string_view namespace_,
+                                             std::string_view name) const override {
+    if (lookups_++ < missing_ || name != "settings") return std::nullopt;
+    api::ConfigMap cm;
+    cm.metadata = {"settings", "", std::string(namespace_), "", {}, {}};
+    cm.data = {{"MODE", "fast"}};
+    return cm;
+  }
+  std::optional<api::Secret> GetSecret(std::string_view, std::string_view) const override {
+    return std::nullopt;
+  }
+  int lookups() const { return lookups_; }
+
+ private:
+  int missing_;
+  mutable std::atomic<int> lookups_{0};
+};
+
+constexpr std::string_view kReadsSettings =
+    "  restartPolicy: Never\n  containers:\n  - name: app\n    image: busybox\n"
+    "    envFrom: [{configMapRef: {name: settings}}]\n";
+
+// On a node that keeps pods, CreateContainerConfigError is waited out: the container waits with
+// the kubelet's reason and message, each retry ensures the image again (Pulled) and fails again
+// (Failed), and once the ConfigMap exists the container starts, not counted as a restart.
+TEST(PodWorker, ConfigErrorIsRetriedUntilTheConfigMapExists) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.exit_code = 0, .runs_for = 5ms}});
+  EventRecorder events;
+  CapturedOutput output;
+  LateConfigMap objects(3);
+  PodPlan plan = node.Plan(std::string(kReadsSettings));
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  env.objects = &objects;
+  env.config_retry = 20ms;
+  std::vector<std::string> waiting;
+  env.on_progress = [&](const PodProgress& p) {
+    for (const auto& c : p.containers) {
+      if (c.waiting_reason == "CreateContainerConfigError") {
+        waiting.push_back(c.waiting_reason + ": " + c.waiting_message);
+      }
+    }
+  };
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Succeeded");
+  ASSERT_NE(Find(r, "app"), nullptr);
+  EXPECT_EQ(Find(r, "app")->restarts, 0);
+  EXPECT_EQ(Find(r, "app")->reason, "Completed");
+  ASSERT_FALSE(waiting.empty());
+  EXPECT_EQ(waiting.front(), "CreateContainerConfigError: configmap \"settings\" not found");
+  auto reasons = Reasons(events);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "Failed"), 3);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "Pulled"), 4);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "Started"), 1);
+  EXPECT_EQ(objects.lookups(), 4);
+}
+
+// A one-shot run cannot wait for an object that nobody will create: the pod fails.
+TEST(PodWorker, ConfigErrorFailsThePodWithoutRetries) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.exit_code = 0}});
+  EventRecorder events;
+  CapturedOutput output;
+  LateConfigMap objects(1000);
+  PodPlan plan = node.Plan(std::string(kReadsSettings));
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  env.objects = &objects;
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Failed");
+  EXPECT_EQ(Find(r, "app")->reason, "CreateContainerConfigError");
+  EXPECT_EQ(objects.lookups(), 1);
+  EXPECT_TRUE(runtime.CallsFor("app").empty());
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
