@@ -358,14 +358,13 @@ bool PodRun::CreateSandbox() {
 // and its slot says what comes next.
 bool PodRun::StartSlot(Slot& s) {
   const std::string& name = s.plan->container.name;
-  // A retry after CreateContainerConfigError is not a restart: no container was made. Like
-  // every start, it ensures the image first (the kubelet's Pulled event each time).
-  const bool config_retry = s.state == SlotState::kConfigWait;
-  if (s.attempts == 0 || config_retry) {
-    Event(
-        EventType::kNormal, "Pulled",
+  // Every start ensures the image first (startContainer's EnsureImageExists: a Pulled event
+  // each time, "(x4 over 2m)" in a crash loop). A retry after CreateContainerConfigError is not
+  // a restart: no container was made.
+  Event(EventType::kNormal, "Pulled",
         fmt::format("Container image \"{}\" already present on machine", s.plan->container.image));
-  } else {
+  const bool config_retry = s.state == SlotState::kConfigWait;
+  if (s.attempts > 0 && !config_retry) {
     ++s.result.restarts;  // counted when the restart happens, as the kubelet's restartCount
   }
   if (s.terminated) s.last_terminated = std::move(s.terminated);
