@@ -28,6 +28,7 @@
 #include "kubelet/node_object.h"
 #include "kubelet/node_resources.h"
 #include "kubelet/pid_capacity.h"
+#include "nodeagent/cgroup_root_claim.h"
 #include "nodeagent/node_address.h"
 #include "nodeagent/node_agent.h"
 #include "nodeagent/pod_monitor.h"
@@ -142,6 +143,13 @@ int ServeCommand(const ServeFlags& flags) {
   if (lock < 0) return Fail(ErrnoMessage("open", lock_path.string()));
   if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
     return Fail("another podlimits serve is using " + data_dir.string());
+  }
+  // One node per cgroup root (cgroup_root_claim.h): a second node on this machine needs its own.
+  if (auto claimed = nodeagent::ClaimCgroupRoot(nodeagent::kCgroupRootClaimsDir,
+                                                std::filesystem::absolute(data_dir),
+                                                config->cgroup_root);
+      !claimed) {
+    return Fail(claimed.error().Message());
   }
 
   apiserver::PkiOptions pki_options;

@@ -34,7 +34,7 @@ TEST(ServeTest, KubectlTalksToIt) {
   const std::string listen = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   const std::string kubeconfig = (dir / "node/kubeconfig").string();
   CommandResult version, health, anonymous, second, resources, created, listed, invalid, deleted,
-      unknown;
+      unknown, other_node;
   RunOptions options;
   options.interrupt_on = "listening on";
   options.signal = SIGTERM;
@@ -64,6 +64,9 @@ TEST(ServeTest, KubectlTalksToIt) {
     anonymous = RunCommand({"/usr/bin/curl", "-sk", "https://" + listen + "/version"});
     second = RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(),
                          "--listen", "127.0.0.1:1"});
+    // A second node with the same (default) cgroupRoot would share /kubepods with this one.
+    other_node = RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir / "other").string(),
+                             "--listen", "127.0.0.1:1"});
   };
   auto serve = RunCommand(
       {PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(), "--listen", listen},
@@ -109,6 +112,11 @@ TEST(ServeTest, KubectlTalksToIt) {
   EXPECT_EQ(deleted.out, "configmap \"app\" deleted\n");
   EXPECT_EQ(second.exit_code, 3) << second.err;
   EXPECT_NE(second.err.find("another podlimits serve is using"), std::string::npos) << second.err;
+  EXPECT_EQ(other_node.exit_code, 3) << other_node.err;
+  EXPECT_NE(other_node.err.find("cgroupRoot \"/\" belongs to the node of " +
+                                (dir / "node").string() + ", which is still running"),
+            std::string::npos)
+      << other_node.err;
   EXPECT_EQ(fs::status(dir / "node/kubeconfig").permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
 }

@@ -1,0 +1,27 @@
+// One node per cgroup root. Two kubelets on one machine must not share <cgroupRoot>/kubepods:
+// its pids.max is the node's pid allocatable, so a second node's pods would spend the first's
+// (and the first's promise to its pods would not hold). `serve` therefore claims its cgroupRoot
+// before it starts: a record in <claims_dir>/<hex of cgroupRoot> names the data directory of the
+// node that owns it. A record naming another node that is still alive (its serve.lock held, or a
+// pod monitor of it running) refuses the claim; a record of a node with nothing left alive is
+// taken over. `run`'s one-shot pods are not nodes and claim nothing.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "base/error.h"
+
+namespace podlimits::nodeagent {
+
+inline constexpr const char* kCgroupRootClaimsDir = "/run/podlimits-nodes";
+
+// Claims `cgroup_root` for the node whose data directory is `data_dir` (absolute). The error
+// says which node holds it and what to set instead.
+Result<void> ClaimCgroupRoot(const std::filesystem::path& claims_dir,
+                             const std::filesystem::path& data_dir, const std::string& cgroup_root);
+
+// Whether the node of `data_dir` still runs anything: its serve, or a pod's monitor.
+bool NodeAlive(const std::filesystem::path& data_dir);
+
+}  // namespace podlimits::nodeagent
