@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/serve_api.py PODLIMITS [--pods N] [--objects M] [--watchers W]: podlimits serve's speed.
+"""bench/serve_api.py PODLIMITS [--pods N] [--objects M] [--watchers W] [--podman P]: podlimits serve's speed.
 
 Starts `podlimits serve` on a scratch data directory and a free loopback port (needs root), then:
 
@@ -12,6 +12,19 @@ Starts `podlimits serve` on a scratch data directory and a free loopback port (n
      on one keep-alive connection). Times are client-side over loopback TLS, so they include the
      TLS and HTTP work (an upper bound of the server time).
   3. watch fan-out: W watchers on pods; the delay from a write to its event at every watcher.
+  4. (--podman P, P > 0; 0, the default, skips it) side by side with Debian's podman, once
+     sections 1-3 have removed their pods: P pods on each, interleaved (podlimits pod i, podman
+     pod i, podlimits pod i+1, ...), each measurement after a 100 ms pause, after one warm-up pod
+     on each (podman builds its pause image at its first pod). Both run the same pod object (the
+     one of section 1) from the same busybox OCI layout. podlimits: create -> Running as in 1.
+     podman: "create -> Running" is the wall time of `podman kube play --network none FILE`
+     (FILE holds the pod as JSON) returning, which it does once the pod's infra and app
+     containers are started; also the time from that command's start to the app container's
+     State.StartedAt (podman inspect, run after it returned, which also checks that the
+     container is running). Medians, p99s and the podman/podlimits ratios. podman runs through
+     bench/podman_env.sh: a private mount namespace whose /sys/fs/cgroup shows only the v1
+     hierarchies it may use, its storage and state in a scratch directory, cgroupfs, crun,
+     overlay (see that script). All its pods, containers and images are removed at the end.
 
 Everything it started is stopped and removed at the end (pods deleted, serve stopped).
 """
@@ -155,18 +168,220 @@ def watch_running(api, ready_at, stop):
     c.close()
 
 
+# Runs inside bench/podman_env.sh's view, as one long-lived process, so that every podman command
+# sees the same mount namespace (conmon and the containers' mounts live in it) and its time is
+# taken right around the command. Reads a JSON argv per line, answers a JSON line with the exit
+# code, the wall time (ms), the wall clock at the start, stdout and stderr. At the end of its input
+# it removes every pod, container and image of this podman and waits for the processes left in
+# the namespace (conmon, `podman container cleanup`) to end. It and the podman commands it runs
+# ignore SIGINT (podman_env.sh sets it so), so that a Ctrl-C of the benchmark cannot cut that short.
+PODMAN_AGENT = r"""
+import json, os, subprocess, sys, time
+
+def mountpoints():
+    with open("/proc/self/mountinfo") as f:
+        return {line.split()[4] for line in f}
+
+def clear_unmounted_controllers():
+    # podman creates its pod cgroups in every v1 controller it knows, and crun enters every
+    # controller /proc/self/cgroup lists whose directory exists: under a controller that the view
+    # does not mount (memory) that is a plain directory on the view's tmpfs, and the files they
+    # write there (tasks, cgroup.procs, memory.*) keep podman from removing the directory.
+    m = mountpoints()
+    if "/sys/fs/cgroup" not in m:
+        sys.exit("podman agent: /sys/fs/cgroup is not the view's tmpfs")
+    for name in os.listdir("/sys/fs/cgroup"):
+        top = "/sys/fs/cgroup/" + name
+        if any(p == top or p.startswith(top + "/") for p in m):
+            continue  # a real hierarchy of the view: podman removes its own cgroups there
+        for d, _, files in os.walk(top):
+            for f in files:
+                os.unlink(os.path.join(d, f))
+
+def run(argv):
+    t0 = time.time()
+    s = time.monotonic()
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        return {"rc": 127, "ms": 0, "t0": t0, "out": "", "err": str(e)}
+    ms = (time.monotonic() - s) * 1000
+    return {"rc": p.returncode, "ms": ms, "t0": t0, "out": p.stdout, "err": p.stderr}
+
+def others():
+    own = os.readlink("/proc/self/ns/mnt")
+    keep, pid = set(), os.getpid()
+    while pid > 1:
+        keep.add(pid)
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    left = []
+    for p in os.listdir("/proc"):
+        if p.isdigit() and int(p) not in keep:
+            try:
+                if os.readlink(f"/proc/{p}/ns/mnt") == own:
+                    left.append(int(p))
+            except OSError:
+                pass
+    return left
+
+for line in sys.stdin:
+    try:
+        print(json.dumps(run(json.loads(line))), flush=True)
+    except BrokenPipeError:
+        break  # the benchmark is gone: clean up all the same
+clear_unmounted_controllers()
+for argv in (["podman", "pod", "rm", "--all", "--force", "--time", "0"],
+             ["podman", "rm", "--all", "--force", "--time", "0"],
+             ["podman", "rmi", "--all", "--force"]):
+    r = run(argv)
+    if r["rc"]:
+        print("podman agent:", " ".join(argv), r["err"], file=sys.stderr)
+deadline = time.monotonic() + 60
+while others() and time.monotonic() < deadline:
+    time.sleep(0.1)
+clear_unmounted_controllers()
+left = others()
+if left:
+    print("podman agent: processes left in the namespace:", left, file=sys.stderr)
+    sys.exit(1)
+"""
+
+
+def end_podman_agent(agent, log_path):
+    """Closes the agent's input and waits while it removes everything of podman's (minutes for
+    100 pods); the scratch directory may go only after that."""
+    try:
+        agent.stdin.close()
+    except OSError:
+        pass
+    while True:
+        try:
+            agent.wait()
+            break
+        except KeyboardInterrupt:
+            print("waiting for podman's cleanup to end", file=sys.stderr)
+    if agent.returncode != 0:
+        print(f"podman cleanup failed (exit {agent.returncode}); {log_path}:\n"
+              + open(log_path).read()[-2000:], file=sys.stderr)
+
+
+def podman_side_by_side(api, c, ready_at, work, n, agents):
+    """Section 4: n pods on podlimits and n through `podman kube play`, interleaved. The agent
+    started is appended to `agents`, for main to wait for if this ends by an exception."""
+    pmdir = os.path.join(work, "podman")
+    log_path = os.path.join(work, "podman.log")
+    with open(log_path, "w") as log:
+        agent = subprocess.Popen([os.path.join(HERE, "podman_env.sh"), pmdir, "python3", "-u", "-c",
+                                  PODMAN_AGENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=log, text=True)
+    agents.append(agent)
+
+    def pm(*argv, check=True):
+        agent.stdin.write(json.dumps(list(argv)) + "\n")
+        agent.stdin.flush()
+        line = agent.stdout.readline()
+        if not line:
+            sys.exit(f"podman agent ended: {open(log_path).read()[-2000:]}")
+        r = json.loads(line)
+        if check and r["rc"] != 0:
+            sys.exit(f"{' '.join(argv)}: exit {r['rc']}: {r['err'][-500:]}")
+        return r
+
+    def podlimits_pod(name):
+        started = time.monotonic()
+        status, body = api.call(c, "POST", "/api/v1/namespaces/default/pods", pod(name))
+        if status != 201:
+            sys.exit(f"create {name}: {status} {body[:200]}")
+        deadline = time.monotonic() + 60
+        while name not in ready_at and time.monotonic() < deadline:
+            time.sleep(0.001)
+        if name not in ready_at:
+            sys.exit(f"{name} not Running within 60 s")
+        return (ready_at[name] - started) * 1000
+
+    def podman_pod(name):
+        path = os.path.join(pmdir, "pods", name + ".json")
+        with open(path, "w") as f:
+            json.dump(pod(name), f)
+        r = pm("podman", "kube", "play", "--network", "none", path)
+        st = pm("podman", "inspect", "--format", "{{.State.Status}} {{.State.StartedAt.UnixNano}}",
+                f"{name}-app")["out"].split()
+        if st[0] != "running":
+            sys.exit(f"podman {name}-app: {st[0]}, not running")
+        return r["ms"], (int(st[1]) / 1e9 - r["t0"]) * 1000
+
+    names = []
+    try:
+        os.makedirs(os.path.join(pmdir, "pods"), exist_ok=True)
+        versions = [pm("podman", "--version")["out"].strip(), pm("conmon", "--version")["out"].split("\n")[0],
+                    pm("crun", "--version")["out"].split("\n")[0]]
+        info = pm("podman", "info", "--format",
+                  "{{.Store.GraphDriverName}} {{.Host.CgroupManager}} cgroup {{.Host.CgroupsVersion}} "
+                  "{{.Host.OCIRuntime.Name}} {{.Host.NetworkBackend}}")["out"].split()
+        image = pm("podman", "pull", "-q", f"oci:{work}/image/busybox-oci")["out"].strip()
+        pm("podman", "tag", image, "localhost/busybox:latest")
+        digest = pm("podman", "image", "inspect", "--format", "{{.Digest}}", "localhost/busybox:latest")["out"].strip()
+        print(f"podman: {', '.join(versions)}; storage {info[0]}, cgroup manager {info[1]} "
+              f"(cgroup {info[3]}, a view without memory), runtime {info[4]}, network none "
+              f"(backend {info[5]} unused); image localhost/busybox:latest = the OCI layout podlimits "
+              f"loaded (manifest {digest}, image {image[:12]})")
+        # Warm-up, not counted: podman builds its pause image at its first pod.
+        for name in ("pair-warm",):
+            names.append(name)
+            podlimits_pod(name)
+            podman_pod(name)
+        ours, plays, starts = [], [], []
+        for i in range(n):
+            name = f"pair-{i}"
+            names.append(name)
+            time.sleep(0.1)
+            ours.append(podlimits_pod(name))
+            time.sleep(0.1)
+            play, start = podman_pod(name)
+            plays.append(play)
+            starts.append(start)
+        mo, mp = statistics.median(ours), statistics.median(plays)
+        po, pp = pct(ours, 99), pct(plays, 99)
+        print(f"side by side, {n} pods each, interleaved, 100 ms pause before each:")
+        print(f"  podlimits create->Running (POST to the watch event Running+ready): "
+              f"median {mo:.1f} ms, p99 {po:.1f} ms, max {max(ours):.1f} ms")
+        print(f"  podman create->Running = wall time of `podman kube play --network none FILE` "
+              f"returning (it returns once the pod's containers are started): "
+              f"median {mp:.1f} ms, p99 {pp:.1f} ms, max {max(plays):.1f} ms")
+        print(f"  podman, its start to the app container's State.StartedAt: "
+              f"median {statistics.median(starts):.1f} ms, p99 {pct(starts, 99):.1f} ms")
+        print(f"  podman / podlimits: median {mp / mo:.1f}x, p99 {pp / po:.1f}x")
+    finally:
+        try:
+            for name in names:
+                api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/{name}")
+        finally:
+            agents.remove(agent)
+            end_podman_agent(agent, log_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status, body = api.call(c, "GET", "/api/v1/namespaces/default/pods")
+        if not json.loads(body)["items"]:
+            break
+        time.sleep(0.2)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("podlimits")
     ap.add_argument("--pods", type=int, default=100)
     ap.add_argument("--objects", type=int, default=1000)
     ap.add_argument("--watchers", type=int, default=10)
+    ap.add_argument("--podman", type=int, default=0,
+                    help="pods for the side-by-side podman kube play comparison (0: skip)")
     args = ap.parse_args()
     binary = os.path.realpath(args.podlimits)
 
     work = tempfile.mkdtemp(prefix="podlimits-serve-bench.")
     data = os.path.join(work, "node")
     serve = None
+    podman_agents = []
     try:
         subprocess.run([os.path.join(ROOT, "scripts", "build-busybox-image"), os.path.join(work, "image")],
                        check=True, stdout=subprocess.DEVNULL)
@@ -291,8 +506,14 @@ def main():
             if not json.loads(body)["items"]:
                 break
             time.sleep(0.2)
+
+        # 4. side by side with podman kube play
+        if args.podman > 0:
+            podman_side_by_side(api, c, ready_at, work, args.podman, podman_agents)
         stop.set()
     finally:
+        for agent in podman_agents:
+            end_podman_agent(agent, os.path.join(work, "podman.log"))
         if serve:
             serve.terminate()
             serve.wait(30)
