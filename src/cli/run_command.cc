@@ -118,7 +118,7 @@ int RunCommand(const RunFlags& flags) {
   }
   kubelet::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
   kubelet::PodOutcome ran =
-      node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}});
+      node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
   if (ran.plan) {
     outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, ran.plan->uid,
                      std::string(api::Name(ran.plan->qos)), "", ""});

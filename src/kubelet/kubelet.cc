@@ -262,6 +262,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.objects = io.objects;
   env.on_progress = io.on_progress;
   env.config_retry = io.config_retry;
+  env.history = io.history;
   env.allocatable = NodeAllocatable(config);
   outcome.result = kubelet::RunPod(plan, env);
   claim->Release();

@@ -90,6 +90,8 @@ struct PodRunIo {
   std::function<void(const PodProgress&)> on_progress;
   // optional: a node that keeps pods retries CreateContainerConfigError (pod_runner.h)
   std::optional<std::chrono::milliseconds> config_retry;
+  // optional: the containers' history under an earlier worker of this pod (pod_runner.h)
+  std::vector<ContainerHistory> history;
 };
 
 class Kubelet {

@@ -26,6 +26,27 @@ Node TerminatedNode(const TerminatedState& t) {
   return n;
 }
 
+std::optional<TerminatedState> ReadTerminated(const Node* n) {
+  if (n == nullptr || !n->IsObject()) return std::nullopt;
+  auto text = [&](std::string_view key) {
+    const Node* v = n->Find(key);
+    return v != nullptr && v->IsString() ? std::string(v->Str()) : std::string();
+  };
+  auto number = [&](std::string_view key) {
+    const Node* v = n->Find(key);
+    return v != nullptr ? static_cast<int>(v->AsInt().value_or(0)) : 0;
+  };
+  TerminatedState t;
+  t.exit_code = number("exitCode");
+  t.signal = number("signal");
+  t.reason = text("reason");
+  t.message = text("message");
+  t.started_at = text("startedAt");
+  t.finished_at = text("finishedAt");
+  t.container_id = text("containerID");
+  return t;
+}
+
 Node ContainerStatusNode(const ContainerProgress& c) {
   Node n = Node::Object();
   n.Set("name", Str(c.name));
@@ -78,6 +99,28 @@ Node Condition(const Node* previous, std::string_view type, bool status, std::st
 }
 
 }  // namespace
+
+std::vector<ContainerHistory> ContainerHistoryFromStatus(const Node& status) {
+  std::vector<ContainerHistory> out;
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const Node* statuses = status.Find(list);
+    if (statuses == nullptr || !statuses->IsArray()) continue;
+    for (const Node& c : statuses->items) {
+      const Node* name = c.Find("name");
+      if (name == nullptr || !name->IsString()) continue;
+      ContainerHistory h;
+      h.name = std::string(name->Str());
+      if (const Node* n = c.Find("restartCount")) {
+        h.restart_count = static_cast<int>(n->AsInt().value_or(0));
+      }
+      h.was_running = c.FindPath({"state", "running"}) != nullptr;
+      h.terminated = ReadTerminated(c.FindPath({"state", "terminated"}));
+      h.last_terminated = ReadTerminated(c.FindPath({"lastState", "terminated"}));
+      out.push_back(std::move(h));
+    }
+  }
+  return out;
+}
 
 std::string RunningPodPhase(const PodProgress& progress, std::string_view restart_policy) {
   int running = 0, waiting = 0, stopped = 0, succeeded = 0;

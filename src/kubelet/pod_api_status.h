@@ -14,9 +14,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/node.h"
 #include "kubelet/pod_progress.h"
+#include "kubelet/pod_runner.h"
 
 namespace podlimits::kubelet {
 
@@ -31,6 +33,10 @@ struct PodStatusContext {
 // keeps its lastTransitionTime. `now` is the API time (RFC 3339, seconds) of this status.
 api::Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
                        const api::Node* previous, std::string_view now);
+
+// The containers of a published PodStatus, read back: what a new worker of the same pod goes on
+// from (ContainerHistory, pod_runner.h). Init and app containers alike, by name.
+std::vector<ContainerHistory> ContainerHistoryFromStatus(const api::Node& status);
 
 // getPhase's answer while the pod runs (final_phase unset).
 std::string RunningPodPhase(const PodProgress& progress, std::string_view restart_policy);

@@ -205,6 +205,8 @@ class PodRun {
   void ConfigFailed(Slot& s, std::string_view reason, const std::string& message);
   void DeadlineExceeded();
   void AfterExit(Slot& s, int code);
+  bool RestartsAfter(const Slot& s, int code) const;
+  void ApplyHistory(Slot& s);
   void Advance();
   void BeginTermination();
   void StopSlot(Slot& s, int signal, std::string killing_message = {});
@@ -777,19 +779,48 @@ void PodRun::AfterExit(Slot& s, int code) {
     BeginTermination();  // the sidecars may go once the last app container has
     return;
   }
-  const std::string& policy = plan_.restart_policy;
-  bool restart;
-  if (s.sidecar) {
-    restart = true;  // sidecars restart whatever the pod's policy
-  } else if (policy == "Always") {
-    restart = !s.init || code != 0;
-  } else if (policy == "OnFailure") {
-    restart = code != 0;
-  } else {
-    restart = false;
-  }
-  if (restart || s.restart_after_kill) ScheduleRestart(s);
+  if (RestartsAfter(s, code) || s.restart_after_kill) ScheduleRestart(s);
 }
+
+// Whether restartPolicy restarts the container after it exited with `code`.
+bool PodRun::RestartsAfter(const Slot& s, int code) const {
+  const std::string& policy = plan_.restart_policy;
+  if (s.sidecar) return true;  // sidecars restart whatever the pod's policy
+  if (policy == "Always") return !s.init || code != 0;
+  if (policy == "OnFailure") return code != 0;
+  return false;
+}
+
+// Picks up where an earlier worker of this pod left the container (ContainerHistory).
+void PodRun::ApplyHistory(Slot& s) {
+  auto h = std::find_if(env_.history.begin(), env_.history.end(),
+                        [&](const ContainerHistory& c) { return c.name == s.plan->container.name; });
+  if (h == env_.history.end()) return;
+  s.result.restarts = h->restart_count;
+  s.last_terminated = h->last_terminated;
+  std::optional<TerminatedState> ended = h->terminated;
+  if (h->was_running) ended = LostContainerState();
+  if (!ended) return;  // it had not started: it starts as on a first run
+  if (s.init && !s.sidecar) {
+    // A new sandbox runs the init containers again; one that was running counts a restart.
+    if (h->was_running) {
+      ++s.result.restarts;
+      s.last_terminated = ended;
+    }
+    return;
+  }
+  if (RestartsAfter(s, ended->exit_code)) {
+    s.terminated = ended;  // the next start counts the restart and makes this the lastState
+    s.attempts = 1;
+    return;
+  }
+  s.terminated = ended;
+  s.result.exit_code = ended->exit_code;
+  s.result.reason = ended->reason;
+  s.result.message = ended->message;
+  s.state = SlotState::kDone;
+}
+
 
 // The init process of `s` exited (its pidfd turned readable, or it had been reaped before the
 // pod adopted it).
@@ -971,6 +1002,7 @@ PodRunResult PodRun::Run() {
     s.result.name = s.plan->container.name;
     s.result.init = s.init;
     s.result.sidecar = s.sidecar;
+    ApplyHistory(s);
   }
 
   // The kubelet's active deadline counts from when the node started the pod.
@@ -1061,6 +1093,16 @@ PodRunResult PodRun::Run() {
 }
 
 }  // namespace
+
+TerminatedState LostContainerState() {
+  TerminatedState t;
+  t.exit_code = 137;
+  t.reason = "ContainerStatusUnknown";
+  t.message =
+      "The container could not be located when the pod was deleted.  The container used to be "
+      "Running";
+  return t;
+}
 
 PodStop::PodStop() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 

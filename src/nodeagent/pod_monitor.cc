@@ -156,11 +156,16 @@ int RunPodMonitor(const PodMonitorOptions& options) {
       kubelet::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
                                options.uid),
       options.log_policy);
-  kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}};
+  kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};
   io.on_progress = [&publisher](const kubelet::PodProgress& p) { publisher.Progress(p); };
   // A node keeps its pods: a container waiting for its ConfigMap or Secret is tried again at
   // the kubelet's pace until it exists.
   io.config_retry = options.config_retry;
+  // A monitor that finds its pod's status from an earlier monitor (that one was killed, and its
+  // containers with it) goes on from there: restart counts, last states and log files continue.
+  if (auto before = ReadMonitorStatus(dir); before && !before->finished) {
+    io.history = kubelet::ContainerHistoryFromStatus(before->status);
+  }
   kubelet::PodOutcome outcome = node.RunPod(pod_object, io);
   switch (outcome.kind) {
     case kubelet::PodOutcome::Kind::kRejected:

@@ -439,6 +439,55 @@ TEST_F(ServePodsTest, KillNineAgainAndAgainWhilePodsComeAndGo) {
   EXPECT_EQ(ReadText("/proc/self/mountinfo").find(dir_.path().string()), std::string::npos);
 }
 
+// A pod's monitor killed with kill -9 takes its containers with it (it is their parent and
+// subreaper, as conmon is): the node agent starts a new monitor, which goes on as the kubelet
+// does when the runtime lost a running container: restartCount 1, lastState terminated with exit
+// code 137 and ContainerStatusUnknown, the new run's log in 1.log (`logs --previous` reads 0.log).
+TEST_F(ServePodsTest, AKilledMonitorIsALostContainerRestarted) {
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: web
+    image: busybox:latest
+    command: [sh, -c, 'echo started; trap "exit 0" TERM; while true; do sleep 0.1; done']
+)";
+  CommandResult created, ready, uid, restarted, last_state, logs, previous, deleted;
+  std::string first_monitor, second_monitor;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    uid = Kubectl({"get", "pod", "web", "-o", "jsonpath={.metadata.uid}"});
+    first_monitor = MonitorPid(uid.out);
+    const pid_t pid = static_cast<pid_t>(std::atoll(first_monitor.c_str()));
+    if (pid > 1) ::kill(pid, SIGKILL);
+    restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
+                         "pod/web", "--timeout=60s"});
+    Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    second_monitor = MonitorPid(uid.out);
+    last_state = Kubectl({"get", "pod", "web", "-o",
+                          "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode} "
+                          "{.status.containerStatuses[0].lastState.terminated.reason}"});
+    logs = Kubectl({"logs", "web"});
+    previous = Kubectl({"logs", "web", "--previous"});
+    deleted = Kubectl({"delete", "pod", "web", "--timeout=60s"});
+  });
+  EXPECT_EQ(created.out, "pod/web created\n") << created.err;
+  EXPECT_EQ(ready.out, "pod/web condition met\n") << ready.err;
+  EXPECT_EQ(restarted.out, "pod/web condition met\n") << restarted.err;
+  EXPECT_NE(second_monitor, first_monitor) << "no new monitor";
+  EXPECT_EQ(last_state.out, "137 ContainerStatusUnknown") << last_state.err;
+  EXPECT_EQ(logs.out, "started\n") << logs.err;
+  EXPECT_EQ(previous.out, "started\n") << previous.err;
+  EXPECT_EQ(deleted.out, "pod \"web\" deleted\n") << deleted.err;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "node/log/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+}
+
 // A pod PID limit given through the API: on a cgroup v2 node (the VM suite) it is the pod
 // cgroup's pids.max; on a v1 or hybrid node the node refuses the pod before creating anything,
 // and the API says why.

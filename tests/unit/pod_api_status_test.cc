@@ -128,3 +128,40 @@ TEST(PodApiStatusTest, InitContainersNotDone) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+// A published status reads back as the history a new worker goes on from.
+TEST(PodApiStatusTest, ContainerHistoryReadsBackWhatWasPublished) {
+  PodProgress p;
+  ContainerProgress init;
+  init.name = "setup";
+  init.init = true;
+  init.state = ContainerProgress::State::kTerminated;
+  init.terminated = TerminatedState{0, 0, "Completed", "", "2027-01-15T07:00:00Z",
+                                    "2027-01-15T07:00:01Z", "podlimits://a"};
+  ContainerProgress app;
+  app.name = "app";
+  app.state = ContainerProgress::State::kRunning;
+  app.started_at = "2027-01-15T07:00:02Z";
+  app.restart_count = 4;
+  app.last_terminated = TerminatedState{2, 0, "Error", "boom", "2027-01-15T07:00:01Z",
+                                        "2027-01-15T07:00:02Z", "podlimits://b"};
+  p.containers = {init, app};
+  auto history = ContainerHistoryFromStatus(PodApiStatus(p, {}, nullptr, "2027-01-15T07:00:03Z"));
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].name, "setup");
+  EXPECT_FALSE(history[0].was_running);
+  ASSERT_TRUE(history[0].terminated);
+  EXPECT_EQ(*history[0].terminated, *init.terminated);
+  EXPECT_EQ(history[1].name, "app");
+  EXPECT_TRUE(history[1].was_running);
+  EXPECT_EQ(history[1].restart_count, 4);
+  EXPECT_FALSE(history[1].terminated);
+  ASSERT_TRUE(history[1].last_terminated);
+  EXPECT_EQ(*history[1].last_terminated, *app.last_terminated);
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet

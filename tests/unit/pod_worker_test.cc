@@ -915,3 +915,139 @@ TEST(PodWorker, ConfigErrorFailsThePodWithoutRetries) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+// The restart index each container's output was opened with (its log file is <restart>.log).
+class RestartIndexOutput : public ContainerOutput {
+ public:
+  std::unique_ptr<OutputSink> Open(std::string_view container, int restart, OutputStream) override {
+    std::lock_guard lock(mu_);
+    opened_.push_back(std::string(container) + ":" + std::to_string(restart));
+    return std::make_unique<Discard>();
+  }
+  std::vector<std::string> opened() {
+    std::lock_guard lock(mu_);
+    return opened_;
+  }
+
+ private:
+  struct Discard : OutputSink {
+    void Feed(std::string_view) override {}
+    void Finish() override {}
+  };
+  std::mutex mu_;
+  std::vector<std::string> opened_;
+};
+
+int Count(const std::vector<std::string>& calls, const std::string& call) {
+  return static_cast<int>(std::count(calls.begin(), calls.end(), call));
+}
+
+// A worker that takes over from one that died with its containers (ContainerHistory): a container
+// that was running is lost (137, ContainerStatusUnknown), and under a policy that restarts it
+// counts one more restart and logs to the next file; under Never it stays terminated and the pod
+// fails; a container that had completed under OnFailure is not run again.
+TEST(PodWorker, HistoryOfAnEarlierWorkerCarriesOver) {
+  struct Case {
+    const char* name;
+    std::string spec;
+    std::vector<ContainerHistory> history;
+    std::string phase;
+    std::map<std::string, int> restarts;  // by container
+    std::map<std::string, int> creates;   // containers made by this worker
+    std::map<std::string, std::string> last_reason;
+  };
+  TerminatedState completed;
+  completed.exit_code = 0;
+  completed.reason = "Completed";
+  TerminatedState crashed;
+  crashed.exit_code = 1;
+  crashed.reason = "Error";
+  const Case cases[] = {
+      {"Always: the running container restarts, counted",
+       "  restartPolicy: Always\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", 2, true, std::nullopt, crashed}},
+       "",
+       {{"app", 3}},
+       {{"app", 1}},
+       {{"app", "ContainerStatusUnknown"}}},
+      {"Never: the running container is lost and the pod fails",
+       "  restartPolicy: Never\n  containers: [{name: app, image: busybox}]\n",
+       {{"app", 0, true, std::nullopt, std::nullopt}},
+       "Failed",
+       {{"app", 0}},
+       {{"app", 0}},
+       {}},
+      {"OnFailure: the completed container stays done, the running one restarts",
+       "  restartPolicy: OnFailure\n  containers: [{name: done, image: busybox}, {name: app, "
+       "image: busybox}]\n",
+       {{"done", 0, false, completed, std::nullopt}, {"app", 0, true, std::nullopt, std::nullopt}},
+       "Succeeded",
+       {{"done", 0}, {"app", 1}},
+       {{"done", 0}, {"app", 1}},
+       {{"app", "ContainerStatusUnknown"}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeNode node;
+    FakeRuntime runtime;
+    PodStop stop;
+    // Under Always the restarted container is stopped once it runs; elsewhere it completes.
+    const bool always = c.spec.find("Always") != std::string::npos;
+    runtime.Script("app", {{.exit_code = 0, .runs_for = always ? 60s : 5ms}});
+    runtime.Script("done", {{.exit_code = 0}});
+    if (always) runtime.on_create = [&](const std::string&, int) { stop.Request(); };
+    EventRecorder events;
+    RestartIndexOutput output;
+    PodPlan plan = node.Plan(c.spec);
+    PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+    env.history = c.history;
+    std::vector<ContainerProgress> first, running;  // the first report; running ones seen
+    env.on_progress = [&](const PodProgress& p) {
+      if (first.empty()) first = p.containers;
+      for (const auto& cp : p.containers) {
+        if (cp.state == ContainerProgress::State::kRunning) running.push_back(cp);
+      }
+    };
+    PodRunResult r = RunPod(plan, env);
+    if (!c.phase.empty()) {
+      EXPECT_EQ(r.phase, c.phase);
+    }
+    for (const auto& [name, restarts] : c.restarts) {
+      ASSERT_NE(Find(r, name), nullptr) << name;
+      EXPECT_EQ(Find(r, name)->restarts, restarts) << name;
+    }
+    for (const auto& [name, creates] : c.creates) {
+      EXPECT_EQ(Count(runtime.CallsFor(name), "create " + name), creates) << name;
+    }
+    if (c.creates.at("app") == 1) {
+      const auto opened = output.opened();
+      const std::string want = "app:" + std::to_string(c.restarts.at("app"));
+      EXPECT_NE(std::find(opened.begin(), opened.end(), want), opened.end())
+          << "the log goes on in the next file";
+    }
+    for (const auto& [name, reason] : c.last_reason) {
+      bool seen = false;
+      for (const auto& p : running) {
+        if (p.name != name || !p.last_terminated) continue;
+        seen = true;
+        EXPECT_EQ(p.last_terminated->reason, reason) << name;
+        EXPECT_EQ(p.last_terminated->exit_code, 137) << name;
+      }
+      EXPECT_TRUE(seen) << name << " never ran with a lastState";
+    }
+    if (c.phase == "Failed") {
+      ASSERT_FALSE(first.empty());
+      ASSERT_TRUE(first.back().terminated);
+      EXPECT_EQ(first.back().terminated->reason, "ContainerStatusUnknown");
+      EXPECT_EQ(first.back().terminated->message,
+                "The container could not be located when the pod was deleted.  The container "
+                "used to be Running");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
