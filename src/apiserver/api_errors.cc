@@ -52,6 +52,7 @@ api::Node ApiError::Status() const {
   if (!name.empty() || !kind.empty() || !causes.empty()) {
     api::Node details = api::Node::Object();
     if (!name.empty()) details.Set("name", api::Node::String(name));
+    if (!group.empty()) details.Set("group", api::Node::String(group));
     if (!kind.empty()) details.Set("kind", api::Node::String(kind));
     if (!causes.empty()) {
       api::Node list = api::Node::Array();
@@ -70,9 +71,13 @@ api::Node ApiError::Status() const {
   return status;
 }
 
-ApiError NotFound(std::string_view resource, std::string_view name) {
-  return Make(404, "NotFound", fmt::format("{} {} not found", resource, field::GoQuote(name)),
-              name, resource);
+ApiError NotFound(std::string_view resource, std::string_view name, std::string_view group) {
+  const std::string qualified =
+      group.empty() ? std::string(resource) : fmt::format("{}.{}", resource, group);
+  ApiError e = Make(404, "NotFound", fmt::format("{} {} not found", qualified, field::GoQuote(name)),
+                    name, resource);
+  e.group = std::string(group);
+  return e;
 }
 
 ApiError AlreadyExists(std::string_view resource, std::string_view name) {

@@ -25,6 +25,7 @@ struct ApiError {
   std::string message;
   // details; kind is the resource for NotFound/AlreadyExists/Conflict, the Kind for Invalid.
   std::string name;
+  std::string group;  // the resource's API group, "" for the core group
   std::string kind;
   std::vector<StatusCause> causes;
 
@@ -32,8 +33,9 @@ struct ApiError {
   api::Node Status() const;       // the Status object (a watch's ERROR event carries it)
 };
 
-// `pods "web" not found`
-ApiError NotFound(std::string_view resource, std::string_view name);
+// `pods "web" not found`; in another group the resource is qualified by it:
+// `leases.coordination.k8s.io "n1" not found`.
+ApiError NotFound(std::string_view resource, std::string_view name, std::string_view group = "");
 // `pods "web" already exists`
 ApiError AlreadyExists(std::string_view resource, std::string_view name);
 // `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your

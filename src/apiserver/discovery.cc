@@ -42,20 +42,22 @@ std::string AggregatedVersion(const HttpRequest& request) {
   return "";
 }
 
-Node ResponseKind(std::string_view kind) {
+Node ResponseKind(const ServedResource& r, std::string_view kind) {
   Node k = Node::Object();
-  k.Set("group", Node::String(""));
-  k.Set("version", Node::String("v1"));
+  k.Set("group", Node::String(std::string(r.group)));
+  k.Set("version", Node::String(std::string(r.version)));
   k.Set("kind", Node::String(std::string(kind)));
   return k;
 }
 
-Node AggregatedCoreGroup() {
+// One group's entry of aggregated discovery ("" is the core group, whose entry has no name).
+Node AggregatedGroup(std::string_view group_name) {
   Node resources = Node::Array();
   for (const ServedResource& r : ServedResources()) {
+    if (r.group != group_name) continue;
     Node d = Node::Object();
     d.Set("resource", Node::String(std::string(r.name)));
-    d.Set("responseKind", ResponseKind(r.kind));
+    d.Set("responseKind", ResponseKind(r, r.kind));
     d.Set("scope", Node::String(r.namespaced ? "Namespaced" : "Cluster"));
     d.Set("singularResource", Node::String(std::string(r.singular)));
     d.Set("verbs", Strings(r.verbs));
@@ -66,7 +68,7 @@ Node AggregatedCoreGroup() {
       for (const ServedSubresource& s : r.subresources) {
         Node sub = Node::Object();
         sub.Set("subresource", Node::String(std::string(s.name)));
-        sub.Set("responseKind", ResponseKind(s.kind));
+        sub.Set("responseKind", ResponseKind(r, s.kind));
         sub.Set("verbs", Strings(s.verbs));
         subs.items.push_back(std::move(sub));
       }
@@ -80,6 +82,7 @@ Node AggregatedCoreGroup() {
   version.Set("freshness", Node::String("Current"));
   Node group = Node::Object();
   Node metadata = Node::Object();
+  if (!group_name.empty()) metadata.Set("name", Node::String(std::string(group_name)));
   metadata.Set("creationTimestamp", Node::Null());
   group.Set("metadata", std::move(metadata));
   Node versions = Node::Array();
@@ -94,7 +97,11 @@ HttpResponse AggregatedList(const std::string& version, bool core) {
   list.Set("apiVersion", Node::String("apidiscovery.k8s.io/" + version));
   list.Set("metadata", Node::Object());
   Node items = Node::Array();
-  if (core) items.items.push_back(AggregatedCoreGroup());
+  if (core) {
+    items.items.push_back(AggregatedGroup(""));
+  } else {
+    for (std::string_view g : ServedGroups()) items.items.push_back(AggregatedGroup(g));
+  }
   list.Set("items", std::move(items));
   return Json(list, "application/json;g=apidiscovery.k8s.io;v=" + version +
                         ";as=APIGroupDiscoveryList");
@@ -117,7 +124,21 @@ HttpResponse LegacyApiVersions(const HttpRequest& request) {
   return Json(root);
 }
 
-HttpResponse LegacyResourceList() {
+// A group of /apis as legacy discovery describes it (APIGroup), with its one version.
+Node LegacyGroup(std::string_view name) {
+  Node version = Node::Object();
+  version.Set("groupVersion", Node::String(std::string(name) + "/v1"));
+  version.Set("version", Node::String("v1"));
+  Node group = Node::Object();
+  group.Set("name", Node::String(std::string(name)));
+  Node versions = Node::Array();
+  versions.items.push_back(version);
+  group.Set("versions", std::move(versions));
+  group.Set("preferredVersion", std::move(version));
+  return group;
+}
+
+HttpResponse LegacyResourceList(std::string_view group_name) {
   Node resources = Node::Array();
   auto entry = [](std::string name, std::string_view singular, bool namespaced,
                   std::string_view kind, const std::vector<std::string_view>& verbs) {
@@ -130,6 +151,7 @@ HttpResponse LegacyResourceList() {
     return r;
   };
   for (const ServedResource& r : ServedResources()) {
+    if (r.group != group_name) continue;
     Node main = entry(std::string(r.name), r.singular, r.namespaced, r.kind, r.verbs);
     if (!r.short_names.empty()) main.Set("shortNames", Strings(r.short_names));
     if (!r.categories.empty()) main.Set("categories", Strings(r.categories));
@@ -141,7 +163,9 @@ HttpResponse LegacyResourceList() {
   }
   Node list = Node::Object();
   list.Set("kind", Node::String("APIResourceList"));
-  list.Set("groupVersion", Node::String("v1"));
+  if (!group_name.empty()) list.Set("apiVersion", Node::String("v1"));
+  list.Set("groupVersion",
+           Node::String(group_name.empty() ? "v1" : std::string(group_name) + "/v1"));
   list.Set("resources", std::move(resources));
   return Json(list);
 }
@@ -160,10 +184,24 @@ std::optional<HttpResponse> Discovery(const HttpRequest& request) {
     Node list = Node::Object();
     list.Set("kind", Node::String("APIGroupList"));
     list.Set("apiVersion", Node::String("v1"));
-    list.Set("groups", Node::Array());
+    Node groups = Node::Array();
+    for (std::string_view g : ServedGroups()) groups.items.push_back(LegacyGroup(g));
+    list.Set("groups", std::move(groups));
     return Json(list);
   }
-  if (request.path == "/api/v1" || request.path == "/api/v1/") return LegacyResourceList();
+  if (request.path == "/api/v1" || request.path == "/api/v1/") return LegacyResourceList("");
+  for (std::string_view g : ServedGroups()) {
+    const std::string base = "/apis/" + std::string(g);
+    if (request.path == base || request.path == base + "/") {
+      Node group = LegacyGroup(g);
+      group.Set("kind", Node::String("APIGroup"));
+      group.Set("apiVersion", Node::String("v1"));
+      return Json(group);
+    }
+    if (request.path == base + "/v1" || request.path == base + "/v1/") {
+      return LegacyResourceList(g);
+    }
+  }
   return std::nullopt;
 }
 

@@ -26,10 +26,16 @@ bool WatchAsked(const HttpRequest& request) {
 
 std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
   std::vector<std::string> parts = Segments(request.path);
-  if (parts.size() < 3 || parts[0] != "api" || parts[1] != "v1") return std::nullopt;
-  parts.erase(parts.begin(), parts.begin() + 2);
-
   RequestInfo info;
+  if (parts.size() >= 3 && parts[0] == "api" && parts[1] == "v1") {
+    parts.erase(parts.begin(), parts.begin() + 2);
+  } else if (parts.size() >= 4 && parts[0] == "apis") {
+    info.group = parts[1];
+    info.version = parts[2];
+    parts.erase(parts.begin(), parts.begin() + 3);
+  } else {
+    return std::nullopt;
+  }
   // namespaces/{ns}/...: the namespace is {ns}; what follows is a resource of it unless it is
   // one of the namespace's own subresources (status, finalize), as upstream decides.
   if (parts[0] == "namespaces" && parts.size() >= 2) {

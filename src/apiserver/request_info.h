@@ -8,6 +8,8 @@
 //   /api/v1/namespaces/{name}[/status|/finalize]                     the namespace itself
 //                                                                    (namespace_ is its name)
 //
+// and the same below /apis/{group}/{version}/ for the other groups.
+//
 // A GET of a collection is a list, or a watch with ?watch=true (or 1); a GET of one object with
 // ?watch is a watch of that name (fieldSelector metadata.name), as upstream.
 #pragma once
@@ -25,10 +27,12 @@ struct RequestInfo {
   std::string subresource;  // "status", "log", "eviction", or ""
   std::string namespace_;   // "" for cluster-scoped resources and all-namespace lists
   std::string name;         // "" for collections
+  std::string group = "";   // "" for the core group
+  std::string version = "v1";
 };
 
-// nullopt for a path that is not a resource path of /api/v1 (discovery, /version, ... or a
-// malformed one).
+// nullopt for a path that is not a resource path of /api/v1 or /apis/{group}/{version}
+// (discovery, /version, ... or a malformed one).
 std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request);
 
 }  // namespace podlimits::apiserver

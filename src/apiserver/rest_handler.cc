@@ -40,6 +40,7 @@ bool Implemented(std::string_view resource, std::string_view verb) {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
   }
   if (resource == "nodes") return verb == "get" || verb == "list";  // the node registers itself
+  if (resource == "leases") return verb == "get" || verb == "list";  // and renews its Lease
   if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
       resource == "pods" || resource == "events") {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
@@ -108,7 +109,7 @@ StoreResult<void> RestHandler::EnsureSystemNamespaces() {
 std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   auto info = ParseRequestInfo(request);
   if (!info) return std::nullopt;
-  const ServedResource* resource = FindServedResource(info->resource);
+  const ServedResource* resource = FindServedResource(info->group, info->resource);
   if (resource == nullptr) return PathNotFound().Response();
   if (info->resource == "pods" && info->subresource == "log" && info->verb == "get" &&
       logs_ != nullptr && !info->namespace_.empty()) {
@@ -123,8 +124,10 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
     std::string what = info->resource + (info->subresource.empty() ? "" : "/" + info->subresource);
     return MethodNotSupported(what, info->verb).Response();
   }
-  // A namespaced resource named through a namespace only; /api/v1/configmaps lists them all.
-  if (resource->namespaced && info->namespace_.empty() && info->verb != "list") {
+  // A namespaced resource named through a namespace only; /api/v1/configmaps lists (and
+  // watches) them all.
+  if (resource->namespaced && info->namespace_.empty() && info->verb != "list" &&
+      info->verb != "watch") {
     return PathNotFound().Response();
   }
   if (info->verb == "create") return Create(request, *info);
@@ -137,7 +140,7 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
 
 std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
     const HttpRequest& request, const RequestInfo& info, std::string_view body) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   api::DecodeOptions decode;
   decode.field_validation = ValidationMode(request);
   decode.kinds = {std::string(resource.kind)};
@@ -247,7 +250,7 @@ std::variant<HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKe
 }
 
 HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
   std::string body = request.body;
@@ -286,11 +289,11 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
 }
 
 HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto got = store_.Get({info.resource, resource.namespaced ? info.namespace_ : "", info.name});
   if (!got) {
     if (got.error().kind == StoreError::Kind::kNotFound) {
-      return NotFound(info.resource, info.name).Response();
+      return NotFound(info.resource, info.name, info.group).Response();
     }
     return InternalResponse(got.error());
   }
@@ -306,7 +309,7 @@ HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& inf
 }
 
 HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto query = [&](const char* key) {
     auto it = request.query.find(key);
     return it == request.query.end() ? std::string() : it->second;
@@ -338,8 +341,8 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
   }
   // The stored bytes go out as they are.
   std::string body = fmt::format(
-      R"({{"kind":"{}List","apiVersion":"v1","metadata":{{"resourceVersion":"{}"}},"items":[)",
-      resource.kind, rv);
+      R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}"}},"items":[)",
+      resource.kind, resource.GroupVersion(), rv);
   for (std::size_t i = 0; i < listed->items.size(); ++i) {
     if (i > 0) body += ',';
     body += listed->items[i].data;
@@ -349,7 +352,7 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
 }
 
 HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto query = [&](const char* key) {
     auto it = request.query.find(key);
     return it == request.query.end() ? std::string() : it->second;
@@ -394,7 +397,7 @@ HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& i
 }
 
 HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   std::optional<std::string> grace_query;
   if (auto it = request.query.find("gracePeriodSeconds"); it != request.query.end()) {
@@ -462,7 +465,7 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
         if (!updated) {
           if (updated.error().kind == StoreError::Kind::kConflict) continue;
           if (updated.error().kind == StoreError::Kind::kNotFound) {
-            return NotFound(info.resource, info.name).Response();
+            return NotFound(info.resource, info.name, info.group).Response();
           }
           return InternalResponse(updated.error());
         }
@@ -476,7 +479,7 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
     if (!deleted) {
       if (deleted.error().kind == StoreError::Kind::kConflict) continue;
       if (deleted.error().kind == StoreError::Kind::kNotFound) {
-        return NotFound(info.resource, info.name).Response();
+        return NotFound(info.resource, info.name, info.group).Response();
       }
       return InternalResponse(deleted.error());
     }

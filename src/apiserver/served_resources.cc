@@ -1,5 +1,7 @@
 #include "apiserver/served_resources.h"
 
+#include <algorithm>
+
 namespace podlimits::apiserver {
 
 std::span<const ServedResource> ServedResources() {
@@ -37,13 +39,34 @@ std::span<const ServedResource> ServedResources() {
         {"log", "Pod", {"get"}},
         {"status", "Pod", kStatusVerbs}}},
       {"secrets", "secret", "Secret", true, kObjectVerbs, {}, {}, {}},
+      // The node's heartbeat (kube-node-lease/<node>), kept by the node agent.
+      {"leases",
+       "lease",
+       "Lease",
+       true,
+       {"get", "list", "watch"},
+       {},
+       {},
+       {},
+       "coordination.k8s.io",
+       "v1"},
   };
   return kResources;
 }
 
-const ServedResource* FindServedResource(std::string_view name) {
+std::vector<std::string_view> ServedGroups() {
+  std::vector<std::string_view> groups;
   for (const ServedResource& r : ServedResources()) {
-    if (r.name == name) return &r;
+    if (!r.group.empty() && std::find(groups.begin(), groups.end(), r.group) == groups.end()) {
+      groups.push_back(r.group);
+    }
+  }
+  return groups;
+}
+
+const ServedResource* FindServedResource(std::string_view group, std::string_view name) {
+  for (const ServedResource& r : ServedResources()) {
+    if (r.group == group && r.name == name) return &r;
   }
   return nullptr;
 }

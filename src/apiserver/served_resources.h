@@ -1,7 +1,8 @@
-// The resources `podlimits serve` serves, all in the core group (v1), with what discovery says
-// about each: the names, kind, scope, verbs, short names and subresources kube-apiserver
-// publishes for them (the verbs podlimits implements; deletecollection, proxy, exec and the
-// like are not offered until they are).
+// The resources `podlimits serve` serves, with what discovery says about each: the group and
+// version, names, kind, scope, verbs, short names and subresources kube-apiserver publishes for
+// them (the verbs podlimits implements; deletecollection, proxy, exec and the like are not
+// offered until they are). The core group (v1) has all but the node's Lease
+// (coordination.k8s.io/v1), which the node keeps and clients read.
 #pragma once
 
 #include <span>
@@ -26,12 +27,23 @@ struct ServedResource {
   std::vector<std::string_view> short_names;
   std::vector<std::string_view> categories;
   std::vector<ServedSubresource> subresources;
+  std::string_view group = "";      // "" for the core group
+  std::string_view version = "v1";
+
+  // "v1", or "coordination.k8s.io/v1": the objects' apiVersion.
+  std::string GroupVersion() const {
+    return group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version);
+  }
 };
 
-// In the order discovery lists them (sorted by name, as kube-apiserver's).
+// In the order discovery lists them (by group, core first, then sorted by name, as
+// kube-apiserver's).
 std::span<const ServedResource> ServedResources();
 
-// The resource by its plural name, or nullptr.
-const ServedResource* FindServedResource(std::string_view name);
+// The groups besides the core one, in discovery's order.
+std::vector<std::string_view> ServedGroups();
+
+// The resource of `group` by its plural name, or nullptr.
+const ServedResource* FindServedResource(std::string_view group, std::string_view name);
 
 }  // namespace podlimits::apiserver

@@ -33,6 +33,10 @@ constexpr std::string_view kConfigMapDataDoc =
     "'-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The "
     "keys stored in Data must not overlap with the keys in the BinaryData field, this is "
     "enforced during validation process.";
+constexpr std::string_view kLeaseHolderDoc =
+    "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader "
+    "Election is used, the holder identity must be equal to the elected "
+    "LeaseCandidate.metadata.name field.";
 constexpr std::string_view kSecretTypeDoc =
     "Used to facilitate programmatic handling of secret data. More info: "
     "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types";
@@ -391,6 +395,13 @@ Printer PrinterFor(std::string_view resource) {
             [=](const Node& o, auto now) {
               return std::vector<Node>{obj_name(o), Node::String(Str(o.Find("type"))),
                                        Node::Int(Count(o.Find("data"))), obj_age(o, now)};
+            }};
+  }
+  if (resource == "leases") {  // printLease
+    return {{name, {"Holder", "string", "", kLeaseHolderDoc}, age}, [=](const Node& o, auto now) {
+              return std::vector<Node>{obj_name(o),
+                                       Node::String(Str(o.FindPath({"spec", "holderIdentity"}))),
+                                       obj_age(o, now)};
             }};
   }
   if (resource == "pods") return PodPrinter(name, age);

@@ -57,7 +57,7 @@ ApiError InvalidField(std::string_view kind, std::string_view name, field::Error
 }  // namespace
 
 HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.resource);
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;

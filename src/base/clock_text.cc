@@ -21,4 +21,11 @@ std::string Rfc3339NanoNow() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%S}{}{}Z", secs, fraction.empty() ? "" : ".", fraction);
 }
 
+std::string Rfc3339MicroNow() {
+  const auto now = std::chrono::system_clock::now();
+  const auto secs = std::chrono::floor<std::chrono::seconds>(now);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - secs).count();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:06}Z", secs, micros);
+}
+
 }  // namespace podlimits

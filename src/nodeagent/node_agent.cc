@@ -97,6 +97,7 @@ Result<void> NodeAgent::Start() {
   if (!socket) return std::unexpected(socket.error());
   notify_ = std::move(*socket);
   SyncNode();
+  RenewLease();
   // Adoption: every stored pod, before any change comes in.
   auto listed = store_.List("pods", "", true);
   if (!listed) return std::unexpected(listed.error().error);
@@ -207,10 +208,15 @@ void NodeAgent::WatchPods() {
 void NodeAgent::ListenToMonitors() {
   auto next_resync = std::chrono::steady_clock::now();
   auto next_node_status = std::chrono::steady_clock::now() + options_.node_status_period;
+  auto next_lease = std::chrono::steady_clock::now() + options_.lease_renew_period;
   while (!stopping_) {
     if (std::chrono::steady_clock::now() >= next_node_status) {
       next_node_status = std::chrono::steady_clock::now() + options_.node_status_period;
       SyncNode();
+    }
+    if (std::chrono::steady_clock::now() >= next_lease) {
+      next_lease = std::chrono::steady_clock::now() + options_.lease_renew_period;
+      RenewLease();
     }
     pollfd p{notify_.get(), POLLIN, 0};
     (void)poll(&p, 1, 200);
@@ -281,6 +287,61 @@ void NodeAgent::SyncNode() {
     });
     if (updated || updated.error().kind != StoreError::Kind::kConflict) {
       if (!updated) Log("update node status: " + updated.error().error.Message());
+      return;
+    }
+  }
+}
+
+// The kubelet's node lease controller: kube-node-lease/<node>, owned by the Node, held by the
+// node, renewed with the time of each renewal (a MicroTime).
+void NodeAgent::RenewLease() {
+  if (!options_.node_status) return;  // no Node object, no Lease
+  const ObjectKey key{"leases", "kube-node-lease", options_.node_name};
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string now = Rfc3339MicroNow();
+    auto got = store_.Get(key);
+    if (!got && got.error().kind != StoreError::Kind::kNotFound) {
+      Log("renew node lease: " + got.error().error.Message());
+      return;
+    }
+    std::optional<Node> lease;
+    if (got) lease = apiserver::ParseStoredObject(got->data);
+    if (!lease) {
+      auto node = store_.Get({"nodes", "", options_.node_name});
+      if (!node) return;  // registered first; the next renewal makes the Lease
+      auto node_tree = apiserver::ParseStoredObject(node->data);
+      if (!node_tree) return;
+      lease = Node::Object();
+      lease->Set("kind", Node::String("Lease"));
+      lease->Set("apiVersion", Node::String("coordination.k8s.io/v1"));
+      Node meta = Node::Object();
+      meta.Set("name", Node::String(options_.node_name));
+      meta.Set("namespace", Node::String("kube-node-lease"));
+      meta.Set("uid", Node::String(kubelet::NewUuid()));
+      meta.Set("creationTimestamp", Node::String(Rfc3339Now()));
+      Node owner = Node::Object();
+      owner.Set("apiVersion", Node::String("v1"));
+      owner.Set("kind", Node::String("Node"));
+      owner.Set("name", Node::String(options_.node_name));
+      owner.Set("uid", Node::String(Str(*node_tree, {"metadata", "uid"})));
+      Node owners = Node::Array();
+      owners.items.push_back(std::move(owner));
+      meta.Set("ownerReferences", std::move(owners));
+      lease->Set("metadata", std::move(meta));
+    }
+    Node spec = Node::Object();
+    spec.Set("holderIdentity", Node::String(options_.node_name));
+    spec.Set("leaseDurationSeconds", Node::Int(options_.lease_duration_seconds));
+    spec.Set("renewTime", Node::String(now));
+    lease->Set("spec", std::move(spec));
+    auto render = [&](std::int64_t rv) {
+      return apiserver::RenderStoredObject(*lease, "Lease", rv);
+    };
+    auto written = got ? store_.Update(key, got->revision, render) : store_.Create(key, render);
+    if (written) return;
+    const auto kind = written.error().kind;
+    if (kind != StoreError::Kind::kConflict && kind != StoreError::Kind::kAlreadyExists) {
+      Log("renew node lease: " + written.error().error.Message());
       return;
     }
   }

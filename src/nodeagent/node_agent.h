@@ -57,6 +57,11 @@ struct NodeAgentOptions {
   // nodeStatusReportFrequency is 5 minutes; the heartbeat a Lease would carry rides along).
   std::function<api::Node(const api::Node* previous)> node_status;
   std::chrono::milliseconds node_status_period{60000};
+  // The node's Lease (kube-node-lease/<node>), the kubelet's heartbeat: renewed every
+  // lease_renew_period, valid for lease_duration_seconds (nodeLeaseDurationSeconds, 40; the
+  // kubelet renews at a quarter of it).
+  std::chrono::milliseconds lease_renew_period{10000};
+  int lease_duration_seconds = 40;
   // Static pods (static_pods.h): the node config's staticPodPath ("" for none), looked at on
   // every resync; their mirror pods are created through `api`, as the kubelet's are.
   std::filesystem::path static_pod_path;
@@ -113,6 +118,7 @@ class NodeAgent : public apiserver::PodLogSource {
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
   void SyncNode();
+  void RenewLease();
   void SyncStaticPods();
   void EnsureMirror(const StaticPod& pod);
   void Sweep();

@@ -38,8 +38,18 @@ TEST(ApiHandler, LegacyDiscovery) {
   EXPECT_EQ(api.body,
             "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[{"
             "\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
+  // The node's Lease is the one resource outside the core group.
   EXPECT_EQ(HandleApiRequest(Get("/apis")).body,
-            "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[]}");
+            "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[{\"name\":"
+            "\"coordination.k8s.io\",\"versions\":[{\"groupVersion\":\"coordination.k8s.io/v1\","
+            "\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
+            "\"coordination.k8s.io/v1\",\"version\":\"v1\"}}]}");
+  EXPECT_EQ(HandleApiRequest(Get("/apis/coordination.k8s.io/v1")).body,
+            "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":"
+            "\"coordination.k8s.io/v1\",\"resources\":[{\"name\":\"leases\",\"singularName\":"
+            "\"lease\",\"namespaced\":true,\"kind\":\"Lease\",\"verbs\":[\"get\",\"list\","
+            "\"watch\"]}]}");
+  EXPECT_EQ(HandleApiRequest(Get("/apis/coordination.k8s.io")).status, 200);
   auto v1 = HandleApiRequest(Get("/api/v1"));
   EXPECT_NE(v1.body.find("{\"name\":\"pods\",\"singularName\":\"pod\",\"namespaced\":true,"
                          "\"kind\":\"Pod\",\"verbs\":[\"create\",\"delete\",\"get\",\"list\","
@@ -75,7 +85,12 @@ TEST(ApiHandler, AggregatedDiscovery) {
       Get("/apis", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"));
   EXPECT_EQ(beta.body,
             "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":\"apidiscovery.k8s.io/v2beta1\","
-            "\"metadata\":{},\"items\":[]}");
+            "\"metadata\":{},\"items\":[{\"metadata\":{\"name\":\"coordination.k8s.io\","
+            "\"creationTimestamp\":null},\"versions\":[{\"version\":\"v1\",\"resources\":[{"
+            "\"resource\":\"leases\",\"responseKind\":{\"group\":\"coordination.k8s.io\","
+            "\"version\":\"v1\",\"kind\":\"Lease\"},\"scope\":\"Namespaced\","
+            "\"singularResource\":\"lease\",\"verbs\":[\"get\",\"list\",\"watch\"]}],"
+            "\"freshness\":\"Current\"}]}]}");
 }
 
 // What kubectl's --validate=strict reads to hand validation to the server: the kind's PATCH

@@ -17,7 +17,8 @@ HttpRequest Req(std::string method, std::string path, std::map<std::string, std:
 std::string Describe(const std::optional<RequestInfo>& i) {
   if (!i) return "none";
   return i->verb + " " + i->resource + (i->subresource.empty() ? "" : "/" + i->subresource) +
-         " ns=" + i->namespace_ + " name=" + i->name;
+         (i->group.empty() ? "" : "." + i->group + "/" + i->version) + " ns=" + i->namespace_ +
+         " name=" + i->name;
 }
 
 TEST(RequestInfo, PathsAndVerbs) {
@@ -46,7 +47,12 @@ TEST(RequestInfo, PathsAndVerbs) {
       {Req("PUT", "/api/v1/namespaces/team/status"), "update namespaces/status ns=team name=team"},
       {Req("GET", "/api/v1/nodes/node-a"), "get nodes ns= name=node-a"},
       {Req("GET", "/api/v1"), "none"},
-      {Req("GET", "/apis/apps/v1/deployments"), "none"},
+      {Req("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1"),
+       "get leases.coordination.k8s.io/v1 ns=kube-node-lease name=n1"},
+      {Req("GET", "/apis/coordination.k8s.io/v1/leases", {{"watch", "true"}}),
+       "watch leases.coordination.k8s.io/v1 ns= name="},
+      {Req("GET", "/apis/coordination.k8s.io/v1"), "none"},
+      {Req("GET", "/apis/coordination.k8s.io"), "none"},
       {Req("GET", "/api/v1/namespaces/default/pods/web/log/extra"), "none"},
   };
   for (const auto& c : cases) {
