@@ -142,6 +142,21 @@ def pod(name, node=None):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
 
 
+def create_until_running(api, c, ready_at, name):
+    """POSTs the pod and waits for the watch (watch_running) to see it Running and ready: the
+    latency in ms, from just before the POST."""
+    started = time.monotonic()
+    status, body = api.call(c, "POST", "/api/v1/namespaces/default/pods", pod(name))
+    if status != 201:
+        sys.exit(f"create {name}: {status} {body[:200]}")
+    deadline = time.monotonic() + 60
+    while name not in ready_at and time.monotonic() < deadline:
+        time.sleep(0.001)
+    if name not in ready_at:
+        sys.exit(f"{name} not Running within 60 s")
+    return (ready_at[name] - started) * 1000
+
+
 def watch_running(api, ready_at, stop):
     """Records when each pod is first Running with its container ready."""
     c = api.conn(timeout=600)
@@ -289,16 +304,7 @@ def podman_side_by_side(api, c, ready_at, work, n, agents):
         return r
 
     def podlimits_pod(name):
-        started = time.monotonic()
-        status, body = api.call(c, "POST", "/api/v1/namespaces/default/pods", pod(name))
-        if status != 201:
-            sys.exit(f"create {name}: {status} {body[:200]}")
-        deadline = time.monotonic() + 60
-        while name not in ready_at and time.monotonic() < deadline:
-            time.sleep(0.001)
-        if name not in ready_at:
-            sys.exit(f"{name} not Running within 60 s")
-        return (ready_at[name] - started) * 1000
+        return create_until_running(api, c, ready_at, name)
 
     def podman_pod(name):
         path = os.path.join(pmdir, "pods", name + ".json")
@@ -408,18 +414,8 @@ def main():
         watcher = threading.Thread(target=watch_running, args=(api, ready_at, stop), daemon=True)
         watcher.start()
         time.sleep(0.3)
-        started = {}
-        for i in range(args.pods):
-            name = f"bench-{i}"
-            started[name] = time.monotonic()
-            status, body = api.call(c, "POST", "/api/v1/namespaces/default/pods", pod(name))
-            if status != 201:
-                sys.exit(f"create {name}: {status} {body[:200]}")
-            # One pod at a time: wait for it before the next.
-            deadline = time.monotonic() + 60
-            while name not in ready_at and time.monotonic() < deadline:
-                time.sleep(0.001)
-        latencies = [(ready_at[n] - started[n]) * 1000 for n in started if n in ready_at]
+        # One pod at a time: each waited for before the next.
+        latencies = [create_until_running(api, c, ready_at, f"bench-{i}") for i in range(args.pods)]
         daemon_rss = rss_kb(serve.pid)
         monitors = []  # the live monitors' pids, from their locks (monitor_files.h)
         for uid in os.listdir(os.path.join(data, "pods")):
@@ -498,8 +494,8 @@ def main():
         # Clean up: every pod goes (the stored ones with grace 0: no node runs them).
         for i in range(args.objects):
             api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/stored-{i}", {"gracePeriodSeconds": 0})
-        for n in started:
-            api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/{n}")
+        for i in range(args.pods):
+            api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/bench-{i}")
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             status, body = api.call(c, "GET", "/api/v1/namespaces/default/pods")

@@ -339,13 +339,13 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
     }
     return JsonResponse(200, api::EncodeJson(BuildTable(info.resource, objects, rv, clock_()), 0));
   }
-  // The stored bytes go out as they are.
+  // The stored bytes go out as they are, less each item's kind and apiVersion.
   std::string body = fmt::format(
       R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}"}},"items":[)",
       resource.kind, resource.GroupVersion(), rv);
   for (std::size_t i = 0; i < listed->items.size(); ++i) {
     if (i > 0) body += ',';
-    body += listed->items[i].data;
+    body += ListItem(listed->items[i].data);
   }
   body += "]}";
   return JsonResponse(200, std::move(body));

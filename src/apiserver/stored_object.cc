@@ -11,6 +11,34 @@ std::optional<api::Node> ParseStoredObject(std::string_view data) {
   return std::move((*nodes)[0]);
 }
 
+namespace {
+
+// Past `"key":"value",` at `pos` (a value without escapes), or npos.
+std::size_t SkipStringMember(std::string_view text, std::size_t pos, std::string_view key) {
+  const std::string head = "\"" + std::string(key) + "\":\"";
+  if (text.substr(pos, head.size()) != head) return std::string_view::npos;
+  const std::size_t end = text.find('"', pos + head.size());
+  if (end == std::string_view::npos) return std::string_view::npos;
+  if (text.substr(pos + head.size(), end - pos - head.size()).find('\\') != std::string_view::npos) {
+    return std::string_view::npos;
+  }
+  if (end + 1 >= text.size() || text[end + 1] != ',') return std::string_view::npos;
+  return end + 2;
+}
+
+}  // namespace
+
+std::string ListItem(std::string_view stored) {
+  if (stored.empty() || stored[0] != '{') return std::string(stored);
+  const std::size_t after_kind = SkipStringMember(stored, 1, "kind");
+  if (after_kind == std::string_view::npos) return std::string(stored);
+  const std::size_t after_version = SkipStringMember(stored, after_kind, "apiVersion");
+  if (after_version == std::string_view::npos) return std::string(stored);
+  std::string out = "{";
+  out.append(stored.substr(after_version));
+  return out;
+}
+
 std::string RenderStoredObject(api::Node& object, std::string_view kind, std::int64_t revision) {
   object.Ensure("metadata").Set("resourceVersion", api::Node::String(std::to_string(revision)));
   api::CanonicalizeOrder(object, kind);

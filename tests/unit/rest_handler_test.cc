@@ -68,9 +68,10 @@ TEST_F(RestHandlerTest, CreateGetListDelete) {
   EXPECT_EQ(table.status, 200);
   EXPECT_THAT(table.body, HasSubstr(R"("rows":[{"cells":["app",1,"0s"])"));
 
+  // A typed list: kind and apiVersion once, not in every item.
   auto list = Call("GET", "/api/v1/configmaps");
   EXPECT_THAT(list.body, StartsWith(R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{)"
-                                    R"("resourceVersion":"5"},"items":[{"kind":"ConfigMap")"));
+                                    R"("resourceVersion":"5"},"items":[{"metadata":{"name":"app")"));
 
   auto deleted = Call("DELETE", "/api/v1/namespaces/default/configmaps/app");
   EXPECT_EQ(deleted.status, 200);
