@@ -18,7 +18,6 @@
 
 #include "api/node.h"
 #include "kubelet/pod_progress.h"
-#include "kubelet/pod_runner.h"
 
 namespace podlimits::kubelet {
 
@@ -35,7 +34,7 @@ api::Node PodApiStatus(const PodProgress& progress, const PodStatusContext& cont
                        const api::Node* previous, std::string_view now);
 
 // The containers of a published PodStatus, read back: what a new worker of the same pod goes on
-// from (ContainerHistory, pod_runner.h). Init and app containers alike, by name.
+// from (ContainerHistory, pod_progress.h). Init and app containers alike, by name.
 std::vector<ContainerHistory> ContainerHistoryFromStatus(const api::Node& status);
 
 // getPhase's answer while the pod runs (final_phase unset).

@@ -57,4 +57,19 @@ struct PodProgress {
   bool operator==(const PodProgress&) const = default;
 };
 
+// What a container did under an earlier worker of this same pod that died with everything it
+// ran (a pod monitor killed: the containers' parent and subreaper, conmon's role), as that worker
+// last published it. The new worker goes on from there as the kubelet does when the runtime lost
+// a container (convertToAPIContainerStatuses): one that was running is gone, exit code 137,
+// reason ContainerStatusUnknown, and counts a restart if the policy restarts it; one that had
+// ended keeps its end, and runs again only if the policy says so. The restart count and the last
+// termination carry over, so logs go on in the next <restart>.log.
+struct ContainerHistory {
+  std::string name;
+  int restart_count = 0;
+  bool was_running = false;
+  std::optional<TerminatedState> terminated;       // its state, if it had ended
+  std::optional<TerminatedState> last_terminated;  // lastState
+};
+
 }  // namespace podlimits::kubelet

@@ -85,21 +85,6 @@ struct RestartBackOff {
   std::chrono::milliseconds reset_after{600000};
 };
 
-// What a container did under an earlier worker of this same pod that died with everything it
-// ran (a pod monitor killed: the containers' parent and subreaper, conmon's role), as that worker
-// last published it. The new worker goes on from there as the kubelet does when the runtime lost
-// a container (convertToAPIContainerStatuses): one that was running is gone, exit code 137,
-// reason ContainerStatusUnknown, and counts a restart if the policy restarts it; one that had
-// ended keeps its end, and runs again only if the policy says so. The restart count and the last
-// termination carry over, so logs go on in the next <restart>.log.
-struct ContainerHistory {
-  std::string name;
-  int restart_count = 0;
-  bool was_running = false;
-  std::optional<TerminatedState> terminated;       // its state, if it had ended
-  std::optional<TerminatedState> last_terminated;  // lastState
-};
-
 // The end the kubelet gives a running container the runtime no longer has.
 TerminatedState LostContainerState();
 
@@ -129,7 +114,8 @@ struct PodRunEnvironment {
   // the container waits, and is tried again after this period plus up to half of it (the pod
   // worker's backOffPeriod, 10 s, with its jitter), as the kubelet's next sync of the pod does.
   std::optional<std::chrono::milliseconds> config_retry;
-  // The containers' history under an earlier worker of this pod (empty: the pod's first run).
+  // The containers' history under an earlier worker of this pod (pod_progress.h; empty: the
+  // pod's first run).
   std::vector<ContainerHistory> history;
 };
 

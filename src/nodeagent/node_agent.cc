@@ -305,7 +305,13 @@ void NodeAgent::RenewLease() {
       return;
     }
     std::optional<Node> lease;
-    if (got) lease = apiserver::ParseStoredObject(got->data);
+    if (got) {
+      lease = apiserver::ParseStoredObject(got->data);
+      if (!lease) {
+        Log("renew node lease: the stored Lease does not parse");
+        return;
+      }
+    }
     if (!lease) {
       auto node = store_.Get({"nodes", "", options_.node_name});
       if (!node) return;  // registered first; the next renewal makes the Lease
