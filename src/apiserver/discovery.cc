@@ -42,6 +42,14 @@ std::string AggregatedVersion(const HttpRequest& request) {
   return "";
 }
 
+// The one version a served group has (its resources').
+std::string_view GroupVersion(std::string_view group) {
+  for (const ServedResource& r : ServedResources()) {
+    if (r.group == group) return r.version;
+  }
+  return "v1";
+}
+
 Node ResponseKind(const ServedResource& r, std::string_view kind) {
   Node k = Node::Object();
   k.Set("group", Node::String(std::string(r.group)));
@@ -77,7 +85,7 @@ Node AggregatedGroup(std::string_view group_name) {
     resources.items.push_back(std::move(d));
   }
   Node version = Node::Object();
-  version.Set("version", Node::String("v1"));
+  version.Set("version", Node::String(std::string(GroupVersion(group_name))));
   version.Set("resources", std::move(resources));
   version.Set("freshness", Node::String("Current"));
   Node group = Node::Object();
@@ -126,9 +134,10 @@ HttpResponse LegacyApiVersions(const HttpRequest& request) {
 
 // A group of /apis as legacy discovery describes it (APIGroup), with its one version.
 Node LegacyGroup(std::string_view name) {
+  const std::string v(GroupVersion(name));
   Node version = Node::Object();
-  version.Set("groupVersion", Node::String(std::string(name) + "/v1"));
-  version.Set("version", Node::String("v1"));
+  version.Set("groupVersion", Node::String(std::string(name) + "/" + v));
+  version.Set("version", Node::String(v));
   Node group = Node::Object();
   group.Set("name", Node::String(std::string(name)));
   Node versions = Node::Array();
@@ -164,8 +173,9 @@ HttpResponse LegacyResourceList(std::string_view group_name) {
   Node list = Node::Object();
   list.Set("kind", Node::String("APIResourceList"));
   if (!group_name.empty()) list.Set("apiVersion", Node::String("v1"));
-  list.Set("groupVersion",
-           Node::String(group_name.empty() ? "v1" : std::string(group_name) + "/v1"));
+  list.Set("groupVersion", Node::String(group_name.empty() ? "v1"
+                                                           : std::string(group_name) + "/" +
+                                                                 std::string(GroupVersion(group_name))));
   list.Set("resources", std::move(resources));
   return Json(list);
 }
@@ -198,7 +208,8 @@ std::optional<HttpResponse> Discovery(const HttpRequest& request) {
       group.Set("apiVersion", Node::String("v1"));
       return Json(group);
     }
-    if (request.path == base + "/v1" || request.path == base + "/v1/") {
+    const std::string versioned = base + "/" + std::string(GroupVersion(g));
+    if (request.path == versioned || request.path == versioned + "/") {
       return LegacyResourceList(g);
     }
   }

@@ -821,7 +821,6 @@ void PodRun::ApplyHistory(Slot& s) {
   s.state = SlotState::kDone;
 }
 
-
 // The init process of `s` exited (its pidfd turned readable, or it had been reaped before the
 // pod adopted it).
 void PodRun::ReapExited(Slot& s) {
