@@ -57,9 +57,9 @@ struct PodProgress {
   bool operator==(const PodProgress&) const = default;
 };
 
-// What a container did under an earlier worker of this same pod that died with everything it
-// ran (a pod monitor killed: the containers' parent and subreaper, conmon's role), as that worker
-// last published it. The new worker goes on from there as the kubelet does when the runtime lost
+// What a container did under an earlier worker of this same pod that died (a pod monitor
+// killed: the containers' parent and subreaper, conmon's role; the new worker removes the
+// containers it left), as that worker last published it. The new worker goes on from there as the kubelet does when the runtime lost
 // a container (convertToAPIContainerStatuses): one that was running is gone, exit code 137,
 // reason ContainerStatusUnknown, and counts a restart if the policy restarts it; one that had
 // ended keeps its end, and runs again only if the policy says so. The restart count and the last
