@@ -157,6 +157,16 @@ def create_until_running(api, c, ready_at, name):
     return (ready_at[name] - started) * 1000
 
 
+def wait_no_pods(api, c, limit=120):
+    """Until the default namespace has no pod left (deleted pods go once the node stopped them)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        status, body = api.call(c, "GET", "/api/v1/namespaces/default/pods")
+        if not json.loads(body)["items"]:
+            return
+        time.sleep(0.2)
+
+
 def watch_running(api, ready_at, stop):
     """Records when each pod is first Running with its container ready."""
     c = api.conn(timeout=600)
@@ -365,12 +375,7 @@ def podman_side_by_side(api, c, ready_at, work, n, agents):
         finally:
             agents.remove(agent)
             end_podman_agent(agent, log_path)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        status, body = api.call(c, "GET", "/api/v1/namespaces/default/pods")
-        if not json.loads(body)["items"]:
-            break
-        time.sleep(0.2)
+    wait_no_pods(api, c)
 
 
 def main():
@@ -496,12 +501,7 @@ def main():
             api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/stored-{i}", {"gracePeriodSeconds": 0})
         for i in range(args.pods):
             api.call(c, "DELETE", f"/api/v1/namespaces/default/pods/bench-{i}")
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            status, body = api.call(c, "GET", "/api/v1/namespaces/default/pods")
-            if not json.loads(body)["items"]:
-                break
-            time.sleep(0.2)
+        wait_no_pods(api, c)
 
         # 4. side by side with podman kube play
         if args.podman > 0:
