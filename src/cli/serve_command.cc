@@ -238,6 +238,8 @@ int ServeCommand(const ServeFlags& flags) {
   maintenance.Stop();
   if (flags.drain_on_exit) agent.StopAllPods(std::chrono::seconds(60));
   agent.Stop();
+  nodeagent::ReleaseCgroupRoot(nodeagent::kCgroupRootClaimsDir,
+                               std::filesystem::absolute(data_dir), config->cgroup_root);
   std::fprintf(stderr, "podlimits serve: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
   close(lock);
   return 0;

@@ -30,15 +30,36 @@ bool LockHeld(const fs::path& file) {
   return false;
 }
 
-}  // namespace
-
-bool NodeAlive(const fs::path& data_dir) {
-  if (LockHeld(data_dir / "serve.lock")) return true;
+bool AnyPodRunning(const fs::path& data_dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(data_dir / "pods", ec)) {
     if (LiveMonitorPid(e.path())) return true;
   }
   return false;
+}
+
+std::string Owner(const fs::path& record) {
+  auto text = ReadSmallFile(record, 4096);
+  std::string owner = text ? *text : "";
+  while (!owner.empty() && owner.back() == '\n') owner.pop_back();
+  return owner;
+}
+
+}  // namespace
+
+bool NodeAlive(const fs::path& data_dir) {
+  return LockHeld(data_dir / "serve.lock") || AnyPodRunning(data_dir);
+}
+
+void ReleaseCgroupRoot(const fs::path& claims_dir, const fs::path& data_dir,
+                       const std::string& cgroup_root) {
+  const fs::path record = claims_dir / Hex(cgroup_root);
+  UniqueFd fd(::open(record.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd || ::flock(fd.get(), LOCK_EX) != 0) return;
+  if (Owner(record) != data_dir.string() || AnyPodRunning(data_dir)) return;
+  std::error_code ec;
+  fs::remove(record, ec);
+  fs::remove(claims_dir, ec);  // only when empty: another root's claim keeps it
 }
 
 Result<void> ClaimCgroupRoot(const fs::path& claims_dir, const fs::path& data_dir,

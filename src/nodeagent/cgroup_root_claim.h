@@ -21,6 +21,12 @@ inline constexpr const char* kCgroupRootClaimsDir = "/run/podlimits-nodes";
 Result<void> ClaimCgroupRoot(const std::filesystem::path& claims_dir,
                              const std::filesystem::path& data_dir, const std::string& cgroup_root);
 
+// Gives the claim up when it is this node's and none of its pods runs any more (a serve that
+// drained, or had no pods): nothing is left in <claims_dir> for a node that is gone. A node
+// whose pods go on after its serve stopped keeps its claim.
+void ReleaseCgroupRoot(const std::filesystem::path& claims_dir,
+                       const std::filesystem::path& data_dir, const std::string& cgroup_root);
+
 // Whether the node of `data_dir` still runs anything: its serve, or a pod's monitor.
 bool NodeAlive(const std::filesystem::path& data_dir);
 

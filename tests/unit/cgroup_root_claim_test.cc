@@ -61,3 +61,28 @@ TEST(CgroupRootClaim, OneLiveNodePerRoot) {
 
 }  // namespace
 }  // namespace podlimits::nodeagent
+
+namespace podlimits::nodeagent {
+namespace {
+
+// A node with nothing left running gives its claim up; one whose pods go on keeps it; another
+// node's claim is not touched.
+TEST(CgroupRootClaim, ReleasedWhenNothingOfTheNodeRuns) {
+  podlimits::testing::TempDir dir("podlimits-claims");
+  const fs::path claims = dir / "claims", a = dir / "a", b = dir / "b";
+  ASSERT_TRUE(ClaimCgroupRoot(claims, a, "/"));
+  {
+    fs::create_directories(MonitorDirectory(a, "u1"));
+    auto monitor = LockMonitor(MonitorDirectory(a, "u1"));
+    ASSERT_TRUE(monitor);
+    ReleaseCgroupRoot(claims, a, "/");
+    EXPECT_FALSE(ClaimCgroupRoot(claims, b, "/")) << "released while a pod of a runs";
+  }
+  ReleaseCgroupRoot(claims, b, "/");  // not b's: nothing happens
+  EXPECT_EQ(std::distance(fs::directory_iterator(claims), fs::directory_iterator()), 1);
+  ReleaseCgroupRoot(claims, a, "/");
+  EXPECT_FALSE(fs::exists(claims)) << "the last claim took its directory with it";
+}
+
+}  // namespace
+}  // namespace podlimits::nodeagent
