@@ -345,7 +345,7 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
       resource.kind, resource.GroupVersion(), rv);
   for (std::size_t i = 0; i < listed->items.size(); ++i) {
     if (i > 0) body += ',';
-    body += ListItem(listed->items[i].data);
+    AppendListItem(body, listed->items[i].data);
   }
   body += "]}";
   return JsonResponse(200, std::move(body));

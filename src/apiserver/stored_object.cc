@@ -28,15 +28,20 @@ std::size_t SkipStringMember(std::string_view text, std::size_t pos, std::string
 
 }  // namespace
 
-std::string ListItem(std::string_view stored) {
-  if (stored.empty() || stored[0] != '{') return std::string(stored);
-  const std::size_t after_kind = SkipStringMember(stored, 1, "kind");
-  if (after_kind == std::string_view::npos) return std::string(stored);
-  const std::size_t after_version = SkipStringMember(stored, after_kind, "apiVersion");
-  if (after_version == std::string_view::npos) return std::string(stored);
-  std::string out = "{";
-  out.append(stored.substr(after_version));
-  return out;
+void AppendListItem(std::string& out, std::string_view stored) {
+  std::size_t after = std::string_view::npos;
+  if (!stored.empty() && stored[0] == '{') {
+    const std::size_t after_kind = SkipStringMember(stored, 1, "kind");
+    if (after_kind != std::string_view::npos) {
+      after = SkipStringMember(stored, after_kind, "apiVersion");
+    }
+  }
+  if (after == std::string_view::npos) {
+    out.append(stored);
+    return;
+  }
+  out += '{';
+  out.append(stored.substr(after));
 }
 
 std::string RenderStoredObject(api::Node& object, std::string_view kind, std::int64_t revision) {

@@ -17,8 +17,8 @@ std::optional<api::Node> ParseStoredObject(std::string_view data);
 // The stored object as an item of a list response: without its kind and apiVersion, which a
 // typed list (PodList.items) leaves out; the list names them once. Stored objects begin with
 // the two (the schema's field order), so they are cut from the text; anything else goes out as
-// it is.
-std::string ListItem(std::string_view stored);
+// it is. Appended to `out` (a list body), with no copy of its own.
+void AppendListItem(std::string& out, std::string_view stored);
 
 // Sets metadata.resourceVersion to `revision`, orders the fields as `kind`'s schema does and
 // encodes the object.

@@ -38,9 +38,11 @@ bool AnyPodRunning(const fs::path& data_dir) {
   return false;
 }
 
-std::string Owner(const fs::path& record) {
+// The data directory a claim names ("" for a claim just made).
+Result<std::string> Owner(const fs::path& record) {
   auto text = ReadSmallFile(record, 4096);
-  std::string owner = text ? *text : "";
+  if (!text) return std::unexpected(text.error());
+  std::string owner = std::move(*text);
   while (!owner.empty() && owner.back() == '\n') owner.pop_back();
   return owner;
 }
@@ -56,7 +58,8 @@ void ReleaseCgroupRoot(const fs::path& claims_dir, const fs::path& data_dir,
   const fs::path record = claims_dir / Hex(cgroup_root);
   UniqueFd fd(::open(record.c_str(), O_RDWR | O_CLOEXEC));
   if (!fd || ::flock(fd.get(), LOCK_EX) != 0) return;
-  if (Owner(record) != data_dir.string() || AnyPodRunning(data_dir)) return;
+  auto owner = Owner(record);
+  if (!owner || *owner != data_dir.string() || AnyPodRunning(data_dir)) return;
   std::error_code ec;
   fs::remove(record, ec);
   fs::remove(claims_dir, ec);  // only when empty: another root's claim keeps it
@@ -72,10 +75,9 @@ Result<void> ClaimCgroupRoot(const fs::path& claims_dir, const fs::path& data_di
   UniqueFd fd(::open(record.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (!fd) return SystemError("open", record, errno);
   if (::flock(fd.get(), LOCK_EX) != 0) return SystemError("flock", record, errno);
-  auto owner = ReadSmallFile(record, 4096);
+  auto owner = Owner(record);
   if (!owner) return std::unexpected(owner.error());
-  std::string current = *owner;
-  while (!current.empty() && current.back() == '\n') current.pop_back();
+  const std::string& current = *owner;
   if (!current.empty() && fs::path(current) != data_dir && NodeAlive(current)) {
     return Failure(fmt::format(
         "cgroupRoot \"{}\" belongs to the node of {}, which is still running (its serve or its "

@@ -254,103 +254,100 @@ void NodeAgent::ListenToMonitors() {
 
 // Registers the node, or refreshes its status: labels and annotations of its own over the stored
 // ones (others' labels and annotations, and the spec, say taints and unschedulable, are kept).
-void NodeAgent::SyncNode() {
-  if (!options_.node_status) return;
-  const ObjectKey key{"nodes", "", options_.node_name};
+// Creates or updates an object the node keeps itself (its Node, its Lease). `make` gets the
+// stored object (nullopt when there is none yet) and returns what to write, or nullopt to write
+// nothing; a write that lost a race with another writer is made again from the new object.
+void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std::string_view what,
+                               const std::function<std::optional<Node>(std::optional<Node>)>& make) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto got = store_.Get(key);
+    if (!got && got.error().kind != StoreError::Kind::kNotFound) {
+      Log(fmt::format("{}: {}", what, got.error().error.Message()));
+      return;
+    }
     std::optional<Node> stored;
-    if (got) stored = apiserver::ParseStoredObject(got->data);
-    Node fresh = options_.node_status(stored ? &*stored : nullptr);
-    if (!stored) {
-      fresh.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
-      fresh.Ensure("metadata").Set("creationTimestamp", Node::String(Rfc3339Now()));
-      auto created = store_.Create(key, [&](std::int64_t rv) {
-        return apiserver::RenderStoredObject(fresh, "Node", rv);
-      });
-      if (created || created.error().kind != StoreError::Kind::kAlreadyExists) {
-        if (!created) Log("register node: " + created.error().error.Message());
+    if (got) {
+      stored = apiserver::ParseStoredObject(got->data);
+      if (!stored) {
+        Log(fmt::format("{}: the stored {} does not parse", what, kind));
         return;
       }
-      continue;
     }
-    Node& meta = stored->Ensure("metadata");
-    for (const char* field : {"labels", "annotations"}) {
-      const Node* ours = fresh.FindPath({"metadata", field});
-      if (ours == nullptr || !ours->IsObject()) continue;
-      Node& kept = meta.Ensure(field);
-      for (const auto& m : ours->members) kept.Set(m.key, m.value);
-    }
-    stored->Set("status", *fresh.Find("status"));
-    auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
-      return apiserver::RenderStoredObject(*stored, "Node", rv);
-    });
-    if (updated || updated.error().kind != StoreError::Kind::kConflict) {
-      if (!updated) Log("update node status: " + updated.error().error.Message());
+    std::optional<Node> object = make(std::move(stored));
+    if (!object) return;
+    auto render = [&](std::int64_t rv) { return apiserver::RenderStoredObject(*object, kind, rv); };
+    auto written = got ? store_.Update(key, got->revision, render) : store_.Create(key, render);
+    if (written) return;
+    const auto failed = written.error().kind;
+    if (failed != StoreError::Kind::kConflict && failed != StoreError::Kind::kAlreadyExists) {
+      Log(fmt::format("{}: {}", what, written.error().error.Message()));
       return;
     }
   }
+}
+
+// The node registers itself, then posts its status: labels and annotations are merged into
+// what others set, the status replaced.
+void NodeAgent::SyncNode() {
+  if (!options_.node_status) return;
+  WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node status",
+                 [&](std::optional<Node> stored) -> std::optional<Node> {
+                   Node fresh = options_.node_status(stored ? &*stored : nullptr);
+                   if (!stored) {
+                     fresh.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
+                     fresh.Ensure("metadata").Set("creationTimestamp",
+                                                  Node::String(Rfc3339Now()));
+                     return fresh;
+                   }
+                   Node& meta = stored->Ensure("metadata");
+                   for (const char* field : {"labels", "annotations"}) {
+                     const Node* ours = fresh.FindPath({"metadata", field});
+                     if (ours == nullptr || !ours->IsObject()) continue;
+                     Node& kept = meta.Ensure(field);
+                     for (const auto& m : ours->members) kept.Set(m.key, m.value);
+                   }
+                   stored->Set("status", *fresh.Find("status"));
+                   return stored;
+                 });
 }
 
 // The kubelet's node lease controller: kube-node-lease/<node>, owned by the Node, held by the
 // node, renewed with the time of each renewal (a MicroTime).
 void NodeAgent::RenewLease() {
   if (!options_.node_status) return;  // no Node object, no Lease
-  const ObjectKey key{"leases", "kube-node-lease", options_.node_name};
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    const std::string now = Rfc3339MicroNow();
-    auto got = store_.Get(key);
-    if (!got && got.error().kind != StoreError::Kind::kNotFound) {
-      Log("renew node lease: " + got.error().error.Message());
-      return;
-    }
-    std::optional<Node> lease;
-    if (got) {
-      lease = apiserver::ParseStoredObject(got->data);
-      if (!lease) {
-        Log("renew node lease: the stored Lease does not parse");
-        return;
-      }
-    }
-    if (!lease) {
-      auto node = store_.Get({"nodes", "", options_.node_name});
-      if (!node) return;  // registered first; the next renewal makes the Lease
-      auto node_tree = apiserver::ParseStoredObject(node->data);
-      if (!node_tree) return;
-      lease = Node::Object();
-      lease->Set("kind", Node::String("Lease"));
-      lease->Set("apiVersion", Node::String("coordination.k8s.io/v1"));
-      Node meta = Node::Object();
-      meta.Set("name", Node::String(options_.node_name));
-      meta.Set("namespace", Node::String("kube-node-lease"));
-      meta.Set("uid", Node::String(kubelet::NewUuid()));
-      meta.Set("creationTimestamp", Node::String(Rfc3339Now()));
-      Node owner = Node::Object();
-      owner.Set("apiVersion", Node::String("v1"));
-      owner.Set("kind", Node::String("Node"));
-      owner.Set("name", Node::String(options_.node_name));
-      owner.Set("uid", Node::String(Str(*node_tree, {"metadata", "uid"})));
-      Node owners = Node::Array();
-      owners.items.push_back(std::move(owner));
-      meta.Set("ownerReferences", std::move(owners));
-      lease->Set("metadata", std::move(meta));
-    }
-    Node spec = Node::Object();
-    spec.Set("holderIdentity", Node::String(options_.node_name));
-    spec.Set("leaseDurationSeconds", Node::Int(options_.lease_duration_seconds));
-    spec.Set("renewTime", Node::String(now));
-    lease->Set("spec", std::move(spec));
-    auto render = [&](std::int64_t rv) {
-      return apiserver::RenderStoredObject(*lease, "Lease", rv);
-    };
-    auto written = got ? store_.Update(key, got->revision, render) : store_.Create(key, render);
-    if (written) return;
-    const auto kind = written.error().kind;
-    if (kind != StoreError::Kind::kConflict && kind != StoreError::Kind::kAlreadyExists) {
-      Log("renew node lease: " + written.error().error.Message());
-      return;
-    }
-  }
+  WriteOwnObject(
+      {"leases", "kube-node-lease", options_.node_name}, "Lease", "renew node lease",
+      [&](std::optional<Node> lease) -> std::optional<Node> {
+        if (!lease) {
+          auto node = store_.Get({"nodes", "", options_.node_name});
+          if (!node) return std::nullopt;  // registered first; the next renewal makes it
+          auto node_tree = apiserver::ParseStoredObject(node->data);
+          if (!node_tree) return std::nullopt;
+          lease = Node::Object();
+          lease->Set("kind", Node::String("Lease"));
+          lease->Set("apiVersion", Node::String("coordination.k8s.io/v1"));
+          Node meta = Node::Object();
+          meta.Set("name", Node::String(options_.node_name));
+          meta.Set("namespace", Node::String("kube-node-lease"));
+          meta.Set("uid", Node::String(kubelet::NewUuid()));
+          meta.Set("creationTimestamp", Node::String(Rfc3339Now()));
+          Node owner = Node::Object();
+          owner.Set("apiVersion", Node::String("v1"));
+          owner.Set("kind", Node::String("Node"));
+          owner.Set("name", Node::String(options_.node_name));
+          owner.Set("uid", Node::String(Str(*node_tree, {"metadata", "uid"})));
+          Node owners = Node::Array();
+          owners.items.push_back(std::move(owner));
+          meta.Set("ownerReferences", std::move(owners));
+          lease->Set("metadata", std::move(meta));
+        }
+        Node spec = Node::Object();
+        spec.Set("holderIdentity", Node::String(options_.node_name));
+        spec.Set("leaseDurationSeconds", Node::Int(options_.lease_duration_seconds));
+        spec.Set("renewTime", Node::String(Rfc3339MicroNow()));
+        lease->Set("spec", std::move(spec));
+        return lease;
+      });
 }
 
 void NodeAgent::SyncStaticPods() {

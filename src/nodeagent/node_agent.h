@@ -117,6 +117,9 @@ class NodeAgent : public apiserver::PodLogSource {
   bool Spawn(const std::string& uid, KnownPod& known, const api::Node& pod);
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
+  void WriteOwnObject(const apiserver::ObjectKey& key, std::string_view kind,
+                      std::string_view what,
+                      const std::function<std::optional<api::Node>(std::optional<api::Node>)>& make);
   void SyncNode();
   void RenewLease();
   void SyncStaticPods();

@@ -187,6 +187,16 @@ class ServePodsTest : public ::testing::Test {
                       options);
   }
 
+  // A pod whose one container prints `line` once, then runs until SIGTERM ends it at once.
+  static std::string LoopingPod(const std::string& name, const std::string& container,
+                                const std::string& line, int grace) {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           "}\nspec:\n  terminationGracePeriodSeconds: " + std::to_string(grace) +
+           "\n  containers:\n  - name: " + container +
+           "\n    image: busybox:latest\n    command: [sh, -c, 'echo " + line +
+           "; trap \"exit 0\" TERM; while true; do sleep 0.1; done']\n";
+  }
+
   std::string MonitorPid(const std::string& uid) {
     return ReadText(dir_ / "node/pods" / uid / "monitor.lock");
   }
@@ -311,12 +321,7 @@ std::map<std::string, std::vector<pid_t>> PodMonitors(const fs::path& data_dir) 
 // container once (one "started" line, restartCount 0, only 0.log); deleted pods go; no monitor
 // runs for a pod the store does not have; deleting everything leaves nothing.
 TEST_F(ServePodsTest, KillNineAgainAndAgainWhilePodsComeAndGo) {
-  auto pod = [](const std::string& name) {
-    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
-           "}\nspec:\n  terminationGracePeriodSeconds: 3\n  containers:\n  - name: c\n"
-           "    image: busybox:latest\n    command: [sh, -c, 'echo started; trap \"exit 0\" TERM; "
-           "while true; do sleep 0.1; done']\n";
-  };
+  auto pod = [](const std::string& name) { return LoopingPod(name, "c", "started", 3); };
   const fs::path data = dir_ / "node";
   std::map<std::string, std::string> keeper_uid, keeper_monitor;  // name -> uid, monitor pid
   std::atomic<bool> stop{false};
@@ -454,25 +459,16 @@ TEST_F(ServePodsTest, KillNineAgainAndAgainWhilePodsComeAndGo) {
   EXPECT_EQ(ReadText("/proc/self/mountinfo").find(dir_.path().string()), std::string::npos);
 }
 
-// A pod's monitor killed with kill -9 takes its containers with it (it is their parent and
-// subreaper, as conmon is): the node agent starts a new monitor, which goes on as the kubelet
+// A pod's monitor killed with kill -9 loses its containers (it is their parent and subreaper, as
+// conmon is): the node agent starts a new monitor, which removes them and goes on as the kubelet
 // does when the runtime lost a running container: restartCount 1, lastState terminated with exit
 // code 137 and ContainerStatusUnknown, the new run's log in 1.log (`logs --previous` reads 0.log).
 TEST_F(ServePodsTest, AKilledMonitorIsALostContainerRestarted) {
-  constexpr std::string_view kPod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: web}
-spec:
-  terminationGracePeriodSeconds: 5
-  containers:
-  - name: web
-    image: busybox:latest
-    command: [sh, -c, 'echo started; trap "exit 0" TERM; while true; do sleep 0.1; done']
-)";
+  const std::string kPod = LoopingPod("web", "web", "started", 5);
   CommandResult created, ready, uid, restarted, last_state, logs, previous, deleted;
   std::string first_monitor, second_monitor;
   Serve([&](pid_t) {
-    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    created = Kubectl({"create", "-f", "-"}, kPod);
     ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
     uid = Kubectl({"get", "pod", "web", "-o", "jsonpath={.metadata.uid}"});
     first_monitor = MonitorPid(uid.out);
@@ -560,16 +556,7 @@ spec:
 TEST_F(ServePodsTest, StaticPodsRunFromTheManifests) {
   fs::create_directories(dir_ / "manifests");
   WriteNodeConfig("staticPodPath: " + (dir_ / "manifests").string() + "\n");
-  std::ofstream(dir_ / "manifests/web.yaml") << R"(apiVersion: v1
-kind: Pod
-metadata: {name: web}
-spec:
-  terminationGracePeriodSeconds: 5
-  containers:
-  - name: web
-    image: busybox:latest
-    command: [sh, -c, 'echo static; trap "exit 0" TERM; while true; do sleep 0.1; done']
-)";
+  std::ofstream(dir_ / "manifests/web.yaml") << LoopingPod("web", "web", "static", 5);
   CommandResult node, ready, mirror, logs, deleted, back, gone;
   std::string monitor_before, monitor_after, pod;
   Serve([&](pid_t) {

@@ -6,7 +6,7 @@
 namespace podlimits::apiserver {
 namespace {
 
-TEST(StoredObject, ListItemLeavesOutKindAndApiVersion) {
+TEST(StoredObject, ListItemsLeaveOutKindAndApiVersion) {
   struct Case {
     const char* name;
     std::string stored, want;
@@ -24,7 +24,11 @@ TEST(StoredObject, ListItemLeavesOutKindAndApiVersion) {
        R"({"kind":"Pod","apiVersion":"v1"})"},
       {"not an object", "[]", "[]"},
   };
-  for (const auto& c : cases) EXPECT_EQ(ListItem(c.stored), c.want) << c.name;
+  for (const auto& c : cases) {
+    std::string body = "[";  // appended after what the body already holds
+    AppendListItem(body, c.stored);
+    EXPECT_EQ(body, "[" + c.want) << c.name;
+  }
 }
 
 }  // namespace
