@@ -57,9 +57,12 @@ TEST(ApiHandler, LegacyDiscovery) {
                          "\"categories\":[\"all\"]}"),
             std::string::npos)
       << v1.body;
-  EXPECT_NE(v1.body.find("{\"name\":\"pods/eviction\",\"singularName\":\"\",\"namespaced\":true,"
-                         "\"kind\":\"Eviction\",\"verbs\":[\"create\"]}"),
+  // Only the subresources served, with the verbs served.
+  EXPECT_NE(v1.body.find("{\"name\":\"pods/log\",\"singularName\":\"\",\"namespaced\":true,"
+                         "\"kind\":\"Pod\",\"verbs\":[\"get\"]}"),
             std::string::npos);
+  EXPECT_EQ(v1.body.find("pods/eviction"), std::string::npos);
+  EXPECT_EQ(v1.body.find("namespaces/status"), std::string::npos);
   EXPECT_NE(v1.body.find("{\"name\":\"namespaces\",\"singularName\":\"namespace\","
                          "\"namespaced\":false,"),
             std::string::npos);
@@ -76,9 +79,9 @@ TEST(ApiHandler, AggregatedDiscovery) {
       "\"group\":\"\",\"version\":\"v1\",\"kind\":\"ConfigMap\"},\"scope\":\"Namespaced\","
       "\"singularResource\":\"configmap\","))
       << api.body;
-  EXPECT_NE(api.body.find("\"subresources\":[{\"subresource\":\"eviction\",\"responseKind\":{"
-                          "\"group\":\"\",\"version\":\"v1\",\"kind\":\"Eviction\"},\"verbs\":["
-                          "\"create\"]}"),
+  EXPECT_NE(api.body.find("\"subresources\":[{\"subresource\":\"log\",\"responseKind\":{"
+                          "\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"verbs\":["
+                          "\"get\"]}"),
             std::string::npos);
   EXPECT_TRUE(api.body.ends_with("\"freshness\":\"Current\"}]}]}"));
   auto beta = HandleApiRequest(
