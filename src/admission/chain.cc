@@ -14,6 +14,7 @@
 #include "validation/config_data.h"
 #include "validation/drop_disabled.h"
 #include "validation/limit_range.h"
+#include "validation/node.h"
 #include "validation/object_meta.h"
 #include "validation/persistent_volume_claim.h"
 #include "validation/pod.h"
@@ -50,6 +51,7 @@ class Chain {
     // (they shape how pods and claims are admitted), then what they apply to.
     each([&](api::DecodedObject& obj, Outcome& out) {
       if (obj.kind == "Namespace") out = AdmitNamespace(obj);
+      if (obj.kind == "Node") out = AdmitNode(obj);
     });
     each([&](api::DecodedObject& obj, Outcome& out) {
       if (obj.kind == "LimitRange") out = AdmitLimitRange(obj);
@@ -160,6 +162,20 @@ class Chain {
     state.ns = api::ReadNamespace(obj.tree);
     state.created = true;
     return Admitted("Namespace", ns.metadata.name, std::move(obj.tree), std::move(warnings));
+  }
+
+  // A Node (its update through the API: cordon, labels, taints): metadata and taints are
+  // validated; no admission plugin of this chain looks at nodes.
+  Outcome AdmitNode(api::DecodedObject& obj) {
+    api::ObjectMeta meta = api::ReadObjectMeta(obj.tree);
+    field::ErrorList errs = validation::ValidateObjectMeta(
+        meta, false, validation::NameRule::kDNSSubdomain, field::Path("metadata"));
+    field::Append(errs, validation::ValidateNodeTaints(obj.tree));
+    if (!errs.empty()) {
+      return Invalid("Node", meta.name, validation::InvalidMessage("Node", meta, errs), errs,
+                     std::move(obj.warnings));
+    }
+    return Admitted("Node", meta.name, std::move(obj.tree), std::move(obj.warnings));
   }
 
   Outcome AdmitLimitRange(api::DecodedObject& obj) {

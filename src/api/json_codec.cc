@@ -249,6 +249,24 @@ std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view t
   return docs;
 }
 
+namespace {
+void SortMembers(Node& n) {
+  if (n.IsObject()) {
+    std::sort(n.members.begin(), n.members.end(),
+              [](const auto& a, const auto& b) { return a.key < b.key; });
+    for (auto& m : n.members) SortMembers(m.value);
+  } else if (n.IsArray()) {
+    for (auto& item : n.items) SortMembers(item);
+  }
+}
+}  // namespace
+
+std::string EncodeJsonSorted(const Node& node) {
+  Node sorted = node;
+  SortMembers(sorted);
+  return EncodeJson(sorted, 0);
+}
+
 std::string EncodeJson(const Node& node, int indent) {
   rapidjson::StringBuffer buf;
   if (indent <= 0) {

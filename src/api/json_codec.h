@@ -27,6 +27,10 @@ std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view t
 // spaces (kubectl's -o json uses 4).
 std::string EncodeJson(const Node& node, int indent = 4);
 
+// Compact JSON with every object's members sorted by name: equal trees give equal text whatever
+// order their members came in (a PUT body's, the store's). For comparing, not for output.
+std::string EncodeJsonSorted(const Node& node);
+
 // Writes one JSON value to a FILE while it is produced, with the same bytes as EncodeJson with
 // `indent` (> 0) spaces, so a large document (a List of thousands of objects) is neither held
 // whole as a string nor assembled as one tree first. The calls must form one JSON value, as

@@ -334,7 +334,11 @@ std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, con
                                        content_encoding));
   }
   const TypeDef* type = schema.Root(kind);
-  if (type == nullptr || api_version != "v1") {
+  // A kind's own version, and for the eviction subresource the older one its clients send.
+  const bool known_version =
+      type != nullptr && (api_version == type->ApiVersion() ||
+                          (kind == "Eviction" && api_version == "policy/v1beta1"));
+  if (!known_version) {
     return std::unexpected(fmt::format("no kind \"{}\" is registered for version \"{}\" in scheme "
                                        "\"pkg/runtime/scheme.go:100\"",
                                        kind, api_version));

@@ -109,6 +109,19 @@ const Schema& Schema::Config() {
   return schema;
 }
 
+std::string TypeDef::ApiVersion() const {
+  constexpr std::string_view kApi = "io.k8s.api.";
+  if (!id.starts_with(kApi)) return "v1";  // meta/v1's List
+  const std::string_view rest = std::string_view(id).substr(kApi.size());
+  const auto group_end = rest.find('.');
+  const auto version_end = rest.find('.', group_end + 1);
+  if (group_end == std::string_view::npos || version_end == std::string_view::npos) return "v1";
+  const std::string_view group = rest.substr(0, group_end);
+  const std::string_view version = rest.substr(group_end + 1, version_end - group_end - 1);
+  return group == "core" ? std::string(version)
+                         : std::string(group) + "/" + std::string(version);
+}
+
 const TypeDef* Schema::Root(std::string_view kind) const {
   auto it = roots_.find(std::string(kind));
   return it == roots_.end() ? nullptr : it->second;

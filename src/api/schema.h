@@ -46,6 +46,9 @@ struct TypeDef {
   std::vector<FieldDef> fields;  // Go struct order = canonical encoding order
   std::unordered_map<std::string_view, std::size_t> index;
 
+  // The apiVersion of a kubernetes/api kind, from its id: "v1" (core), "policy/v1".
+  std::string ApiVersion() const;
+
   const FieldDef* Field(std::string_view name) const {
     auto it = index.find(name);
     return it == index.end() ? nullptr : &fields[it->second];

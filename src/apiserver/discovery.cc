@@ -50,10 +50,10 @@ std::string_view GroupVersion(std::string_view group) {
   return "v1";
 }
 
-Node ResponseKind(const ServedResource& r, std::string_view kind) {
+Node ResponseKind(std::string_view group, std::string_view version, std::string_view kind) {
   Node k = Node::Object();
-  k.Set("group", Node::String(std::string(r.group)));
-  k.Set("version", Node::String(std::string(r.version)));
+  k.Set("group", Node::String(std::string(group)));
+  k.Set("version", Node::String(std::string(version)));
   k.Set("kind", Node::String(std::string(kind)));
   return k;
 }
@@ -65,7 +65,7 @@ Node AggregatedGroup(std::string_view group_name) {
     if (r.group != group_name) continue;
     Node d = Node::Object();
     d.Set("resource", Node::String(std::string(r.name)));
-    d.Set("responseKind", ResponseKind(r, r.kind));
+    d.Set("responseKind", ResponseKind(r.group, r.version, r.kind));
     d.Set("scope", Node::String(r.namespaced ? "Namespaced" : "Cluster"));
     d.Set("singularResource", Node::String(std::string(r.singular)));
     d.Set("verbs", Strings(r.verbs));
@@ -76,7 +76,8 @@ Node AggregatedGroup(std::string_view group_name) {
       for (const ServedSubresource& s : r.subresources) {
         Node sub = Node::Object();
         sub.Set("subresource", Node::String(std::string(s.name)));
-        sub.Set("responseKind", ResponseKind(r, s.kind));
+        sub.Set("responseKind", s.version.empty() ? ResponseKind(r.group, r.version, s.kind)
+                                                  : ResponseKind(s.group, s.version, s.kind));
         sub.Set("verbs", Strings(s.verbs));
         subs.items.push_back(std::move(sub));
       }
@@ -111,8 +112,8 @@ HttpResponse AggregatedList(const std::string& version, bool core) {
     for (std::string_view g : ServedGroups()) items.items.push_back(AggregatedGroup(g));
   }
   list.Set("items", std::move(items));
-  return Json(list, "application/json;g=apidiscovery.k8s.io;v=" + version +
-                        ";as=APIGroupDiscoveryList");
+  return Json(list,
+              "application/json;g=apidiscovery.k8s.io;v=" + version + ";as=APIGroupDiscoveryList");
 }
 
 HttpResponse LegacyApiVersions(const HttpRequest& request) {
@@ -166,16 +167,29 @@ HttpResponse LegacyResourceList(std::string_view group_name) {
     if (!r.categories.empty()) main.Set("categories", Strings(r.categories));
     resources.items.push_back(std::move(main));
     for (const ServedSubresource& s : r.subresources) {
-      resources.items.push_back(
-          entry(std::string(r.name) + "/" + std::string(s.name), "", r.namespaced, s.kind, s.verbs));
+      Node sub =
+          entry(std::string(r.name) + "/" + std::string(s.name), "", r.namespaced, s.kind, s.verbs);
+      if (!s.version.empty()) {  // a kind of another group: named, before the kind as upstream
+        Node named = Node::Object();
+        for (auto& m : sub.members) {
+          if (m.key == "kind") {
+            named.Set("group", Node::String(std::string(s.group)));
+            named.Set("version", Node::String(std::string(s.version)));
+          }
+          named.Set(m.key, std::move(m.value));
+        }
+        sub = std::move(named);
+      }
+      resources.items.push_back(std::move(sub));
     }
   }
   Node list = Node::Object();
   list.Set("kind", Node::String("APIResourceList"));
   if (!group_name.empty()) list.Set("apiVersion", Node::String("v1"));
-  list.Set("groupVersion", Node::String(group_name.empty() ? "v1"
-                                                           : std::string(group_name) + "/" +
-                                                                 std::string(GroupVersion(group_name))));
+  list.Set("groupVersion",
+           Node::String(group_name.empty() ? "v1"
+                                           : std::string(group_name) + "/" +
+                                                 std::string(GroupVersion(group_name))));
   list.Set("resources", std::move(resources));
   return Json(list);
 }

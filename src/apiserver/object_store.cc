@@ -180,6 +180,14 @@ StoreResult<std::unique_ptr<ObjectStore>> ObjectStore::Open(const fs::path& path
 
 ObjectStore::~ObjectStore() { sqlite3_close(db_); }
 
+namespace {
+thread_local int dry_run_depth = 0;
+}  // namespace
+
+DryRunScope::DryRunScope() { ++dry_run_depth; }
+DryRunScope::~DryRunScope() { --dry_run_depth; }
+bool DryRunScope::Active() { return dry_run_depth > 0; }
+
 StoreResult<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t expected_revision,
                                              const Render& render, WatchEventType type) {
   std::lock_guard lock(mu_);
@@ -212,6 +220,13 @@ StoreResult<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t 
                               fmt::format("{} is at revision {}, not {}", Describe(key),
                                           *stored_revision, expected_revision),
                               *stored_revision));
+  }
+  if (DryRunScope::Active()) {  // the transaction rolls back: nothing written
+    StoredObject out;
+    out.key = key;
+    out.revision = stored_revision.value_or(0);
+    out.data = render(out.revision);
+    return out;
   }
   auto current = CurrentRevision(db_);
   if (!current) return std::unexpected(Internal(db_, "read the revision"));

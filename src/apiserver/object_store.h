@@ -44,6 +44,7 @@ struct ObjectKey {
   std::string name;
 
   bool operator==(const ObjectKey&) const = default;
+  auto operator<=>(const ObjectKey&) const = default;
 };
 
 struct StoredObject {
@@ -82,6 +83,18 @@ using Render = std::function<std::string(std::int64_t revision)>;
 struct ListResult {
   std::vector<StoredObject> items;  // sorted by namespace, then name
   std::int64_t revision = 0;        // the store's revision when listed
+};
+
+// While one lives, the writes this thread makes are dry runs (the API's dryRun=All): checked
+// and rendered as real ones, answered with what would be stored, and never committed or seen by
+// a watch. Create answers without a resourceVersion, update and delete with the stored one.
+class DryRunScope {
+ public:
+  DryRunScope();
+  ~DryRunScope();
+  DryRunScope(const DryRunScope&) = delete;
+  DryRunScope& operator=(const DryRunScope&) = delete;
+  static bool Active();
 };
 
 class ObjectStore {

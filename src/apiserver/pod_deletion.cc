@@ -1,5 +1,7 @@
 #include "apiserver/pod_deletion.h"
 
+#include <fmt/format.h>
+
 #include <expected>
 
 #include "api/json_codec.h"
@@ -36,6 +38,16 @@ std::expected<DeleteOptions, std::string> ParseDeleteOptions(
         return std::unexpected("gracePeriodSeconds: must be an integer");
       }
       out.grace_period_seconds = v;
+    }
+    if (const Node* dry = options.Find("dryRun"); dry && dry->IsArray()) {
+      for (const Node& v : dry->items) {
+        if (!v.IsString() || v.scalar != "All") {
+          return std::unexpected(fmt::format("dryRun: Unsupported value: {}: supported values: "
+                                             "\"All\"",
+                                             api::EncodeJson(*dry, 0)));
+        }
+        out.dry_run = true;
+      }
     }
     out.precondition_uid = Str(options, {"preconditions", "uid"});
     out.precondition_resource_version = Str(options, {"preconditions", "resourceVersion"});

@@ -24,6 +24,7 @@ struct DeleteOptions {
   std::optional<std::int64_t> grace_period_seconds;
   std::string precondition_uid;
   std::string precondition_resource_version;
+  bool dry_run = false;  // dryRun: ["All"]
 };
 
 // DeleteOptions from a DELETE's body (JSON, may be empty) and query; the error is the

@@ -34,12 +34,13 @@ bool Implemented(std::string_view resource, std::string_view verb) {
   if (verb == "watch") return true;
   if (verb == "update" || verb == "patch") {
     return resource == "namespaces" || resource == "configmaps" || resource == "secrets" ||
-           resource == "limitranges" || resource == "pods";
+           resource == "limitranges" || resource == "pods" || resource == "nodes";
   }
   if (resource == "namespaces") {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
   }
-  if (resource == "nodes") return verb == "get" || verb == "list";  // the node registers itself
+  // The node registers itself; users cordon, label and taint it.
+  if (resource == "nodes") return verb == "get" || verb == "list";
   if (resource == "leases") return verb == "get" || verb == "list";  // and renews its Lease
   if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
       resource == "pods" || resource == "events") {
@@ -65,14 +66,6 @@ int CodeForReason(std::string_view reason) {
 
 
 
-
-api::FieldValidation ValidationMode(const HttpRequest& request) {
-  auto it = request.query.find("fieldValidation");
-  if (it == request.query.end()) return api::FieldValidation::kWarn;  // the server's default
-  if (it->second == "Strict") return api::FieldValidation::kStrict;
-  if (it->second == "Ignore") return api::FieldValidation::kIgnore;
-  return api::FieldValidation::kWarn;
-}
 
 }  // namespace
 
@@ -115,10 +108,38 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
       logs_ != nullptr && !info->namespace_.empty()) {
     return ServePodLog(store_, *logs_, request, {"pods", info->namespace_, info->name});
   }
-  if (info->resource == "pods" && info->subresource == "status" && info->verb == "get") {
-    RequestInfo plain = *info;
-    plain.subresource.clear();
-    return Get(request, plain);
+  // dryRun=All: the write goes through everything and is not committed.
+  std::optional<DryRunScope> dry_run;
+  if (auto it = request.query.find("dryRun"); it != request.query.end() &&
+                                              info->verb != "get" && info->verb != "list" &&
+                                              info->verb != "watch") {
+    if (it->second != "All") {
+      const char* options = info->verb == "create"   ? "CreateOptions"
+                            : info->verb == "patch"  ? "PatchOptions"
+                            : info->verb == "update" ? "UpdateOptions"
+                                                     : "DeleteOptions";
+      field::ErrorList errs;
+      errs.push_back(field::NotSupported(field::Path("dryRun"),
+                                         field::Json{"[" + field::GoQuote(it->second) + "]"},
+                                         {"All"}));
+      ApiError e = Invalid(options, "", errs);
+      e.message = fmt::format("{}.meta.k8s.io \"\" is invalid: {}", options, errs[0].String());
+      return e.Response();
+    }
+    dry_run.emplace();
+  }
+  if (info->subresource == "status" && !info->name.empty() &&
+      (info->resource == "pods" || info->resource == "nodes" || info->resource == "namespaces")) {
+    if (info->verb == "get") {
+      RequestInfo plain = *info;
+      plain.subresource.clear();
+      return Get(request, plain);
+    }
+    if (info->verb == "update" || info->verb == "patch") return Update(request, *info);
+  }
+  if (info->resource == "pods" && info->subresource == "eviction" && info->verb == "create" &&
+      !info->namespace_.empty()) {
+    return Evict(request, *info);
   }
   if (!info->subresource.empty() || !Implemented(info->resource, info->verb)) {
     std::string what = info->resource + (info->subresource.empty() ? "" : "/" + info->subresource);
@@ -142,7 +163,7 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
     const HttpRequest& request, const RequestInfo& info, std::string_view body) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   api::DecodeOptions decode;
-  decode.field_validation = ValidationMode(request);
+  decode.field_validation = FieldValidationOf(request);
   decode.kinds = {std::string(resource.kind)};
   std::vector<api::DecodeResult> stream;
   // What the object's namespace holds that admission reads: the Namespace (Pod Security's
@@ -397,14 +418,21 @@ HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& i
 }
 
 HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& info) {
-  const ServedResource& resource = *FindServedResource(info.group, info.resource);
-  const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   std::optional<std::string> grace_query;
   if (auto it = request.query.find("gracePeriodSeconds"); it != request.query.end()) {
     grace_query = it->second;
   }
   auto options = ParseDeleteOptions(request.body, grace_query);
   if (!options) return BadRequest(options.error()).Response();
+  return DeleteObject(info, *options);
+}
+
+HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOptions& options_in) {
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
+  const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
+  const DeleteOptions* options = &options_in;
+  std::optional<DryRunScope> dry_run;
+  if (options->dry_run) dry_run.emplace();
   // Retried when the object changes between the read and the write (the node publishing a
   // pod's status meanwhile), as the apiserver's GuaranteedUpdate retries.
   for (int attempt = 0; attempt < 5; ++attempt) {

@@ -23,6 +23,7 @@
 #include "admission/chain.h"
 #include "apiserver/https_server.h"
 #include "apiserver/object_store.h"
+#include "apiserver/pod_deletion.h"
 #include "apiserver/request_info.h"
 
 namespace podlimits::apiserver {
@@ -67,6 +68,11 @@ class RestHandler {
   HttpResponse List(const HttpRequest& request, const RequestInfo& info);
   HttpResponse Watch(const HttpRequest& request, const RequestInfo& info);
   HttpResponse Delete(const HttpRequest& request, const RequestInfo& info);
+  // The delete itself, with its options (from a DELETE, or carried by an Eviction).
+  HttpResponse DeleteObject(const RequestInfo& info, const DeleteOptions& options);
+  // POST pods/NAME/eviction: the policy/v1 Eviction's delete, after the pod is marked as a
+  // disruption target (eviction.cc).
+  HttpResponse Evict(const HttpRequest& request, const RequestInfo& info);
   std::string Now() const;
 
   ObjectStore& store_;

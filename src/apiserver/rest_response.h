@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/field.h"
+#include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/https_server.h"
 #include "apiserver/object_store.h"
@@ -20,6 +21,15 @@ inline void AddWarnings(HttpResponse& response, const std::vector<std::string>& 
   for (const auto& w : warnings) {
     response.headers.emplace_back("Warning", "299 - " + field::GoQuote(w));
   }
+}
+
+// The request's fieldValidation (Strict, Warn, Ignore); the server's default is Warn.
+inline api::FieldValidation FieldValidationOf(const HttpRequest& request) {
+  auto it = request.query.find("fieldValidation");
+  if (it == request.query.end()) return api::FieldValidation::kWarn;
+  if (it->second == "Strict") return api::FieldValidation::kStrict;
+  if (it->second == "Ignore") return api::FieldValidation::kIgnore;
+  return api::FieldValidation::kWarn;
 }
 
 inline HttpResponse InternalResponse(const StoreError& e) {

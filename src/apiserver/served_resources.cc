@@ -7,6 +7,7 @@ namespace podlimits::apiserver {
 std::span<const ServedResource> ServedResources() {
   static const std::vector<std::string_view> kObjectVerbs = {"create", "delete", "get", "list",
                                                              "patch",  "update", "watch"};
+  static const std::vector<std::string_view> kStatusVerbs = {"get", "patch", "update"};
   static const std::vector<ServedResource> kResources = {
       {"configmaps", "configmap", "ConfigMap", true, kObjectVerbs, {"cm"}, {}, {}},
       {"events", "event", "Event", true, kObjectVerbs, {"ev"}, {}, {}},
@@ -18,7 +19,7 @@ std::span<const ServedResource> ServedResources() {
        kObjectVerbs,
        {"ns"},
        {},
-       {}},
+       {{"status", "Namespace", kStatusVerbs}}},
       {"nodes",
        "node",
        "Node",
@@ -26,7 +27,7 @@ std::span<const ServedResource> ServedResources() {
        kObjectVerbs,
        {"no"},
        {},
-       {}},
+       {{"status", "Node", kStatusVerbs}}},
       {"pods",
        "pod",
        "Pod",
@@ -34,9 +35,9 @@ std::span<const ServedResource> ServedResources() {
        kObjectVerbs,
        {"po"},
        {"all"},
-       // Only what is served: the eviction subresource and writes of status subresources are
-       // not (kubectl drain and the kubelet's status patches need them).
-       {{"log", "Pod", {"get"}}, {"status", "Pod", {"get"}}}},
+       {{"eviction", "Eviction", {"create"}, "policy", "v1"},
+        {"log", "Pod", {"get"}},
+        {"status", "Pod", kStatusVerbs}}},
       {"secrets", "secret", "Secret", true, kObjectVerbs, {}, {}, {}},
       // The node's heartbeat (kube-node-lease/<node>), kept by the node agent.
       {"leases",

@@ -16,6 +16,10 @@ struct ServedSubresource {
   std::string_view name;  // "status"
   std::string_view kind;  // the response kind: "Pod", "Eviction", ...
   std::vector<std::string_view> verbs;
+  // The response kind's group and version when not the resource's (pods/eviction answers
+  // policy/v1 Eviction): kubectl drain looks for exactly that in discovery.
+  std::string_view group = "";
+  std::string_view version = "";
 };
 
 struct ServedResource {

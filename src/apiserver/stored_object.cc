@@ -45,7 +45,12 @@ void AppendListItem(std::string& out, std::string_view stored) {
 }
 
 std::string RenderStoredObject(api::Node& object, std::string_view kind, std::int64_t revision) {
-  object.Ensure("metadata").Set("resourceVersion", api::Node::String(std::to_string(revision)));
+  // Revision 0: a dry-run create, which has no resourceVersion yet.
+  if (revision == 0) {
+    object.Ensure("metadata").Erase("resourceVersion");
+  } else {
+    object.Ensure("metadata").Set("resourceVersion", api::Node::String(std::to_string(revision)));
+  }
   api::CanonicalizeOrder(object, kind);
   return api::EncodeJson(object, 0);
 }

@@ -85,6 +85,14 @@ std::string OrUnknown(std::string s) { return s.empty() ? "<unknown>" : s; }
 std::string PodStatusColumn(const Node& pod) {
   std::string reason = Str(pod.FindPath({"status", "phase"}));
   if (const std::string r = Str(pod.FindPath({"status", "reason"})); !r.empty()) reason = r;
+  if (const Node* conditions = pod.FindPath({"status", "conditions"});
+      conditions && conditions->IsArray()) {
+    for (const Node& c : conditions->items) {
+      if (Str(c.Find("type")) == "PodScheduled" && Str(c.Find("reason")) == "SchedulingGated") {
+        reason = "SchedulingGated";
+      }
+    }
+  }
   std::set<std::string> sidecars;
   if (const Node* inits = pod.FindPath({"spec", "initContainers"}); inits && inits->IsArray()) {
     for (const Node& c : inits->items) {

@@ -9,12 +9,18 @@
 //                   ("pod updates may not change fields other than ..."); podlimits does not
 //                   update a running container's image either, so that is refused the same way
 //   configmaps, secrets  nothing of data, binaryData or type once immutable is set
+//   nodes           labels, annotations, taints, unschedulable; providerID and podCIDR(s) once
+//   status          (pods/status, nodes/status, namespaces/status) only the status changes;
+//                   no admission plugin runs, the body is decoded strictly as its kind
 //
 // An update that changes nothing is not written (the resourceVersion stays), as upstream.
 #include <fmt/format.h>
 
-#include "api/defaults.h"
+#include <algorithm>
+
 #include "admission/pod_security.h"
+#include "api/decode.h"
+#include "api/defaults.h"
 #include "api/json_codec.h"
 #include "api/objects.h"
 #include "apiserver/patch.h"
@@ -22,6 +28,7 @@
 #include "apiserver/rest_response.h"
 #include "apiserver/served_resources.h"
 #include "apiserver/stored_object.h"
+#include "validation/node.h"
 
 namespace podlimits::apiserver {
 
@@ -29,13 +36,10 @@ using api::Node;
 
 namespace {
 
-constexpr std::string_view kServerOwnedMeta[] = {"uid",
-                                                 "creationTimestamp",
-                                                 "resourceVersion",
-                                                 "generation",
-                                                 "deletionTimestamp",
-                                                 "deletionGracePeriodSeconds",
-                                                 "managedFields"};
+constexpr std::string_view kServerOwnedMeta[] = {
+    "uid",          "creationTimestamp", "resourceVersion",
+    "generation",   "deletionTimestamp", "deletionGracePeriodSeconds",
+    "managedFields"};
 
 constexpr std::string_view kPodUpdateForbidden =
     "pod updates may not change fields other than `spec.containers[*].image`,"
@@ -43,9 +47,13 @@ constexpr std::string_view kPodUpdateForbidden =
     "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set "
     "to 1 if it was previously negative)";
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+std::string Str(const Node* n) {
+  return n && n->IsString() ? n->scalar : std::string();
+}
 
-std::string Json(const Node* n) { return n ? api::EncodeJson(*n, 0) : std::string("null"); }
+std::string Json(const Node* n) {
+  return n ? api::EncodeJson(*n, 0) : std::string("null");
+}
 
 ApiError InvalidField(std::string_view kind, std::string_view name, field::Error error) {
   field::ErrorList errors;
@@ -54,11 +62,59 @@ ApiError InvalidField(std::string_view kind, std::string_view name, field::Error
   return e;
 }
 
+// What a pod update may change of the spec (ValidatePodUpdate): scheduling gates may only be
+// removed, tolerations only added; every other field is the stored one.
+field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
+  field::ErrorList errs;
+  Node munged = next ? *next : Node::Object();
+  const Node* old_gates = stored ? stored->Find("schedulingGates") : nullptr;
+  if (const Node* gates = munged.Find("schedulingGates"); gates && gates->IsArray()) {
+    for (std::size_t i = 0; i < gates->items.size(); ++i) {
+      const std::string name = Str(gates->items[i].Find("name"));
+      bool known = false;
+      if (old_gates && old_gates->IsArray()) {
+        for (const Node& g : old_gates->items) known = known || Str(g.Find("name")) == name;
+      }
+      if (!known) {
+        errs.push_back(field::Forbidden(
+            field::Path("spec").Child("schedulingGates").Index(i).Child("name"),
+            fmt::format("only deletion is allowed, but found new scheduling gate '{}'", name)));
+      }
+    }
+  }
+  const Node* old_tolerations = stored ? stored->Find("tolerations") : nullptr;
+  if (old_tolerations && old_tolerations->IsArray()) {
+    const Node* now = munged.Find("tolerations");
+    for (const Node& t : old_tolerations->items) {
+      const bool kept = now && now->IsArray() &&
+                        std::any_of(now->items.begin(), now->items.end(),
+                                    [&](const Node& n) { return Json(&n) == Json(&t); });
+      if (!kept) {
+        errs.push_back(field::Forbidden(field::Path("spec").Child("tolerations"),
+                                        "existing toleration can not be modified except its "
+                                        "tolerationSeconds"));
+        break;
+      }
+    }
+  }
+  if (!errs.empty()) return errs;
+  for (const char* free : {"schedulingGates", "tolerations"}) {
+    munged.Erase(free);
+    if (const Node* v = stored ? stored->Find(free) : nullptr) munged.Set(free, *v);
+  }
+  if (api::EncodeJsonSorted(munged) !=
+      api::EncodeJsonSorted(stored ? *stored : Node::Object())) {
+    errs.push_back(field::Forbidden(field::Path("spec"), std::string(kPodUpdateForbidden)));
+  }
+  return errs;
+}
+
 }  // namespace
 
 HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
+  const bool status_only = info.subresource == "status";
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
   std::optional<PatchType> patch_type;
@@ -92,8 +148,9 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
     } else {
       auto parsed = api::ParseJsonStream(request.body);
       if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
-        return BadRequest("the body of the request was in an unknown format - accepted media "
-                          "types include: application/json, application/yaml")
+        return BadRequest(
+                   "the body of the request was in an unknown format - accepted media "
+                   "types include: application/json, application/yaml")
             .Response();
       }
       candidate = std::move((*parsed)[0]);
@@ -110,60 +167,88 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
     if (!precondition.empty() && precondition != std::to_string(got->revision)) {
       return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
     }
-    // What the server owns is not the client's to set: admitted without it, restored after.
-    Node& meta = candidate.Ensure("metadata");
-    for (std::string_view field : kServerOwnedMeta) meta.Erase(field);
-    candidate.Erase("status");
-    auto admitted = Admit(request, info, api::EncodeJson(candidate, 0));
-    if (auto* refused = std::get_if<HttpResponse>(&admitted)) return std::move(*refused);
-    Admitted& a = std::get<Admitted>(admitted);
-    Node next = std::move(a.object);
-    Node& next_meta = next.Ensure("metadata");
-    const Node* stored_meta = stored->Find("metadata");
-    for (std::string_view field : kServerOwnedMeta) {
-      next_meta.Erase(field);
-      if (const Node* v = stored_meta ? stored_meta->Find(field) : nullptr) next_meta.Set(field, *v);
-    }
-    next.Erase("status");
-    if (const Node* status = stored->Find("status")) next.Set("status", *status);
+    Node next;
+    std::vector<std::string> warnings;
+    if (status_only) {
+      // The status strategies: only the status changes (the spec and metadata are the
+      // stored ones); no admission plugin looks at a status write. The body is still decoded
+      // strictly as its kind.
+      auto decoded = api::DecodeObject(api::Schema::Objects(), resource.kind, candidate, "request",
+                                       0, FieldValidationOf(request));
+      if (auto* err = std::get_if<api::DecodeError>(&decoded)) {
+        return BadRequest(err->message).Response();
+      }
+      warnings = std::move(std::get<api::DecodedObject>(decoded).warnings);
+      next = *stored;
+      next.Erase("status");
+      if (const Node* status = candidate.Find("status"); status && !status->IsNull()) {
+        next.Set("status", *status);
+      }
+    } else {
+      // What the server owns is not the client's to set: admitted without it, restored after.
+      Node& meta = candidate.Ensure("metadata");
+      for (std::string_view field : kServerOwnedMeta) meta.Erase(field);
+      candidate.Erase("status");
+      auto admitted = Admit(request, info, api::EncodeJson(candidate, 0));
+      if (auto* refused = std::get_if<HttpResponse>(&admitted)) return std::move(*refused);
+      Admitted& a = std::get<Admitted>(admitted);
+      next = std::move(a.object);
+      Node& next_meta = next.Ensure("metadata");
+      const Node* stored_meta = stored->Find("metadata");
+      for (std::string_view field : kServerOwnedMeta) {
+        next_meta.Erase(field);
+        if (const Node* v = stored_meta ? stored_meta->Find(field) : nullptr)
+          next_meta.Set(field, *v);
+      }
+      next.Erase("status");
+      if (const Node* status = stored->Find("status")) next.Set("status", *status);
 
-    if (info.resource == "pods" && Json(next.Find("spec")) != Json(stored->Find("spec"))) {
-      return InvalidField(resource.kind, info.name,
-                          field::Forbidden(field::Path("spec"), std::string(kPodUpdateForbidden)))
-          .Response();
-    }
-    if ((info.resource == "configmaps" || info.resource == "secrets") &&
-        stored->Find("immutable") && stored->Find("immutable")->AsBool()) {
-      for (const char* f : {"data", "binaryData", "type", "immutable"}) {
-        if (Json(next.Find(f)) != Json(stored->Find(f))) {
-          return InvalidField(resource.kind, info.name,
-                              field::Forbidden(field::Path(f),
-                                               "field is immutable when `immutable` is set"))
-              .Response();
+      if (info.resource == "pods") {
+        if (field::ErrorList errs = PodSpecUpdateErrors(next.Find("spec"), stored->Find("spec"));
+            !errs.empty()) {
+          return Invalid(resource.kind, info.name, errs).Response();
         }
       }
-    }
-    if (info.resource == "namespaces") {
-      // Tightening Pod Security's enforce level dry-runs the namespace's pods.
-      auto listed = store_.List("pods", info.name, false);
-      if (!listed) return InternalResponse(listed.error());
-      std::vector<api::Pod> pods;
-      for (const auto& item : listed->items) {
-        if (auto pod = ParseStoredObject(item.data)) pods.push_back(api::ReadPod(*pod));
+      if (info.resource == "nodes") {
+        validation::SyncNodePodCIDRs(next);
+        if (field::ErrorList errs = validation::ValidateNodeUpdate(next, *stored); !errs.empty()) {
+          return Invalid(resource.kind, info.name, errs).Response();
+        }
       }
-      const admission::psa::PodSecurity default_security;
-      const admission::psa::PodSecurity& security =
-          options_.pod_security ? *options_.pod_security : default_security;
-      const api::Namespace before = api::ReadNamespace(*stored);
-      auto decision = security.ValidateNamespace(api::ReadNamespace(next), &before, &pods);
-      a.warnings.insert(a.warnings.end(), decision.warnings.begin(), decision.warnings.end());
+      if ((info.resource == "configmaps" || info.resource == "secrets") &&
+          stored->Find("immutable") && stored->Find("immutable")->AsBool()) {
+        for (const char* f : {"data", "binaryData", "type", "immutable"}) {
+          if (Json(next.Find(f)) != Json(stored->Find(f))) {
+            return InvalidField(resource.kind, info.name,
+                                field::Forbidden(field::Path(f),
+                                                 "field is immutable when `immutable` is set"))
+                .Response();
+          }
+        }
+      }
+      if (info.resource == "namespaces") {
+        // Tightening Pod Security's enforce level dry-runs the namespace's pods.
+        auto listed = store_.List("pods", info.name, false);
+        if (!listed) return InternalResponse(listed.error());
+        std::vector<api::Pod> pods;
+        for (const auto& item : listed->items) {
+          if (auto pod = ParseStoredObject(item.data)) pods.push_back(api::ReadPod(*pod));
+        }
+        const admission::psa::PodSecurity default_security;
+        const admission::psa::PodSecurity& security =
+            options_.pod_security ? *options_.pod_security : default_security;
+        const api::Namespace before = api::ReadNamespace(*stored);
+        auto decision = security.ValidateNamespace(api::ReadNamespace(next), &before, &pods);
+        a.warnings.insert(a.warnings.end(), decision.warnings.begin(), decision.warnings.end());
+      }
+      warnings = std::move(a.warnings);
     }
     api::CanonicalizeOrder(next, resource.kind);
     Node unchanged = *stored;
     api::CanonicalizeOrder(unchanged, resource.kind);
     if (api::EncodeJson(next, 0) == api::EncodeJson(unchanged, 0)) {
       HttpResponse r = JsonResponse(200, std::move(got->data));
-      AddWarnings(r, a.warnings);
+      AddWarnings(r, warnings);
       return r;
     }
     auto written = store_.Update(key, got->revision, [&](std::int64_t rv) {
@@ -180,7 +265,7 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
       return InternalResponse(written.error());
     }
     HttpResponse r = JsonResponse(200, std::move(written->data));
-    AddWarnings(r, a.warnings);
+    AddWarnings(r, warnings);
     return r;
   }
   return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();

@@ -28,16 +28,17 @@ Node ApiEvent(const EventSubject& pod, const MonitorEvent& event) {
   e.Set("reason", Node::String(event.event.reason));
   e.Set("message", Node::String(event.event.message));
   Node source = Node::Object();
-  source.Set("component", Node::String("kubelet"));
-  source.Set("host", Node::String(pod.node_name));
+  const bool kubelet = pod.component == "kubelet";
+  source.Set("component", Node::String(pod.component));
+  if (kubelet) source.Set("host", Node::String(pod.node_name));
   e.Set("source", std::move(source));
   e.Set("firstTimestamp", Node::String(event.time));
   e.Set("lastTimestamp", Node::String(event.time));
   e.Set("count", Node::Int(1));
   e.Set("type", Node::String(std::string(kubelet::EventTypeName(event.event.type))));
   e.Set("eventTime", Node::Null());
-  e.Set("reportingComponent", Node::String("kubelet"));
-  e.Set("reportingInstance", Node::String(pod.node_name));
+  e.Set("reportingComponent", Node::String(pod.component));
+  e.Set("reportingInstance", Node::String(kubelet ? pod.node_name : pod.component));
   return e;
 }
 

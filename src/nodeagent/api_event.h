@@ -13,6 +13,9 @@ namespace podlimits::nodeagent {
 struct EventSubject {
   std::string namespace_, name, uid;
   std::string node_name;
+  // Who reports: the kubelet (source.host is the node), or the scheduler ("default-scheduler",
+  // no host) for Scheduled and FailedScheduling.
+  std::string component = "kubelet";
 };
 
 std::string ApiEventName(const EventSubject& pod, const MonitorEvent& event);

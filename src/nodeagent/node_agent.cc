@@ -23,6 +23,8 @@
 #include "kubelet/pod_plan.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
+#include "nodeagent/pod_fit.h"
+#include "nodeagent/pod_status_merge.h"
 
 extern char** environ;
 
@@ -36,21 +38,14 @@ using apiserver::StoredObject;
 
 namespace {
 
+// The taint the node lifecycle controller keeps on a cordoned node.
+constexpr std::string_view kUnschedulableTaintKey = "node.kubernetes.io/unschedulable";
+
 std::string Str(const Node& object, std::initializer_list<std::string_view> path) {
   const Node* n = object.FindPath(path);
   return n && n->IsString() ? n->scalar : std::string();
 }
 
-
-// The pod's PodScheduled condition as the binding made it (kept over the monitor's).
-const Node* FindCondition(const Node& status, std::string_view type) {
-  const Node* conditions = status.Find("conditions");
-  if (conditions == nullptr || !conditions->IsArray()) return nullptr;
-  for (const Node& c : conditions->items) {
-    if (const Node* t = c.Find("type"); t && t->scalar == type) return &c;
-  }
-  return nullptr;
-}
 
 Node ScheduledCondition() {
   Node c = Node::Object();
@@ -234,6 +229,7 @@ void NodeAgent::ListenToMonitors() {
     if (std::chrono::steady_clock::now() >= next_resync) {
       next_resync = std::chrono::steady_clock::now() + options_.resync;
       SyncStaticPods();
+      NodeChanged();
       std::vector<std::string> all;
       for (const auto& [uid, known] : pods_) all.push_back(uid);
       for (const auto& uid : all) Publish(uid);
@@ -453,18 +449,137 @@ void NodeAgent::Sweep() {
 }
 
 void NodeAgent::Bind(const StoredObject& object, Node pod) {
+  // A pod with scheduling gates is not looked at until they are all removed (an update of the
+  // pod, which brings it here again).
+  if (const Node* gates = pod.FindPath({"spec", "schedulingGates"});
+      gates && gates->IsArray() && !gates->items.empty()) {
+    MarkPending(object, std::move(pod), "SchedulingGated",
+                "Scheduling is blocked due to non-empty scheduling gates");
+    return;
+  }
+  // The scheduler's filters, against the Node as it is now (none registered: nothing to
+  // filter on, as in tests that run the agent alone).
+  if (auto node = store_.Get({"nodes", "", options_.node_name})) {
+    if (auto tree = apiserver::ParseStoredObject(node->data)) {
+      if (auto reason = UnfitReason(pod, *tree)) {
+        unschedulable_.insert(object.key);
+        MarkPending(object, std::move(pod), "Unschedulable", FitErrorMessage(*reason));
+        return;
+      }
+    }
+  }
+  unschedulable_.erase(object.key);
   pod.Ensure("spec").Set("nodeName", Node::String(options_.node_name));
   Node& status = pod.Ensure("status");
-  if (FindCondition(status, "PodScheduled") == nullptr) {
-    Node& conditions = status.Ensure("conditions", Node::Kind::kArray);
-    conditions.items.push_back(ScheduledCondition());
-  }
+  Node& conditions = status.Ensure("conditions", Node::Kind::kArray);
+  std::erase_if(conditions.items,
+                [](const Node& c) { return Str(c, {"type"}) == "PodScheduled"; });
+  conditions.items.push_back(ScheduledCondition());
   auto updated = store_.Update(object.key, object.revision, [&](std::int64_t rv) {
     return apiserver::RenderStoredObject(pod, "Pod", rv);
   });
-  if (!updated && updated.error().kind != StoreError::Kind::kConflict &&
-      updated.error().kind != StoreError::Kind::kNotFound) {
-    Log("bind pod " + object.key.name + ": " + updated.error().error.Message());
+  if (!updated) {
+    if (updated.error().kind != StoreError::Kind::kConflict &&
+        updated.error().kind != StoreError::Kind::kNotFound) {
+      Log("bind pod " + object.key.name + ": " + updated.error().error.Message());
+    }
+    return;
+  }
+  PostSchedulerEvent(object.key, Str(pod, {"metadata", "uid"}), "Normal", "Scheduled",
+                     fmt::format("Successfully assigned {}/{} to {}", object.key.namespace_,
+                                 object.key.name, options_.node_name));
+}
+
+void NodeAgent::MarkPending(const StoredObject& object, Node pod, std::string_view reason,
+                            const std::string& message) {
+  Node& conditions = pod.Ensure("status").Ensure("conditions", Node::Kind::kArray);
+  for (const Node& c : conditions.items) {
+    if (Str(c, {"type"}) == "PodScheduled" && Str(c, {"status"}) == "False" &&
+        Str(c, {"reason"}) == reason && Str(c, {"message"}) == message) {
+      return;  // already said so
+    }
+  }
+  std::erase_if(conditions.items,
+                [](const Node& c) { return Str(c, {"type"}) == "PodScheduled"; });
+  Node c = ScheduledCondition();
+  c.Set("status", Node::String("False"));
+  c.Set("reason", Node::String(std::string(reason)));
+  c.Set("message", Node::String(message));
+  conditions.items.push_back(std::move(c));
+  Node& status = *pod.Find("status");
+  if (status.Find("phase") == nullptr) status.Set("phase", Node::String("Pending"));
+  auto updated = store_.Update(object.key, object.revision, [&](std::int64_t rv) {
+    return apiserver::RenderStoredObject(pod, "Pod", rv);
+  });
+  if (!updated) return;  // changed meanwhile: that change brings the pod here again
+  // A gated pod was never tried: only a failed attempt is an event.
+  if (reason == "Unschedulable") {
+    PostSchedulerEvent(object.key, Str(pod, {"metadata", "uid"}), "Warning", "FailedScheduling",
+                       message);
+  }
+}
+
+void NodeAgent::PostSchedulerEvent(const ObjectKey& pod, const std::string& uid,
+                                   std::string_view type, std::string_view reason,
+                                   const std::string& message) {
+  MonitorEvent e;
+  e.event.type = type == "Warning" ? kubelet::EventType::kWarning : kubelet::EventType::kNormal;
+  e.event.reason = std::string(reason);
+  e.event.message = message;
+  const auto now = std::chrono::system_clock::now();
+  e.time = Rfc3339Now();
+  e.nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  EventSubject subject{pod.namespace_, pod.name, uid, options_.node_name, "default-scheduler"};
+  Node event = ApiEvent(subject, e);
+  event.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
+  event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
+  (void)store_.Create({"events", pod.namespace_, ApiEventName(subject, e)}, [&](std::int64_t rv) {
+    return apiserver::RenderStoredObject(event, "Event", rv);
+  });
+}
+
+void NodeAgent::NodeChanged() {
+  auto got = store_.Get({"nodes", "", options_.node_name});
+  if (!got || got->revision == node_revision_) return;
+  node_revision_ = got->revision;
+  auto node = apiserver::ParseStoredObject(got->data);
+  if (!node) return;
+  const Node* u = node->FindPath({"spec", "unschedulable"});
+  const bool cordoned = u != nullptr && u->AsBool();
+  bool tainted = false;
+  if (const Node* taints = node->FindPath({"spec", "taints"}); taints && taints->IsArray()) {
+    for (const Node& t : taints->items) {
+      if (Str(t, {"key"}) == kUnschedulableTaintKey && Str(t, {"effect"}) == "NoSchedule") {
+        tainted = true;
+      }
+    }
+  }
+  if (cordoned != tainted) {
+    WriteOwnObject({"nodes", "", options_.node_name}, "Node", "unschedulable taint",
+                   [&](std::optional<Node> stored) -> std::optional<Node> {
+                     if (!stored) return std::nullopt;
+                     Node& spec = stored->Ensure("spec");
+                     const Node* now = spec.Find("unschedulable");
+                     const bool want = now != nullptr && now->AsBool();
+                     Node& taints = spec.Ensure("taints", Node::Kind::kArray);
+                     std::erase_if(taints.items, [](const Node& t) {
+                       return Str(t, {"key"}) == kUnschedulableTaintKey &&
+                              Str(t, {"effect"}) == "NoSchedule";
+                     });
+                     if (want) {
+                       Node taint = Node::Object();
+                       taint.Set("key", Node::String(std::string(kUnschedulableTaintKey)));
+                       taint.Set("effect", Node::String("NoSchedule"));
+                       taints.items.push_back(std::move(taint));
+                     }
+                     if (taints.items.empty()) spec.Erase("taints");
+                     return stored;
+                   });
+  }
+  const std::set<ObjectKey> pending = std::move(unschedulable_);
+  unschedulable_.clear();
+  for (const ObjectKey& key : pending) {
+    if (auto pod = store_.Get(key)) Sync(*pod);
   }
 }
 
@@ -603,17 +718,8 @@ void NodeAgent::Publish(const std::string& uid) {
   if (status) {
     known.finished = status->finished;
     Node next = status->status;
-    // PodScheduled is the binding's, with its time.
-    const Node* stored_status = pod->Find("status");
-    const Node* scheduled =
-        stored_status ? FindCondition(*stored_status, "PodScheduled") : nullptr;
-    if (scheduled != nullptr) {
-      if (Node* conditions = next.Find("conditions"); conditions && conditions->IsArray()) {
-        for (Node& c : conditions->items) {
-          if (const Node* t = c.Find("type"); t && t->scalar == "PodScheduled") c = *scheduled;
-        }
-      }
-    }
+    // Conditions others own (PodScheduled, DisruptionTarget, readiness gates') stay as stored.
+    MergePodStatus(next, *pod, Rfc3339Now());
     // Compared with the stored status (in the store's field order), not the last one written:
     // the object may be new (a mirror pod recreated) or rewritten by someone else.
     const Node* current = pod->Find("status");

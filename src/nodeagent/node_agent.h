@@ -1,7 +1,9 @@
 // The kubelet half of `podlimits serve`: the pods of the object store run on this node, as the
 // kubelet's sync loop runs the pods the apiserver binds to it.
 //
-//   bind      a new pod gets spec.nodeName and PodScheduled (the one-node scheduler)
+//   bind      a new pod gets spec.nodeName and PodScheduled (the one-node scheduler: pod_fit.h's
+//             filters against the Node, scheduling gates; a pod left Pending is tried again
+//             when the Node changes), with the scheduler's Scheduled / FailedScheduling events
 //   run       one monitor process per pod (pod_monitor.h), started from the pod as admitted
 //   publish   each status the monitor writes becomes the pod's status in the store, each event
 //             an Event object (status manager and event recorder), as the monitor announces
@@ -114,6 +116,17 @@ class NodeAgent : public apiserver::PodLogSource {
   void Publish(const std::string& uid);
   void PublishEvents(const std::string& uid, KnownPod& known, const std::filesystem::path& dir);
   void Bind(const apiserver::StoredObject& object, api::Node pod);
+  // A pod not bound: Pending with PodScheduled False, reason SchedulingGated (gates left) or
+  // Unschedulable (pod_fit.h, with a FailedScheduling event), once per message.
+  void MarkPending(const apiserver::StoredObject& object, api::Node pod, std::string_view reason,
+                   const std::string& message);
+  // When the Node changed: the node.kubernetes.io/unschedulable taint follows
+  // spec.unschedulable (the node lifecycle controller's job), and the pods left Pending are
+  // tried again (the scheduler's requeue on a node update).
+  void NodeChanged();
+  void PostSchedulerEvent(const apiserver::ObjectKey& pod, const std::string& uid,
+                          std::string_view type, std::string_view reason,
+                          const std::string& message);
   bool Spawn(const std::string& uid, KnownPod& known, const api::Node& pod);
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
@@ -137,6 +150,8 @@ class NodeAgent : public apiserver::PodLogSource {
   mutable std::mutex mu_;
   std::map<std::string, KnownPod> pods_;  // by uid (a static pod's: its hash)
   std::set<std::string> reported_;        // static pod problems already logged
+  std::set<apiserver::ObjectKey> unschedulable_;  // pods left Pending by the fit check
+  std::int64_t node_revision_ = -1;                // the Node's revision NodeChanged last saw
 };
 
 }  // namespace podlimits::nodeagent

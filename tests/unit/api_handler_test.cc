@@ -61,8 +61,15 @@ TEST(ApiHandler, LegacyDiscovery) {
   EXPECT_NE(v1.body.find("{\"name\":\"pods/log\",\"singularName\":\"\",\"namespaced\":true,"
                          "\"kind\":\"Pod\",\"verbs\":[\"get\"]}"),
             std::string::npos);
-  EXPECT_EQ(v1.body.find("pods/eviction"), std::string::npos);
-  EXPECT_EQ(v1.body.find("namespaces/status"), std::string::npos);
+  // kubectl drain finds the eviction subresource by its kind's group and version.
+  EXPECT_NE(v1.body.find("{\"name\":\"pods/eviction\",\"singularName\":\"\",\"namespaced\":true,"
+                         "\"group\":\"policy\",\"version\":\"v1\",\"kind\":\"Eviction\","
+                         "\"verbs\":[\"create\"]}"),
+            std::string::npos);
+  EXPECT_NE(v1.body.find("{\"name\":\"nodes/status\",\"singularName\":\"\",\"namespaced\":false,"
+                         "\"kind\":\"Node\",\"verbs\":[\"get\",\"patch\",\"update\"]}"),
+            std::string::npos);
+  EXPECT_EQ(v1.body.find("pods/exec"), std::string::npos);
   EXPECT_NE(v1.body.find("{\"name\":\"namespaces\",\"singularName\":\"namespace\","
                          "\"namespaced\":false,"),
             std::string::npos);
@@ -79,10 +86,13 @@ TEST(ApiHandler, AggregatedDiscovery) {
       "\"group\":\"\",\"version\":\"v1\",\"kind\":\"ConfigMap\"},\"scope\":\"Namespaced\","
       "\"singularResource\":\"configmap\","))
       << api.body;
-  EXPECT_NE(api.body.find("\"subresources\":[{\"subresource\":\"log\",\"responseKind\":{"
+  EXPECT_NE(api.body.find("\"subresources\":[{\"subresource\":\"eviction\",\"responseKind\":{"
+                          "\"group\":\"policy\",\"version\":\"v1\",\"kind\":\"Eviction\"},"
+                          "\"verbs\":[\"create\"]},{\"subresource\":\"log\",\"responseKind\":{"
                           "\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"verbs\":["
                           "\"get\"]}"),
-            std::string::npos);
+            std::string::npos)
+      << api.body;
   EXPECT_TRUE(api.body.ends_with("\"freshness\":\"Current\"}]}]}"));
   auto beta = HandleApiRequest(
       Get("/apis", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"));

@@ -66,6 +66,21 @@ TEST(ProtobufObjectTest, PodWithListsQuantitiesAndInts) {
   EXPECT_EQ(object->FindPath({"spec", "restartPolicy"})->scalar, "Never");
 }
 
+TEST(ProtobufObjectTest, EvictionAsKubectlDrainSendsIt) {
+  // policy/v1 Eviction {metadata=1, deleteOptions=2 {gracePeriodSeconds=1, preconditions=2
+  // {uid=1}, dryRun=5}}: a group's kind and a meta/v1 message the schema generator added.
+  const std::string options = Int(1, 30) + Bytes(2, Bytes(1, "u-1")) + Bytes(5, "All");
+  const std::string raw = Bytes(1, Bytes(1, "web") + Bytes(3, "default")) + Bytes(2, options);
+  const std::string body = std::string("k8s\0", 4) +
+                           Bytes(1, Bytes(1, "policy/v1") + Bytes(2, "Eviction")) + Bytes(2, raw);
+  auto object = DecodeProtobufObject(body, Schema::Objects());
+  ASSERT_TRUE(object) << object.error();
+  EXPECT_EQ(EncodeJson(*object, 0),
+            R"({"kind":"Eviction","apiVersion":"policy/v1","metadata":{"name":"web",)"
+            R"("namespace":"default"},"deleteOptions":{"gracePeriodSeconds":30,)"
+            R"("preconditions":{"uid":"u-1"},"dryRun":["All"]}})");
+}
+
 TEST(ProtobufObjectTest, Refusals) {
   EXPECT_THAT(DecodeProtobufObject("{}", Schema::Objects()).error(),
               ::testing::HasSubstr("does not appear to be a protobuf message"));

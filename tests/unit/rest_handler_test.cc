@@ -5,50 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "apiserver/human_duration.h"
 #include "apiserver/namespace_controller.h"
-#include "temp_dir.h"
+#include "rest_handler_fixture.h"
 
 namespace podlimits::apiserver {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-constexpr std::string_view kTableAccept =
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
-    "application/json";
-
-class RestHandlerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto s = ObjectStore::Open(dir_ / "state.db");
-    ASSERT_TRUE(s) << s.error().error.Message();
-    store_ = std::move(*s);
-    rest_ = std::make_unique<RestHandler>(*store_, admission::ChainOptions{},
-                                          [] { return *ParseApiTime("2026-11-25T12:00:00Z"); });
-    ASSERT_TRUE(rest_->EnsureSystemNamespaces());
-  }
-
-  HttpResponse Call(std::string method, std::string path, std::string body = "",
-                    std::string accept = "application/json",
-                    std::string content_type = "application/json") {
-    HttpRequest r;
-    r.method = std::move(method);
-    r.path = std::move(path);
-    r.body = std::move(body);
-    r.headers["content-type"] = std::move(content_type);
-    r.headers["accept"] = std::move(accept);
-    r.user = "kubernetes-admin";
-    auto response = rest_->Handle(r);
-    EXPECT_TRUE(response.has_value());
-    return response.value_or(HttpResponse{});
-  }
-
-  podlimits::testing::TempDir dir_{"podlimits-rest"};
-  std::unique_ptr<ObjectStore> store_;
-  std::unique_ptr<RestHandler> rest_;
-};
 
 TEST_F(RestHandlerTest, CreateGetListDelete) {
   auto created = Call("POST", "/api/v1/namespaces/default/configmaps",

@@ -10,10 +10,18 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
+#include "api/json_codec.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
 
 namespace podlimits::testing {
+
+// One JSON value (an API object as the store holds it); fails the test if it does not parse.
+inline api::Node ParseJsonValue(std::string_view json) {
+  auto nodes = api::ParseJsonStream(json);
+  EXPECT_TRUE(nodes && nodes->size() == 1) << json;
+  return nodes && nodes->size() == 1 ? (*nodes)[0] : api::Node::Object();
+}
 
 // Decodes exactly one object; fails the test if decoding fails.
 inline api::DecodedObject DecodeOne(std::string_view yaml) {

@@ -1,0 +1,33 @@
+// Whether a pod may be bound to this node: kube-scheduler's filter plugins that look at the
+// Node object, in the scheduler's order, with its reasons. The one-node scheduler of `podlimits
+// serve` binds a pod only when they all pass; otherwise the pod stays Pending with PodScheduled
+// False (Unschedulable) and the scheduler's message, and is tried again when the Node changes.
+//
+//   NodeUnschedulable  spec.unschedulable (kubectl cordon), unless the pod tolerates the
+//                      node.kubernetes.io/unschedulable:NoSchedule taint
+//   TaintToleration    every NoSchedule and NoExecute taint tolerated (PreferNoSchedule only
+//                      scores)
+//   NodeAffinity       spec.nodeSelector, and requiredDuringSchedulingIgnoredDuringExecution's
+//                      nodeSelectorTerms (In, NotIn, Exists, DoesNotExist, Gt, Lt; matchFields
+//                      on metadata.name)
+//
+// Each of these is UnschedulableAndUnresolvable: preemption cannot help, and the message says so.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/node.h"
+
+namespace podlimits::nodeagent {
+
+// The first failing plugin's reason ("node(s) were unschedulable"), or nullopt when `pod` fits
+// `node` (both API objects).
+std::optional<std::string> UnfitReason(const api::Node& pod, const api::Node& node);
+
+// The scheduler's FitError for one node: "0/1 nodes are available: 1 <reason>. preemption: 0/1
+// nodes are available: 1 Preemption is not helpful for scheduling."
+std::string FitErrorMessage(std::string_view reason);
+
+}  // namespace podlimits::nodeagent

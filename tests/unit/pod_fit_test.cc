@@ -1,0 +1,85 @@
+// The one-node scheduler's filters: cordon, taints and tolerations, node selectors and
+// required node affinity, with kube-scheduler's reasons.
+#include "nodeagent/pod_fit.h"
+
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+#include "test_support.h"
+
+namespace podlimits::nodeagent {
+namespace {
+
+using podlimits::testing::ParseJsonValue;
+
+TEST(PodFitTest, FiltersInTheSchedulersOrder) {
+  const std::string node_labels =
+      R"("metadata":{"name":"n1","labels":{"pool":"ci","disk":"ssd","cores":"8"}})";
+  struct Case {
+    std::string name, node_spec, pod_spec;
+    std::optional<std::string> reason;
+  };
+  const std::string unschedulable = "node(s) were unschedulable";
+  const std::string affinity = "node(s) didn't match Pod's node affinity/selector";
+  auto required = [](const std::string& terms) {
+    return R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{)"
+           R"("nodeSelectorTerms":)" + terms + "}}}";
+  };
+  const std::vector<Case> cases = {
+      {"plain", "{}", "{}", std::nullopt},
+      {"cordoned", R"({"unschedulable":true})", "{}", unschedulable},
+      {"cordoned, tolerated by key",
+       R"({"unschedulable":true})",
+       R"({"tolerations":[{"key":"node.kubernetes.io/unschedulable","operator":"Exists",)"
+       R"("effect":"NoSchedule"}]})",
+       std::nullopt},
+      {"cordoned, tolerated by everything", R"({"unschedulable":true})",
+       R"({"tolerations":[{"operator":"Exists"}]})", std::nullopt},
+      {"cordoned, NoExecute toleration does not do", R"({"unschedulable":true})",
+       R"({"tolerations":[{"operator":"Exists","effect":"NoExecute"}]})", unschedulable},
+      {"cordon before taints",
+       R"({"unschedulable":true,"taints":[{"key":"a","value":"b","effect":"NoSchedule"}]})", "{}",
+       unschedulable},
+      {"NoSchedule taint", R"({"taints":[{"key":"dedicated","value":"ci","effect":"NoSchedule"}]})",
+       "{}", "node(s) had untolerated taint {dedicated: ci}"},
+      {"NoExecute taint, empty value", R"({"taints":[{"key":"gone","effect":"NoExecute"}]})", "{}",
+       "node(s) had untolerated taint {gone: }"},
+      {"PreferNoSchedule only scores",
+       R"({"taints":[{"key":"soft","effect":"PreferNoSchedule"}]})", "{}", std::nullopt},
+      {"tolerated with Equal",
+       R"({"taints":[{"key":"dedicated","value":"ci","effect":"NoSchedule"}]})",
+       R"({"tolerations":[{"key":"dedicated","operator":"Equal","value":"ci"}]})", std::nullopt},
+      {"Equal with another value",
+       R"({"taints":[{"key":"dedicated","value":"ci","effect":"NoSchedule"}]})",
+       R"({"tolerations":[{"key":"dedicated","value":"web"}]})",
+       "node(s) had untolerated taint {dedicated: ci}"},
+      {"toleration for another effect",
+       R"({"taints":[{"key":"dedicated","value":"ci","effect":"NoSchedule"}]})",
+       R"({"tolerations":[{"key":"dedicated","operator":"Exists","effect":"NoExecute"}]})",
+       "node(s) had untolerated taint {dedicated: ci}"},
+      {"nodeSelector matches", "{}", R"({"nodeSelector":{"pool":"ci"}})", std::nullopt},
+      {"nodeSelector value differs", "{}", R"({"nodeSelector":{"pool":"web"}})", affinity},
+      {"nodeSelector label missing", "{}", R"({"nodeSelector":{"gpu":""}})", affinity},
+      {"In", "{}", "{" + required(R"([{"matchExpressions":[{"key":"disk","operator":"In","values":["ssd","nvme"]}]}])") + "}", std::nullopt},
+      {"NotIn", "{}", "{" + required(R"([{"matchExpressions":[{"key":"disk","operator":"NotIn","values":["ssd"]}]}])") + "}", affinity},
+      {"DoesNotExist", "{}", "{" + required(R"([{"matchExpressions":[{"key":"gpu","operator":"DoesNotExist"}]}])") + "}", std::nullopt},
+      {"Gt", "{}", "{" + required(R"([{"matchExpressions":[{"key":"cores","operator":"Gt","values":["4"]}]}])") + "}", std::nullopt},
+      {"Lt", "{}", "{" + required(R"([{"matchExpressions":[{"key":"cores","operator":"Lt","values":["4"]}]}])") + "}", affinity},
+      {"terms are ORed", "{}", "{" + required(R"([{"matchExpressions":[{"key":"gpu","operator":"Exists"}]},{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}])") + "}", std::nullopt},
+      {"an empty term matches nothing", "{}", "{" + required(R"([{}])") + "}", affinity},
+  };
+  for (const auto& c : cases) {
+    const api::Node node = ParseJsonValue("{" + node_labels + R"(,"spec":)" + c.node_spec + "}");
+    const api::Node pod = ParseJsonValue(R"({"spec":)" + c.pod_spec + "}");
+    EXPECT_EQ(UnfitReason(pod, node), c.reason) << c.name;
+  }
+}
+
+TEST(PodFitTest, TheSchedulersMessage) {
+  EXPECT_EQ(FitErrorMessage("node(s) were unschedulable"),
+            "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are "
+            "available: 1 Preemption is not helpful for scheduling.");
+}
+
+}  // namespace
+}  // namespace podlimits::nodeagent
