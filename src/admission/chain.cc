@@ -13,6 +13,7 @@
 #include "api/pod_strategy.h"
 #include "validation/config_data.h"
 #include "validation/drop_disabled.h"
+#include "validation/event.h"
 #include "validation/limit_range.h"
 #include "validation/node.h"
 #include "validation/object_meta.h"
@@ -61,6 +62,7 @@ class Chain {
       if (obj.kind == "PersistentVolumeClaim") out = AdmitPersistentVolumeClaim(obj);
       if (obj.kind == "ConfigMap") out = AdmitConfigMap(obj);
       if (obj.kind == "Secret") out = AdmitSecret(obj);
+      if (obj.kind == "Event") out = AdmitEvent(obj);
     });
     return outcomes;
   }
@@ -238,6 +240,22 @@ class Chain {
                      std::move(obj.warnings));
     }
     return Admitted("ConfigMap", cm.metadata.name, std::move(obj.tree), std::move(obj.warnings));
+  }
+
+  // Events pass NamespaceLifecycle and the legacy event validation; no other plugin.
+  Outcome AdmitEvent(api::DecodedObject& obj) {
+    api::SetDefaultNamespace(obj.tree);
+    if (auto missing = MissingNamespace("Event", obj.tree, obj.warnings)) return *missing;
+    api::GenerateObjectName(obj.tree, name_generator());
+    api::ObjectMeta meta = api::ReadObjectMeta(obj.tree);
+    field::ErrorList errs = validation::ValidateObjectMeta(
+        meta, true, validation::NameRule::kDNSSubdomain, field::Path("metadata"));
+    field::Append(errs, validation::ValidateEvent(obj.tree));
+    if (!errs.empty()) {
+      return Invalid("Event", meta.name, validation::InvalidMessage("Event", meta, errs), errs,
+                     std::move(obj.warnings));
+    }
+    return Admitted("Event", meta.name, std::move(obj.tree), std::move(obj.warnings));
   }
 
   Outcome AdmitSecret(api::DecodedObject& obj) {

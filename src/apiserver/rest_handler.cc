@@ -34,7 +34,8 @@ bool Implemented(std::string_view resource, std::string_view verb) {
   if (verb == "watch") return true;
   if (verb == "update" || verb == "patch") {
     return resource == "namespaces" || resource == "configmaps" || resource == "secrets" ||
-           resource == "limitranges" || resource == "pods" || resource == "nodes";
+           resource == "limitranges" || resource == "pods" || resource == "nodes" ||
+           resource == "events";
   }
   if (resource == "namespaces") {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";

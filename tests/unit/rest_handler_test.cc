@@ -245,5 +245,39 @@ TEST_F(RestHandlerTest, NamespacesAreDeletedThroughTheirContent) {
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/team").status, 404);
 }
 
+TEST_F(RestHandlerTest, EventsWrittenThroughTheApi) {
+  const std::string old_style =
+      R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"e1"},"reason":"Tested",)"
+      R"("involvedObject":{"kind":"Pod","name":"p","namespace":"default"},"type":"Normal"})";
+  auto created = Call("POST", "/api/v1/namespaces/default/events", old_style);
+  EXPECT_EQ(created.status, 201) << created.body;
+  auto patched = Call("PATCH", "/api/v1/namespaces/default/events/e1", R"({"count":2})",
+                      "application/json", "application/merge-patch+json");
+  EXPECT_EQ(patched.status, 200) << patched.body;
+  EXPECT_THAT(patched.body, HasSubstr(R"("count":2)"));
+
+  struct Case {
+    std::string name, body, message;
+  };
+  const std::vector<Case> refused = {
+      {"another namespace's object",
+       R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"e2"},)"
+       R"("involvedObject":{"kind":"Pod","name":"p","namespace":"kube-system"}})",
+       R"(involvedObject.namespace: Invalid value: \"kube-system\": does not match )"
+       R"(event.namespace)"},
+      {"new style without reporter",
+       R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"e3"},)"
+       R"("eventTime":"2026-11-25T12:00:00.000000Z",)"
+       R"("involvedObject":{"kind":"Pod","name":"p","namespace":"default"}})",
+       R"([reportingComponent: Required value, reportingInstance: Required value, action: )"
+       R"(Required value])"},
+  };
+  for (const auto& c : refused) {
+    auto r = Call("POST", "/api/v1/namespaces/default/events", c.body);
+    EXPECT_EQ(r.status, 422) << c.name << ": " << r.body;
+    EXPECT_THAT(r.body, HasSubstr(c.message)) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::apiserver

@@ -1,0 +1,59 @@
+#include "validation/event.h"
+
+#include <fmt/format.h>
+
+#include "validation/object_meta.h"
+
+namespace podlimits::validation {
+
+using api::Node;
+
+namespace {
+
+std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+
+constexpr std::size_t kReportingInstanceLengthLimit = 128;
+
+}  // namespace
+
+field::ErrorList ValidateEvent(const Node& event) {
+  field::ErrorList errs;
+  const std::string ns = Str(event.FindPath({"metadata", "namespace"}));
+  const std::string involved_ns = Str(event.FindPath({"involvedObject", "namespace"}));
+  const field::Path involved = field::Path("involvedObject").Child("namespace");
+  const Node* event_time = event.Find("eventTime");
+  if (event_time == nullptr || event_time->IsNull() || Str(event_time).empty()) {
+    const bool matches =
+        involved_ns.empty() ? (ns.empty() || ns == "default") : ns == involved_ns;
+    if (!matches) errs.push_back(field::Invalid(involved, involved_ns, "does not match event.namespace"));
+  } else {
+    if (involved_ns.empty() && ns != "default" && ns != "kube-system") {
+      errs.push_back(field::Invalid(involved, involved_ns, "does not match event.namespace"));
+    }
+    const std::string component = Str(event.Find("reportingComponent"));
+    if (component.empty()) {
+      errs.push_back(field::Required(field::Path("reportingComponent"), ""));
+    }
+    for (const auto& msg : IsQualifiedName(component)) {
+      if (!component.empty()) {
+        errs.push_back(field::Invalid(field::Path("reportingComponent"), component, msg));
+      }
+    }
+    const std::string instance = Str(event.Find("reportingInstance"));
+    if (instance.empty()) errs.push_back(field::Required(field::Path("reportingInstance"), ""));
+    if (instance.size() > kReportingInstanceLengthLimit) {
+      errs.push_back(field::Invalid(
+          field::Path("reportingInstance"), "",
+          fmt::format("can have at most {} characters", kReportingInstanceLengthLimit)));
+    }
+    if (Str(event.Find("action")).empty()) {
+      errs.push_back(field::Required(field::Path("action"), ""));
+    }
+  }
+  for (const auto& msg : IsDNS1123Subdomain(ns)) {
+    errs.push_back(field::Invalid(field::Path("namespace"), ns, msg));
+  }
+  return errs;
+}
+
+}  // namespace podlimits::validation
