@@ -338,6 +338,14 @@ class Chain {
 
 }  // namespace
 
+int StatusCode(std::string_view reason) {
+  if (reason == "Invalid") return 422;
+  if (reason == "Forbidden") return 403;
+  if (reason == "NotFound") return 404;
+  if (reason == "AlreadyExists" || reason == "Conflict") return 409;
+  return 400;
+}
+
 std::vector<Outcome> RunChain(std::vector<api::DecodeResult> decoded, const ChainOptions& options) {
   Chain chain(options);
   return chain.Run(std::move(decoded));

@@ -48,6 +48,10 @@ struct Outcome {
   field::ErrorList field_errors;
 };
 
+// The HTTP status of a refusal's reason, as the apiserver answers it (Invalid 422, Forbidden
+// 403, NotFound 404, AlreadyExists and Conflict 409, anything else 400).
+int StatusCode(std::string_view reason);
+
 std::vector<Outcome> RunChain(std::vector<api::DecodeResult> decoded, const ChainOptions& options);
 
 }  // namespace podlimits::admission

@@ -5,6 +5,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 
@@ -111,22 +112,66 @@ class ChunkedStream : public ResponseStream {
   bool failed_ = false;
 };
 
+// The identity, modification time and size of the serving certificate's files: when they
+// change, the certificate is read again.
+std::string FileStamp(const std::filesystem::path& cert, const std::filesystem::path& key) {
+  std::string out;
+  for (const auto* p : {&cert, &key}) {
+    struct stat st{};
+    if (::stat(p->c_str(), &st) != 0) return "";
+    // The inode too: a replaced file written in the same clock tick, at the same size (a
+    // renewed certificate is), still has another.
+    out += fmt::format("{}:{}.{}:{};", st.st_ino, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                       st.st_size);
+  }
+  return out;
+}
+
+Result<std::shared_ptr<asio::ssl::context>> BuildContext(const HttpsServerOptions& options) {
+  auto ssl = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+  beast::error_code ec;
+  ssl->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                   asio::ssl::context::no_tlsv1_1);
+  ssl->use_certificate_chain_file(options.cert_file.string(), ec);
+  if (ec) return Failure("load serving certificate", options.cert_file, ec.message());
+  ssl->use_private_key_file(options.key_file.string(), asio::ssl::context::pem, ec);
+  if (ec) return Failure("load serving key", options.key_file, ec.message());
+  if (!options.authenticate) return ssl;
+  ssl->load_verify_file(options.client_ca_file.string(), ec);
+  if (ec) return Failure("load client CA", options.client_ca_file, ec.message());
+  // Ask for a certificate, but let clients without one through to the token check.
+  ssl->set_verify_mode(asio::ssl::verify_peer);
+  SSL_CTX_set_client_CA_list(ssl->native_handle(),
+                             SSL_load_client_CA_file(options.client_ca_file.c_str()));
+  return ssl;
+}
+
 }  // namespace
 
 struct HttpsServer::Impl {
   asio::io_context io;
-  asio::ssl::context ssl{asio::ssl::context::tls_server};
+  HttpsServerOptions options;
   tcp::acceptor acceptor{io};
   HttpHandler handler;
   std::string token;
   int max_connections = 1024;
   std::thread accept_thread;
   std::atomic<bool> stopping{false};
+  std::atomic<bool> draining{false};
+
+  // The TLS context new connections get; a connection keeps the one it started with.
+  std::mutex ssl_mu;
+  std::shared_ptr<asio::ssl::context> ssl;
+  std::string ssl_stamp;  // the files' stamp when last read (loaded or not)
 
   std::mutex mu;
   std::condition_variable idle;
-  std::set<int> open_fds;  // connections being served, to shut down on Stop
+  std::map<int, bool> open_fds;  // connections being served (busy: answering a request)
   int active = 0;
+
+  std::shared_ptr<asio::ssl::context> CurrentContext();
+  void SetBusy(int fd, bool busy);
 
   void Accept();
   void Serve(tcp::socket socket);
@@ -134,6 +179,23 @@ struct HttpsServer::Impl {
   HttpResponse Authenticate(HttpRequest& request, SSL* ssl, bool& ok) const;
   void StreamResponse(beast::ssl_stream<tcp::socket>& stream, HttpResponse& response);
 };
+
+std::shared_ptr<asio::ssl::context> HttpsServer::Impl::CurrentContext() {
+  std::lock_guard lock(ssl_mu);
+  if (options.reload_certificate) {
+    const std::string stamp = FileStamp(options.cert_file, options.key_file);
+    if (!stamp.empty() && stamp != ssl_stamp) {
+      ssl_stamp = stamp;
+      if (auto fresh = BuildContext(options)) ssl = std::move(*fresh);
+    }
+  }
+  return ssl;
+}
+
+void HttpsServer::Impl::SetBusy(int fd, bool busy) {
+  std::lock_guard lock(mu);
+  if (auto it = open_fds.find(fd); it != open_fds.end()) it->second = busy;
+}
 
 void HttpsServer::Impl::StreamResponse(beast::ssl_stream<tcp::socket>& stream,
                                        HttpResponse& response) {
@@ -186,11 +248,13 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
   // ACK between them costs 40 ms (Go's net/http sets TCP_NODELAY too).
   beast::error_code nodelay_error;
   socket.set_option(tcp::no_delay(true), nodelay_error);
-  beast::ssl_stream<tcp::socket> stream(std::move(socket), ssl);
+  const int fd = socket.native_handle();
+  const std::shared_ptr<asio::ssl::context> ssl = CurrentContext();
+  beast::ssl_stream<tcp::socket> stream(std::move(socket), *ssl);
   beast::error_code ec;
   stream.handshake(asio::ssl::stream_base::server, ec);
   beast::flat_buffer buffer;
-  while (!ec && !stopping) {
+  while (!ec && !stopping && !draining) {
     http::request_parser<http::string_body> parser;
     // The limit is checked here, after the header (Beast would refuse an announced length over
     // it while reading the header, without a way to answer).
@@ -198,6 +262,7 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
     parser.header_limit(64 * 1024);
     http::read_header(stream, buffer, parser, ec);
     if (ec) break;  // closed, or not HTTP
+    SetBusy(fd, true);
     const auto length = parser.content_length();
     if (length && *length > kMaxRequestBodyBytes) {
       // Read and drop what the client sends (up to a bound) so that it sees the 413 instead of a
@@ -239,8 +304,8 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
       }
       request.body = std::move(req.body());
       keep_alive = req.keep_alive();
-      bool authenticated = false;
-      response = Authenticate(request, stream.native_handle(), authenticated);
+      bool authenticated = !options.authenticate;
+      if (!authenticated) response = Authenticate(request, stream.native_handle(), authenticated);
       if (authenticated) response = handler(request);
     }
     if (response.stream) {
@@ -251,10 +316,12 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
     res.set(http::field::content_type, response.content_type);
     res.set("Cache-Control", "no-cache, private");
     for (const auto& [k, v] : response.headers) res.insert(k, v);  // Warning repeats
+    if (draining) keep_alive = false;  // the last response of a draining server's connection
     res.keep_alive(keep_alive);
     res.body() = std::move(response.body);
     res.prepare_payload();
     http::write(stream, res, ec);
+    SetBusy(fd, false);
     if (!keep_alive) break;
   }
   // close_notify, without waiting for the peer's: the connection closes right after.
@@ -273,7 +340,7 @@ void HttpsServer::Impl::Accept() {
     std::lock_guard lock(mu);
     if (stopping) break;
     if (active >= max_connections) continue;  // the socket closes as it goes out of scope
-    open_fds.insert(socket.native_handle());
+    open_fds[socket.native_handle()] = false;
     ++active;
     std::thread([this, s = std::move(socket)]() mutable { Serve(std::move(s)); }).detach();
   }
@@ -286,23 +353,15 @@ HttpsServer::~HttpsServer() { Stop(); }
 Result<std::unique_ptr<HttpsServer>> HttpsServer::Start(const HttpsServerOptions& options,
                                                         HttpHandler handler) {
   auto impl = std::make_unique<Impl>();
+  impl->options = options;
   impl->handler = std::move(handler);
   impl->token = options.bearer_token;
   impl->max_connections = options.max_connections;
+  impl->ssl_stamp = FileStamp(options.cert_file, options.key_file);
+  auto ssl = BuildContext(options);
+  if (!ssl) return std::unexpected(ssl.error());
+  impl->ssl = std::move(*ssl);
   beast::error_code ec;
-  impl->ssl.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                        asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
-                        asio::ssl::context::no_tlsv1_1);
-  impl->ssl.use_certificate_chain_file(options.cert_file.string(), ec);
-  if (ec) return Failure("load serving certificate", options.cert_file, ec.message());
-  impl->ssl.use_private_key_file(options.key_file.string(), asio::ssl::context::pem, ec);
-  if (ec) return Failure("load serving key", options.key_file, ec.message());
-  impl->ssl.load_verify_file(options.client_ca_file.string(), ec);
-  if (ec) return Failure("load client CA", options.client_ca_file, ec.message());
-  // Ask for a certificate, but let clients without one through to the token check.
-  impl->ssl.set_verify_mode(asio::ssl::verify_peer);
-  SSL_CTX_set_client_CA_list(impl->ssl.native_handle(),
-                             SSL_load_client_CA_file(options.client_ca_file.c_str()));
 
   auto address = asio::ip::make_address(options.address, ec);
   if (ec) return Failure("listen", {}, fmt::format("{}: {}", options.address, ec.message()));
@@ -327,11 +386,29 @@ void HttpsServer::Stop() {
   ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
   if (impl_->accept_thread.joinable()) impl_->accept_thread.join();
   std::unique_lock lock(impl_->mu);
-  for (int fd : impl_->open_fds) ::shutdown(fd, SHUT_RDWR);
+  for (const auto& [fd, busy] : impl_->open_fds) ::shutdown(fd, SHUT_RDWR);
   impl_->idle.wait(lock, [&] { return impl_->active == 0; });
   lock.unlock();
   beast::error_code ignored;
   impl_->acceptor.close(ignored);
+}
+
+void HttpsServer::Drain(std::chrono::milliseconds grace) {
+  if (!impl_ || impl_->stopping) return;
+  impl_->draining = true;
+  ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);  // no new connections
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  std::unique_lock lock(impl_->mu);
+  while (impl_->active > 0 && std::chrono::steady_clock::now() < deadline) {
+    // An idle connection waits for a request that no longer comes: its read ends now. A busy
+    // one ends after its response (keep-alive off).
+    for (const auto& [fd, busy] : impl_->open_fds) {
+      if (!busy) ::shutdown(fd, SHUT_RD);
+    }
+    impl_->idle.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  lock.unlock();
+  Stop();
 }
 
 }  // namespace podlimits::apiserver

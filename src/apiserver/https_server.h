@@ -11,10 +11,13 @@
 // streaming watch can later hold its connection without holding up others): requests on a
 // connection are answered in order; beyond max_connections a new connection is closed at once,
 // and a connection that stalls for a minute (reading or writing) is dropped.
-// Stop() closes the listener and every connection and waits for their threads.
+// Stop() closes the listener and every connection and waits for their threads; Drain() first
+// lets the requests in flight finish. Without authentication (a webhook) every request reaches
+// the handler; the serving certificate may be reloaded when its files change.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -78,8 +81,15 @@ struct HttpsServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 6443;  // 0: any free port (port() says which)
   std::filesystem::path cert_file, key_file;  // the serving certificate
+  // false: every request reaches the handler unauthenticated (an admission webhook, which the
+  // apiserver calls without credentials); client_ca_file and bearer_token are then unused.
+  bool authenticate = true;
   std::filesystem::path client_ca_file;       // client certificates must chain to it
   std::string bearer_token;                   // "" : no token accepted
+  // The serving certificate and key are read again, for the connections that follow, when
+  // either file changes (a rotated certificate, a renewed Secret); a pair that does not load
+  // leaves the one in use in place until the files change again.
+  bool reload_certificate = false;
   // Connections served at once (a thread each); one more is closed as soon as it is accepted.
   int max_connections = 1024;
 };
@@ -92,6 +102,9 @@ class HttpsServer {
                                                     HttpHandler handler);
   std::uint16_t port() const { return port_; }
   void Stop();
+  // Stops accepting, lets every request being answered finish (an idle keep-alive connection
+  // is closed at once, a busy one after its response) for up to `grace`, then Stop().
+  void Drain(std::chrono::milliseconds grace);
 
   struct Impl;
 

@@ -57,13 +57,6 @@ bool WantsTable(const HttpRequest& request) {
 }
 
 
-int CodeForReason(std::string_view reason) {
-  if (reason == "Invalid") return 422;
-  if (reason == "Forbidden") return 403;
-  if (reason == "NotFound") return 404;
-  if (reason == "AlreadyExists" || reason == "Conflict") return 409;
-  return 400;
-}
 
 
 
@@ -244,7 +237,7 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
       // Invalid names the Kind and carries a cause per field: kubectl prints them.
       e = Invalid(resource.kind, outcome.name, outcome.field_errors);
     } else {
-      e.code = CodeForReason(outcome.reason);
+      e.code = admission::StatusCode(outcome.reason);
       e.reason = outcome.reason;
       e.name = outcome.name;
       e.kind = info.resource;

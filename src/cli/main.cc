@@ -16,6 +16,7 @@
 #include "cli/report.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
+#include "cli/webhook_command.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/managed_controllers.h"
 #include "kubelet/node_allocatable.h"
@@ -176,6 +177,22 @@ int Main(int argc, char** argv) {
                   "Stop every pod when stopping (default: pods keep running, as through a "
                   "kubelet restart)");
 
+  WebhookFlags webhook_flags;
+  CLI::App* webhook_cmd = app.add_subcommand(
+      "webhook",
+      "AdmissionReview server for real clusters: /validate and /mutate (admission.k8s.io/v1)");
+  webhook_cmd->add_option("--tls-cert-file", webhook_flags.cert_file,
+                          "Serving certificate (PEM, with its chain); reloaded when it changes")
+      ->required();
+  webhook_cmd->add_option("--tls-private-key-file", webhook_flags.key_file,
+                          "The serving certificate's key (PEM)")
+      ->required();
+  webhook_cmd->add_option("--listen", webhook_flags.listen,
+                          "ADDRESS:PORT (default 0.0.0.0:8443; port 0: any free one)");
+  webhook_cmd->add_option("--config", webhook_flags.config,
+                          "Namespaces, LimitRanges, AdmissionConfiguration and a "
+                          "WebhookConfiguration, as one YAML stream");
+
   PodMonitorFlags monitor_flags;
   CLI::App* pod_monitor = app.add_subcommand("pod-monitor", "");  // serve's own, hidden
   pod_monitor->group("");
@@ -223,6 +240,7 @@ int Main(int argc, char** argv) {
   if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
   if (run->parsed()) return RunCommand(run_flags);
   if (serve->parsed()) return ServeCommand(serve_flags);
+  if (webhook_cmd->parsed()) return WebhookCommand(webhook_flags);
   if (pod_monitor->parsed()) return PodMonitorCommand(monitor_flags);
   if (!image_data_dir.empty()) image_root = (std::filesystem::path(image_data_dir) / "images").string();
   if (image_load->parsed()) return ImageLoadCommand(image_root, load_source, load_name);

@@ -32,6 +32,7 @@
 #include "nodeagent/node_address.h"
 #include "nodeagent/node_agent.h"
 #include "nodeagent/pod_monitor.h"
+#include "cli/listen_address.h"
 
 namespace podlimits::cli {
 namespace {
@@ -39,34 +40,6 @@ namespace {
 constexpr int kExitUsage = 2;
 constexpr int kExitNodeFailure = 3;
 
-struct ListenAddress {
-  std::string host;  // without brackets
-  std::uint16_t port = 0;
-};
-
-std::optional<ListenAddress> ParseListen(const std::string& text) {
-  const std::size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
-  ListenAddress out;
-  out.host = text.substr(0, colon);
-  if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']') {
-    out.host = out.host.substr(1, out.host.size() - 2);
-  }
-  const std::string port = text.substr(colon + 1);
-  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5) {
-    return std::nullopt;
-  }
-  const int p = std::stoi(port);
-  if (p < 1 || p > 65535) return std::nullopt;
-  out.port = static_cast<std::uint16_t>(p);
-  in_addr v4{};
-  in6_addr v6{};
-  if (inet_pton(AF_INET, out.host.c_str(), &v4) != 1 &&
-      inet_pton(AF_INET6, out.host.c_str(), &v6) != 1) {
-    return std::nullopt;
-  }
-  return out;
-}
 
 bool IsLoopback(const std::string& host) {
   in_addr v4{};

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <boost/asio.hpp>
@@ -158,6 +161,84 @@ TEST_F(HttpsServerTest, StopsWithConnectionsOpen) {
   server_->Stop();
   auto after = Request(server_->port(), pki_, true, "/api");
   EXPECT_NE(after.error, "");
+}
+
+// A node PKI of its own in `dir` (its own CA).
+NodePki MakePki(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  PkiOptions options;
+  options.data_dir = dir;
+  auto pki = EnsureNodePki(options);
+  EXPECT_TRUE(pki) << pki.error();
+  return pki ? *pki : NodePki{};
+}
+
+TEST(HttpsServerWebhook, WithoutAuthenticationAndWithAReloadedCertificate) {
+  podlimits::testing::TempDir dir("podlimits-https-webhook");
+  const NodePki first = MakePki(dir.path() / "first");
+  const NodePki second = MakePki(dir.path() / "second");
+  const std::filesystem::path cert = dir.path() / "tls.crt", key = dir.path() / "tls.key";
+  std::filesystem::copy_file(first.serving_cert, cert);
+  std::filesystem::copy_file(first.serving_key, key);
+  HttpsServerOptions o;
+  o.port = 0;
+  o.cert_file = cert;
+  o.key_file = key;
+  o.authenticate = false;
+  o.reload_certificate = true;
+  auto server = HttpsServer::Start(
+      o, [](const HttpRequest& r) { return HttpResponse{200, "text/plain", "user=" + r.user}; });
+  ASSERT_TRUE(server) << server.error();
+  // No client certificate, no token: served, as an apiserver calls a webhook.
+  auto anonymous = Request((*server)->port(), first, false, "/validate");
+  EXPECT_EQ(anonymous.status, 200) << anonymous.error;
+  EXPECT_EQ(anonymous.body, "user=");
+
+  // The Secret is renewed: the files are replaced (as a kubelet swaps a projected volume).
+  std::filesystem::copy_file(second.serving_cert, dir.path() / "new.crt");
+  std::filesystem::copy_file(second.serving_key, dir.path() / "new.key");
+  std::filesystem::rename(dir.path() / "new.key", key);
+  std::filesystem::rename(dir.path() / "new.crt", cert);
+  EXPECT_EQ(Request((*server)->port(), second, false, "/validate").status, 200);
+  EXPECT_NE(Request((*server)->port(), first, false, "/validate").error, "");  // old CA: refused
+
+  // A half-written pair does not load: the one in use stays.
+  {
+    std::ofstream(cert) << "-----BEGIN CERTIFICATE-----\ntruncated";
+  }
+  EXPECT_EQ(Request((*server)->port(), second, false, "/validate").status, 200);
+}
+
+TEST(HttpsServerWebhook, DrainAnswersTheRequestInFlight) {
+  podlimits::testing::TempDir dir("podlimits-https-drain");
+  const NodePki pki = MakePki(dir.path());
+  HttpsServerOptions o;
+  o.port = 0;
+  o.cert_file = pki.serving_cert;
+  o.key_file = pki.serving_key;
+  o.authenticate = false;
+  std::atomic<bool> entered{false};
+  auto server = HttpsServer::Start(o, [&](const HttpRequest&) {
+    entered = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return HttpResponse{200, "text/plain", "answered"};
+  });
+  ASSERT_TRUE(server) << server.error();
+  const std::uint16_t port = (*server)->port();
+  asio::io_context io;
+  tcp::socket idle(io);  // an idle keep-alive connection must not hold the drain up
+  idle.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  Reply in_flight;
+  std::thread client([&] { in_flight = Request(port, pki, false, "/validate"); });
+  while (!entered) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto start = std::chrono::steady_clock::now();
+  (*server)->Drain(std::chrono::seconds(10));
+  const auto took = std::chrono::steady_clock::now() - start;
+  client.join();
+  EXPECT_EQ(in_flight.status, 200) << in_flight.error;
+  EXPECT_EQ(in_flight.body, "answered");
+  EXPECT_LT(took, std::chrono::seconds(5));  // not the idle connection's minute, nor the grace
+  EXPECT_NE(Request(port, pki, false, "/validate").error, "");  // no longer accepting
 }
 
 }  // namespace

@@ -1,0 +1,233 @@
+#include "webhook/admission_review.h"
+
+#include <fmt/format.h>
+
+#include "api/decode.h"
+#include "api/json_codec.h"
+#include "api/objects.h"
+#include "api/schema.h"
+#include "base/base64.h"
+#include "validation/pod.h"
+#include "webhook/limit_annotations.h"
+
+namespace podlimits::webhook {
+
+using api::Node;
+
+namespace {
+
+std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+
+Node StatusOf(int code, std::string_view reason, const std::string& message) {
+  Node status = Node::Object();
+  status.Set("metadata", Node::Object());
+  status.Set("status", Node::String("Failure"));
+  status.Set("message", Node::String(message));
+  if (!reason.empty()) status.Set("reason", Node::String(std::string(reason)));
+  status.Set("code", Node::Int(code));
+  return status;
+}
+
+// A body the webhook cannot answer: the 400 the apiserver reports as the webhook's failure.
+ReviewAnswer Malformed(const std::string& message) {
+  Node status = StatusOf(400, "BadRequest", "malformed AdmissionReview: " + message);
+  Node out = Node::Object();
+  out.Set("kind", Node::String("Status"));
+  out.Set("apiVersion", Node::String("v1"));
+  for (auto& m : status.members) out.Set(m.key, std::move(m.value));
+  return {400, false, api::EncodeJson(out, 0)};
+}
+
+ReviewAnswer Answer(Node response, const std::vector<std::string>& warnings) {
+  if (!warnings.empty()) {
+    Node list = Node::Array();
+    for (const auto& w : warnings) list.items.push_back(Node::String(w));
+    response.Set("warnings", std::move(list));
+  }
+  Node review = Node::Object();
+  review.Set("kind", Node::String("AdmissionReview"));
+  review.Set("apiVersion", Node::String("admission.k8s.io/v1"));
+  const Node* allowed = response.Find("allowed");
+  const bool admits = allowed != nullptr && allowed->AsBool();
+  review.Set("response", std::move(response));
+  return {200, admits, api::EncodeJson(review, 0)};
+}
+
+ReviewAnswer Deny(Node response, int code, std::string_view reason, const std::string& message,
+                  const std::vector<std::string>& warnings) {
+  response.Set("allowed", Node::Bool(false));
+  response.Set("status", StatusOf(code, reason, message));
+  return Answer(std::move(response), warnings);
+}
+
+// RFC 6901: "~" and "/" in a key.
+std::string PointerToken(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Node AddOp(std::string path, Node value) {
+  Node op = Node::Object();
+  op.Set("op", Node::String("add"));
+  op.Set("path", Node::String(std::move(path)));
+  op.Set("value", std::move(value));
+  return op;
+}
+
+// The limit annotations of a pod, as one comparable text.
+std::string LimitAnnotationsOf(const Node* pod) {
+  Node kept = Node::Object();
+  const Node* annotations = pod ? pod->FindPath({"metadata", "annotations"}) : nullptr;
+  if (annotations && annotations->IsObject()) {
+    for (const auto& m : annotations->members) {
+      for (std::string_view prefix : {kUlimitsKeyPrefix, kDeprecatedUlimitsKeyPrefix,
+                                      kPodPidLimitKey, kWritableKeyPrefix, kNriWritableKey,
+                                      kCrioWritableKey}) {
+        if (std::string_view(m.key).starts_with(prefix)) kept.Set(m.key, m.value);
+      }
+    }
+  }
+  return api::EncodeJsonSorted(kept);
+}
+
+api::DecodeResult Decoded(std::string_view kind, const Node& object) {
+  return api::DecodeObject(api::Schema::Objects(), kind, object, "request", 0,
+                           api::FieldValidation::kIgnore);
+}
+
+}  // namespace
+
+ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPolicy& policy) {
+  auto parsed = api::ParseJsonStream(body);
+  if (!parsed) return Malformed("the body is not JSON: " + parsed.error().message);
+  if (parsed->size() != 1 || !(*parsed)[0].IsObject()) return Malformed("not one JSON object");
+  const Node& review = (*parsed)[0];
+  const std::string api_version = Str(review.Find("apiVersion"));
+  const std::string kind = Str(review.Find("kind"));
+  if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview") {
+    return Malformed(fmt::format("expected apiVersion admission.k8s.io/v1, kind AdmissionReview; "
+                                 "got {} {}",
+                                 field::GoQuote(api_version), field::GoQuote(kind)));
+  }
+  // Fields of the wrong type (a string uid, an object for request) are refused here.
+  const api::DecodeResult typed = api::DecodeObject(api::Schema::Config(), "AdmissionReview",
+                                                    review, "request", 0,
+                                                    api::FieldValidation::kIgnore);
+  if (const auto* err = std::get_if<api::DecodeError>(&typed)) return Malformed(err->message);
+  const Node* request = review.Find("request");
+  if (request == nullptr || !request->IsObject()) return Malformed("it has no request");
+  const std::string uid = Str(request->Find("uid"));
+  if (uid.empty()) return Malformed("request.uid is missing");
+
+  // In AdmissionResponse's field order: uid, allowed, status, patch, patchType, warnings.
+  Node response = Node::Object();
+  response.Set("uid", Node::String(uid));
+  response.Set("allowed", Node::Bool(true));
+  auto allow = [&](const std::vector<std::string>& warnings) {
+    return Answer(std::move(response), warnings);
+  };
+  const std::string operation = Str(request->Find("operation"));
+  const bool pods = Str(request->FindPath({"kind", "group"})).empty() &&
+                    Str(request->FindPath({"kind", "kind"})) == "Pod" &&
+                    Str(request->FindPath({"resource", "resource"})) == "pods" &&
+                    Str(request->Find("subResource")).empty();
+  if (!pods || (operation != "CREATE" && operation != "UPDATE")) return allow({});
+  const Node* object = request->Find("object");
+  if (object == nullptr || !object->IsObject()) return Malformed("request.object is not a Pod");
+
+  Node pod = *object;
+  const std::string ns = Str(request->Find("namespace"));
+  if (!ns.empty()) pod.Ensure("metadata").Set("namespace", Node::String(ns));
+  const api::ObjectMeta meta = api::ReadObjectMeta(pod);
+  const std::string name = meta.name.empty() ? meta.generate_name : meta.name;
+
+  if (operation == "UPDATE") {
+    // The fields the annotations stand for are immutable; the apiserver validated the rest.
+    if (LimitAnnotationsOf(&pod) != LimitAnnotationsOf(request->Find("oldObject"))) {
+      field::ErrorList errs;
+      errs.push_back(field::Forbidden(field::Path("metadata").Child("annotations"),
+                                      "podlimits' limit annotations are immutable"));
+      return Deny(std::move(response), 422, "Invalid",
+                  validation::InvalidMessage("Pod", meta, errs), {});
+    }
+    return allow({});
+  }
+
+  AnnotatedFields annotated = ApplyLimitAnnotations(pod);
+  std::vector<std::string> warnings = annotated.warnings;
+  if (!annotated.errors.empty()) {
+    return Deny(std::move(response), 422, "Invalid",
+                validation::InvalidMessage("Pod", meta, annotated.errors), warnings);
+  }
+  if (!annotated.any) return allow(warnings);
+
+  // The namespace as the webhook knows it, its LimitRanges, then the pod: what `admit` reads.
+  std::vector<api::DecodeResult> stream;
+  if (auto it = policy.namespaces.find(ns); it != policy.namespaces.end()) {
+    stream.push_back(Decoded("Namespace", it->second));
+  } else {
+    Node bare = Node::Object();
+    bare.Set("apiVersion", Node::String("v1"));
+    bare.Set("kind", Node::String("Namespace"));
+    bare.Ensure("metadata").Set("name", Node::String(ns.empty() ? "default" : ns));
+    stream.push_back(Decoded("Namespace", bare));
+  }
+  if (auto it = policy.limit_ranges.find(ns); it != policy.limit_ranges.end()) {
+    for (const Node& lr : it->second) stream.push_back(Decoded("LimitRange", lr));
+  }
+  const std::size_t context = stream.size();
+  stream.push_back(Decoded("Pod", pod));
+  admission::ChainOptions options = policy.chain;
+  options.username = Str(request->FindPath({"userInfo", "username"}));
+  std::vector<admission::Outcome> outcomes = admission::RunChain(std::move(stream), options);
+  if (outcomes.size() != context + 1) return Malformed("the pod produced no admission outcome");
+  admission::Outcome& outcome = outcomes.back();
+  warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
+  if (!outcome.admitted) {
+    return Deny(std::move(response), admission::StatusCode(outcome.reason), outcome.reason,
+                outcome.message, warnings);
+  }
+  if (mode == ReviewMode::kValidate) return allow(warnings);
+
+  Node patch = Node::Array();
+  const std::string runtime_class = Str(object->FindPath({"spec", "runtimeClassName"}));
+  if (runtime_class.empty()) {
+    patch.items.push_back(AddOp("/spec/runtimeClassName", Node::String(policy.runtime_class_name)));
+  } else if (runtime_class != policy.runtime_class_name) {
+    return Deny(std::move(response), 403, "Forbidden",
+                fmt::format("pods {} is forbidden: spec.runtimeClassName: Invalid value: {}: a "
+                            "pod that uses podlimits' fields runs with runtime class {}",
+                            field::GoQuote(name), field::GoQuote(runtime_class),
+                            field::GoQuote(policy.runtime_class_name)),
+                warnings);
+  }
+  // A pod PID limit from a LimitRange's default, for the node's runtime wrapper to read.
+  const Node* given = pod.FindPath({"spec", "resources", "limits", "pid"});
+  const Node* admitted = outcome.object.FindPath({"spec", "resources", "limits", "pid"});
+  if (given == nullptr && admitted != nullptr) {
+    if (object->FindPath({"metadata", "annotations"}) == nullptr) {
+      Node annotations = Node::Object();
+      annotations.Set(kPodPidLimitKey, *admitted);
+      patch.items.push_back(AddOp("/metadata/annotations", std::move(annotations)));
+    } else {
+      patch.items.push_back(
+          AddOp("/metadata/annotations/" + PointerToken(kPodPidLimitKey), *admitted));
+    }
+  }
+  if (!patch.items.empty()) {
+    response.Set("patch", Node::String(Base64Encode(api::EncodeJson(patch, 0))));
+    response.Set("patchType", Node::String("JSONPatch"));
+  }
+  return allow(warnings);
+}
+
+}  // namespace podlimits::webhook

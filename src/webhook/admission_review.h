@@ -1,0 +1,51 @@
+// One AdmissionReview (admission.k8s.io/v1) answered: what `podlimits webhook` does on
+// /validate and /mutate for a cluster whose API lacks the seeds' fields.
+//
+//   - Only pods are looked at (CREATE and UPDATE of the pods resource, no subresource); any
+//     other request is allowed as it is.
+//   - The pod's limit annotations become the fields they stand for (limit_annotations.h), then
+//     the pod goes through what `podlimits admit` does, in the context the webhook knows of its
+//     namespace (its Pod Security labels and LimitRanges): API validation of the fields,
+//     LimitRanger's pod PID defaults and bounds, Pod Security (ulimits only at privileged,
+//     writable cgroups). A refusal is the apiserver's Status (code, reason, message) as the
+//     admission chain words it; warnings ride along.
+//   - A pod that uses none of podlimits' fields is allowed untouched.
+//   - /mutate answers with a JSONPatch: runtimeClassName set to the podlimits runtime class (so
+//     the pod lands on nodes that run podlimits-runc; a pod naming another class is refused),
+//     and a pod PID limit a LimitRange defaulted written back as its annotation (what the
+//     runtime wrapper reads on the node).
+//   - An update may not change the limit annotations (the fields they stand for are
+//     immutable).
+//   - A body that is not an AdmissionReview v1 with a request and a uid is a 400 with a Status
+//     saying what is wrong, never a crash.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/chain.h"
+#include "api/node.h"
+
+namespace podlimits::webhook {
+
+// What the webhook knows without API access (its --config).
+struct ReviewPolicy {
+  std::string runtime_class_name = "podlimits";
+  admission::ChainOptions chain;
+  std::map<std::string, api::Node> namespaces;              // Namespace objects, by name
+  std::map<std::string, std::vector<api::Node>> limit_ranges;  // LimitRange objects, by namespace
+};
+
+enum class ReviewMode { kValidate, kMutate };
+
+struct ReviewAnswer {
+  int http_status = 200;
+  bool allowed = false;  // a 200 that lets the object through
+  std::string body;  // JSON: the AdmissionReview with its response, or a Status for a 400
+};
+
+ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPolicy& policy);
+
+}  // namespace podlimits::webhook

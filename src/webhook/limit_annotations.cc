@@ -1,0 +1,226 @@
+#include "webhook/limit_annotations.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "api/json_codec.h"
+#include "api/quantity.h"
+#include "api/yaml_codec.h"
+
+namespace podlimits::webhook {
+
+using api::Node;
+
+namespace {
+
+std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+
+field::Path AnnotationPath(std::string_view key) {
+  return field::Path("metadata").Child("annotations").Key(key);
+}
+
+// The container (or init container) named `name`, and its path.
+Node* FindContainer(Node& pod, std::string_view name, std::string* path) {
+  for (const char* list : {"containers", "initContainers"}) {
+    Node* containers = pod.FindPath({"spec", list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (std::size_t i = 0; i < containers->items.size(); ++i) {
+      if (Str(containers->items[i].Find("name")) == name) {
+        *path = fmt::format("spec.{}[{}]", list, i);
+        return &containers->items[i];
+      }
+    }
+  }
+  return nullptr;
+}
+
+// The container an annotation names, or nullptr with the error naming the annotation.
+Node* NamedContainer(Node& pod, std::string_view name, std::string_view key,
+                     const std::string& value, std::string* path, field::ErrorList& errors) {
+  Node* c = FindContainer(pod, name, path);
+  if (c == nullptr) {
+    errors.push_back(field::Invalid(
+        AnnotationPath(key), value,
+        fmt::format("no container named {} in the pod", field::GoQuote(name))));
+  }
+  return c;
+}
+
+// Go's strconv.ParseBool.
+std::optional<bool> ParseBool(std::string_view v) {
+  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
+    if (v == t) return true;
+  }
+  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
+    if (v == f) return false;
+  }
+  return std::nullopt;
+}
+
+// RLIMIT_NOFILE, rlimit_nofile, nofile: the field's name ("nofile").
+std::string UlimitName(std::string_view type) {
+  std::string name(type);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name.starts_with("rlimit_")) name.erase(0, 7);
+  return name;
+}
+
+// The ulimit-adjuster's YAML list as the field's list, or why it is not one.
+std::expected<Node, std::string> ParseUlimits(std::string_view text) {
+  auto docs = api::ParseYamlStream(text);
+  if (!docs) return std::unexpected(api::DescribeYamlError(docs.error()));
+  if (docs->size() != 1 || !(*docs)[0].node.IsArray()) {
+    return std::unexpected("must be a YAML list of {type, soft, hard}");
+  }
+  Node out = Node::Array();
+  for (const Node& item : (*docs)[0].node.items) {
+    if (!item.IsObject()) return std::unexpected("must be a YAML list of {type, soft, hard}");
+    const Node* type = item.Find("type");
+    if (type == nullptr || !type->IsString() || type->scalar.empty()) {
+      return std::unexpected("every entry needs a type (e.g. RLIMIT_NOFILE)");
+    }
+    Node ulimit = Node::Object();
+    ulimit.Set("name", Node::String(UlimitName(type->scalar)));
+    for (const char* bound : {"soft", "hard"}) {
+      const Node* v = item.Find(bound);
+      if (v == nullptr || v->IsNull()) {
+        ulimit.Set(bound, Node::Int(0));  // as the ulimit-adjuster reads a missing one
+        continue;
+      }
+      if (v->kind != Node::Kind::kNumber || v->scalar.find_first_of(".eE") != std::string::npos) {
+        return std::unexpected(fmt::format("{} of {} must be an integer", bound, type->scalar));
+      }
+      ulimit.Set(bound, *v);
+    }
+    for (const auto& m : item.members) {
+      if (m.key != "type" && m.key != "soft" && m.key != "hard") {
+        return std::unexpected(fmt::format("unknown key {} (an entry has type, soft and hard)",
+                                           field::GoQuote(m.key)));
+      }
+    }
+    out.items.push_back(std::move(ulimit));
+  }
+  return out;
+}
+
+// Sets `at` (an object) [key] to `value` unless it holds something else already: then the
+// error says which field the annotation disagrees with.
+bool SetUnlessConflicting(Node& at, std::string_view key, Node value, const std::string& field,
+                          std::string_view annotation, const std::string& annotation_value,
+                          field::ErrorList& errors) {
+  if (const Node* have = at.Find(key); have && !have->IsNull()) {
+    if (api::EncodeJsonSorted(*have) == api::EncodeJsonSorted(value)) return true;
+    errors.push_back(field::Invalid(AnnotationPath(annotation), annotation_value,
+                                    fmt::format("conflicts with {}", field)));
+    return false;
+  }
+  at.Set(key, std::move(value));
+  return true;
+}
+
+bool PodSetsLimitFields(const Node& pod) {
+  if (pod.FindPath({"spec", "resources", "limits", "pid"}) != nullptr) return true;
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+    const Node* containers = pod.FindPath({"spec", list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const Node& c : containers->items) {
+      const Node* sc = c.Find("securityContext");
+      if (sc && (sc->Find("ulimits") || sc->Find("cgroupOptions"))) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+AnnotatedFields ApplyLimitAnnotations(Node& pod) {
+  AnnotatedFields out;
+  const Node* annotations = pod.FindPath({"metadata", "annotations"});
+  if (annotations == nullptr || !annotations->IsObject()) {
+    out.any = PodSetsLimitFields(pod);
+    return out;
+  }
+  const Node kept = *annotations;  // the loop writes into the pod
+  auto writable = [&](std::string_view key, const std::string& value, std::string_view name) {
+    auto on = ParseBool(value);
+    if (!on) {
+      out.errors.push_back(field::Invalid(AnnotationPath(key), value, "must be true or false"));
+      return;
+    }
+    if (!*on) return;  // read-only is what a container gets anyway
+    out.any = true;
+    std::vector<std::string> names;
+    if (!name.empty()) {
+      names.emplace_back(name);
+    } else {
+      for (const char* list : {"containers", "initContainers"}) {
+        const Node* containers = pod.FindPath({"spec", list});
+        if (containers == nullptr || !containers->IsArray()) continue;
+        for (const Node& c : containers->items) names.push_back(Str(c.Find("name")));
+      }
+    }
+    for (const auto& n : names) {
+      // A container's own key wins over the pod-wide ones.
+      if (name.empty() && (kept.Find(std::string(kWritableKeyPrefix) + n) ||
+                           kept.Find(std::string(kNriWritableKeyPrefix) + n))) {
+        continue;
+      }
+      std::string path;
+      Node* c = NamedContainer(pod, n, key, value, &path, out.errors);
+      if (c == nullptr) continue;
+      Node& options = c->Ensure("securityContext").Ensure("cgroupOptions");
+      SetUnlessConflicting(options, "mountMode", Node::String("Writable"),
+                           path + ".securityContext.cgroupOptions.mountMode", key, value,
+                           out.errors);
+    }
+  };
+  for (const auto& m : kept.members) {
+    const std::string& key = m.key;
+    const std::string value = Str(&m.value);
+    const bool deprecated = key.starts_with(kDeprecatedUlimitsKeyPrefix);
+    if (key.starts_with(kUlimitsKeyPrefix) || deprecated) {
+      out.any = true;
+      const std::string name =
+          key.substr((deprecated ? kDeprecatedUlimitsKeyPrefix : kUlimitsKeyPrefix).size());
+      if (deprecated) {
+        out.warnings.push_back(fmt::format("metadata.annotations[{}]: deprecated, use {}{}", key,
+                                           kUlimitsKeyPrefix, name));
+      }
+      auto ulimits = ParseUlimits(value);
+      if (!ulimits) {
+        out.errors.push_back(field::Invalid(AnnotationPath(key), value, ulimits.error()));
+        continue;
+      }
+      std::string path;
+      Node* c = NamedContainer(pod, name, key, value, &path, out.errors);
+      if (c == nullptr) continue;
+      SetUnlessConflicting(c->Ensure("securityContext"), "ulimits", std::move(*ulimits),
+                           path + ".securityContext.ulimits", key, value, out.errors);
+    } else if (key == kPodPidLimitKey) {
+      out.any = true;
+      auto q = api::Quantity::Parse(value);
+      if (!q) {
+        out.errors.push_back(field::Invalid(AnnotationPath(key), value,
+                                            "must be a quantity (a number of processes)"));
+        continue;
+      }
+      Node& limits = pod.Ensure("spec").Ensure("resources").Ensure("limits");
+      SetUnlessConflicting(limits, "pid", Node::String(value), "spec.resources.limits.pid", key,
+                           value, out.errors);
+    } else if (key.starts_with(kWritableKeyPrefix)) {
+      writable(key, value, std::string_view(key).substr(kWritableKeyPrefix.size()));
+    } else if (key.starts_with(kNriWritableKeyPrefix)) {
+      writable(key, value, std::string_view(key).substr(kNriWritableKeyPrefix.size()));
+    } else if (key == kNriWritableKey || key == kCrioWritableKey) {
+      writable(key, value, "");
+    }
+  }
+  out.any = out.any || PodSetsLimitFields(pod);
+  return out;
+}
+
+}  // namespace podlimits::webhook

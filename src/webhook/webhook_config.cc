@@ -1,0 +1,104 @@
+#include "webhook/webhook_config.h"
+
+#include <fmt/format.h>
+
+#include "admission/psa_config.h"
+#include "api/decode.h"
+#include "api/json_codec.h"
+#include "api/schema.h"
+#include "api/yaml_codec.h"
+#include "base/fs.h"
+
+namespace podlimits::webhook {
+
+using api::Node;
+
+namespace {
+
+std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+
+}  // namespace
+
+std::expected<WebhookSettings, std::string> ParseWebhookConfig(
+    std::string_view text, std::string_view source, const std::filesystem::path& base_dir) {
+  WebhookSettings settings;
+  auto docs = api::ParseYamlStream(text);
+  if (!docs) return std::unexpected(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
+  std::optional<admission::psa::PodSecurityConfiguration> psa;
+  for (auto& doc : *docs) {
+    if (doc.node.IsNull()) continue;
+    const std::string where = fmt::format("{}:{}", source, doc.line);
+    const std::string kind = Str(doc.node.Find("kind"));
+    const std::string api_version = Str(doc.node.Find("apiVersion"));
+    if (kind == "Namespace" || kind == "LimitRange") {
+      auto decoded = api::DecodeObject(api::Schema::Objects(), kind, doc.node, source, doc.line,
+                                       api::FieldValidation::kStrict);
+      if (auto* err = std::get_if<api::DecodeError>(&decoded)) {
+        return std::unexpected(fmt::format("{}: {}", where, err->message));
+      }
+      Node object = std::move(std::get<api::DecodedObject>(decoded).tree);
+      const std::string name = Str(object.FindPath({"metadata", "name"}));
+      if (kind == "Namespace") {
+        if (name.empty()) return std::unexpected(where + ": a Namespace needs metadata.name");
+        settings.policy.namespaces[name] = std::move(object);
+      } else {
+        std::string ns = Str(object.FindPath({"metadata", "namespace"}));
+        if (ns.empty()) ns = "default";
+        object.Ensure("metadata").Set("namespace", Node::String(ns));
+        settings.policy.limit_ranges[ns].push_back(std::move(object));
+      }
+    } else if (kind == "AdmissionConfiguration") {
+      auto loaded = admission::psa::ParseAdmissionConfiguration(api::EncodeJson(doc.node, 0),
+                                                                where, base_dir);
+      if (!loaded) return std::unexpected(loaded.error());
+      psa = std::move(*loaded);
+    } else if (kind == "WebhookConfiguration" && api_version == "podlimits.dev/v1alpha1") {
+      for (const auto& m : doc.node.members) {
+        if (m.key == "kind" || m.key == "apiVersion") continue;
+        if (m.key != "runtimeClassName" || !m.value.IsString() || m.value.scalar.empty()) {
+          return std::unexpected(fmt::format(
+              "{}: WebhookConfiguration: unknown or empty field {} (it has runtimeClassName)",
+              where, field::GoQuote(m.key)));
+        }
+        settings.policy.runtime_class_name = m.value.scalar;
+      }
+    } else {
+      return std::unexpected(fmt::format(
+          "{}: {} {} is not something the webhook reads (Namespace, LimitRange, "
+          "AdmissionConfiguration, podlimits.dev/v1alpha1 WebhookConfiguration)",
+          where, api_version, kind));
+    }
+  }
+  if (psa) {
+    settings.pod_security = std::make_unique<admission::psa::PodSecurity>(std::move(*psa));
+    settings.policy.chain.pod_security = settings.pod_security.get();
+  }
+  // The objects must be what the cluster could hold: an invalid LimitRange (or Namespace)
+  // would otherwise be skipped by admission and its limits silently not applied.
+  std::vector<api::DecodeResult> stream;
+  for (const auto& [name, ns] : settings.policy.namespaces) {
+    stream.push_back(api::DecodeObject(api::Schema::Objects(), "Namespace", ns, source, 0,
+                                       api::FieldValidation::kStrict));
+  }
+  for (const auto& [ns, ranges] : settings.policy.limit_ranges) {
+    for (const Node& lr : ranges) {
+      stream.push_back(api::DecodeObject(api::Schema::Objects(), "LimitRange", lr, source, 0,
+                                         api::FieldValidation::kStrict));
+    }
+  }
+  for (const admission::Outcome& o : admission::RunChain(std::move(stream), settings.policy.chain)) {
+    if (!o.admitted) {
+      return std::unexpected(fmt::format("{}: {}", source, o.message));
+    }
+  }
+  return settings;
+}
+
+std::expected<WebhookSettings, std::string> LoadWebhookConfig(const std::filesystem::path& path) {
+  if (path.empty()) return WebhookSettings{};
+  auto text = ReadSmallFile(path, 4 << 20);
+  if (!text) return std::unexpected(text.error().Message());
+  return ParseWebhookConfig(*text, path.string(), path.parent_path());
+}
+
+}  // namespace podlimits::webhook

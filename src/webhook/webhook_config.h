@@ -1,0 +1,38 @@
+// `podlimits webhook --config FILE`: what the webhook knows of the cluster without API access,
+// as one YAML stream of the objects it would otherwise read:
+//
+//   Namespace (v1)                      its Pod Security labels, by name; a namespace the
+//                                       file does not name has none
+//   LimitRange (v1)                     the pod PID defaults and bounds of its namespace
+//   AdmissionConfiguration              Pod Security's defaults and exemptions, as
+//     (apiserver.config.k8s.io/v1)      `podlimits admit --admission-config` reads them
+//   WebhookConfiguration                runtimeClassName: the RuntimeClass the mutation sets
+//     (podlimits.dev/v1alpha1)          (default "podlimits")
+//
+// Objects are decoded strictly: a misspelt field is an error naming the file and line.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "admission/pod_security.h"
+#include "base/error.h"
+#include "webhook/admission_review.h"
+
+namespace podlimits::webhook {
+
+struct WebhookSettings {
+  ReviewPolicy policy;  // policy.chain.pod_security points into pod_security
+  std::unique_ptr<admission::psa::PodSecurity> pod_security;
+};
+
+// The settings from `text` (the file `source`); the error is the message to print.
+std::expected<WebhookSettings, std::string> ParseWebhookConfig(std::string_view text,
+                                                               std::string_view source,
+                                                               const std::filesystem::path& base_dir);
+
+// ParseWebhookConfig on the file at `path`; an empty path gives the defaults.
+std::expected<WebhookSettings, std::string> LoadWebhookConfig(const std::filesystem::path& path);
+
+}  // namespace podlimits::webhook

@@ -1,0 +1,209 @@
+// AdmissionReviews answered as `podlimits webhook` answers them: annotations standing for the
+// seeds' fields, the same rules and messages as `admit`, the mutation's JSONPatch, and clear
+// 400s for bodies that are not reviews.
+#include "webhook/admission_review.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+#include "base/base64.h"
+#include "test_support.h"
+
+namespace podlimits::webhook {
+namespace {
+
+using ::testing::HasSubstr;
+using podlimits::testing::ParseJsonValue;
+
+ReviewPolicy Policy() {
+  ReviewPolicy p;
+  p.namespaces["ci"] = ParseJsonValue(
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ci","labels":{)"
+      R"("pod-security.kubernetes.io/enforce":"privileged"}}})");
+  p.namespaces["tenants"] = ParseJsonValue(
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"tenants","labels":{)"
+      R"("pod-security.kubernetes.io/enforce":"baseline"}}})");
+  p.limit_ranges["tenants"].push_back(ParseJsonValue(
+      R"({"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"pids","namespace":"tenants"},)"
+      R"("spec":{"limits":[{"type":"Pod","default":{"pid":"1024"},"max":{"pid":"4096"}}]}})"));
+  return p;
+}
+
+// An AdmissionReview of a pod CREATE in `ns` with these annotations (a JSON object's members).
+std::string PodReview(std::string_view ns, std::string_view annotations,
+                      std::string_view spec_extra = "", std::string_view operation = "CREATE",
+                      std::string_view old_annotations = "") {
+  const std::string pod = fmt::format(
+      R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web","namespace":"{}")"
+      R"({}}},"spec":{{{}"containers":[{{"name":"app","image":"busybox"}}],)"
+      R"("initContainers":[{{"name":"init","image":"busybox"}}]}}}})",
+      ns, annotations.empty() ? "" : fmt::format(R"(,"annotations":{{{}}})", annotations),
+      spec_extra);
+  std::string old;
+  if (operation == "UPDATE") {
+    old = fmt::format(
+        R"(,"oldObject":{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web",)"
+        R"("namespace":"{}","annotations":{{{}}}}},"spec":{{"containers":[]}}}})",
+        ns, old_annotations);
+  }
+  return fmt::format(
+      R"({{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{)"
+      R"("uid":"u-1","kind":{{"group":"","version":"v1","kind":"Pod"}},)"
+      R"("resource":{{"group":"","version":"v1","resource":"pods"}},"namespace":"{}",)"
+      R"("operation":"{}","userInfo":{{"username":"alice"}},"object":{}{}}}}})",
+      ns, operation, pod, old);
+}
+
+const std::string kNofile =
+    R"("ulimits.noderesource.dev/container.app":"- type: RLIMIT_NOFILE\n  soft: 1024\n  hard: 4096\n")";
+
+TEST(WebhookReviewTest, AnswersAsAdmitDoes) {
+  struct Case {
+    std::string name, body;
+    ReviewMode mode;
+    int http;
+    std::vector<std::string> has;  // substrings of the answer
+    std::string patch;             // the decoded JSONPatch ("" for none)
+  };
+  const std::vector<Case> cases = {
+      {"no podlimits field: allowed untouched", PodReview("tenants", ""), ReviewMode::kMutate,
+       200, {R"("response":{"uid":"u-1","allowed":true})"}, ""},
+      {"ulimits where privileged: runtime class set", PodReview("ci", kNofile),
+       ReviewMode::kMutate, 200, {R"("uid":"u-1","allowed":true,"patch":")", R"(","patchType":"JSONPatch"}})"},
+       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"}])"},
+      {"validate does not patch", PodReview("ci", kNofile), ReviewMode::kValidate, 200,
+       {R"("response":{"uid":"u-1","allowed":true})"}, ""},
+      {"ulimits at baseline: Pod Security", PodReview("tenants", kNofile), ReviewMode::kValidate,
+       200,
+       {R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"pods \"web\" )"
+        R"(is forbidden: violates PodSecurity \"baseline:latest\": )",
+        R"("reason":"Forbidden","code":403)"},
+       ""},
+      {"the field's rules", PodReview("ci", R"("ulimits.noderesource.dev/container.app":"- type: nofile\n  soft: 8\n  hard: 4\n")"),
+       ReviewMode::kValidate, 200,
+       {R"(Pod \"web\" is invalid: spec.containers[0].securityContext.ulimits[0].soft)",
+        R"("code":422)"},
+       ""},
+      {"the allowlist", PodReview("ci", R"("ulimits.noderesource.dev/container.app":"- {type: RLIMIT_AS, soft: 1, hard: 1}")"),
+       ReviewMode::kValidate, 200,
+       {R"(spec.containers[0].securityContext.ulimits[0].name: Unsupported value: \"as\")"}, ""},
+      {"no such container", PodReview("ci", R"("ulimits.noderesource.dev/container.db":"- {type: nofile, soft: 1, hard: 1}")"),
+       ReviewMode::kValidate, 200,
+       {R"(metadata.annotations[ulimits.noderesource.dev/container.db]: Invalid value: )",
+        R"(no container named \"db\" in the pod)"},
+       ""},
+      {"not the adjuster's format", PodReview("ci", R"("ulimits.noderesource.dev/container.app":"nofile=1024")"),
+       ReviewMode::kValidate, 200, {"must be a YAML list of {type, soft, hard}"}, ""},
+      {"deprecated key warns",
+       PodReview("ci", R"("ulimits.nri.containerd.io/container.app":"- {type: nofile, soft: 1, hard: 1}")"),
+       ReviewMode::kValidate, 200,
+       {R"("allowed":true,"warnings":["metadata.annotations[ulimits.nri.containerd.io/container.app]: )"
+        R"(deprecated, use ulimits.noderesource.dev/container.app"])"},
+       ""},
+      {"writable false asks for nothing",
+       PodReview("tenants", R"("podlimits.dev/writable-cgroups.container.app":"false")"),
+       ReviewMode::kMutate, 200, {R"("allowed":true)"}, ""},
+      {"pod PID limit above the LimitRange",
+       PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"8192")"), ReviewMode::kValidate,
+       200, {R"(maximum pid usage per Pod is 4096)", R"("code":403)"}, ""},
+      {"pod PID limit within it",
+       PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"2048")"), ReviewMode::kMutate, 200,
+       {R"("allowed":true)"},
+       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"}])"},
+      {"writable cgroups for every container (CRI-O's key)",
+       PodReview("ci", R"("io.kubernetes.cri-o.cgroup2-mount-hierarchy-rw":"true")"),
+       ReviewMode::kMutate, 200, {R"("allowed":true)"},
+       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"}])"},
+      {"writable must be a boolean",
+       PodReview("ci", R"("cgroups.noderesource.dev/writable":"yes")"), ReviewMode::kValidate, 200,
+       {R"(metadata.annotations[cgroups.noderesource.dev/writable]: Invalid value: \"yes\": )"
+        R"(must be true or false)"},
+       ""},
+      {"annotation against the field",
+       PodReview("ci", R"("podlimits.dev/pod-pid-limit":"100")", R"("resources":{"limits":{"pid":"200"}},)"),
+       ReviewMode::kValidate, 200, {"conflicts with spec.resources.limits.pid"}, ""},
+      {"another runtime class", PodReview("ci", kNofile, R"("runtimeClassName":"gvisor",)"),
+       ReviewMode::kMutate, 200,
+       {R"(spec.runtimeClassName: Invalid value: \"gvisor\": a pod that uses podlimits' fields )"
+        R"(runs with runtime class \"podlimits\")"},
+       ""},
+      {"update keeps the annotations",
+       PodReview("ci", kNofile, "", "UPDATE", kNofile), ReviewMode::kValidate, 200,
+       {R"("allowed":true)"}, ""},
+      {"update may not change them",
+       PodReview("ci", kNofile, "", "UPDATE", ""), ReviewMode::kValidate, 200,
+       {R"(metadata.annotations: Forbidden: podlimits' limit annotations are immutable)"}, ""},
+  };
+  const ReviewPolicy policy = Policy();
+  for (const auto& c : cases) {
+    ReviewAnswer a = AnswerReview(c.body, c.mode, policy);
+    EXPECT_EQ(a.http_status, c.http) << c.name << ": " << a.body;
+    for (const auto& s : c.has) EXPECT_THAT(a.body, HasSubstr(s)) << c.name;
+    const api::Node answer = ParseJsonValue(a.body);
+    const api::Node* patch = answer.FindPath({"response", "patch"});
+    EXPECT_EQ(patch ? *Base64Decode(patch->scalar) : "", c.patch) << c.name;
+  }
+}
+
+TEST(WebhookReviewTest, ALimitRangeDefaultBecomesTheAnnotation) {
+  // A pod that asks for a podlimits field in a namespace whose LimitRange defaults the pod PID
+  // limit: the node's wrapper must see the default, so it is written as the annotation.
+  ReviewAnswer a = AnswerReview(
+      PodReview("tenants", R"("podlimits.dev/writable-cgroups.container.app":"true")"),
+      ReviewMode::kMutate, Policy());
+  const api::Node answer = ParseJsonValue(a.body);
+  const api::Node* patch = answer.FindPath({"response", "patch"});
+  ASSERT_NE(patch, nullptr) << a.body;
+  EXPECT_EQ(*Base64Decode(patch->scalar),
+            R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"},)"
+            R"({"op":"add","path":"/metadata/annotations/podlimits.dev~1pod-pid-limit",)"
+            R"("value":"1024"}])");
+}
+
+TEST(WebhookReviewTest, OtherRequestsAreAllowed) {
+  const std::string configmap =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-2",)"
+      R"("kind":{"group":"","version":"v1","kind":"ConfigMap"},"resource":{"group":"",)"
+      R"("version":"v1","resource":"configmaps"},"operation":"CREATE","object":{}}})";
+  EXPECT_EQ(AnswerReview(configmap, ReviewMode::kValidate, Policy()).body,
+            R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{)"
+            R"("uid":"u-2","allowed":true}})");
+}
+
+TEST(WebhookReviewTest, MalformedBodiesAreA400) {
+  struct Case {
+    std::string name, body, message;
+  };
+  const std::vector<Case> cases = {
+      {"not json", "{", "the body is not JSON"},
+      {"two values", "{} {}", "not one JSON object"},
+      {"another kind", R"({"apiVersion":"v1","kind":"Pod"})",
+       R"(expected apiVersion admission.k8s.io/v1, kind AdmissionReview; got \"v1\" \"Pod\")"},
+      {"v1beta1", R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview"})",
+       "expected apiVersion admission.k8s.io/v1"},
+      {"no request", R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})",
+       "it has no request"},
+      {"no uid",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}})",
+       "request.uid is missing"},
+      {"a request of the wrong type",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":"x"})",
+       "malformed AdmissionReview"},
+      {"a pod that is not an object",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",)"
+       R"("kind":{"kind":"Pod"},"resource":{"resource":"pods"},"operation":"CREATE",)"
+       R"("object":[]}})",
+       "malformed AdmissionReview"},
+  };
+  for (const auto& c : cases) {
+    ReviewAnswer a = AnswerReview(c.body, ReviewMode::kValidate, Policy());
+    EXPECT_EQ(a.http_status, 400) << c.name << ": " << a.body;
+    EXPECT_THAT(a.body, HasSubstr(c.message)) << c.name;
+    EXPECT_THAT(a.body, HasSubstr(R"("reason":"BadRequest","code":400)")) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace podlimits::webhook
