@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# bench/webhook_load.sh [BINARY] [SECONDS]: `podlimits webhook` under load from hey (Debian's
+# HTTP load generator) on the same machine, over loopback TLS with keep-alive: one review that
+# asks for ulimits in a privileged namespace (the work a real review does: decode, annotations,
+# validation, Pod Security, the JSONPatch), posted to /mutate
+#   - at fixed rates (hey -q per worker × -c workers), to read latency at a given throughput;
+#   - flat out, for the throughput.
+# Prints hey's p50/p99/max and rate, and the server's own histogram (time from body to
+# response, without the client's share of the 2 cores). Figures go to docs/benchmarks.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-build/src/cli/podlimits}
+seconds=${2:-10}
+command -v hey >/dev/null || { echo "bench/webhook_load.sh: needs hey (apt-get install hey)" >&2; exit 2; }
+work=$(mktemp -d /tmp/podlimits-webhook-bench.XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; rm -rf "$work"' EXIT
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 1 \
+  -subj /CN=podlimits-webhook -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+printf '%s\n' 'apiVersion: v1' 'kind: Namespace' 'metadata:' '  name: ci' \
+  '  labels: {pod-security.kubernetes.io/enforce: privileged}' >"$work/config.yaml"
+cat >"$work/review.json" <<'JSON'
+{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"namespace":"ci","operation":"CREATE","userInfo":{"username":"system:serviceaccount:ci:runner"},"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"runner","namespace":"ci","labels":{"app":"runner"},"annotations":{"ulimits.noderesource.dev/container.runner":"- type: RLIMIT_NOFILE\n  soft: 65536\n  hard: 65536\n- type: RLIMIT_CORE\n  soft: 0\n  hard: 0\n"}},"spec":{"containers":[{"name":"runner","image":"registry.example/ci/runner:1.4","command":["/bin/runner"],"resources":{"requests":{"cpu":"500m","memory":"256Mi"},"limits":{"memory":"1Gi"}}}],"restartPolicy":"Never"}},"dryRun":false}}
+JSON
+"$bin" webhook --tls-cert-file "$work/cert.pem" --tls-private-key-file "$work/key.pem" \
+  --listen 127.0.0.1:0 --config "$work/config.yaml" 2>"$work/log" &
+pid=$!
+for _ in $(seq 50); do grep -qs listening "$work/log" && break; sleep 0.1; done
+port=$(sed -n 's/.*https:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/log")
+url=https://127.0.0.1:$port/mutate
+summary() {  # hey's output: rate, p50, p99, slowest, status codes
+  awk '/Requests\/sec/{r=$2} /Slowest/{s=$2} / 50% in/{p50=$3} / 99% in/{p99=$3}
+       /Status code distribution/{in_codes=1; next} in_codes && /\[[0-9]+\]/{codes=codes" "$1$2}
+       END{printf "  %.0f reviews/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms  status%s\n",
+           r, p50*1000, p99*1000, s*1000, codes}'
+}
+echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+hey -n 2000 -c 8 -m POST -T application/json -D "$work/review.json" "$url" >/dev/null  # warm up
+for rate in 1000 5000 10000; do
+  echo "-- $rate reviews/s for ${seconds}s (16 connections)"
+  hey -z "${seconds}s" -c 16 -q $((rate / 16)) -m POST -T application/json -D "$work/review.json" \
+    "$url" | summary
+done
+echo "-- flat out for ${seconds}s (16 connections)"
+hey -z "${seconds}s" -c 16 -m POST -T application/json -D "$work/review.json" "$url" | summary
+echo "-- the server's own time per review (all runs): share answered within"
+curl -sk "https://127.0.0.1:$port/metrics" | awk -F'[{}" ]+' '
+  /review_duration_seconds_bucket\{path="mutate"/ {le[$5]=$NF}
+  /review_duration_seconds_count\{path="mutate"/ {n=$NF}
+  END{for (b in le) if (b!="+Inf") printf "  %s s: %.2f%%\n", b, 100*le[b]/n}' | sort -t: -k1,1g
+echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
