@@ -334,11 +334,12 @@ void HttpsServer::Impl::Accept() {
     beast::error_code ec;
     acceptor.accept(socket, ec);
     if (ec) {
-      if (stopping) break;
+      // A draining server shut its listener down: accept fails at once from then on.
+      if (stopping || draining) break;
       continue;
     }
     std::lock_guard lock(mu);
-    if (stopping) break;
+    if (stopping || draining) break;
     if (active >= max_connections) continue;  // the socket closes as it goes out of scope
     open_fds[socket.native_handle()] = false;
     ++active;
