@@ -67,14 +67,14 @@ HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& i
     if (!decoded) return BadRequest(decoded.error()).Response();
     eviction = std::move(*decoded);
   } else if (content_type.starts_with("application/json")) {
-    auto parsed = api::ParseJsonStream(request.body);
-    if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
+    auto parsed = ParseOneJsonObject(request.body);
+    if (!parsed) {
       return BadRequest(
                  "the body of the request was in an unknown format - accepted media "
                  "types include: application/json, application/vnd.kubernetes.protobuf")
           .Response();
     }
-    auto decoded = api::DecodeObject(api::Schema::Objects(), "Eviction", std::move((*parsed)[0]),
+    auto decoded = api::DecodeObject(api::Schema::Objects(), "Eviction", std::move(*parsed),
                                      "request", 0, FieldValidationOf(request));
     if (auto* err = std::get_if<api::DecodeError>(&decoded)) {
       return BadRequest(err->message).Response();

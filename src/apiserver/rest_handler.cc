@@ -40,7 +40,7 @@ bool Implemented(std::string_view resource, std::string_view verb) {
   if (resource == "namespaces") {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
   }
-  // The node registers itself; users cordon, label and taint it.
+  // The node registers itself and is never deleted; users update it (cordon, label, taint).
   if (resource == "nodes") return verb == "get" || verb == "list";
   if (resource == "leases") return verb == "get" || verb == "list";  // and renews its Lease
   if (resource == "configmaps" || resource == "secrets" || resource == "limitranges" ||
@@ -55,11 +55,6 @@ bool WantsTable(const HttpRequest& request) {
   return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
          it->second.find("g=meta.k8s.io") != std::string::npos;
 }
-
-
-
-
-
 
 }  // namespace
 
@@ -421,12 +416,11 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
   return DeleteObject(info, *options);
 }
 
-HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOptions& options_in) {
+HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOptions& options) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
-  const DeleteOptions* options = &options_in;
   std::optional<DryRunScope> dry_run;
-  if (options->dry_run) dry_run.emplace();
+  if (options.dry_run) dry_run.emplace();
   // Retried when the object changes between the read and the write (the node publishing a
   // pod's status meanwhile), as the apiserver's GuaranteedUpdate retries.
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -436,19 +430,19 @@ HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOpti
     Node* tree = &std::get<Loaded>(loaded).tree;
     std::string uid;
     if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
-    if (!options->precondition_uid.empty() && options->precondition_uid != uid) {
+    if (!options.precondition_uid.empty() && options.precondition_uid != uid) {
       return Conflict(info.resource, info.name,
                       fmt::format("Precondition failed: UID in precondition: {}, UID in object "
                                   "meta: {}",
-                                  options->precondition_uid, uid))
+                                  options.precondition_uid, uid))
           .Response();
     }
-    if (!options->precondition_resource_version.empty() &&
-        options->precondition_resource_version != std::to_string(got->revision)) {
+    if (!options.precondition_resource_version.empty() &&
+        options.precondition_resource_version != std::to_string(got->revision)) {
       return Conflict(info.resource, info.name,
                       fmt::format("Precondition failed: ResourceVersion in precondition: {}, "
                                   "ResourceVersion in object meta: {}",
-                                  options->precondition_resource_version, got->revision))
+                                  options.precondition_resource_version, got->revision))
           .Response();
     }
     if (info.resource == "namespaces") {
@@ -477,7 +471,7 @@ HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOpti
       }
     }
     if (info.resource == "pods") {
-      auto deletion = DecidePodDeletion(*tree, *options);
+      auto deletion = DecidePodDeletion(*tree, options);
       if (!deletion) return JsonResponse(200, std::move(got->data));  // already going sooner
       if (!deletion->immediate) {
         MarkPodDeleting(*tree, deletion->grace_seconds, clock_());

@@ -1,10 +1,13 @@
 // Small pieces every REST handler answers with.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/field.h"
+#include "api/json_codec.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/https_server.h"
@@ -30,6 +33,14 @@ inline api::FieldValidation FieldValidationOf(const HttpRequest& request) {
   if (it->second == "Strict") return api::FieldValidation::kStrict;
   if (it->second == "Ignore") return api::FieldValidation::kIgnore;
   return api::FieldValidation::kWarn;
+}
+
+// The one JSON object a PUT or an Eviction body holds, or nullopt (the caller answers with the
+// apiserver's "unknown format" BadRequest).
+inline std::optional<api::Node> ParseOneJsonObject(std::string_view body) {
+  auto parsed = api::ParseJsonStream(body);
+  if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) return std::nullopt;
+  return std::move((*parsed)[0]);
 }
 
 inline HttpResponse InternalResponse(const StoreError& e) {

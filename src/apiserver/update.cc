@@ -146,14 +146,14 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
       }
       candidate = std::move(*patched);
     } else {
-      auto parsed = api::ParseJsonStream(request.body);
-      if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
+      auto parsed = ParseOneJsonObject(request.body);
+      if (!parsed) {
         return BadRequest(
                    "the body of the request was in an unknown format - accepted media "
                    "types include: application/json, application/yaml")
             .Response();
       }
-      candidate = std::move((*parsed)[0]);
+      candidate = std::move(*parsed);
     }
     if (!candidate.IsObject()) return BadRequest("the patched object is not an object").Response();
     const std::string body_name = Str(candidate.FindPath({"metadata", "name"}));

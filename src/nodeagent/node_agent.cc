@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -44,6 +45,10 @@ constexpr std::string_view kUnschedulableTaintKey = "node.kubernetes.io/unschedu
 std::string Str(const Node& object, std::initializer_list<std::string_view> path) {
   const Node* n = object.FindPath(path);
   return n && n->IsString() ? n->scalar : std::string();
+}
+
+bool IsCordonTaint(const Node& taint) {
+  return Str(taint, {"key"}) == kUnschedulableTaintKey && Str(taint, {"effect"}) == "NoSchedule";
 }
 
 
@@ -248,8 +253,6 @@ void NodeAgent::ListenToMonitors() {
   }
 }
 
-// Registers the node, or refreshes its status: labels and annotations of its own over the stored
-// ones (others' labels and annotations, and the spec, say taints and unschedulable, are kept).
 // Creates or updates an object the node keeps itself (its Node, its Lease). `make` gets the
 // stored object (nullopt when there is none yet) and returns what to write, or nullopt to write
 // nothing; a write that lost a race with another writer is made again from the new object.
@@ -282,8 +285,8 @@ void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std:
   }
 }
 
-// The node registers itself, then posts its status: labels and annotations are merged into
-// what others set, the status replaced.
+// The node registers itself, then posts its status: its labels and annotations are merged into
+// what others set (the spec, say taints and unschedulable, is kept), the status replaced.
 void NodeAgent::SyncNode() {
   if (!options_.node_status) return;
   WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node status",
@@ -546,14 +549,9 @@ void NodeAgent::NodeChanged() {
   if (!node) return;
   const Node* u = node->FindPath({"spec", "unschedulable"});
   const bool cordoned = u != nullptr && u->AsBool();
-  bool tainted = false;
-  if (const Node* taints = node->FindPath({"spec", "taints"}); taints && taints->IsArray()) {
-    for (const Node& t : taints->items) {
-      if (Str(t, {"key"}) == kUnschedulableTaintKey && Str(t, {"effect"}) == "NoSchedule") {
-        tainted = true;
-      }
-    }
-  }
+  const Node* taints = node->FindPath({"spec", "taints"});
+  const bool tainted = taints && taints->IsArray() &&
+                       std::any_of(taints->items.begin(), taints->items.end(), IsCordonTaint);
   if (cordoned != tainted) {
     WriteOwnObject({"nodes", "", options_.node_name}, "Node", "unschedulable taint",
                    [&](std::optional<Node> stored) -> std::optional<Node> {
@@ -562,10 +560,7 @@ void NodeAgent::NodeChanged() {
                      const Node* now = spec.Find("unschedulable");
                      const bool want = now != nullptr && now->AsBool();
                      Node& taints = spec.Ensure("taints", Node::Kind::kArray);
-                     std::erase_if(taints.items, [](const Node& t) {
-                       return Str(t, {"key"}) == kUnschedulableTaintKey &&
-                              Str(t, {"effect"}) == "NoSchedule";
-                     });
+                     std::erase_if(taints.items, IsCordonTaint);
                      if (want) {
                        Node taint = Node::Object();
                        taint.Set("key", Node::String(std::string(kUnschedulableTaintKey)));
@@ -718,7 +713,8 @@ void NodeAgent::Publish(const std::string& uid) {
   if (status) {
     known.finished = status->finished;
     Node next = status->status;
-    // Conditions others own (PodScheduled, DisruptionTarget, readiness gates') stay as stored.
+    // Others' conditions (DisruptionTarget, readiness gates') stay as stored; PodScheduled
+    // keeps the binding's time.
     MergePodStatus(next, *pod, Rfc3339Now());
     // Compared with the stored status (in the store's field order), not the last one written:
     // the object may be new (a mirror pod recreated) or rewritten by someone else.

@@ -89,11 +89,7 @@ std::string LimitAnnotationsOf(const Node* pod) {
   const Node* annotations = pod ? pod->FindPath({"metadata", "annotations"}) : nullptr;
   if (annotations && annotations->IsObject()) {
     for (const auto& m : annotations->members) {
-      for (std::string_view prefix : {kUlimitsKeyPrefix, kDeprecatedUlimitsKeyPrefix,
-                                      kPodPidLimitKey, kWritableKeyPrefix, kNriWritableKey,
-                                      kCrioWritableKey}) {
-        if (std::string_view(m.key).starts_with(prefix)) kept.Set(m.key, m.value);
-      }
+      if (IsLimitAnnotation(m.key)) kept.Set(m.key, m.value);
     }
   }
   return api::EncodeJsonSorted(kept);
@@ -118,11 +114,8 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                                  "got {} {}",
                                  field::GoQuote(api_version), field::GoQuote(kind)));
   }
-  // Fields of the wrong type (a string uid, an object for request) are refused here.
-  const api::DecodeResult typed = api::DecodeObject(api::Schema::Config(), "AdmissionReview",
-                                                    review, "request", 0,
-                                                    api::FieldValidation::kIgnore);
-  if (const auto* err = std::get_if<api::DecodeError>(&typed)) return Malformed(err->message);
+  // What is read of the review is read by type below (a request that is not an object, a uid
+  // that is not a string are refused as missing); the pod itself is decoded with its schema.
   const Node* request = review.Find("request");
   if (request == nullptr || !request->IsObject()) return Malformed("it has no request");
   const std::string uid = Str(request->Find("uid"));

@@ -137,6 +137,15 @@ bool PodSetsLimitFields(const Node& pod) {
 
 }  // namespace
 
+bool IsLimitAnnotation(std::string_view key) {
+  // kNriWritableKey is also the prefix of its per-container keys.
+  for (std::string_view prefix : {kUlimitsKeyPrefix, kDeprecatedUlimitsKeyPrefix, kWritableKeyPrefix,
+                                  kNriWritableKey}) {
+    if (key.starts_with(prefix)) return true;
+  }
+  return key == kPodPidLimitKey || key == kCrioWritableKey;
+}
+
 AnnotatedFields ApplyLimitAnnotations(Node& pod) {
   AnnotatedFields out;
   const Node* annotations = pod.FindPath({"metadata", "annotations"});

@@ -43,6 +43,9 @@ struct AnnotatedFields {
   bool any = false;  // the pod asks for a podlimits field (by annotation or field)
 };
 
+// Whether `key` is one of the annotations above.
+bool IsLimitAnnotation(std::string_view key);
+
 // Writes the fields the annotations of `pod` (a Pod object) stand for into it.
 AnnotatedFields ApplyLimitAnnotations(api::Node& pod);
 
