@@ -828,9 +828,11 @@ void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
       }
     }
   }
+  // The logs before the monitor directory: its pod.json is what names the log directory to a
+  // daemon restarted after a kill -9 between the two (the other order left the logs behind).
   std::error_code ec;
-  fs::remove_all(MonitorDirectory(options_.data_dir, uid), ec);
   if (!known.log_dir.empty()) fs::remove_all(known.log_dir, ec);
+  fs::remove_all(MonitorDirectory(options_.data_dir, uid), ec);
   known.removed = true;  // erased by Sweep, outside any loop over pods_
 }
 

@@ -454,7 +454,9 @@ TEST_F(ServePodsTest, KillNineAgainAndAgainWhilePodsComeAndGo) {
   EXPECT_TRUE(monitors_after_delete.empty()) << monitors_after_delete.size() << " monitors left";
   for (const auto& d : {data / "pods", data / "log/pods", dir_ / "state/pods"}) {
     std::error_code ec;
-    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+    std::string left;  // what is there, to tell which pod's leftovers they are
+    for (const auto& e : fs::directory_iterator(d, ec)) left += " " + e.path().filename().string();
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty:" << left;
   }
   EXPECT_EQ(ReadText("/proc/self/mountinfo").find(dir_.path().string()), std::string::npos);
 }
