@@ -25,6 +25,7 @@
 #include "kubelet/field_coverage.h"
 #include "kubelet/node_info.h"
 #include "kubelet/pid_capacity.h"
+#include "runcwrap/wrapper.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::cli {
@@ -269,5 +270,10 @@ int Main(int argc, char** argv) {
 }  // namespace podlimits::cli
 
 int main(int argc, char** argv) {
+  // Called as podlimits-runc (a link to this binary), it is a runc-compatible command line, which
+  // CLI11 must not see.
+  if (argc > 0 && std::filesystem::path(argv[0]).filename() == "podlimits-runc") {
+    return podlimits::runcwrap::RuncWrapperMain(argc, argv);
+  }
   return podlimits::cli::Main(argc, argv);
 }

@@ -57,6 +57,23 @@ const UlimitResource* FindUlimitResource(std::string_view name) {
   return nullptr;
 }
 
+void ProbeRlimits(NodeCapabilities& caps, const std::filesystem::path& proc_root) {
+  caps.cap_sys_resource = cri::HasCapSysResource(ReadText(proc_root / "self/status"));
+  for (const auto& u : kUlimits) {
+    struct rlimit rl {};
+    if (::getrlimit(static_cast<decltype(RLIMIT_CORE)>(u.resource), &rl) == 0) {
+      caps.hard_limits.emplace(std::string(u.name),
+                               rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
+    }
+  }
+  // nproc is no ulimit a pod may set (the pod PID limit covers it), but containers get a default
+  // for it (default_rlimits.h), within the same kind of ceiling.
+  if (struct rlimit rl {}; ::getrlimit(RLIMIT_NPROC, &rl) == 0) {
+    caps.hard_limits.emplace("nproc", rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
+  }
+  caps.nr_open = cri::ReadNrOpen(proc_root);
+}
+
 NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOptions& options) {
   NodeCapabilities caps;
   ProbeCgroups(options, caps);
@@ -71,20 +88,7 @@ NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOpti
     caps.runtime.error = runtime.error().Message();
   }
 
-  caps.cap_sys_resource = cri::HasCapSysResource(ReadText(options.proc_root / "self/status"));
-  for (const auto& u : kUlimits) {
-    struct rlimit rl {};
-    if (::getrlimit(static_cast<decltype(RLIMIT_CORE)>(u.resource), &rl) == 0) {
-      caps.hard_limits.emplace(std::string(u.name),
-                               rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
-    }
-  }
-  // nproc is no ulimit a pod may set (the pod PID limit covers it), but containers get a default
-  // for it (default_rlimits.h), within the same kind of ceiling.
-  if (struct rlimit rl {}; ::getrlimit(RLIMIT_NPROC, &rl) == 0) {
-    caps.hard_limits.emplace("nproc", rl.rlim_max == RLIM_INFINITY ? kRlimInfinity : rl.rlim_max);
-  }
-  caps.nr_open = cri::ReadNrOpen(options.proc_root);
+  ProbeRlimits(caps, options.proc_root);
   caps.apparmor = cri::ProbeAppArmor(options.fs_root);
   return caps;
 }

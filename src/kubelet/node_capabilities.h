@@ -51,6 +51,9 @@ struct NodeCapabilities {
   bool cap_sys_resource = false;
   // This process's hard limit for each ulimit name (getrlimit).
   std::map<std::string, RlimValue, std::less<>> hard_limits;
+  // The limits are those of a CRI runtime that ran podlimits-runc, not of the kubelet's (only
+  // the wording of a refusal differs).
+  bool under_cri_runtime = false;
   // /proc/sys/fs/nr_open; std::nullopt when unreadable (the kernel default 1048576 is assumed).
   std::optional<std::int64_t> nr_open;
   // AppArmor in the kernel, apparmor_parser, the loaded profiles (cri/apparmor.h).
@@ -65,6 +68,10 @@ struct ProbeOptions {
   std::string path_env;                 // PATH for the runtime lookup; the caller passes getenv
   bool runtime_version = false;         // run `<runtime> --version` (node-info only)
 };
+
+// Fills the rlimit part of `caps` (cap_sys_resource, hard_limits, nr_open) from this process:
+// what a runtime it starts can grant a container.
+void ProbeRlimits(NodeCapabilities& caps, const std::filesystem::path& proc_root = "/proc");
 
 // Probes the machine. Never fails: what cannot be read is reported in the struct.
 NodeCapabilities ProbeNodeCapabilities(const NodeConfig& config, const ProbeOptions& options);

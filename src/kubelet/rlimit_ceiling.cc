@@ -28,19 +28,23 @@ std::string Text(RlimValue v) {
   return v == kRlimInfinity ? std::string("unlimited") : std::to_string(v);
 }
 
+std::string_view WhyNoCap(const NodeCapabilities& caps) {
+  return caps.under_cri_runtime ? kWhyNoCapSysResourceUnderRuntime : kWhyNoCapSysResource;
+}
+
 }  // namespace
 
 UlimitCeiling CeilingFor(std::string_view ulimit, const NodeCapabilities& caps) {
   if (ulimit == "nofile") {
     RlimValue nr_open = NrOpen(caps);
     RlimValue own = OwnHard(ulimit, caps);
-    if (!caps.cap_sys_resource && own < nr_open) return {own, kWhyNoCapSysResource};
+    if (!caps.cap_sys_resource && own < nr_open) return {own, WhyNoCap(caps)};
     return {nr_open, kWhyNrOpen};
   }
   if (caps.cap_sys_resource) return {};
   RlimValue own = OwnHard(ulimit, caps);
   if (own == kRlimInfinity) return {};
-  return {own, kWhyNoCapSysResource};
+  return {own, WhyNoCap(caps)};
 }
 
 UlimitGrant GrantUlimits(const api::Container& c, const NodeCapabilities& caps) {
@@ -81,7 +85,7 @@ UlimitGrant GrantUlimits(const api::Container& c, const NodeCapabilities& caps) 
                       "descriptor up to the limit will be slow",
                       field::GoQuote(c.name), ceiling.value, kUsualNrOpen)});
     }
-    if (asked_unlimited && ceiling.value != kRlimInfinity && ceiling.why == kWhyNoCapSysResource) {
+    if (asked_unlimited && ceiling.value != kRlimInfinity && ceiling.why == WhyNoCap(caps)) {
       out.warnings.push_back(
           Event{EventType::kWarning, std::string(kReasonUlimitClamped),
                 fmt::format("container {}: ulimit {} -1 (unlimited) granted as {}, this node's "

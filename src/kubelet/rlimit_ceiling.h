@@ -29,6 +29,10 @@ namespace podlimits::kubelet {
 
 inline constexpr std::string_view kWhyNoCapSysResource =
     "this node cannot raise a hard rlimit above its own: the kubelet lacks CAP_SYS_RESOURCE";
+// The same under podlimits-runc, where the limits are those of the CRI runtime that ran it.
+inline constexpr std::string_view kWhyNoCapSysResourceUnderRuntime =
+    "this node cannot raise a hard rlimit above its own: the container runtime that runs "
+    "podlimits-runc lacks CAP_SYS_RESOURCE";
 inline constexpr std::string_view kWhyNrOpen =
     "the kernel refuses an RLIMIT_NOFILE above fs.nr_open (/proc/sys/fs/nr_open)";
 

@@ -1,0 +1,92 @@
+#include "runcwrap/create_plan.h"
+
+#include <fmt/format.h>
+
+#include "api/field.h"
+#include "kubelet/rlimit_ceiling.h"
+
+namespace podlimits::runcwrap {
+namespace {
+
+std::string Str(const api::Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+
+std::string ModeText(const NodeFacts& node) {
+  return node.cgroup_mode ? std::string(cgroups::Name(*node.cgroup_mode)) : "unknown";
+}
+
+// Seed 003's refusals of a writable cgroup mount.
+std::optional<std::string> WritableProblem(const NodeFacts& node) {
+  if (node.cgroup_mode != cgroups::CgroupMode::kV2) {
+    return "CgroupOptions.MountMode=Writable requires cgroup v2";
+  }
+  if (!node.nsdelegate) {
+    return "CgroupOptions.MountMode=Writable requires the cgroup2 filesystem to be mounted with "
+           "nsdelegate";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+NodeFacts ProbeNodeFacts() {
+  NodeFacts node;
+  if (auto layout = cgroups::DetectLayout()) {
+    node.cgroup_mode = layout->mode;
+    if (layout->unified) {
+      node.unified_root = layout->unified->mount_point;
+      node.nsdelegate = layout->unified->nsdelegate;
+    }
+  }
+  kubelet::ProbeRlimits(node.rlimits);
+  node.rlimits.under_cri_runtime = true;
+  return node;
+}
+
+Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spec,
+                              const NodeFacts& node, const WrapperConfig& config) {
+  CreatePlan plan;
+  plan.warnings = request.warnings;
+  const std::string subject = request.Subject();
+
+  if (request.pod_pid_limit) {
+    if (node.cgroup_mode != cgroups::CgroupMode::kV2) {
+      // Seed 001's refusal, word for word (a hybrid node keeps pids on v1).
+      return Failure(fmt::format(
+          "per-pod PID limit requires cgroupsv2, but this node is running cgroupsv1; pod {} "
+          "specifies spec.resources.limits.pid",
+          request.pod_name));
+    }
+    plan.pod_limits.pids_max = *request.pod_pid_limit;
+  }
+  const bool bounds = request.role == BundleRole::kSandbox ? request.pod_has_writable
+                                                           : request.writable;
+  if (bounds || request.writable) {
+    if (auto problem = WritableProblem(node)) {
+      return Failure(fmt::format("{}: {}", subject, *problem));
+    }
+  }
+  if (bounds) {
+    plan.pod_limits.max_descendants = config.max_descendants;
+    plan.pod_limits.max_depth = config.max_depth;
+  }
+  if (plan.pod_limits.pids_max || plan.pod_limits.max_descendants) {
+    auto pod = PodCgroupOf(Str(spec.FindPath({"linux", "cgroupsPath"})));
+    if (!pod) return std::unexpected(std::move(pod.error()).Wrap(subject));
+    if (node.unified_root.empty()) {
+      return Failure(fmt::format("{}: no cgroup2 mount on this node (cgroup mode {})", subject,
+                                 ModeText(node)));
+    }
+    plan.pod_cgroup = *pod;
+  }
+
+  plan.edits.writable_cgroup = request.writable;
+  if (request.container) {
+    kubelet::UlimitGrant grant = kubelet::GrantUlimits(*request.container, node.rlimits);
+    if (grant.rejection) return Failure(fmt::format("{}: {}", subject, *grant.rejection));
+    plan.edits.rlimits = std::move(grant.granted);
+    for (auto& e : grant.warnings) plan.warnings.push_back(e.reason + ": " + e.message);
+  }
+  return plan;
+}
+
+}  // namespace podlimits::runcwrap

@@ -1,0 +1,45 @@
+// What podlimits-runc does for one create, decided before anything is touched: the spec edits,
+// the pod cgroup's limits and what to read back afterwards. A request this node cannot hold is
+// refused here with the message the kubelet would give for the field (seeds 001 and 003), so a
+// container never starts with less than its pod asked for.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "base/error.h"
+#include "cgroups/detect.h"
+#include "kubelet/node_capabilities.h"
+#include "runcwrap/bundle_request.h"
+#include "runcwrap/pod_cgroup_limits.h"
+#include "runcwrap/spec_edit.h"
+#include "runcwrap/wrapper_config.h"
+
+namespace podlimits::runcwrap {
+
+// The node as the wrapper sees it.
+struct NodeFacts {
+  std::optional<cgroups::CgroupMode> cgroup_mode;  // nullopt: the mount table was unreadable
+  std::filesystem::path unified_root;              // the cgroup2 mount ("" without one)
+  bool nsdelegate = false;
+  kubelet::NodeCapabilities rlimits;  // cap_sys_resource, hard_limits, nr_open
+};
+
+// Reads the mount table and this process's limits.
+NodeFacts ProbeNodeFacts();
+
+struct CreatePlan {
+  SpecEdits edits;
+  // Set when the pod cgroup's files are to be written (and read back after the create).
+  std::optional<std::filesystem::path> pod_cgroup;
+  PodCgroupLimits pod_limits;
+  std::vector<std::string> warnings;
+};
+
+Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spec,
+                              const NodeFacts& node, const WrapperConfig& config);
+
+}  // namespace podlimits::runcwrap

@@ -1,0 +1,125 @@
+#include "runcwrap/wrapper_config.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "api/field.h"
+#include "api/yaml_codec.h"
+#include "base/fs.h"
+#include "base/numbers.h"
+
+namespace podlimits::runcwrap {
+namespace fs = std::filesystem;
+using api::Node;
+
+namespace {
+
+Result<std::int64_t> Bound(const Node& value, std::string_view where, std::string_view key) {
+  auto v = ParseInt64(value.scalar);
+  if (value.kind != Node::Kind::kNumber || !v || *v < 0) {
+    return Failure(fmt::format("{}: writableCgroups.{}: must be a non-negative integer, not {}",
+                               where, key, field::GoQuote(value.scalar)));
+  }
+  return *v;
+}
+
+bool Executable(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+Result<void> ResolveRuntime(WrapperConfig& config, std::string_view source) {
+  if (config.runtime.empty()) {
+    for (const char* candidate : {"/usr/bin/crun", "/usr/sbin/runc", "/usr/bin/runc",
+                                  "/usr/local/sbin/runc", "/usr/local/bin/runc"}) {
+      if (Executable(candidate)) {
+        config.runtime = candidate;
+        break;
+      }
+    }
+    if (config.runtime.empty()) {
+      return Failure(fmt::format(
+          "no OCI runtime found (tried /usr/bin/crun, then runc in /usr/sbin, /usr/bin, "
+          "/usr/local/sbin, /usr/local/bin); set runtime: in {}",
+          source));
+    }
+  } else if (!config.runtime.is_absolute()) {
+    return Failure(fmt::format("{}: runtime: must be an absolute path, not {}", source,
+                               field::GoQuote(config.runtime.string())));
+  } else if (!Executable(config.runtime)) {
+    return SystemError("runtime", config.runtime, errno == 0 ? ENOENT : errno,
+                       fmt::format("the runtime {} names is not an executable file", source));
+  }
+  // A runtime that is this wrapper again would call itself until the shim gives up.
+  std::error_code ec1, ec2;
+  const fs::path self = fs::canonical("/proc/self/exe", ec1);
+  const fs::path target = fs::canonical(config.runtime, ec2);
+  if (!ec1 && !ec2 && self == target) {
+    return Failure(fmt::format("{}: runtime: {} is podlimits-runc itself; name the real runtime "
+                               "(crun or runc)",
+                               source, config.runtime.string()));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view source) {
+  WrapperConfig config;
+  auto docs = api::ParseYamlStream(text);
+  if (!docs) return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
+  if (docs->empty() || (docs->size() == 1 && (*docs)[0].node.IsNull())) return config;
+  if (docs->size() != 1 || !(*docs)[0].node.IsObject()) {
+    return Failure(fmt::format("{}: must be one YAML mapping (runtime, writableCgroups)", source));
+  }
+  for (const auto& m : (*docs)[0].node.members) {
+    if (m.key == "runtime") {
+      if (!m.value.IsString() || m.value.scalar.empty()) {
+        return Failure(fmt::format("{}: runtime: must be the path of crun or runc", source));
+      }
+      config.runtime = m.value.scalar;
+    } else if (m.key == "writableCgroups") {
+      if (!m.value.IsObject()) {
+        return Failure(fmt::format("{}: writableCgroups: must be a mapping (maxDescendants, "
+                                   "maxDepth)",
+                                   source));
+      }
+      for (const auto& b : m.value.members) {
+        if (b.key == "maxDescendants" || b.key == "maxDepth") {
+          auto v = Bound(b.value, source, b.key);
+          if (!v) return std::unexpected(v.error());
+          (b.key == "maxDescendants" ? config.max_descendants : config.max_depth) = *v;
+        } else {
+          return Failure(fmt::format("{}: writableCgroups: unknown key {} (maxDescendants, "
+                                     "maxDepth)",
+                                     source, field::GoQuote(b.key)));
+        }
+      }
+    } else {
+      return Failure(fmt::format("{}: unknown key {} (runtime, writableCgroups)", source,
+                                 field::GoQuote(m.key)));
+    }
+  }
+  return config;
+}
+
+Result<WrapperConfig> LoadWrapperConfig(const char* config_env) {
+  const bool named = config_env != nullptr && *config_env != '\0';
+  const fs::path path = named ? fs::path(config_env) : fs::path(kDefaultConfigPath);
+  WrapperConfig config;
+  auto text = ReadSmallFile(path, 1 << 20);
+  if (text) {
+    auto parsed = ParseWrapperConfig(*text, path.string());
+    if (!parsed) return parsed;
+    config = std::move(*parsed);
+  } else if (named || text.error().errno_value != ENOENT) {
+    return std::unexpected(std::move(text.error()).Wrap("read podlimits-runc's configuration"));
+  }
+  if (auto ok = ResolveRuntime(config, path.string()); !ok) return std::unexpected(ok.error());
+  return config;
+}
+
+}  // namespace podlimits::runcwrap

@@ -1,0 +1,42 @@
+// The node's settings for podlimits-runc: /etc/podlimits/runc.yaml, or the file the environment
+// variable PODLIMITS_RUNC_CONFIG names (DESIGN.md). Every key is optional:
+//
+//   runtime: /usr/bin/crun        # the real OCI runtime; default crun if /usr/bin/crun exists,
+//                                 # else runc (/usr/sbin/runc, /usr/bin/runc)
+//   writableCgroups:              # bounds on the pod cgroup of a pod with a writable container
+//     maxDescendants: 250         #   cgroup.max.descendants (KEP-5474's defaults)
+//     maxDepth: 50                #   cgroup.max.depth
+//
+// A missing default file means all defaults; a file that is named but missing, an unknown key
+// or a bad value is an error: a node that silently ignored its settings would be weaker than
+// its operator thinks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace podlimits::runcwrap {
+
+inline constexpr std::string_view kDefaultConfigPath = "/etc/podlimits/runc.yaml";
+inline constexpr std::string_view kConfigEnv = "PODLIMITS_RUNC_CONFIG";
+
+struct WrapperConfig {
+  std::filesystem::path runtime;  // absolute, never podlimits-runc itself
+  std::int64_t max_descendants = 250;
+  std::int64_t max_depth = 50;
+};
+
+// Parses the file's text; `source` names it in errors. The runtime is resolved by
+// ResolveRuntime afterwards.
+Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view source);
+
+// Reads the configuration the environment selects (`config_env` is getenv(kConfigEnv), or null)
+// and resolves the runtime: the configured path must be an executable file, and none found is
+// an error naming what was tried.
+Result<WrapperConfig> LoadWrapperConfig(const char* config_env);
+
+}  // namespace podlimits::runcwrap
