@@ -194,7 +194,16 @@ int RuncWrapperMain(int argc, char** argv) {
   Node spec = std::move((*parsed)[0]);
   auto request = ReadBundleRequest(spec.Find("annotations"));
   if (!request) return Refuse(log, request.error().Message());
-  if (!request->Any()) return Exec(config->runtime, std::move(args), log);
+  if (!request->Any()) {
+    if (config->require_pod_annotations && request->role == BundleRole::kSandbox) {
+      return Refuse(log, fmt::format(
+          "{} carries no podlimits annotation, and this node requires them "
+          "(requirePodAnnotations): the CRI runtime passes none to this handler (containerd: "
+          "pod_annotations of the runtime; see deploy/runc-wrapper)",
+          request->Subject()));
+    }
+    return Exec(config->runtime, std::move(args), log);
+  }
 
   const NodeFacts node = ProbeNodeFacts();
   auto plan = PlanCreate(*request, spec, node, *config);

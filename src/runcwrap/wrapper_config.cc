@@ -1,6 +1,7 @@
 #include "runcwrap/wrapper_config.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,10 +55,11 @@ Result<void> ResolveRuntime(WrapperConfig& config, std::string_view source) {
                        fmt::format("the runtime {} names is not an executable file", source));
   }
   // A runtime that is this wrapper again would call itself until the shim gives up.
-  std::error_code ec1, ec2;
-  const fs::path self = fs::canonical("/proc/self/exe", ec1);
-  const fs::path target = fs::canonical(config.runtime, ec2);
-  if (!ec1 && !ec2 && self == target) {
+  // Compared by inode: one stat each, where resolving both paths costs a readlink per component
+  // on every runtime call.
+  struct stat self {}, target {};
+  if (::stat("/proc/self/exe", &self) == 0 && ::stat(config.runtime.c_str(), &target) == 0 &&
+      self.st_dev == target.st_dev && self.st_ino == target.st_ino) {
     return Failure(fmt::format("{}: runtime: {} is podlimits-runc itself; name the real runtime "
                                "(crun or runc)",
                                source, config.runtime.string()));
@@ -73,7 +75,7 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
   if (!docs) return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
   if (docs->empty() || (docs->size() == 1 && (*docs)[0].node.IsNull())) return config;
   if (docs->size() != 1 || !(*docs)[0].node.IsObject()) {
-    return Failure(fmt::format("{}: must be one YAML mapping (runtime, writableCgroups)", source));
+    return Failure(fmt::format("{}: must be one YAML mapping (runtime, writableCgroups, requirePodAnnotations)", source));
   }
   for (const auto& m : (*docs)[0].node.members) {
     if (m.key == "runtime") {
@@ -81,6 +83,11 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
         return Failure(fmt::format("{}: runtime: must be the path of crun or runc", source));
       }
       config.runtime = m.value.scalar;
+    } else if (m.key == "requirePodAnnotations") {
+      if (m.value.kind != Node::Kind::kBool) {
+        return Failure(fmt::format("{}: requirePodAnnotations: must be true or false", source));
+      }
+      config.require_pod_annotations = m.value.scalar == "true";
     } else if (m.key == "writableCgroups") {
       if (!m.value.IsObject()) {
         return Failure(fmt::format("{}: writableCgroups: must be a mapping (maxDescendants, "
@@ -99,7 +106,7 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
         }
       }
     } else {
-      return Failure(fmt::format("{}: unknown key {} (runtime, writableCgroups)", source,
+      return Failure(fmt::format("{}: unknown key {} (runtime, writableCgroups, requirePodAnnotations)", source,
                                  field::GoQuote(m.key)));
     }
   }

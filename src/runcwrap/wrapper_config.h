@@ -6,6 +6,11 @@
 //   writableCgroups:              # bounds on the pod cgroup of a pod with a writable container
 //     maxDescendants: 250         #   cgroup.max.descendants (KEP-5474's defaults)
 //     maxDepth: 50                #   cgroup.max.depth
+//   requirePodAnnotations: false  # true: a pod sandbox that carries no podlimits annotation is
+//                                 # refused. For a runtime handler that only pods with podlimits
+//                                 # fields reach (deploy/runc-wrapper): there, no annotation means
+//                                 # the CRI runtime did not pass them (containerd's
+//                                 # pod_annotations), and the pod would run without its limits.
 //
 // A missing default file means all defaults; a file that is named but missing, an unknown key
 // or a bad value is an error: a node that silently ignored its settings would be weaker than
@@ -28,6 +33,7 @@ struct WrapperConfig {
   std::filesystem::path runtime;  // absolute, never podlimits-runc itself
   std::int64_t max_descendants = 250;
   std::int64_t max_depth = 50;
+  bool require_pod_annotations = false;
 };
 
 // Parses the file's text; `source` names it in errors. The runtime is resolved by

@@ -85,18 +85,23 @@ TEST(WrapperConfigTest, KeysAndErrors) {
   EXPECT_EQ(empty->max_depth, 50);
 
   auto full = ParseWrapperConfig(
-      "runtime: /usr/sbin/runc\nwritableCgroups:\n  maxDescendants: 10\n  maxDepth: 3\n", "f");
+      "runtime: /usr/sbin/runc\nwritableCgroups:\n  maxDescendants: 10\n  maxDepth: 3\n"
+      "requirePodAnnotations: true\n",
+      "f");
   ASSERT_TRUE(full) << full.error();
   EXPECT_EQ(full->runtime, "/usr/sbin/runc");
   EXPECT_EQ(full->max_descendants, 10);
   EXPECT_EQ(full->max_depth, 3);
+  EXPECT_TRUE(full->require_pod_annotations);
+  EXPECT_FALSE(empty->require_pod_annotations);
 
   struct Case {
     const char* text;
     const char* error;
   } cases[] = {
-      {"runtim: /x\n", "f: unknown key \"runtim\" (runtime, writableCgroups)"},
+      {"runtim: /x\n", "f: unknown key \"runtim\" (runtime, writableCgroups, requirePodAnnotations)"},
       {"runtime: 3\n", "f: runtime: must be the path of crun or runc"},
+      {"requirePodAnnotations: yes-please\n", "f: requirePodAnnotations: must be true or false"},
       {"writableCgroups: 5\n", "f: writableCgroups: must be a mapping"},
       {"writableCgroups: {maxDepth: -1}\n",
        "f: writableCgroups.maxDepth: must be a non-negative integer, not \"-1\""},

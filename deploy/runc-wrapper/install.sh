@@ -1,0 +1,21 @@
+#!/bin/sh
+# Installs podlimits-runc on the node the DaemonSet's pod runs on (daemonset.yaml mounts the
+# host's /usr/local/bin at /host/bin and /etc/podlimits at /host/etc), then waits, so that the
+# pod stays Running and a new image rolls out as a new DaemonSet revision.
+#
+# Every file is written beside its target and renamed over it: a runtime that starts
+# podlimits-runc meanwhile finds the old binary or the new one, never a half-written one.
+set -eu
+install_file() {  # install_file SRC DEST MODE
+  cp "$1" "$2.podlimits-new"
+  chmod "$3" "$2.podlimits-new"
+  mv -f "$2.podlimits-new" "$2"
+}
+install_file /podlimits /host/bin/podlimits 0755
+ln -sfn podlimits /host/bin/podlimits-runc.podlimits-new
+mv -f /host/bin/podlimits-runc.podlimits-new /host/bin/podlimits-runc
+install_file /config/runc.yaml /host/etc/runc.yaml 0644
+echo "podlimits-runc installed: /usr/local/bin/podlimits-runc, /etc/podlimits/runc.yaml"
+/host/bin/podlimits-runc --version | sed 's/^/runtime: /'
+trap 'exit 0' TERM INT
+while :; do sleep 3600 & wait $!; done
