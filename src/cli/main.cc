@@ -193,6 +193,11 @@ int Main(int argc, char** argv) {
   webhook_cmd->add_option("--config", webhook_flags.config,
                           "Namespaces, LimitRanges, AdmissionConfiguration and a "
                           "WebhookConfiguration, as one YAML stream");
+  webhook_cmd->add_option("--kubeconfig", webhook_flags.kubeconfig,
+                          "List and watch the cluster's Namespaces and LimitRanges through this "
+                          "kubeconfig's current context");
+  webhook_cmd->add_flag("--in-cluster", webhook_flags.in_cluster,
+                        "List and watch them with the pod's service account");
 
   PodMonitorFlags monitor_flags;
   CLI::App* pod_monitor = app.add_subcommand("pod-monitor", "");  // serve's own, hidden

@@ -5,9 +5,15 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
 
 #include "apiserver/https_server.h"
 #include "cli/listen_address.h"
+#include "webhook/cluster_sync.h"
+#include "webhook/kube_client.h"
+#include "webhook/policy_store.h"
 #include "webhook/webhook_config.h"
 #include "webhook/webhook_handler.h"
 
@@ -31,6 +37,28 @@ int WebhookCommand(const WebhookFlags& flags) {
     std::fprintf(stderr, "error: --config: %s\n", settings.error().c_str());
     return kExitUsage;
   }
+  std::optional<webhook::ClusterAccess> access;
+  if (flags.in_cluster || !flags.kubeconfig.empty()) {
+    if (flags.in_cluster && !flags.kubeconfig.empty()) {
+      std::fprintf(stderr, "error: --in-cluster and --kubeconfig are exclusive\n");
+      return kExitUsage;
+    }
+    if (!settings->policy.namespaces.empty() || !settings->policy.limit_ranges.empty()) {
+      std::fprintf(stderr,
+                   "error: --config: Namespaces and LimitRanges come from the cluster with %s; "
+                   "the file may hold only AdmissionConfiguration and WebhookConfiguration\n",
+                   flags.in_cluster ? "--in-cluster" : "--kubeconfig");
+      return kExitUsage;
+    }
+    auto found = flags.in_cluster
+                     ? webhook::InClusterAccess([](const char* k) { return std::getenv(k); })
+                     : webhook::KubeconfigAccess(flags.kubeconfig);
+    if (!found) {
+      std::fprintf(stderr, "error: %s\n", found.error().Message().c_str());
+      return kExitUsage;
+    }
+    access = std::move(*found);
+  }
   // The signals are waited for, not handled: blocked before any thread starts.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -38,7 +66,18 @@ int WebhookCommand(const WebhookFlags& flags) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  webhook::WebhookHandler handler(*settings);
+  webhook::PolicyStore policies(std::make_shared<const webhook::ReviewPolicy>(settings->policy),
+                                /*ready=*/!access);
+  std::unique_ptr<webhook::ClusterSync> sync;
+  if (access) {
+    std::fprintf(stderr, "podlimits webhook: watching namespaces and limitranges at https://%s:%s (%s)\n",
+                 access->host.c_str(), access->port.c_str(), access->source.c_str());
+    sync = std::make_unique<webhook::ClusterSync>(
+        std::move(*access), settings->policy, policies,
+        [](const std::string& line) { std::fprintf(stderr, "podlimits webhook: %s\n", line.c_str()); });
+    sync->Start();
+  }
+  webhook::WebhookHandler handler(policies);
   apiserver::HttpsServerOptions options;
   options.address = listen->host;
   options.port = listen->port;
@@ -49,6 +88,7 @@ int WebhookCommand(const WebhookFlags& flags) {
   auto server = apiserver::HttpsServer::Start(
       options, [&handler](const apiserver::HttpRequest& r) { return handler(r); });
   if (!server) {
+    if (sync) sync->Stop();
     std::fprintf(stderr, "error: %s\n", server.error().Message().c_str());
     return kExitFailure;
   }
@@ -61,6 +101,7 @@ int WebhookCommand(const WebhookFlags& flags) {
   sigwait(&stop_signals, &signal);
   // In-flight reviews are answered; the apiserver's next calls go to the other replica.
   (*server)->Drain(std::chrono::seconds(flags.drain_seconds));
+  if (sync) sync->Stop();
   std::fprintf(stderr, "podlimits webhook: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
   return 0;
 }

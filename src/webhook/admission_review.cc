@@ -162,6 +162,13 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                 validation::InvalidMessage("Pod", meta, annotated.errors), warnings);
   }
   if (!annotated.any) return allow(warnings);
+  if (auto it = policy.unusable_limit_ranges.find(ns); it != policy.unusable_limit_ranges.end()) {
+    return Deny(std::move(response), 403, "Forbidden",
+                fmt::format("pods {} is forbidden: the LimitRanges of namespace {} cannot be "
+                            "applied: {}",
+                            field::GoQuote(name), field::GoQuote(ns), it->second),
+                warnings);
+  }
 
   // The namespace as the webhook knows it, its LimitRanges, then the pod: what `admit` reads.
   std::vector<api::DecodeResult> stream;

@@ -36,6 +36,9 @@ struct ReviewPolicy {
   admission::ChainOptions chain;
   std::map<std::string, api::Node> namespaces;              // Namespace objects, by name
   std::map<std::string, std::vector<api::Node>> limit_ranges;  // LimitRange objects, by namespace
+  // Namespaces with a LimitRange the webhook cannot apply (from the cluster), and why: their
+  // pods that use a podlimits field are refused rather than admitted without its bounds.
+  std::map<std::string, std::string> unusable_limit_ranges;
 };
 
 enum class ReviewMode { kValidate, kMutate };

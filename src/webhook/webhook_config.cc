@@ -8,6 +8,7 @@
 #include "api/schema.h"
 #include "api/yaml_codec.h"
 #include "base/fs.h"
+#include "webhook/cluster_limit_range.h"
 
 namespace podlimits::webhook {
 
@@ -37,6 +38,12 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
         return std::unexpected(fmt::format("{}: {}", where, err->message));
       }
       Node object = std::move(std::get<api::DecodedObject>(decoded).tree);
+      if (kind == "LimitRange") {
+        // The spelling a cluster can hold (cluster_limit_range.h) means the same here.
+        if (field::ErrorList errs = TranslateClusterLimitRange(object); !errs.empty()) {
+          return std::unexpected(fmt::format("{}: LimitRange: {}", where, field::Aggregate(errs)));
+        }
+      }
       const std::string name = Str(object.FindPath({"metadata", "name"}));
       if (kind == "Namespace") {
         if (name.empty()) return std::unexpected(where + ": a Namespace needs metadata.name");

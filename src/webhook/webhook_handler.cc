@@ -24,9 +24,10 @@ HttpResponse WebhookHandler::operator()(const HttpRequest& request) {
       return Text(415, "unsupported media type: an AdmissionReview is application/json\n");
     }
     const auto start = std::chrono::steady_clock::now();
+    const std::shared_ptr<const ReviewPolicy> policy = policies_.Current();
     ReviewAnswer answer = AnswerReview(request.body,
                                        validate ? ReviewMode::kValidate : ReviewMode::kMutate,
-                                       settings_.policy);
+                                       *policy);
     const ReviewResult result = answer.http_status != 200 ? ReviewResult::kMalformed
                                 : answer.allowed          ? ReviewResult::kAllowed
                                                           : ReviewResult::kDenied;
@@ -34,7 +35,9 @@ HttpResponse WebhookHandler::operator()(const HttpRequest& request) {
                     std::chrono::steady_clock::now() - start);
     return {answer.http_status, "application/json", std::move(answer.body)};
   }
-  if (request.method == "GET" && (request.path == "/healthz" || request.path == "/readyz")) {
+  if (request.method == "GET" && request.path == "/healthz") return Text(200, "ok");
+  if (request.method == "GET" && request.path == "/readyz") {
+    if (!policies_.Ready()) return Text(503, "not ready: the cluster's namespaces and limitranges are not listed yet\n");
     return Text(200, "ok");
   }
   if (request.method == "GET" && request.path == "/metrics") {

@@ -1,23 +1,25 @@
 // The webhook's HTTP surface: POST /validate and /mutate take an AdmissionReview
-// (application/json) and answer it (admission_review.h); GET /healthz and /readyz answer "ok";
+// (application/json) and answer it (admission_review.h) with the store's current policy;
+// GET /healthz answers "ok", /readyz "ok" once the policy is known (503 while the cluster's
+// Namespaces and LimitRanges are first listed);
 // GET /metrics the Prometheus text (review_metrics.h). Anything else is a 404; another method
 // on a review path a 405, another content type a 415.
 #pragma once
 
 #include "apiserver/https_server.h"
 #include "webhook/review_metrics.h"
-#include "webhook/webhook_config.h"
+#include "webhook/policy_store.h"
 
 namespace podlimits::webhook {
 
 class WebhookHandler {
  public:
-  explicit WebhookHandler(const WebhookSettings& settings) : settings_(settings) {}
+  explicit WebhookHandler(const PolicyStore& policies) : policies_(policies) {}
   apiserver::HttpResponse operator()(const apiserver::HttpRequest& request);
   const ReviewMetrics& metrics() const { return metrics_; }
 
  private:
-  const WebhookSettings& settings_;
+  const PolicyStore& policies_;
   ReviewMetrics metrics_;
 };
 
