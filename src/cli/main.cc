@@ -16,6 +16,7 @@
 #include "cli/report.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
+#include "cli/node_labels_command.h"
 #include "cli/webhook_command.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/managed_controllers.h"
@@ -199,6 +200,16 @@ int Main(int argc, char** argv) {
   webhook_cmd->add_flag("--in-cluster", webhook_flags.in_cluster,
                         "List and watch them with the pod's service account");
 
+  NodeLabelsFlags labels_flags;
+  CLI::App* labels_cmd = app.add_subcommand(
+      "node-labels",
+      "Label this node's Node object with the features podlimits-runc gives it "
+      "(feature.podlimits.dev/*), for the podlimits RuntimeClasses");
+  labels_cmd->add_option("--node", labels_flags.node, "This node's name")->required();
+  labels_cmd->add_option("--kubeconfig", labels_flags.kubeconfig, "The API through this kubeconfig");
+  labels_cmd->add_flag("--in-cluster", labels_flags.in_cluster, "The API with the pod's service account");
+  labels_cmd->add_flag("--dry-run", labels_flags.dry_run, "Print the labels and the patch only");
+
   PodMonitorFlags monitor_flags;
   CLI::App* pod_monitor = app.add_subcommand("pod-monitor", "");  // serve's own, hidden
   pod_monitor->group("");
@@ -247,6 +258,7 @@ int Main(int argc, char** argv) {
   if (run->parsed()) return RunCommand(run_flags);
   if (serve->parsed()) return ServeCommand(serve_flags);
   if (webhook_cmd->parsed()) return WebhookCommand(webhook_flags);
+  if (labels_cmd->parsed()) return NodeLabelsCommand(labels_flags);
   if (pod_monitor->parsed()) return PodMonitorCommand(monitor_flags);
   if (!image_data_dir.empty()) image_root = (std::filesystem::path(image_data_dir) / "images").string();
   if (image_load->parsed()) return ImageLoadCommand(image_root, load_source, load_name);

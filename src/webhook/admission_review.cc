@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "api/decode.h"
 #include "api/json_codec.h"
 #include "api/objects.h"
@@ -199,15 +201,31 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   if (mode == ReviewMode::kValidate) return allow(warnings);
 
   Node patch = Node::Array();
+  // What the admitted pod needs of its node, lowest first; the class that covers it.
+  bool writable = false;
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    const Node* containers = outcome.object.FindPath({"spec", list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const Node& c : containers->items) {
+      writable = writable ||
+                 Str(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) == "Writable";
+    }
+  }
+  const bool pid_limit = outcome.object.FindPath({"spec", "resources", "limits", "pid"}) != nullptr;
+  const std::vector<std::string> classes = {policy.runtime_classes.ulimits,
+                                            policy.runtime_classes.pod_pid_limit,
+                                            policy.runtime_classes.writable_cgroups};
+  const std::size_t need = writable ? 2 : pid_limit ? 1 : 0;
   const std::string runtime_class = Str(object->FindPath({"spec", "runtimeClassName"}));
   if (runtime_class.empty()) {
-    patch.items.push_back(AddOp("/spec/runtimeClassName", Node::String(policy.runtime_class_name)));
-  } else if (runtime_class != policy.runtime_class_name) {
+    patch.items.push_back(AddOp("/spec/runtimeClassName", Node::String(classes[need])));
+  } else if (std::find(classes.begin() + static_cast<std::ptrdiff_t>(need), classes.end(),
+                       runtime_class) == classes.end()) {
     return Deny(std::move(response), 403, "Forbidden",
                 fmt::format("pods {} is forbidden: spec.runtimeClassName: Invalid value: {}: a "
                             "pod that uses podlimits' fields runs with runtime class {}",
                             field::GoQuote(name), field::GoQuote(runtime_class),
-                            field::GoQuote(policy.runtime_class_name)),
+                            field::GoQuote(classes[need])),
                 warnings);
   }
   // A pod PID limit from a LimitRange's default, for the node's runtime wrapper to read.

@@ -31,8 +31,24 @@
 namespace podlimits::webhook {
 
 // What the webhook knows without API access (its --config).
+// The RuntimeClasses the mutation chooses from, by what the pod needs of its node. Their
+// nodeSelectors (deploy/webhook/50-runtimeclass.yaml) ask for the node labels podlimits
+// node-labels sets from the features a node declares, so the scheduler places a pod only on a
+// node that can hold it (seed 001). The needs are ordered, as a podlimits-runc node's
+// capabilities are: ulimits anywhere, a pod PID limit on cgroup v2, a writable cgroup mount on
+// cgroup v2 with nsdelegate; the mutation sets the lowest class that covers the pod, and a pod
+// may name any class at or above it itself.
+struct RuntimeClasses {
+  std::string ulimits = "podlimits";                  // ContainerUlimits
+  std::string pod_pid_limit = "podlimits-pid";        // + PerPodPIDLimit
+  std::string writable_cgroups = "podlimits-cgroups";  // + SupportsCgroupOptions
+
+  // One class for every need (WebhookConfiguration's runtimeClassName).
+  static RuntimeClasses All(const std::string& name) { return {name, name, name}; }
+};
+
 struct ReviewPolicy {
-  std::string runtime_class_name = "podlimits";
+  RuntimeClasses runtime_classes;
   admission::ChainOptions chain;
   std::map<std::string, api::Node> namespaces;              // Namespace objects, by name
   std::map<std::string, std::vector<api::Node>> limit_ranges;  // LimitRange objects, by namespace

@@ -250,8 +250,26 @@ Result<KubeClient::Response> KubeClient::Get(const std::string& target) {
   return out;
 }
 
+Result<KubeClient::Response> KubeClient::Patch(const std::string& target,
+                                               const std::string& content_type,
+                                               const std::string& body) {
+  Response out;
+  auto status = Send({"PATCH", content_type, body}, target, [&](std::string_view line) {
+    out.body.append(line);
+    out.body.push_back('\n');
+  });
+  if (!status) return std::unexpected(status.error());
+  out.status = *status;
+  return out;
+}
+
 Result<int> KubeClient::Stream(const std::string& target,
                                const std::function<void(std::string_view)>& on_line) {
+  return Send({}, target, on_line);
+}
+
+Result<int> KubeClient::Send(const Call& call, const std::string& target,
+                             const std::function<void(std::string_view)>& on_line) {
   auto token = Token();
   if (!token) return std::unexpected(token.error());
   auto conn = Connect();
@@ -265,14 +283,19 @@ Result<int> KubeClient::Stream(const std::string& target,
     }
   } release{this};
 
-  http::request<http::empty_body> req{http::verb::get, target, 11};
+  http::request<http::string_body> req{http::string_to_verb(call.method), target, 11};
   req.set(http::field::host, access_.host);
+  if (!call.content_type.empty()) {
+    req.set(http::field::content_type, call.content_type);
+    req.body() = call.body;
+    req.prepare_payload();
+  }
   req.set(http::field::accept, "application/json");
   req.set(http::field::user_agent, "podlimits-webhook");
   if (!token->empty()) req.set(http::field::authorization, "Bearer " + *token);
   boost::system::error_code ec;
   http::write(stream, req, ec);
-  if (ec) return Failure(fmt::format("GET {}: {}", target, ec.message()));
+  if (ec) return Failure(fmt::format("{} {}: {}", call.method, target, ec.message()));
 
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
@@ -299,7 +322,7 @@ Result<int> KubeClient::Stream(const std::string& target,
   http::read(stream, buffer, parser, ec);
   if (ec) {
     if (interrupted_) return Failure("interrupted");
-    return Failure(fmt::format("GET {}: {}", target, ec.message()));
+    return Failure(fmt::format("{} {}: {}", call.method, target, ec.message()));
   }
   pending.append(parser.get().body());
   deliver(true);

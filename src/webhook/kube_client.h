@@ -1,7 +1,7 @@
 // A small Kubernetes API client: what the webhook needs to list and watch Namespaces and
 // LimitRanges (cluster_sync.h), over the same HTTP library as its server (Boost.Beast with
-// OpenSSL). GET only; the answer's body whole, or a watch's newline-delimited JSON events one by
-// one as they arrive.
+// OpenSSL). GET (the answer's body whole, or a watch's newline-delimited JSON events one by one
+// as they arrive) and PATCH (podlimits node-labels).
 //
 // Where the API is and who the webhook is come from either
 //   - the pod's service account (in-cluster): https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT,
@@ -62,6 +62,9 @@ class KubeClient {
   // GET `target` ("/api/v1/namespaces?limit=500"); a transport failure is an error, any HTTP
   // status a response.
   Result<Response> Get(const std::string& target);
+  // PATCH `target` with `body` of `content_type` (application/merge-patch+json, ...).
+  Result<Response> Patch(const std::string& target, const std::string& content_type,
+                         const std::string& body);
 
   // GET a watch: `on_line` receives each complete line of the body as it arrives. Returns the
   // HTTP status when the server ends the answer (a non-200's body goes to `on_line` whole), an
@@ -78,6 +81,13 @@ class KubeClient {
   struct Connection;
   Result<std::unique_ptr<Connection>> Connect();
   Result<std::string> Token() const;
+  struct Call {
+    const char* method = "GET";
+    std::string content_type;
+    std::string body;
+  };
+  Result<int> Send(const Call& call, const std::string& target,
+                   const std::function<void(std::string_view line)>& on_line);
 
   ClusterAccess access_;
   std::mutex mu_;

@@ -60,14 +60,36 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
       if (!loaded) return std::unexpected(loaded.error());
       psa = std::move(*loaded);
     } else if (kind == "WebhookConfiguration" && api_version == "podlimits.dev/v1alpha1") {
+      std::optional<RuntimeClasses> classes;
       for (const auto& m : doc.node.members) {
         if (m.key == "kind" || m.key == "apiVersion") continue;
-        if (m.key != "runtimeClassName" || !m.value.IsString() || m.value.scalar.empty()) {
+        if (m.key == "runtimeClassName" && m.value.IsString() && !m.value.scalar.empty()) {
+          classes = RuntimeClasses::All(m.value.scalar);
+          continue;
+        }
+        if (m.key != "runtimeClassNames" || !m.value.IsObject()) {
           return std::unexpected(fmt::format(
-              "{}: WebhookConfiguration: unknown or empty field {} (it has runtimeClassName)",
+              "{}: WebhookConfiguration: unknown or empty field {} (it has runtimeClassName and "
+              "runtimeClassNames)",
               where, field::GoQuote(m.key)));
         }
-        settings.policy.runtime_class_name = m.value.scalar;
+      }
+      if (classes) settings.policy.runtime_classes = *classes;
+      // The per-need names, over runtimeClassName's.
+      if (const Node* names = doc.node.Find("runtimeClassNames")) {
+        for (const auto& n : names->members) {
+          std::string* slot = n.key == "ulimits"           ? &settings.policy.runtime_classes.ulimits
+                              : n.key == "podPIDLimit"     ? &settings.policy.runtime_classes.pod_pid_limit
+                              : n.key == "writableCgroups" ? &settings.policy.runtime_classes.writable_cgroups
+                                                           : nullptr;
+          if (slot == nullptr || !n.value.IsString() || n.value.scalar.empty()) {
+            return std::unexpected(fmt::format(
+                "{}: WebhookConfiguration: runtimeClassNames.{}: unknown or empty (it has "
+                "ulimits, podPIDLimit and writableCgroups)",
+                where, n.key));
+          }
+          *slot = n.value.scalar;
+        }
       }
     } else {
       return std::unexpected(fmt::format(

@@ -6,8 +6,10 @@
 //   LimitRange (v1)                     the pod PID defaults and bounds of its namespace
 //   AdmissionConfiguration              Pod Security's defaults and exemptions, as
 //     (apiserver.config.k8s.io/v1)      `podlimits admit --admission-config` reads them
-//   WebhookConfiguration                runtimeClassName: the RuntimeClass the mutation sets
-//     (podlimits.dev/v1alpha1)          (default "podlimits")
+//   WebhookConfiguration                runtimeClassName: the RuntimeClass the mutation sets for
+//     (podlimits.dev/v1alpha1)          every need; runtimeClassNames: {ulimits, podPIDLimit,
+//                                       writableCgroups} one per need (default podlimits,
+//                                       podlimits-pid, podlimits-cgroups; admission_review.h)
 //
 // Objects are decoded strictly: a misspelt field is an error naming the file and line.
 #pragma once

@@ -7,6 +7,7 @@
 #include "api/json_codec.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"
+#include "runcwrap/node_feature_labels.h"
 #include "runcwrap/pod_cgroup_limits.h"
 #include "runcwrap/runc_args.h"
 #include "runcwrap/runtime_log.h"
@@ -475,6 +476,37 @@ TEST(RuntimeLogTest, JsonAsTheShimReadsItAndLogrusText) {
   RuntimeLog text(std::nullopt, "text");
   EXPECT_EQ(text.Line("info", "a b", "2026-11-26T00:00:00Z"),
             R"(time="2026-11-26T00:00:00Z" level=info msg="a b")");
+}
+
+// --- the node's feature labels ----------------------------------------------------------------
+
+TEST(NodeFeatureLabelsTest, WhatEachNodeDeclares) {
+  auto layout = [](cgroups::CgroupMode mode, bool nsdelegate, std::vector<std::string> ctrls) {
+    cgroups::CgroupLayout l;
+    l.mode = mode;
+    if (mode != cgroups::CgroupMode::kV1) {
+      l.unified = cgroups::UnifiedMount{"/sys/fs/cgroup", "/", {}, nsdelegate};
+      l.unified_controllers = std::move(ctrls);
+    }
+    return l;
+  };
+  const std::string u = "feature.podlimits.dev/ContainerUlimits";
+  const std::string p = "feature.podlimits.dev/PerPodPIDLimit";
+  const std::string c = "feature.podlimits.dev/SupportsCgroupOptions";
+  using Labels = std::map<std::string, std::optional<std::string>>;
+  auto hybrid = layout(cgroups::CgroupMode::kHybrid, false, {});
+  EXPECT_EQ(NodeFeatureLabels(&hybrid), (Labels{{u, "true"}, {p, std::nullopt}, {c, std::nullopt}}));
+  auto v2 = layout(cgroups::CgroupMode::kV2, false, {"cpu", "pids"});
+  EXPECT_EQ(NodeFeatureLabels(&v2), (Labels{{u, "true"}, {p, "true"}, {c, std::nullopt}}));
+  auto v2ns = layout(cgroups::CgroupMode::kV2, true, {"pids"});
+  EXPECT_EQ(NodeFeatureLabels(&v2ns), (Labels{{u, "true"}, {p, "true"}, {c, "true"}}));
+  auto no_pids = layout(cgroups::CgroupMode::kV2, true, {"cpu"});
+  EXPECT_EQ(NodeFeatureLabels(&no_pids), (Labels{{u, "true"}, {p, std::nullopt}, {c, "true"}}));
+  EXPECT_EQ(NodeFeatureLabels(nullptr), (Labels{{u, "true"}, {p, std::nullopt}, {c, std::nullopt}}));
+  EXPECT_EQ(LabelsMergePatch(NodeFeatureLabels(&v2)),
+            R"({"metadata":{"labels":{"feature.podlimits.dev/ContainerUlimits":"true",)"
+            R"("feature.podlimits.dev/PerPodPIDLimit":"true",)"
+            R"("feature.podlimits.dev/SupportsCgroupOptions":null}}})");
 }
 
 }  // namespace

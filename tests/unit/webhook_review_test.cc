@@ -2,6 +2,7 @@
 // seeds' fields, the same rules and messages as `admit`, the mutation's JSONPatch, and clear
 // 400s for bodies that are not reviews.
 #include "webhook/admission_review.h"
+#include "webhook/webhook_config.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -108,14 +109,23 @@ TEST(WebhookReviewTest, AnswersAsAdmitDoes) {
       {"pod PID limit above the LimitRange",
        PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"8192")"), ReviewMode::kValidate,
        200, {R"(maximum pid usage per Pod is 4096)", R"("code":403)"}, ""},
-      {"pod PID limit within it",
+      {"pod PID limit within it: the class of nodes that hold one",
        PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"2048")"), ReviewMode::kMutate, 200,
        {R"("allowed":true)"},
-       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"}])"},
-      {"writable cgroups for every container (CRI-O's key)",
+       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits-pid"}])"},
+      {"writable cgroups for every container (CRI-O's key): the class of nsdelegate nodes",
        PodReview("ci", R"("io.kubernetes.cri-o.cgroup2-mount-hierarchy-rw":"true")"),
        ReviewMode::kMutate, 200, {R"("allowed":true)"},
-       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"}])"},
+       R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits-cgroups"}])"},
+      {"a class above the need is the pod's choice",
+       PodReview("ci", kNofile, R"("runtimeClassName":"podlimits-cgroups",)"), ReviewMode::kMutate,
+       200, {R"("allowed":true)"}, ""},
+      {"a class below it is refused",
+       PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"2048")", R"("runtimeClassName":"podlimits",)"),
+       ReviewMode::kMutate, 200,
+       {R"(spec.runtimeClassName: Invalid value: \"podlimits\": a pod that uses podlimits' fields )"
+        R"(runs with runtime class \"podlimits-pid\")"},
+       ""},
       {"writable must be a boolean",
        PodReview("ci", R"("cgroups.noderesource.dev/writable":"yes")"), ReviewMode::kValidate, 200,
        {R"(metadata.annotations[cgroups.noderesource.dev/writable]: Invalid value: \"yes\": )"
@@ -157,7 +167,7 @@ TEST(WebhookReviewTest, ALimitRangeDefaultBecomesTheAnnotation) {
   const api::Node* patch = answer.FindPath({"response", "patch"});
   ASSERT_NE(patch, nullptr) << a.body;
   EXPECT_EQ(*Base64Decode(patch->scalar),
-            R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits"},)"
+            R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits-cgroups"},)"
             R"({"op":"add","path":"/metadata/annotations/podlimits.dev~1pod-pid-limit",)"
             R"("value":"1024"}])");
 }
@@ -203,6 +213,31 @@ TEST(WebhookReviewTest, MalformedBodiesAreA400) {
     EXPECT_THAT(a.body, HasSubstr(c.message)) << c.name;
     EXPECT_THAT(a.body, HasSubstr(R"("reason":"BadRequest","code":400)")) << c.name;
   }
+}
+
+TEST(WebhookConfigTest, RuntimeClassNames) {
+  auto defaults = ParseWebhookConfig("", "c.yaml", ".");
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->policy.runtime_classes.ulimits, "podlimits");
+  EXPECT_EQ(defaults->policy.runtime_classes.pod_pid_limit, "podlimits-pid");
+  EXPECT_EQ(defaults->policy.runtime_classes.writable_cgroups, "podlimits-cgroups");
+
+  auto one = ParseWebhookConfig(
+      "apiVersion: podlimits.dev/v1alpha1\nkind: WebhookConfiguration\nruntimeClassName: pl\n"
+      "runtimeClassNames: {writableCgroups: pl-v2}\n",
+      "c.yaml", ".");
+  ASSERT_TRUE(one) << one.error();
+  EXPECT_EQ(one->policy.runtime_classes.ulimits, "pl");
+  EXPECT_EQ(one->policy.runtime_classes.pod_pid_limit, "pl");
+  EXPECT_EQ(one->policy.runtime_classes.writable_cgroups, "pl-v2");
+
+  auto bad = ParseWebhookConfig(
+      "apiVersion: podlimits.dev/v1alpha1\nkind: WebhookConfiguration\n"
+      "runtimeClassNames: {pid: x}\n",
+      "c.yaml", ".");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error(), HasSubstr("runtimeClassNames.pid: unknown or empty (it has ulimits, "
+                                     "podPIDLimit and writableCgroups)"));
 }
 
 }  // namespace

@@ -20,10 +20,6 @@ spec:
   - type: Pod
     default: {pid: "2048"}
     max: {pid: "4096"}
----
-apiVersion: podlimits.dev/v1alpha1
-kind: WebhookConfiguration
-runtimeClassName: podlimits
 YAML
 podlimits webhook --tls-cert-file "$tls/cert.pem" --tls-private-key-file "$tls/key.pem" \
   --listen 127.0.0.1:0 --config "$W/webhook.yaml" 2>"$W/webhook.log" &
@@ -76,16 +72,17 @@ while op=$(jget "$W/patch.flat" "$i.op"); do
   esac
   i=$((i + 1))
 done
-expect_eq "the runtime class the webhook sets" "$runtime_class" podlimits
+# A PID limit needs cgroup v2: the class whose nodes declare PerPodPIDLimit (default names).
+expect_eq "the runtime class the webhook sets" "$runtime_class" podlimits-pid
 expect_eq "the PID limit the LimitRange defaults" "$extra" " podlimits.dev/pod-pid-limit=2048"
 
 # The apiserver then validates the mutated pod.
-review ',"podlimits.dev/pod-pid-limit":"2048"' podlimits >"$W/review2.json"
+review ',"podlimits.dev/pod-pid-limit":"2048"' podlimits-pid >"$W/review2.json"
 post /validate "$W/review2.json" "$W/validate.json"
 jflat "$W/validate.json" >"$W/validate.flat"
 jexpect "$W/validate.flat" response.allowed true
 
-# The node: runtime class podlimits is the containerd runtime whose BinaryName is podlimits-runc.
+# The node: every podlimits runtime class has the handler whose BinaryName is podlimits-runc.
 ctrd_start /usr/bin/crun
 make_pod_cgroup 0e2e0000-0000-4000-8000-0000000000c3 4096
 pc=$POD_CGROUP
@@ -99,4 +96,4 @@ expect_eq "container create" "$CTR_RC" 0
 expect_eq "nofile of the container" "$(limit_of "$W/app.out" 'Max open files')" "1024 4096"
 expect_eq "pids.max of the pod cgroup" "$(cg_read "/sys/fs/cgroup$pc/pids.max")" 2048
 stop_webhook
-detail "runtimeClassName podlimits, pid default 2048 -> pids.max 2048, nofile 1024/4096"
+detail "runtimeClassName podlimits-pid, pid default 2048 -> pids.max 2048, nofile 1024/4096"
