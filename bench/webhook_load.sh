@@ -4,8 +4,11 @@
 # asks for ulimits in a privileged namespace (the work a real review does: decode, annotations,
 # validation, Pod Security, the JSONPatch), posted to /mutate
 #   - at fixed rates (hey -q per worker × -c workers), to read latency at a given throughput;
-#   - flat out, for the throughput.
-# Prints hey's p50/p99/max and rate, and the server's own histogram (time from body to
+#   - flat out, for the throughput;
+#   - with wrk (C, epoll; closed loop: each connection sends its next review when the answer
+#     arrives) on 4 and 8 connections from one thread: latency at the throughput those reach,
+#     with a client that takes less of the 2 cores than hey's Go runtime.
+# Prints hey's and wrk's p50/p99/max and rate, and the server's own histogram (time from body to
 # response, without the client's share of the 2 cores). Figures go to docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +46,20 @@ for rate in 1000 5000 10000; do
 done
 echo "-- flat out for ${seconds}s (16 connections)"
 hey -z "${seconds}s" -c 16 -m POST -T application/json -D "$work/review.json" "$url" | summary
+if command -v wrk >/dev/null; then
+  cat >"$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("$work/review.json", "rb"); wrk.body = f:read("*a"); f:close()
+LUA
+  for conns in 4 8; do
+    echo "-- wrk, $conns connections, 1 thread, ${seconds}s (closed loop)"
+    wrk -t1 -c"$conns" -d"${seconds}s" --latency -s "$work/post.lua" "$url" | awk '
+      /Requests\/sec/ {r=$2} /Non-2xx/ {bad=$NF}
+      /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /^ +Latency/ {max=$4}
+      END {printf "  %s reviews/s  p50 %s  p99 %s  max %s  non-2xx %s\n", r, p50, p99, max, bad+0}'
+  done
+fi
 echo "-- the server's own time per review (all runs): share answered within"
 curl -sk "https://127.0.0.1:$port/metrics" | awk -F'[{}" ]+' '
   /review_duration_seconds_bucket\{path="mutate"/ {le[$5]=$NF}

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <boost/asio.hpp>
@@ -225,6 +227,14 @@ Result<std::unique_ptr<KubeClient::Connection>> KubeClient::Connect() {
   if (ec) return Failure(fmt::format("resolve {}: {}", server, ec.message()));
   asio::connect(c->stream->lowest_layer(), endpoints, ec);
   if (ec) return Failure(fmt::format("connect to {}: {}", server, ec.message()));
+  // A watch waits for minutes between events: an API server that vanished without closing the
+  // connection (a node gone) is found by TCP keepalive within about a minute, not never.
+  const int fd = c->stream->lowest_layer().native_handle();
+  const int on = 1, idle = 30, interval = 10, count = 3;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
   {
     std::lock_guard lock(mu_);
     if (interrupted_) return Failure("interrupted");

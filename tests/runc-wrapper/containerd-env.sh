@@ -73,20 +73,7 @@ ln -s "$bin" "$work/bin/podlimits-runc"
 runtime=$(command -v crun || command -v runc)
 printf 'runtime: %s\n' "$runtime" > "$work/runc.yaml"
 
-cat > "$work/config.toml" <<TOML
-version = 2
-root = "$work/root"
-state = "$work/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.snapshotter.v1.aufs"]
-[grpc]
-  address = "$work/containerd.sock"
-[ttrpc]
-  address = "$work/containerd.sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$work/opt"
-TOML
+sed "s|@DIR@|$work|g" "$here/containerd.toml" > "$work/config.toml"
 
 # On v1 / hybrid hosts only the pids hierarchy is shown (crun refuses a hybrid layout, and
 # nothing may touch the others, memory above all); the mounts die with the namespace.

@@ -250,6 +250,18 @@ TEST(JsonCodec, NumbersKeepTheirLiteral) {
   EXPECT_EQ(EncodeJson(n, 0), R"({"a":1.50,"b":-0,"c":12345678901234567890})");
 }
 
+TEST(JsonCodec, Utf8IsValidatedWhereTheTextIsNotAscii) {
+  // ASCII text skips rapidjson's validation (it cannot be invalid); anything else is checked.
+  auto ok = ParseJsonStream("{\"name\":\"caf\xc3\xa9\"}");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ((*ok)[0].Find("name")->scalar, "caf\xc3\xa9");
+  auto bad = ParseJsonStream("{\"name\":\"neg\x92x\"}");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "Invalid encoding in string.");
+  auto escaped = ParseJsonStream(R"({"name":"\ud800"})");  // a lone surrogate, in ASCII text
+  EXPECT_FALSE(escaped);
+}
+
 TEST(JsonCodec, StreamsOfObjectsAndErrorsWithLines) {
   auto docs = ParseJsonStream("{\"a\":1}\n{\"b\":2}");
   ASSERT_TRUE(docs);

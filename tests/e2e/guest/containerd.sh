@@ -7,7 +7,7 @@ CTRD=$W/containerd
 CTRD_PID=
 CTRD_CGROUPS=""  # cgroups made here, deepest last
 
-ctr_() { ctr -a "$CTRD/sock" "$@"; }
+ctr_() { ctr -a "$CTRD/containerd.sock" "$@"; }
 
 ctrd_start() {  # ctrd_start RUNTIME: containerd whose shims run podlimits-runc over RUNTIME
   command -v containerd >/dev/null || fail "containerd is not in the guest (build-initramfs)"
@@ -15,20 +15,7 @@ ctrd_start() {  # ctrd_start RUNTIME: containerd whose shims run podlimits-runc 
   cp /bin/busybox "$CTRD/rootfs/bin/busybox"
   for a in sh cat grep mkdir rmdir sleep true head; do ln -s busybox "$CTRD/rootfs/bin/$a"; done
   printf 'runtime: %s\n' "$1" >"$CTRD/runc.yaml"
-  cat >"$CTRD/config.toml" <<TOML
-version = 2
-root = "$CTRD/root"
-state = "$CTRD/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.snapshotter.v1.aufs"]
-[grpc]
-  address = "$CTRD/sock"
-[ttrpc]
-  address = "$CTRD/sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$CTRD/opt"
-TOML
+  sed "s|@DIR@|$CTRD|g" "$E2E/containerd.toml" >"$CTRD/config.toml"
   PODLIMITS_RUNC_CONFIG=$CTRD/runc.yaml containerd --config "$CTRD/config.toml" >"$CTRD/log" 2>&1 &
   CTRD_PID=$!
   trap ctrd_stop EXIT
@@ -38,7 +25,7 @@ TOML
     [ $i -lt 150 ] || fail "containerd did not answer in 30 s"
     sleep 0.2; i=$((i + 1))
   done
-  log "containerd $(ctr_ version | sed -n 's/^ *Version: *//p' | tail -n 1) on $CTRD/sock"
+  log "containerd $(ctr_ version | sed -n 's/^ *Version: *//p' | tail -n 1) on $CTRD/containerd.sock"
 }
 
 ctrd_stop() {
