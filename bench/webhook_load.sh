@@ -56,7 +56,7 @@ LUA
     echo "-- wrk, $conns connections, 1 thread, ${seconds}s (closed loop)"
     wrk -t1 -c"$conns" -d"${seconds}s" --latency -s "$work/post.lua" "$url" | awk '
       /Requests\/sec/ {r=$2} /Non-2xx/ {bad=$NF}
-      /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /^ +Latency/ {max=$4}
+      /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /^ +Latency +[0-9]/ {max=$4}
       END {printf "  %s reviews/s  p50 %s  p99 %s  max %s  non-2xx %s\n", r, p50, p99, max, bad+0}'
   done
 fi

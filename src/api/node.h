@@ -78,4 +78,8 @@ inline Node Node::Null() { return Node{}; }
 // "bool", "array", "object", "null".
 std::string_view GoJsonKindName(const Node& n);
 
+// The string `n` holds, or "" when it is missing or not a string: how optional string fields
+// of a decoded tree are read.
+inline std::string StringOf(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+
 }  // namespace podlimits::api

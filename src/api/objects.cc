@@ -3,10 +3,6 @@
 namespace podlimits::api {
 namespace {
 
-std::string Str(const Node* n) {
-  return n && n->IsString() ? n->scalar : std::string();
-}
-
 std::optional<std::string> OptStr(const Node* n) {
   if (!n || !n->IsString()) return std::nullopt;
   return n->scalar;
@@ -45,8 +41,8 @@ std::optional<std::int32_t> OptInt32(const Node* n) {
 
 ResourceFieldRef ReadResourceFieldRef(const Node& n) {
   ResourceFieldRef ref;
-  ref.container_name = Str(n.Find("containerName"));
-  ref.resource = Str(n.Find("resource"));
+  ref.container_name = api::StringOf(n.Find("containerName"));
+  ref.resource = api::StringOf(n.Find("resource"));
   if (const Node* d = n.Find("divisor")) {
     if (auto q = Quantity::Parse(d->scalar)) ref.divisor = *q;
   }
@@ -54,7 +50,7 @@ ResourceFieldRef ReadResourceFieldRef(const Node& n) {
 }
 
 KeySelector ReadKeySelector(const Node& n) {
-  return KeySelector{Str(n.Find("name")), Str(n.Find("key")),
+  return KeySelector{api::StringOf(n.Find("name")), api::StringOf(n.Find("key")),
                      OptBool(n.Find("optional")).value_or(false)};
 }
 
@@ -62,20 +58,20 @@ KeySelector ReadKeySelector(const Node& n) {
 VolumeProjection ReadProjection(const std::string& kind, const Node& n) {
   VolumeProjection p;
   p.kind = kind;
-  p.name = Str(n.Find(kind == "secret" && n.Find("secretName") ? "secretName" : "name"));
+  p.name = api::StringOf(n.Find(kind == "secret" && n.Find("secretName") ? "secretName" : "name"));
   p.optional = OptBool(n.Find("optional")).value_or(false);
   const Node* items = n.Find("items");
   if (items == nullptr || !items->IsArray()) return p;
   for (const auto& item : items->items) {
     if (kind == "downwardAPI") {
       DownwardAPIFile f;
-      f.path = Str(item.Find("path"));
+      f.path = api::StringOf(item.Find("path"));
       f.field_path = OptStr(item.FindPath({"fieldRef", "fieldPath"}));
       if (const Node* r = item.Find("resourceFieldRef")) f.resource_field_ref = ReadResourceFieldRef(*r);
       f.mode = OptInt32(item.Find("mode"));
       p.files.push_back(std::move(f));
     } else {
-      p.items.push_back({Str(item.Find("key")), Str(item.Find("path")), OptInt32(item.Find("mode"))});
+      p.items.push_back({api::StringOf(item.Find("key")), api::StringOf(item.Find("path")), OptInt32(item.Find("mode"))});
     }
   }
   return p;
@@ -93,18 +89,18 @@ ResourceList ReadResourceList(const Node* n) {
 
 std::optional<SELinuxOptions> ReadSELinux(const Node* n) {
   if (!n) return std::nullopt;
-  return SELinuxOptions{Str(n->Find("user")), Str(n->Find("role")), Str(n->Find("type")),
-                        Str(n->Find("level"))};
+  return SELinuxOptions{api::StringOf(n->Find("user")), api::StringOf(n->Find("role")), api::StringOf(n->Find("type")),
+                        api::StringOf(n->Find("level"))};
 }
 
 std::optional<SeccompProfile> ReadSeccomp(const Node* n) {
   if (!n) return std::nullopt;
-  return SeccompProfile{Str(n->Find("type")), OptStr(n->Find("localhostProfile"))};
+  return SeccompProfile{api::StringOf(n->Find("type")), OptStr(n->Find("localhostProfile"))};
 }
 
 std::optional<AppArmorProfile> ReadAppArmor(const Node* n) {
   if (!n) return std::nullopt;
-  return AppArmorProfile{Str(n->Find("type")), OptStr(n->Find("localhostProfile"))};
+  return AppArmorProfile{api::StringOf(n->Find("type")), OptStr(n->Find("localhostProfile"))};
 }
 
 std::optional<WindowsSecurityContextOptions> ReadWindows(const Node* n) {
@@ -133,7 +129,7 @@ std::optional<SecurityContext> ReadSecurityContext(const Node* n) {
     std::vector<Ulimit> ulimits;
     ulimits.reserve(u->items.size());
     for (const auto& item : u->items) {
-      ulimits.push_back(Ulimit{Str(item.Find("name")), OptInt(item.Find("soft")).value_or(0),
+      ulimits.push_back(Ulimit{api::StringOf(item.Find("name")), OptInt(item.Find("soft")).value_or(0),
                                OptInt(item.Find("hard")).value_or(0)});
     }
     sc.ulimits = std::move(ulimits);
@@ -162,7 +158,7 @@ std::optional<PodSecurityContext> ReadPodSecurityContext(const Node* n) {
   sc.se_linux_change_policy = OptStr(n->Find("seLinuxChangePolicy"));
   if (const Node* s = n->Find("sysctls"); s && s->IsArray()) {
     for (const auto& i : s->items)
-      sc.sysctls.push_back({Str(i.Find("name")), Str(i.Find("value"))});
+      sc.sysctls.push_back({api::StringOf(i.Find("name")), api::StringOf(i.Find("value"))});
   }
   sc.seccomp_profile = ReadSeccomp(n->Find("seccompProfile"));
   sc.app_armor_profile = ReadAppArmor(n->Find("appArmorProfile"));
@@ -189,18 +185,18 @@ HandlerAction ReadHandlerAction(const Node& handler) {
     a.command = Strings(exec->Find("command"));
   } else if (const Node* http = handler.Find("httpGet")) {
     a.kind = "httpGet";
-    a.host = Str(http->Find("host"));
+    a.host = api::StringOf(http->Find("host"));
     a.port = PortText(http->Find("port"));
-    a.path = Str(http->Find("path"));
-    a.scheme = Str(http->Find("scheme"));
+    a.path = api::StringOf(http->Find("path"));
+    a.scheme = api::StringOf(http->Find("scheme"));
     if (const Node* headers = http->Find("httpHeaders"); headers && headers->IsArray()) {
       for (const auto& h : headers->items) {
-        a.http_headers.emplace_back(Str(h.Find("name")), Str(h.Find("value")));
+        a.http_headers.emplace_back(api::StringOf(h.Find("name")), api::StringOf(h.Find("value")));
       }
     }
   } else if (const Node* tcp = handler.Find("tcpSocket")) {
     a.kind = "tcpSocket";
-    a.host = Str(tcp->Find("host"));
+    a.host = api::StringOf(tcp->Find("host"));
     a.port = PortText(tcp->Find("port"));
   } else if (const Node* grpc = handler.Find("grpc")) {
     a.kind = "grpc";
@@ -233,26 +229,26 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   Container c;
   c.kind = kind;
   c.index = index;
-  c.name = Str(n.Find("name"));
-  c.image = Str(n.Find("image"));
+  c.name = api::StringOf(n.Find("name"));
+  c.image = api::StringOf(n.Find("image"));
   c.command = Strings(n.Find("command"));
   c.args = Strings(n.Find("args"));
-  c.working_dir = Str(n.Find("workingDir"));
+  c.working_dir = api::StringOf(n.Find("workingDir"));
   if (const Node* ports = n.Find("ports"); ports && ports->IsArray()) {
     for (const auto& p : ports->items) {
       ContainerPort port;
-      port.name = Str(p.Find("name"));
+      port.name = api::StringOf(p.Find("name"));
       if (auto hp = OptInt(p.Find("hostPort"))) port.host_port = static_cast<std::int32_t>(*hp);
       port.container_port = static_cast<std::int32_t>(OptInt(p.Find("containerPort")).value_or(0));
-      port.protocol = Str(p.Find("protocol"));
-      port.host_ip = Str(p.Find("hostIP"));
+      port.protocol = api::StringOf(p.Find("protocol"));
+      port.host_ip = api::StringOf(p.Find("hostIP"));
       c.ports.push_back(std::move(port));
     }
   }
   if (const Node* env = n.Find("env"); env && env->IsArray()) {
     for (const auto& e : env->items) {
       EnvVar var;
-      var.name = Str(e.Find("name"));
+      var.name = api::StringOf(e.Find("name"));
       var.value = OptStr(e.Find("value"));
       if (const Node* from = e.Find("valueFrom")) {
         var.field_path = OptStr(from->FindPath({"fieldRef", "fieldPath"}));
@@ -266,11 +262,11 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   if (const Node* env_from = n.Find("envFrom"); env_from && env_from->IsArray()) {
     for (const auto& e : env_from->items) {
       EnvFromSource source;
-      source.prefix = Str(e.Find("prefix"));
+      source.prefix = api::StringOf(e.Find("prefix"));
       const Node* ref = e.Find("configMapRef");
       if (ref == nullptr && (ref = e.Find("secretRef")) != nullptr) source.secret = true;
       if (ref == nullptr) continue;
-      source.name = Str(ref->Find("name"));
+      source.name = api::StringOf(ref->Find("name"));
       source.optional = OptBool(ref->Find("optional")).value_or(false);
       c.env_from.push_back(std::move(source));
     }
@@ -282,11 +278,11 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   if (const Node* mounts = n.Find("volumeMounts"); mounts && mounts->IsArray()) {
     for (const auto& m : mounts->items) {
       VolumeMount vm;
-      vm.name = Str(m.Find("name"));
-      vm.mount_path = Str(m.Find("mountPath"));
+      vm.name = api::StringOf(m.Find("name"));
+      vm.mount_path = api::StringOf(m.Find("mountPath"));
       vm.read_only = m.Find("readOnly") && m.Find("readOnly")->AsBool();
-      vm.sub_path = Str(m.Find("subPath"));
-      vm.sub_path_expr = Str(m.Find("subPathExpr"));
+      vm.sub_path = api::StringOf(m.Find("subPath"));
+      vm.sub_path_expr = api::StringOf(m.Find("subPathExpr"));
       c.volume_mounts.push_back(std::move(vm));
     }
   }
@@ -295,8 +291,8 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
     if (const Node* p = n.Find(probe)) ReadHandlerHosts(*p, probe, c.handler_hosts);
   }
-  c.termination_message_path = Str(n.Find("terminationMessagePath"));
-  c.termination_message_policy = Str(n.Find("terminationMessagePolicy"));
+  c.termination_message_path = api::StringOf(n.Find("terminationMessagePath"));
+  c.termination_message_policy = api::StringOf(n.Find("terminationMessagePolicy"));
   c.liveness_probe = ReadProbe(n.Find("livenessProbe"));
   c.readiness_probe = ReadProbe(n.Find("readinessProbe"));
   c.startup_probe = ReadProbe(n.Find("startupProbe"));
@@ -329,10 +325,10 @@ ObjectMeta ReadObjectMeta(const Node& object) {
   ObjectMeta m;
   const Node* meta = object.Find("metadata");
   if (!meta) return m;
-  m.name = Str(meta->Find("name"));
-  m.generate_name = Str(meta->Find("generateName"));
-  m.namespace_ = Str(meta->Find("namespace"));
-  m.uid = Str(meta->Find("uid"));
+  m.name = api::StringOf(meta->Find("name"));
+  m.generate_name = api::StringOf(meta->Find("generateName"));
+  m.namespace_ = api::StringOf(meta->Find("namespace"));
+  m.uid = api::StringOf(meta->Find("uid"));
   m.labels = StringMap(meta->Find("labels"));
   m.annotations = StringMap(meta->Find("annotations"));
   return m;
@@ -346,7 +342,7 @@ ResourceRequirements ReadResourceRequirements(const Node& node) {
     r.claims_set = true;
     r.claims.reserve(claims->items.size());
     for (const auto& c : claims->items) {
-      r.claims.push_back({Str(c.Find("name")), Str(c.Find("request"))});
+      r.claims.push_back({api::StringOf(c.Find("name")), api::StringOf(c.Find("request"))});
     }
   }
   return r;
@@ -358,7 +354,7 @@ Pod ReadPod(const Node& object) {
   const Node* spec = object.Find("spec");
   if (!spec) return pod;
   PodSpec& s = pod.spec;
-  if (const Node* os = spec->Find("os")) s.os_name = Str(os->Find("name"));
+  if (const Node* os = spec->Find("os")) s.os_name = api::StringOf(os->Find("name"));
   s.host_pid = OptBool(spec->Find("hostPID")).value_or(false);
   s.host_network = OptBool(spec->Find("hostNetwork")).value_or(false);
   s.host_ipc = OptBool(spec->Find("hostIPC")).value_or(false);
@@ -379,11 +375,11 @@ Pod ReadPod(const Node& object) {
           vol.source = m.key;
       }
       if (vol.source == "hostPath") {
-        vol.host_path = Str(v.FindPath({"hostPath", "path"}));
-        vol.host_path_type = Str(v.FindPath({"hostPath", "type"}));
+        vol.host_path = api::StringOf(v.FindPath({"hostPath", "path"}));
+        vol.host_path_type = api::StringOf(v.FindPath({"hostPath", "type"}));
       }
       if (vol.source == "emptyDir") {
-        vol.medium = Str(v.FindPath({"emptyDir", "medium"}));
+        vol.medium = api::StringOf(v.FindPath({"emptyDir", "medium"}));
         if (const Node* q = v.FindPath({"emptyDir", "sizeLimit"})) {
           if (auto parsed = Quantity::Parse(q->scalar)) vol.size_limit = *parsed;
         }
@@ -409,33 +405,33 @@ Pod ReadPod(const Node& object) {
   }
   if (const Node* r = spec->Find("resources")) s.resources = ReadResourceRequirements(*r);
   if (const Node* claims = spec->Find("resourceClaims"); claims && claims->IsArray()) {
-    for (const auto& c : claims->items) s.resource_claim_names.push_back(Str(c.Find("name")));
+    for (const auto& c : claims->items) s.resource_claim_names.push_back(api::StringOf(c.Find("name")));
   }
   if (const Node* o = spec->Find("overhead")) {
     s.overhead = ReadResourceList(o);
     s.overhead_set = true;
   }
-  s.restart_policy = Str(spec->Find("restartPolicy"));
+  s.restart_policy = api::StringOf(spec->Find("restartPolicy"));
   s.runtime_class_name = OptStr(spec->Find("runtimeClassName"));
-  s.service_account_name = Str(spec->Find("serviceAccountName"));
-  s.hostname = Str(spec->Find("hostname"));
-  s.subdomain = Str(spec->Find("subdomain"));
+  s.service_account_name = api::StringOf(spec->Find("serviceAccountName"));
+  s.hostname = api::StringOf(spec->Find("hostname"));
+  s.subdomain = api::StringOf(spec->Find("subdomain"));
   s.set_hostname_as_fqdn = OptBool(spec->Find("setHostnameAsFQDN"));
-  s.dns_policy = Str(spec->Find("dnsPolicy"));
+  s.dns_policy = api::StringOf(spec->Find("dnsPolicy"));
   if (const Node* dns = spec->Find("dnsConfig"); dns && dns->IsObject()) {
     PodDNSConfig config;
     config.nameservers = Strings(dns->Find("nameservers"));
     config.searches = Strings(dns->Find("searches"));
     if (const Node* options = dns->Find("options"); options && options->IsArray()) {
       for (const auto& o : options->items) {
-        config.options.push_back({Str(o.Find("name")), OptStr(o.Find("value"))});
+        config.options.push_back({api::StringOf(o.Find("name")), OptStr(o.Find("value"))});
       }
     }
     s.dns_config = std::move(config);
   }
   if (const Node* aliases = spec->Find("hostAliases"); aliases && aliases->IsArray()) {
     for (const auto& a : aliases->items) {
-      s.host_aliases.push_back({Str(a.Find("ip")), Strings(a.Find("hostnames"))});
+      s.host_aliases.push_back({api::StringOf(a.Find("ip")), Strings(a.Find("hostnames"))});
     }
   }
   s.termination_grace_period_seconds = OptInt(spec->Find("terminationGracePeriodSeconds"));
@@ -450,7 +446,7 @@ LimitRange ReadLimitRange(const Node& object) {
   if (!limits || !limits->IsArray()) return lr;
   for (const auto& item : limits->items) {
     LimitRangeItem it;
-    it.type = Str(item.Find("type"));
+    it.type = api::StringOf(item.Find("type"));
     it.max = ReadResourceList(item.Find("max"));
     it.min = ReadResourceList(item.Find("min"));
     it.default_limit = ReadResourceList(item.Find("default"));

@@ -198,6 +198,10 @@ enum class ContainerKind { kContainer, kInit, kEphemeral };
 // "ephemeralContainers".
 std::string_view ContainerListName(ContainerKind kind);
 
+// KEP-5474's securityContext.cgroupOptions.mountMode values.
+inline constexpr std::string_view kMountModeWritable = "Writable";
+inline constexpr std::string_view kMountModeReadOnly = "ReadOnly";
+
 struct Container {
   ContainerKind kind = ContainerKind::kContainer;
   std::size_t index = 0;  // position in its list
@@ -231,7 +235,7 @@ struct Container {
   // KEP-5474's securityContext.cgroupOptions.mountMode: Writable.
   bool HasWritableCgroup() const {
     return security_context && security_context->cgroup_options &&
-           security_context->cgroup_options->mount_mode == "Writable";
+           security_context->cgroup_options->mount_mode == kMountModeWritable;
   }
 };
 

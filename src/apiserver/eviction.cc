@@ -30,10 +30,6 @@ using api::Node;
 
 namespace {
 
-std::string Str(const Node* n) {
-  return n && n->IsString() ? n->scalar : std::string();
-}
-
 // The pod's DisruptionTarget condition, replaced or appended (podutil.UpdatePodCondition: the
 // transition time moves only when the status changes).
 void SetDisruptionTarget(Node& pod, const std::string& now) {
@@ -46,8 +42,8 @@ void SetDisruptionTarget(Node& pod, const std::string& now) {
   condition.Set("message", Node::String("Eviction API: evicting"));
   Node& conditions = pod.Ensure("status").Ensure("conditions", Node::Kind::kArray);
   for (Node& c : conditions.items) {
-    if (Str(c.Find("type")) != "DisruptionTarget") continue;
-    if (Str(c.Find("status")) == "True") {
+    if (api::StringOf(c.Find("type")) != "DisruptionTarget") continue;
+    if (api::StringOf(c.Find("status")) == "True") {
       if (const Node* t = c.Find("lastTransitionTime")) condition.Set("lastTransitionTime", *t);
     }
     c = std::move(condition);
@@ -86,8 +82,8 @@ HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& i
   }
   // The subresource's kind, in the versions it is served in (an absent kind or apiVersion is
   // the endpoint's, as the apiserver defaults them).
-  const std::string kind = Str(eviction->Find("kind"));
-  const std::string version = Str(eviction->Find("apiVersion"));
+  const std::string kind = api::StringOf(eviction->Find("kind"));
+  const std::string version = api::StringOf(eviction->Find("apiVersion"));
   if ((!kind.empty() && kind != "Eviction") ||
       (!version.empty() && version != "policy/v1" && version != "policy/v1beta1")) {
     return BadRequest(fmt::format("the body of the request must be a policy/v1 Eviction, not {} "
@@ -95,10 +91,10 @@ HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& i
                                   version, kind))
         .Response();
   }
-  if (Str(eviction->FindPath({"metadata", "name"})) != info.name) {
+  if (api::StringOf(eviction->FindPath({"metadata", "name"})) != info.name) {
     return BadRequest("name in URL does not match name in Eviction object").Response();
   }
-  if (const std::string ns = Str(eviction->FindPath({"metadata", "namespace"}));
+  if (const std::string ns = api::StringOf(eviction->FindPath({"metadata", "namespace"}));
       !ns.empty() && ns != info.namespace_) {
     return BadRequest(
                "the namespace of the provided object does not match the namespace sent on the "
@@ -118,7 +114,7 @@ HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& i
     auto loaded = Load(key);
     if (auto* missing = std::get_if<HttpResponse>(&loaded)) return std::move(*missing);
     Loaded& pod = std::get<Loaded>(loaded);
-    const std::string uid = Str(pod.tree.FindPath({"metadata", "uid"}));
+    const std::string uid = api::StringOf(pod.tree.FindPath({"metadata", "uid"}));
     if (!options->precondition_uid.empty() && options->precondition_uid != uid) {
       return Conflict("Pod", info.name,
                       fmt::format("the UID in the precondition ({}) does not match the UID in "

@@ -47,10 +47,6 @@ constexpr std::string_view kPodUpdateForbidden =
     "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set "
     "to 1 if it was previously negative)";
 
-std::string Str(const Node* n) {
-  return n && n->IsString() ? n->scalar : std::string();
-}
-
 std::string Json(const Node* n) {
   return n ? api::EncodeJson(*n, 0) : std::string("null");
 }
@@ -70,10 +66,10 @@ field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
   const Node* old_gates = stored ? stored->Find("schedulingGates") : nullptr;
   if (const Node* gates = munged.Find("schedulingGates"); gates && gates->IsArray()) {
     for (std::size_t i = 0; i < gates->items.size(); ++i) {
-      const std::string name = Str(gates->items[i].Find("name"));
+      const std::string name = api::StringOf(gates->items[i].Find("name"));
       bool known = false;
       if (old_gates && old_gates->IsArray()) {
-        for (const Node& g : old_gates->items) known = known || Str(g.Find("name")) == name;
+        for (const Node& g : old_gates->items) known = known || api::StringOf(g.Find("name")) == name;
       }
       if (!known) {
         errs.push_back(field::Forbidden(
@@ -156,14 +152,14 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
       candidate = std::move(*parsed);
     }
     if (!candidate.IsObject()) return BadRequest("the patched object is not an object").Response();
-    const std::string body_name = Str(candidate.FindPath({"metadata", "name"}));
+    const std::string body_name = api::StringOf(candidate.FindPath({"metadata", "name"}));
     if (body_name != info.name) {
       return BadRequest(fmt::format("the name of the object ({}) does not match the name on the "
                                     "URL ({})",
                                     body_name, info.name))
           .Response();
     }
-    const std::string precondition = Str(candidate.FindPath({"metadata", "resourceVersion"}));
+    const std::string precondition = api::StringOf(candidate.FindPath({"metadata", "resourceVersion"}));
     if (!precondition.empty() && precondition != std::to_string(got->revision)) {
       return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
     }

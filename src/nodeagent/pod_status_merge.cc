@@ -15,8 +15,6 @@ namespace {
 constexpr std::string_view kKubeletConditions[] = {"PodReadyToStartContainers", "Initialized",
                                                    "Ready", "ContainersReady", "PodScheduled"};
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 bool KubeletOwned(std::string_view type) {
   return std::find(std::begin(kKubeletConditions), std::end(kKubeletConditions), type) !=
          std::end(kKubeletConditions);
@@ -25,7 +23,7 @@ bool KubeletOwned(std::string_view type) {
 const Node* FindCondition(const Node* conditions, std::string_view type) {
   if (conditions == nullptr || !conditions->IsArray()) return nullptr;
   for (const Node& c : conditions->items) {
-    if (Str(c.Find("type")) == type) return &c;
+    if (api::StringOf(c.Find("type")) == type) return &c;
   }
   return nullptr;
 }
@@ -36,15 +34,15 @@ std::string UnreadyGates(const Node& pod, const Node* conditions) {
   if (gates == nullptr || !gates->IsArray()) return "";
   std::vector<std::string> messages;
   for (const Node& gate : gates->items) {
-    const std::string type = Str(gate.Find("conditionType"));
+    const std::string type = api::StringOf(gate.Find("conditionType"));
     const Node* c = FindCondition(conditions, type);
     if (c == nullptr) {
       messages.push_back(
           fmt::format("corresponding condition of pod readiness gate \"{}\" does not exist.", type));
-    } else if (Str(c->Find("status")) != "True") {
+    } else if (api::StringOf(c->Find("status")) != "True") {
       messages.push_back(fmt::format(
           "the status of pod readiness gate \"{}\" is not \"True\", but {}", type,
-          Str(c->Find("status"))));
+          api::StringOf(c->Find("status"))));
     }
   }
   std::string out;
@@ -61,15 +59,15 @@ void MergePodStatus(Node& next, const Node& pod, const std::string& now) {
   Node merged = Node::Array();
   if (stored != nullptr && stored->IsArray()) {
     for (const Node& c : stored->items) {
-      if (!KubeletOwned(Str(c.Find("type")))) merged.items.push_back(c);
+      if (!KubeletOwned(api::StringOf(c.Find("type")))) merged.items.push_back(c);
     }
   }
   for (Node& c : conditions.items) {
-    const std::string type = Str(c.Find("type"));
+    const std::string type = api::StringOf(c.Find("type"));
     if (type == "PodScheduled") {
       // True as the kubelet writes it, with the binding's time when there was one.
       if (const Node* bound = FindCondition(stored, "PodScheduled");
-          bound && Str(bound->Find("status")) == "True") {
+          bound && api::StringOf(bound->Find("status")) == "True") {
         c = *bound;
       }
     }
@@ -81,7 +79,7 @@ void MergePodStatus(Node& next, const Node& pod, const std::string& now) {
   }
   conditions = std::move(merged);
   for (Node& ready : conditions.items) {
-    if (Str(ready.Find("type")) != "Ready" || Str(ready.Find("status")) != "True") continue;
+    if (api::StringOf(ready.Find("type")) != "Ready" || api::StringOf(ready.Find("status")) != "True") continue;
     const std::string unready = UnreadyGates(pod, &conditions);
     if (unready.empty()) break;
     Node held = Node::Object();
@@ -89,7 +87,7 @@ void MergePodStatus(Node& next, const Node& pod, const std::string& now) {
     held.Set("status", Node::String("False"));
     held.Set("lastProbeTime", Node::Null());
     const Node* before = FindCondition(stored, "Ready");
-    held.Set("lastTransitionTime", before && Str(before->Find("status")) == "False"
+    held.Set("lastTransitionTime", before && api::StringOf(before->Find("status")) == "False"
                                        ? *before->Find("lastTransitionTime")
                                        : Node::String(now));
     held.Set("reason", Node::String("ReadinessGatesNotReady"));

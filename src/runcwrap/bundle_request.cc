@@ -32,8 +32,6 @@ constexpr std::string_view kPerContainerPrefixes[] = {
     wh::kUlimitsKeyPrefix, wh::kDeprecatedUlimitsKeyPrefix, wh::kWritableKeyPrefix,
     wh::kNriWritableKeyPrefix};
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 // The flat string map the bundle's annotations hold, with CRI-O's JSON-encoded kube annotations
 // and labels folded in (an annotation of the spec itself wins).
 struct Annotations {
@@ -41,8 +39,8 @@ struct Annotations {
   Node labels = Node::Object();
 
   std::string Get(std::string_view key) const {
-    if (auto v = Str(all.Find(key)); !v.empty()) return v;
-    return Str(labels.Find(key));
+    if (auto v = api::StringOf(all.Find(key)); !v.empty()) return v;
+    return api::StringOf(labels.Find(key));
   }
 };
 
@@ -56,12 +54,12 @@ Annotations Collect(const Node* annotations) {
   Annotations out;
   if (annotations == nullptr || !annotations->IsObject()) return out;
   out.all = *annotations;
-  if (auto kube = Str(annotations->Find(kCrioAnnotations)); !kube.empty()) {
+  if (auto kube = api::StringOf(annotations->Find(kCrioAnnotations)); !kube.empty()) {
     for (auto& m : DecodedJsonObject(kube).members) {
       if (out.all.Find(m.key) == nullptr) out.all.Set(m.key, std::move(m.value));
     }
   }
-  if (auto labels = Str(annotations->Find(kCrioLabels)); !labels.empty()) {
+  if (auto labels = api::StringOf(annotations->Find(kCrioLabels)); !labels.empty()) {
     out.labels = DecodedJsonObject(labels);
   }
   return out;

@@ -8,8 +8,6 @@
 namespace podlimits::runcwrap {
 namespace {
 
-std::string Str(const api::Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 std::string ModeText(const NodeFacts& node) {
   return node.cgroup_mode ? std::string(cgroups::Name(*node.cgroup_mode)) : "unknown";
 }
@@ -70,7 +68,7 @@ Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spe
     plan.pod_limits.max_depth = config.max_depth;
   }
   if (plan.pod_limits.pids_max || plan.pod_limits.max_descendants) {
-    auto pod = PodCgroupOf(Str(spec.FindPath({"linux", "cgroupsPath"})));
+    auto pod = PodCgroupOf(api::StringOf(spec.FindPath({"linux", "cgroupsPath"})));
     if (!pod) return std::unexpected(std::move(pod.error()).Wrap(subject));
     if (node.unified_root.empty()) {
       return Failure(fmt::format("{}: no cgroup2 mount on this node (cgroup mode {})", subject,

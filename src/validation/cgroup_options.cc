@@ -33,8 +33,10 @@ field::ErrorList ValidateCgroupOptions(const api::Container& c, const api::PodSp
                                   "cannot be set when WindowsOptions is specified"));
   }
   const auto& mode = sc.cgroup_options->mount_mode;
-  if (mode && *mode != "ReadOnly" && *mode != "Writable") {
-    errs.push_back(field::NotSupported(opts.Child("mountMode"), *mode, {"ReadOnly", "Writable"}));
+  if (mode && *mode != api::kMountModeReadOnly && *mode != api::kMountModeWritable) {
+    errs.push_back(field::NotSupported(opts.Child("mountMode"), *mode,
+                                       {std::string(api::kMountModeReadOnly),
+                                        std::string(api::kMountModeWritable)}));
   }
   return errs;
 }

@@ -10,19 +10,17 @@ using api::Node;
 
 namespace {
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 constexpr std::size_t kReportingInstanceLengthLimit = 128;
 
 }  // namespace
 
 field::ErrorList ValidateEvent(const Node& event) {
   field::ErrorList errs;
-  const std::string ns = Str(event.FindPath({"metadata", "namespace"}));
-  const std::string involved_ns = Str(event.FindPath({"involvedObject", "namespace"}));
+  const std::string ns = api::StringOf(event.FindPath({"metadata", "namespace"}));
+  const std::string involved_ns = api::StringOf(event.FindPath({"involvedObject", "namespace"}));
   const field::Path involved = field::Path("involvedObject").Child("namespace");
   const Node* event_time = event.Find("eventTime");
-  if (event_time == nullptr || event_time->IsNull() || Str(event_time).empty()) {
+  if (event_time == nullptr || event_time->IsNull() || api::StringOf(event_time).empty()) {
     const bool matches =
         involved_ns.empty() ? (ns.empty() || ns == "default") : ns == involved_ns;
     if (!matches) errs.push_back(field::Invalid(involved, involved_ns, "does not match event.namespace"));
@@ -30,7 +28,7 @@ field::ErrorList ValidateEvent(const Node& event) {
     if (involved_ns.empty() && ns != "default" && ns != "kube-system") {
       errs.push_back(field::Invalid(involved, involved_ns, "does not match event.namespace"));
     }
-    const std::string component = Str(event.Find("reportingComponent"));
+    const std::string component = api::StringOf(event.Find("reportingComponent"));
     if (component.empty()) {
       errs.push_back(field::Required(field::Path("reportingComponent"), ""));
     }
@@ -39,14 +37,14 @@ field::ErrorList ValidateEvent(const Node& event) {
         errs.push_back(field::Invalid(field::Path("reportingComponent"), component, msg));
       }
     }
-    const std::string instance = Str(event.Find("reportingInstance"));
+    const std::string instance = api::StringOf(event.Find("reportingInstance"));
     if (instance.empty()) errs.push_back(field::Required(field::Path("reportingInstance"), ""));
     if (instance.size() > kReportingInstanceLengthLimit) {
       errs.push_back(field::Invalid(
           field::Path("reportingInstance"), "",
           fmt::format("can have at most {} characters", kReportingInstanceLengthLimit)));
     }
-    if (Str(event.Find("action")).empty()) {
+    if (api::StringOf(event.Find("action")).empty()) {
       errs.push_back(field::Required(field::Path("action"), ""));
     }
   }

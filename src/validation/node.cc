@@ -16,10 +16,6 @@ using api::Node;
 
 namespace {
 
-std::string Str(const Node* n) {
-  return n && n->IsString() ? n->scalar : std::string();
-}
-
 std::string Joined(const std::vector<std::string>& messages) {
   std::string out;
   for (const auto& m : messages) out += (out.empty() ? "" : "; ") + m;
@@ -32,9 +28,9 @@ std::string GoTaint(const Node& taint) {
   const Node* added = taint.Find("timeAdded");
   return fmt::format(
       "core.Taint{{Key:{}, Value:{}, Effect:{}, TimeAdded:{}}}",
-      field::GoQuote(Str(taint.Find("key"))), field::GoQuote(Str(taint.Find("value"))),
-      field::GoQuote(Str(taint.Find("effect"))),
-      added == nullptr || added->IsNull() ? "(*v1.Time)(nil)" : "(*v1.Time)(" + Str(added) + ")");
+      field::GoQuote(api::StringOf(taint.Find("key"))), field::GoQuote(api::StringOf(taint.Find("value"))),
+      field::GoQuote(api::StringOf(taint.Find("effect"))),
+      added == nullptr || added->IsNull() ? "(*v1.Time)(nil)" : "(*v1.Time)(" + api::StringOf(added) + ")");
 }
 
 std::string Json(const Node* n) {
@@ -52,9 +48,9 @@ field::ErrorList ValidateNodeTaints(const Node& node) {
   for (std::size_t i = 0; i < taints->items.size(); ++i) {
     const Node& taint = taints->items[i];
     const field::Path at = path.Index(i);
-    const std::string key = Str(taint.Find("key"));
-    const std::string value = Str(taint.Find("value"));
-    const std::string effect = Str(taint.Find("effect"));
+    const std::string key = api::StringOf(taint.Find("key"));
+    const std::string value = api::StringOf(taint.Find("value"));
+    const std::string effect = api::StringOf(taint.Find("effect"));
     for (const auto& msg : IsQualifiedName(key)) {
       errs.push_back(field::Invalid(at.Child("key"), key, msg));
     }
@@ -79,7 +75,7 @@ field::ErrorList ValidateNodeTaints(const Node& node) {
 void SyncNodePodCIDRs(Node& node) {
   Node* spec = node.Find("spec");
   if (spec == nullptr || !spec->IsObject()) return;
-  const std::string single = Str(spec->Find("podCIDR"));
+  const std::string single = api::StringOf(spec->Find("podCIDR"));
   const Node* list = spec->Find("podCIDRs");
   const bool listed = list && list->IsArray() && !list->items.empty();
   if (!single.empty() && !listed) {
@@ -98,7 +94,7 @@ field::ErrorList ValidateNodePodCIDRs(const Node& node) {
   const field::Path path = field::Path("spec").Child("podCIDRs");
   int v4 = 0, v6 = 0;
   for (std::size_t i = 0; i < list->items.size(); ++i) {
-    const std::string cidr = Str(&list->items[i]);
+    const std::string cidr = api::StringOf(&list->items[i]);
     const auto slash = cidr.find('/');
     const std::string address = cidr.substr(0, slash);
     unsigned char buf[16];
@@ -119,7 +115,7 @@ field::ErrorList ValidateNodePodCIDRs(const Node& node) {
   }
   if (errs.empty() && (list->items.size() > 2 || v4 > 1 || v6 > 1)) {
     std::vector<std::string> quoted;
-    for (const Node& item : list->items) quoted.push_back(field::GoQuote(Str(&item)));
+    for (const Node& item : list->items) quoted.push_back(field::GoQuote(api::StringOf(&item)));
     std::string shown;
     for (const auto& q : quoted) shown += (shown.empty() ? "" : ",") + q;
     errs.push_back(field::Invalid(path, field::Json{"[" + shown + "]"},
@@ -145,8 +141,8 @@ field::ErrorList ValidateNodeUpdate(const Node& node, const Node& old) {
                            "node updates may not change podCIDR except from \"\" to valid"));
     }
   }
-  if (const std::string before = Str(allowed.Find("providerID"));
-      !before.empty() && before != Str(proposed.Find("providerID"))) {
+  if (const std::string before = api::StringOf(allowed.Find("providerID"));
+      !before.empty() && before != api::StringOf(proposed.Find("providerID"))) {
     errs.push_back(field::Forbidden(field::Path("spec").Child("providerID"),
                                     "node updates may not change providerID except from \"\" "
                                     "to valid"));

@@ -18,8 +18,6 @@ using api::Node;
 
 namespace {
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 Node StatusOf(int code, std::string_view reason, const std::string& message) {
   Node status = Node::Object();
   status.Set("metadata", Node::Object());
@@ -109,8 +107,8 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   if (!parsed) return Malformed("the body is not JSON: " + parsed.error().message);
   if (parsed->size() != 1 || !(*parsed)[0].IsObject()) return Malformed("not one JSON object");
   const Node& review = (*parsed)[0];
-  const std::string api_version = Str(review.Find("apiVersion"));
-  const std::string kind = Str(review.Find("kind"));
+  const std::string api_version = api::StringOf(review.Find("apiVersion"));
+  const std::string kind = api::StringOf(review.Find("kind"));
   if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview") {
     return Malformed(fmt::format("expected apiVersion admission.k8s.io/v1, kind AdmissionReview; "
                                  "got {} {}",
@@ -120,7 +118,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   // that is not a string are refused as missing); the pod itself is decoded with its schema.
   const Node* request = review.Find("request");
   if (request == nullptr || !request->IsObject()) return Malformed("it has no request");
-  const std::string uid = Str(request->Find("uid"));
+  const std::string uid = api::StringOf(request->Find("uid"));
   if (uid.empty()) return Malformed("request.uid is missing");
 
   // In AdmissionResponse's field order: uid, allowed, status, patch, patchType, warnings.
@@ -130,17 +128,17 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   auto allow = [&](const std::vector<std::string>& warnings) {
     return Answer(std::move(response), warnings);
   };
-  const std::string operation = Str(request->Find("operation"));
-  const bool pods = Str(request->FindPath({"kind", "group"})).empty() &&
-                    Str(request->FindPath({"kind", "kind"})) == "Pod" &&
-                    Str(request->FindPath({"resource", "resource"})) == "pods" &&
-                    Str(request->Find("subResource")).empty();
+  const std::string operation = api::StringOf(request->Find("operation"));
+  const bool pods = api::StringOf(request->FindPath({"kind", "group"})).empty() &&
+                    api::StringOf(request->FindPath({"kind", "kind"})) == "Pod" &&
+                    api::StringOf(request->FindPath({"resource", "resource"})) == "pods" &&
+                    api::StringOf(request->Find("subResource")).empty();
   if (!pods || (operation != "CREATE" && operation != "UPDATE")) return allow({});
   const Node* object = request->Find("object");
   if (object == nullptr || !object->IsObject()) return Malformed("request.object is not a Pod");
 
   Node pod = *object;
-  const std::string ns = Str(request->Find("namespace"));
+  const std::string ns = api::StringOf(request->Find("namespace"));
   if (!ns.empty()) pod.Ensure("metadata").Set("namespace", Node::String(ns));
   const api::ObjectMeta meta = api::ReadObjectMeta(pod);
   const std::string name = meta.name.empty() ? meta.generate_name : meta.name;
@@ -189,7 +187,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   const std::size_t context = stream.size();
   stream.push_back(Decoded("Pod", pod));
   admission::ChainOptions options = policy.chain;
-  options.username = Str(request->FindPath({"userInfo", "username"}));
+  options.username = api::StringOf(request->FindPath({"userInfo", "username"}));
   std::vector<admission::Outcome> outcomes = admission::RunChain(std::move(stream), options);
   if (outcomes.size() != context + 1) return Malformed("the pod produced no admission outcome");
   admission::Outcome& outcome = outcomes.back();
@@ -208,7 +206,8 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
     if (containers == nullptr || !containers->IsArray()) continue;
     for (const Node& c : containers->items) {
       writable = writable ||
-                 Str(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) == "Writable";
+                 api::StringOf(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) ==
+                     api::kMountModeWritable;
     }
   }
   const bool pid_limit = outcome.object.FindPath({"spec", "resources", "limits", "pid"}) != nullptr;
@@ -216,7 +215,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                                             policy.runtime_classes.pod_pid_limit,
                                             policy.runtime_classes.writable_cgroups};
   const std::size_t need = writable ? 2 : pid_limit ? 1 : 0;
-  const std::string runtime_class = Str(object->FindPath({"spec", "runtimeClassName"}));
+  const std::string runtime_class = api::StringOf(object->FindPath({"spec", "runtimeClassName"}));
   if (runtime_class.empty()) {
     patch.items.push_back(AddOp("/spec/runtimeClassName", Node::String(classes[need])));
   } else if (std::find(classes.begin() + static_cast<std::ptrdiff_t>(need), classes.end(),

@@ -17,8 +17,6 @@ namespace {
 
 using api::Node;
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 const char* Path(bool limit_ranges) {
   return limit_ranges ? "/api/v1/limitranges" : "/api/v1/namespaces";
 }
@@ -44,7 +42,7 @@ std::expected<Node, std::string> ClusterSync::CheckLimitRange(Node object,
   object.Set("apiVersion", Node::String("v1"));
   object.Set("kind", Node::String("LimitRange"));
   field::ErrorList errors = TranslateClusterLimitRange(object);
-  const std::string name = Str(object.FindPath({"metadata", "name"}));
+  const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
   if (!errors.empty()) {
     return std::unexpected(
         fmt::format("LimitRange {} is invalid: {}", field::GoQuote(name), field::Aggregate(errors)));
@@ -116,12 +114,12 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
       return false;
     }
     Node& list = (*parsed)[0];
-    rv = Str(list.FindPath({"metadata", "resourceVersion"}));
-    cont = Str(list.FindPath({"metadata", "continue"}));
+    rv = api::StringOf(list.FindPath({"metadata", "resourceVersion"}));
+    cont = api::StringOf(list.FindPath({"metadata", "continue"}));
     if (Node* items = list.Find("items"); items && items->IsArray()) {
       for (Node& item : items->items) {
-        const std::string key = Str(item.FindPath({"metadata", "namespace"})) + "/" +
-                                Str(item.FindPath({"metadata", "name"}));
+        const std::string key = api::StringOf(item.FindPath({"metadata", "namespace"})) + "/" +
+                                api::StringOf(item.FindPath({"metadata", "name"}));
         listed[key] = std::move(item);
       }
     }
@@ -153,16 +151,16 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
           auto parsed = api::ParseJsonStream(line);
           if (!parsed || parsed->size() != 1) return;
           Node& event = (*parsed)[0];
-          const std::string type = Str(event.Find("type"));
+          const std::string type = api::StringOf(event.Find("type"));
           Node* object = event.Find("object");
           if (object == nullptr) return;
           if (type == "ERROR") {
             // 410 Gone: the version is compacted away; anything else: start over too.
-            log_(fmt::format("watch {}: {}", what, Str(object->Find("message"))));
+            log_(fmt::format("watch {}: {}", what, api::StringOf(object->Find("message"))));
             relist = true;
             return;
           }
-          if (auto v = Str(object->FindPath({"metadata", "resourceVersion"})); !v.empty()) rv = v;
+          if (auto v = api::StringOf(object->FindPath({"metadata", "resourceVersion"})); !v.empty()) rv = v;
           if (type == "BOOKMARK") return;
           Apply(kind, type, std::move(*object));
           Publish();
@@ -181,8 +179,8 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
 }
 
 void ClusterSync::Apply(Kind kind, const std::string& type, Node object) {
-  const std::string ns = Str(object.FindPath({"metadata", "namespace"}));
-  const std::string name = Str(object.FindPath({"metadata", "name"}));
+  const std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
+  const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
   const bool gone = type == "DELETED";
   if (kind == Kind::kNamespaces) {
     auto decoded = gone ? std::expected<Node, std::string>(Node::Null()) : Decode("Namespace", std::move(object));

@@ -32,8 +32,6 @@ using tcp = asio::ip::tcp;
 constexpr std::size_t kMaxFile = 1 << 20;
 constexpr std::size_t kMaxBody = 256u << 20;  // a list of every LimitRange of a big cluster
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 bool IsIp(const std::string& host) {
   unsigned char buf[16];
   return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
@@ -55,7 +53,7 @@ const Node* Named(const Node& config, const char* list, const char* inner, const
   const Node* items = config.Find(list);
   if (items == nullptr || !items->IsArray()) return nullptr;
   for (const Node& item : items->items) {
-    if (Str(item.Find("name")) == name) return item.Find(inner);
+    if (api::StringOf(item.Find("name")) == name) return item.Find(inner);
   }
   return nullptr;
 }
@@ -63,12 +61,12 @@ const Node* Named(const Node& config, const char* list, const char* inner, const
 // `key-data` (base64) or `key` (a file, relative to the kubeconfig's directory).
 Result<std::string> DataOrFile(const Node& at, const std::string& key, const fs::path& dir,
                                const std::string& where) {
-  if (auto data = Str(at.Find(key + "-data")); !data.empty()) {
+  if (auto data = api::StringOf(at.Find(key + "-data")); !data.empty()) {
     auto decoded = Base64Decode(data);
     if (!decoded) return Failure(fmt::format("{}: {}-data is not base64", where, key));
     return *decoded;
   }
-  if (auto file = Str(at.Find(key)); !file.empty()) {
+  if (auto file = api::StringOf(at.Find(key)); !file.empty()) {
     fs::path p = fs::path(file).is_absolute() ? fs::path(file) : dir / file;
     return ReadFileText(p, fmt::format("{}: {}", where, key));
   }
@@ -140,18 +138,18 @@ Result<ClusterAccess> KubeconfigAccess(const fs::path& path) {
   }
   const Node& config = (*docs)[0].node;
   const std::string where = path.string();
-  const std::string context_name = Str(config.Find("current-context"));
+  const std::string context_name = api::StringOf(config.Find("current-context"));
   const Node* context = Named(config, "contexts", "context", context_name);
   if (context == nullptr) {
     return Failure(fmt::format("{}: current-context {} names no context", where,
                                field::GoQuote(context_name)));
   }
-  const Node* cluster = Named(config, "clusters", "cluster", Str(context->Find("cluster")));
+  const Node* cluster = Named(config, "clusters", "cluster", api::StringOf(context->Find("cluster")));
   if (cluster == nullptr) return Failure(where + ": the current context's cluster is missing");
-  const Node* user = Named(config, "users", "user", Str(context->Find("user")));
+  const Node* user = Named(config, "users", "user", api::StringOf(context->Find("user")));
   ClusterAccess access;
   access.source = where;
-  if (auto ok = ParseServer(Str(cluster->Find("server")), access); !ok) {
+  if (auto ok = ParseServer(api::StringOf(cluster->Find("server")), access); !ok) {
     return std::unexpected(std::move(ok.error()).Wrap(where));
   }
   if (const Node* skip = cluster->Find("insecure-skip-tls-verify"); skip && skip->scalar == "true") {
@@ -164,8 +162,8 @@ Result<ClusterAccess> KubeconfigAccess(const fs::path& path) {
   if (ca->empty()) return Failure(where + ": the cluster has no certificate-authority(-data)");
   access.ca_pem = std::move(*ca);
   if (user != nullptr) {
-    access.token = Str(user->Find("token"));
-    if (auto file = Str(user->Find("tokenFile")); !file.empty()) {
+    access.token = api::StringOf(user->Find("token"));
+    if (auto file = api::StringOf(user->Find("tokenFile")); !file.empty()) {
       access.token_file = fs::path(file).is_absolute() ? fs::path(file) : dir / file;
     }
     auto cert = DataOrFile(*user, "client-certificate", dir, where);

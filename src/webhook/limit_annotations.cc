@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "api/json_codec.h"
+#include "api/objects.h"
 #include "api/quantity.h"
 #include "api/yaml_codec.h"
 
@@ -15,8 +16,6 @@ namespace podlimits::webhook {
 using api::Node;
 
 namespace {
-
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
 
 field::Path AnnotationPath(std::string_view key) {
   return field::Path("metadata").Child("annotations").Key(key);
@@ -28,7 +27,7 @@ Node* FindContainer(Node& pod, std::string_view name, std::string* path) {
     Node* containers = pod.FindPath({"spec", list});
     if (containers == nullptr || !containers->IsArray()) continue;
     for (std::size_t i = 0; i < containers->items.size(); ++i) {
-      if (Str(containers->items[i].Find("name")) == name) {
+      if (api::StringOf(containers->items[i].Find("name")) == name) {
         *path = fmt::format("spec.{}[{}]", list, i);
         return &containers->items[i];
       }
@@ -169,7 +168,7 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
       for (const char* list : {"containers", "initContainers"}) {
         const Node* containers = pod.FindPath({"spec", list});
         if (containers == nullptr || !containers->IsArray()) continue;
-        for (const Node& c : containers->items) names.push_back(Str(c.Find("name")));
+        for (const Node& c : containers->items) names.push_back(api::StringOf(c.Find("name")));
       }
     }
     for (const auto& n : names) {
@@ -182,14 +181,14 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
       Node* c = NamedContainer(pod, n, key, value, &path, out.errors);
       if (c == nullptr) continue;
       Node& options = c->Ensure("securityContext").Ensure("cgroupOptions");
-      SetUnlessConflicting(options, "mountMode", Node::String("Writable"),
+      SetUnlessConflicting(options, "mountMode", Node::String(std::string(api::kMountModeWritable)),
                            path + ".securityContext.cgroupOptions.mountMode", key, value,
                            out.errors);
     }
   };
   for (const auto& m : kept.members) {
     const std::string& key = m.key;
-    const std::string value = Str(&m.value);
+    const std::string value = api::StringOf(&m.value);
     const bool deprecated = key.starts_with(kDeprecatedUlimitsKeyPrefix);
     if (key.starts_with(kUlimitsKeyPrefix) || deprecated) {
       out.any = true;

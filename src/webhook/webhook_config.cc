@@ -16,8 +16,6 @@ using api::Node;
 
 namespace {
 
-std::string Str(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
-
 }  // namespace
 
 std::expected<WebhookSettings, std::string> ParseWebhookConfig(
@@ -29,8 +27,8 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
   for (auto& doc : *docs) {
     if (doc.node.IsNull()) continue;
     const std::string where = fmt::format("{}:{}", source, doc.line);
-    const std::string kind = Str(doc.node.Find("kind"));
-    const std::string api_version = Str(doc.node.Find("apiVersion"));
+    const std::string kind = api::StringOf(doc.node.Find("kind"));
+    const std::string api_version = api::StringOf(doc.node.Find("apiVersion"));
     if (kind == "Namespace" || kind == "LimitRange") {
       auto decoded = api::DecodeObject(api::Schema::Objects(), kind, doc.node, source, doc.line,
                                        api::FieldValidation::kStrict);
@@ -44,12 +42,12 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
           return std::unexpected(fmt::format("{}: LimitRange: {}", where, field::Aggregate(errs)));
         }
       }
-      const std::string name = Str(object.FindPath({"metadata", "name"}));
+      const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
       if (kind == "Namespace") {
         if (name.empty()) return std::unexpected(where + ": a Namespace needs metadata.name");
         settings.policy.namespaces[name] = std::move(object);
       } else {
-        std::string ns = Str(object.FindPath({"metadata", "namespace"}));
+        std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
         if (ns.empty()) ns = "default";
         object.Ensure("metadata").Set("namespace", Node::String(ns));
         settings.policy.limit_ranges[ns].push_back(std::move(object));
