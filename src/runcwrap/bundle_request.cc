@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "api/json_codec.h"
+#include "base/numbers.h"
 #include "kubelet/effective_pid_limit.h"
 #include "validation/feature_gates.h"
 #include "validation/pod.h"
@@ -26,11 +27,6 @@ constexpr std::string_view kCrioAnnotations = "io.kubernetes.cri-o.Annotations";
 constexpr std::string_view kKubeContainerName = "io.kubernetes.container.name";
 constexpr std::string_view kKubePodName = "io.kubernetes.pod.name";
 constexpr std::string_view kKubePodNamespace = "io.kubernetes.pod.namespace";
-
-// The per-container keys: the container's name follows the prefix.
-constexpr std::string_view kPerContainerPrefixes[] = {
-    wh::kUlimitsKeyPrefix, wh::kDeprecatedUlimitsKeyPrefix, wh::kWritableKeyPrefix,
-    wh::kNriWritableKeyPrefix};
 
 // The flat string map the bundle's annotations hold, with CRI-O's JSON-encoded kube annotations
 // and labels folded in (an annotation of the spec itself wins).
@@ -68,23 +64,8 @@ Annotations Collect(const Node* annotations) {
 // Whether `key` is a limit annotation that concerns container `name` ("" for the sandbox, which
 // takes only the pod-wide ones).
 bool Concerns(std::string_view key, std::string_view name) {
-  for (std::string_view prefix : kPerContainerPrefixes) {
-    if (key.starts_with(prefix)) return !name.empty() && key.substr(prefix.size()) == name;
-  }
+  if (auto container = wh::AnnotatedContainer(key)) return !name.empty() && *container == name;
   return wh::IsLimitAnnotation(key);
-}
-
-bool IsWritableKey(std::string_view key) {
-  return key.starts_with(wh::kWritableKeyPrefix) || key.starts_with(wh::kNriWritableKey) ||
-         key == wh::kCrioWritableKey;
-}
-
-// Go's strconv.ParseBool, true values only.
-bool ParseTrue(std::string_view v) {
-  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
-    if (v == t) return true;
-  }
-  return false;
 }
 
 // The annotation a field error of the synthetic pod came from: its path names the field.
@@ -162,8 +143,8 @@ Result<BundleRequest> ReadBundleRequest(const Node* annotations) {
 
   // The sandbox learns whether any container is writable, whatever container the key names.
   for (const auto& m : a.all.members) {
-    if (!IsWritableKey(m.key) || !m.value.IsString()) continue;
-    if (ParseTrue(m.value.scalar)) req.pod_has_writable = true;
+    if (!wh::IsWritableAnnotation(m.key) || !m.value.IsString()) continue;
+    if (ParseGoBool(m.value.scalar) == true) req.pod_has_writable = true;
   }
 
   Node pod = Node::Object();

@@ -26,17 +26,25 @@ std::optional<std::string> WritableProblem(const NodeFacts& node) {
 
 }  // namespace
 
-NodeFacts ProbeNodeFacts() {
+NodeFacts ProbeNodeFacts(const BundleRequest& request) {
   NodeFacts node;
-  if (auto layout = cgroups::DetectLayout()) {
-    node.cgroup_mode = layout->mode;
-    if (layout->unified) {
-      node.unified_root = layout->unified->mount_point;
-      node.nsdelegate = layout->unified->nsdelegate;
+  // Each create pays only for what its request reads: the mount table for a PID limit or a
+  // writable mount, this process's limits for ulimits.
+  if (request.pod_pid_limit || request.writable || request.pod_has_writable) {
+    if (auto layout = cgroups::DetectLayout()) {
+      node.cgroup_mode = layout->mode;
+      if (layout->unified) {
+        node.unified_root = layout->unified->mount_point;
+        node.nsdelegate = layout->unified->nsdelegate;
+      }
+    } else {
+      node.cgroup_error = layout.error().Message();
     }
   }
-  kubelet::ProbeRlimits(node.rlimits);
-  node.rlimits.under_cri_runtime = true;
+  if (request.container) {
+    kubelet::ProbeRlimits(node.rlimits);
+    node.rlimits.under_cri_runtime = true;
+  }
   return node;
 }
 
@@ -46,6 +54,11 @@ Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spe
   plan.warnings = request.warnings;
   const std::string subject = request.Subject();
 
+  if ((request.pod_pid_limit || request.writable || request.pod_has_writable) &&
+      !node.cgroup_mode) {
+    return Failure(fmt::format("{}: this node's cgroup layout could not be read: {}", subject,
+                               node.cgroup_error));
+  }
   if (request.pod_pid_limit) {
     if (node.cgroup_mode != cgroups::CgroupMode::kV2) {
       // Seed 001's refusal, word for word (a hybrid node keeps pids on v1).

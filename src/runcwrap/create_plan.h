@@ -22,14 +22,16 @@ namespace podlimits::runcwrap {
 
 // The node as the wrapper sees it.
 struct NodeFacts {
-  std::optional<cgroups::CgroupMode> cgroup_mode;  // nullopt: the mount table was unreadable
+  std::optional<cgroups::CgroupMode> cgroup_mode;  // nullopt: not read, or unreadable
+  std::string cgroup_error;                        // why it was unreadable
   std::filesystem::path unified_root;              // the cgroup2 mount ("" without one)
   bool nsdelegate = false;
   kubelet::NodeCapabilities rlimits;  // cap_sys_resource, hard_limits, nr_open
 };
 
-// Reads the mount table and this process's limits.
-NodeFacts ProbeNodeFacts();
+// What `request` needs to know of the node: the mount table (a PID limit or a writable mount),
+// this process's limits (ulimits).
+NodeFacts ProbeNodeFacts(const BundleRequest& request);
 
 struct CreatePlan {
   SpecEdits edits;

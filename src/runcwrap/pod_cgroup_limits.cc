@@ -37,15 +37,16 @@ Result<fs::path> PodCgroupOf(std::string_view cgroups_path) {
     return Failure("the bundle sets no linux.cgroupsPath, so its pod cgroup is unknown");
   }
   if (cgroups_path.starts_with('/')) {
-    fs::path p = fs::path(cgroups_path).lexically_normal();
-    if (p.has_filename() == false) p = p.parent_path();  // a trailing slash
-    fs::path parent = p.parent_path();
-    for (const auto& part : p) {
+    // Judged as written: a ".." would make the pod cgroup another one than the runtime uses.
+    for (const auto& part : fs::path(cgroups_path)) {
       if (part == "..") {
         return Failure(fmt::format("linux.cgroupsPath {} leaves the cgroup root",
                                    field::GoQuote(cgroups_path)));
       }
     }
+    fs::path p = fs::path(cgroups_path).lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();  // a trailing slash
+    const fs::path parent = p.parent_path();
     if (parent.empty() || parent == "/") {
       return Failure(fmt::format("linux.cgroupsPath {} has no pod cgroup above the container",
                                  field::GoQuote(cgroups_path)));

@@ -205,7 +205,7 @@ int RuncWrapperMain(int argc, char** argv) {
     return Exec(config->runtime, std::move(args), log);
   }
 
-  const NodeFacts node = ProbeNodeFacts();
+  const NodeFacts node = ProbeNodeFacts(*request);
   auto plan = PlanCreate(*request, spec, node, *config);
   if (!plan) return Refuse(log, plan.error().Message());
   for (const auto& w : plan->warnings) log.Warning(fmt::format("{}: {}", request->Subject(), w));

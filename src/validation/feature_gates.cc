@@ -1,5 +1,7 @@
 #include "validation/feature_gates.h"
 
+#include "base/numbers.h"
+
 #include <fmt/format.h>
 
 #include <utility>
@@ -13,14 +15,6 @@ bool* GateField(FeatureGates& g, std::string_view name) {
   if (name == "PodLevelResources") return &g.pod_level_resources;
   if (name == "CgroupOptions") return &g.cgroup_options;
   return nullptr;
-}
-
-// strconv.ParseBool's accepted spellings, as component-base's feature gate flag uses it.
-std::optional<bool> ParseGoBool(std::string_view v) {
-  if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") return true;
-  if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False")
-    return false;
-  return std::nullopt;
 }
 
 std::string_view Trim(std::string_view s) {

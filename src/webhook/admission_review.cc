@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "api/decode.h"
 #include "api/json_codec.h"
@@ -210,14 +211,16 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                      api::kMountModeWritable;
     }
   }
-  const bool pid_limit = outcome.object.FindPath({"spec", "resources", "limits", "pid"}) != nullptr;
-  const std::vector<std::string> classes = {policy.runtime_classes.ulimits,
-                                            policy.runtime_classes.pod_pid_limit,
-                                            policy.runtime_classes.writable_cgroups};
-  const std::size_t need = writable ? 2 : pid_limit ? 1 : 0;
+  // The pod PID limit as admitted: given, or a LimitRange's default.
+  const Node* admitted = outcome.object.FindPath({"spec", "resources", "limits", "pid"});
+  const std::array<std::string_view, 3> classes = {policy.runtime_classes.ulimits,
+                                                   policy.runtime_classes.pod_pid_limit,
+                                                   policy.runtime_classes.writable_cgroups};
+  const std::size_t need = writable ? 2 : admitted != nullptr ? 1 : 0;
   const std::string runtime_class = api::StringOf(object->FindPath({"spec", "runtimeClassName"}));
   if (runtime_class.empty()) {
-    patch.items.push_back(AddOp("/spec/runtimeClassName", Node::String(classes[need])));
+    patch.items.push_back(
+        AddOp("/spec/runtimeClassName", Node::String(std::string(classes[need]))));
   } else if (std::find(classes.begin() + static_cast<std::ptrdiff_t>(need), classes.end(),
                        runtime_class) == classes.end()) {
     return Deny(std::move(response), 403, "Forbidden",
@@ -229,7 +232,6 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   }
   // A pod PID limit from a LimitRange's default, for the node's runtime wrapper to read.
   const Node* given = pod.FindPath({"spec", "resources", "limits", "pid"});
-  const Node* admitted = outcome.object.FindPath({"spec", "resources", "limits", "pid"});
   if (given == nullptr && admitted != nullptr) {
     if (object->FindPath({"metadata", "annotations"}) == nullptr) {
       Node annotations = Node::Object();

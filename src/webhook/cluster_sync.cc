@@ -181,23 +181,24 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
 void ClusterSync::Apply(Kind kind, const std::string& type, Node object) {
   const std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
   const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
-  const bool gone = type == "DELETED";
-  if (kind == Kind::kNamespaces) {
-    auto decoded = gone ? std::expected<Node, std::string>(Node::Null()) : Decode("Namespace", std::move(object));
+  if (type == "DELETED") {
     std::lock_guard lock(mu_);
-    if (gone) {
+    if (kind == Kind::kNamespaces) {
       namespaces_.erase(name);
-    } else if (decoded) {
+    } else {
+      ranges_[ns].erase(name);
+      broken_[ns].erase(name);
+    }
+    return;
+  }
+  if (kind == Kind::kNamespaces) {
+    auto decoded = Decode("Namespace", std::move(object));
+    std::lock_guard lock(mu_);
+    if (decoded) {
       namespaces_[name] = std::move(*decoded);
     } else {
       log_(fmt::format("namespace {}: {}", name, decoded.error()));
     }
-    return;
-  }
-  if (gone) {
-    std::lock_guard lock(mu_);
-    ranges_[ns].erase(name);
-    broken_[ns].erase(name);
     return;
   }
   auto checked = CheckLimitRange(std::move(object), base_);

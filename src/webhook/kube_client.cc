@@ -249,10 +249,7 @@ Result<std::unique_ptr<KubeClient::Connection>> KubeClient::Connect() {
 
 Result<KubeClient::Response> KubeClient::Get(const std::string& target) {
   Response out;
-  auto status = Stream(target, [&](std::string_view line) {
-    out.body.append(line);
-    out.body.push_back('\n');
-  });
+  auto status = Send({}, target, nullptr, &out.body);
   if (!status) return std::unexpected(status.error());
   out.status = *status;
   return out;
@@ -262,10 +259,7 @@ Result<KubeClient::Response> KubeClient::Patch(const std::string& target,
                                                const std::string& content_type,
                                                const std::string& body) {
   Response out;
-  auto status = Send({"PATCH", content_type, body}, target, [&](std::string_view line) {
-    out.body.append(line);
-    out.body.push_back('\n');
-  });
+  auto status = Send({"PATCH", content_type, body}, target, nullptr, &out.body);
   if (!status) return std::unexpected(status.error());
   out.status = *status;
   return out;
@@ -273,11 +267,12 @@ Result<KubeClient::Response> KubeClient::Patch(const std::string& target,
 
 Result<int> KubeClient::Stream(const std::string& target,
                                const std::function<void(std::string_view)>& on_line) {
-  return Send({}, target, on_line);
+  return Send({}, target, &on_line, nullptr);
 }
 
 Result<int> KubeClient::Send(const Call& call, const std::string& target,
-                             const std::function<void(std::string_view)>& on_line) {
+                             const std::function<void(std::string_view)>* on_line,
+                             std::string* body) {
   auto token = Token();
   if (!token) return std::unexpected(token.error());
   auto conn = Connect();
@@ -308,32 +303,38 @@ Result<int> KubeClient::Send(const Call& call, const std::string& target,
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(kMaxBody);
+  // A watch's events are handed on line by line as their chunks arrive; any other answer is
+  // read whole into the parser's body.
   std::string pending;
   auto deliver = [&](bool all) {
     std::size_t start = 0;
     for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      if (nl > start) on_line(std::string_view(pending).substr(start, nl - start));
+      if (nl > start) (*on_line)(std::string_view(pending).substr(start, nl - start));
     }
     pending.erase(0, start);
     if (all && !pending.empty()) {
-      on_line(pending);
+      (*on_line)(pending);
       pending.clear();
     }
   };
   // Beast keeps a reference to the callback: it must outlive the read.
-  auto on_chunk = [&](std::uint64_t, beast::string_view body, beast::error_code&) {
-    pending.append(body.data(), body.size());
+  auto on_chunk = [&](std::uint64_t, beast::string_view chunk, beast::error_code&) {
+    pending.append(chunk.data(), chunk.size());
     deliver(false);
-    return body.size();
+    return chunk.size();
   };
-  parser.on_chunk_body(on_chunk);
+  if (on_line != nullptr) parser.on_chunk_body(on_chunk);
   http::read(stream, buffer, parser, ec);
   if (ec) {
     if (interrupted_) return Failure("interrupted");
     return Failure(fmt::format("{} {}: {}", call.method, target, ec.message()));
   }
-  pending.append(parser.get().body());
-  deliver(true);
+  if (on_line != nullptr) {
+    pending.append(parser.get().body());
+    deliver(true);
+  } else if (body != nullptr) {
+    *body = std::move(parser.get().body());
+  }
   return static_cast<int>(parser.get().result_int());
 }
 

@@ -86,8 +86,10 @@ class KubeClient {
     std::string content_type;
     std::string body;
   };
+  // The request; the answer's body goes line by line to `on_line` (a watch) or whole into
+  // `body`.
   Result<int> Send(const Call& call, const std::string& target,
-                   const std::function<void(std::string_view line)>& on_line);
+                   const std::function<void(std::string_view line)>* on_line, std::string* body);
 
   ClusterAccess access_;
   std::mutex mu_;

@@ -10,6 +10,7 @@
 #include "api/objects.h"
 #include "api/quantity.h"
 #include "api/yaml_codec.h"
+#include "base/numbers.h"
 
 namespace podlimits::webhook {
 
@@ -46,17 +47,6 @@ Node* NamedContainer(Node& pod, std::string_view name, std::string_view key,
         fmt::format("no container named {} in the pod", field::GoQuote(name))));
   }
   return c;
-}
-
-// Go's strconv.ParseBool.
-std::optional<bool> ParseBool(std::string_view v) {
-  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
-    if (v == t) return true;
-  }
-  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
-    if (v == f) return false;
-  }
-  return std::nullopt;
 }
 
 // RLIMIT_NOFILE, rlimit_nofile, nofile: the field's name ("nofile").
@@ -136,13 +126,22 @@ bool PodSetsLimitFields(const Node& pod) {
 
 }  // namespace
 
-bool IsLimitAnnotation(std::string_view key) {
-  // kNriWritableKey is also the prefix of its per-container keys.
-  for (std::string_view prefix : {kUlimitsKeyPrefix, kDeprecatedUlimitsKeyPrefix, kWritableKeyPrefix,
-                                  kNriWritableKey}) {
-    if (key.starts_with(prefix)) return true;
+std::optional<std::string_view> AnnotatedContainer(std::string_view key) {
+  for (std::string_view prefix :
+       {kUlimitsKeyPrefix, kDeprecatedUlimitsKeyPrefix, kWritableKeyPrefix, kNriWritableKeyPrefix}) {
+    if (key.starts_with(prefix)) return key.substr(prefix.size());
   }
-  return key == kPodPidLimitKey || key == kCrioWritableKey;
+  return std::nullopt;
+}
+
+bool IsWritableAnnotation(std::string_view key) {
+  // kNriWritableKey is also the prefix of its per-container keys.
+  return key.starts_with(kWritableKeyPrefix) || key.starts_with(kNriWritableKey) ||
+         key == kCrioWritableKey;
+}
+
+bool IsLimitAnnotation(std::string_view key) {
+  return AnnotatedContainer(key) || IsWritableAnnotation(key) || key == kPodPidLimitKey;
 }
 
 AnnotatedFields ApplyLimitAnnotations(Node& pod) {
@@ -154,7 +153,7 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
   }
   const Node kept = *annotations;  // the loop writes into the pod
   auto writable = [&](std::string_view key, const std::string& value, std::string_view name) {
-    auto on = ParseBool(value);
+    auto on = ParseGoBool(value);
     if (!on) {
       out.errors.push_back(field::Invalid(AnnotationPath(key), value, "must be true or false"));
       return;

@@ -19,6 +19,7 @@
 // field the pod also sets is an error naming the annotation (metadata.annotations[KEY]).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,11 @@ struct AnnotatedFields {
 
 // Whether `key` is one of the annotations above.
 bool IsLimitAnnotation(std::string_view key);
+// The container a per-container key names ("app" for ulimits.noderesource.dev/container.app);
+// nullopt for a pod-wide key or any other.
+std::optional<std::string_view> AnnotatedContainer(std::string_view key);
+// Whether `key` asks for a writable cgroup mount (per container or pod-wide).
+bool IsWritableAnnotation(std::string_view key);
 
 // Writes the fields the annotations of `pod` (a Pod object) stand for into it.
 AnnotatedFields ApplyLimitAnnotations(api::Node& pod);

@@ -332,6 +332,8 @@ TEST(PodCgroupTest, CgroupfsAndSystemdPaths) {
     EXPECT_FALSE(PodCgroupOf(bad)) << bad;
   }
   EXPECT_THAT(PodCgroupOf("").error().Message(), HasSubstr("sets no linux.cgroupsPath"));
+  EXPECT_THAT(PodCgroupOf("/kubepods/pod1/../pod2/c1").error().Message(),
+              HasSubstr("leaves the cgroup root"));
 }
 
 TEST(PodCgroupTest, LowersNeverRaisesAndNeedsThePodCgroup) {
@@ -435,6 +437,11 @@ TEST(CreatePlanTest, PidLimitNeedsCgroupV2) {
   EXPECT_EQ(plan->pod_cgroup, "/kubepods/pod1");
   EXPECT_EQ(plan->pod_limits.pids_max, 2048);
   EXPECT_FALSE(plan->pod_limits.max_descendants);
+
+  auto unreadable = Plan(pid, Node(std::nullopt, false));
+  ASSERT_FALSE(unreadable);
+  EXPECT_THAT(unreadable.error().Message(),
+              HasSubstr("pod default/web: this node's cgroup layout could not be read"));
 
   auto nowhere = Plan(pid, Node(cgroups::CgroupMode::kV2, false), "/c1");
   ASSERT_FALSE(nowhere);
