@@ -178,6 +178,9 @@ int Main(int argc, char** argv) {
   serve->add_flag("--drain-on-exit", serve_flags.drain_on_exit,
                   "Stop every pod when stopping (default: pods keep running, as through a "
                   "kubelet restart)");
+  serve->add_option("--eviction-monitoring-period", serve_flags.eviction_monitoring_period,
+                    "How often pid.available is compared with the eviction thresholds "
+                    "(default 10s, the kubelet's)");
 
   WebhookFlags webhook_flags;
   CLI::App* webhook_cmd = app.add_subcommand(

@@ -28,6 +28,8 @@
 #include "kubelet/node_object.h"
 #include "kubelet/node_resources.h"
 #include "kubelet/pid_capacity.h"
+#include "kubelet/pod_process_count.h"
+#include "api/go_duration.h"
 #include "nodeagent/cgroup_root_claim.h"
 #include "nodeagent/node_address.h"
 #include "nodeagent/node_agent.h"
@@ -78,6 +80,13 @@ int ServeCommand(const ServeFlags& flags) {
     return Fail("--listen " + flags.listen +
                     " is beyond loopback: the API then reaches other machines; say so with "
                     "--listen-beyond-loopback",
+                kExitUsage);
+  }
+  auto monitoring_period = api::ParseGoDuration(flags.eviction_monitoring_period);
+  if (!monitoring_period || monitoring_period->count() <= 0) {
+    return Fail("--eviction-monitoring-period \"" + flags.eviction_monitoring_period +
+                    "\": " + (monitoring_period ? std::string("must be positive")
+                                                 : monitoring_period.error().Message()),
                 kExitUsage);
   }
   std::string node_config_path;
@@ -175,8 +184,9 @@ int ServeCommand(const ServeFlags& flags) {
   const std::string internal_ip = nodeagent::NodeInternalIp();
   const kubelet::HostIdentity host = kubelet::ReadHostIdentity();
   agent_options.node_status = [&node, &host, internal_ip, name = agent_options.node_name](
-                                  const api::Node* previous) {
+                                  const api::Node* previous, bool pid_pressure) {
     kubelet::NodeObjectInput input;
+    input.pid_pressure = pid_pressure;
     auto tasks = kubelet::ReadTaskCount();
     input.info = kubelet::CollectNodeInfo(node.config(), node.capabilities(), node.pid_capacity(),
                                           tasks ? std::optional(*tasks) : std::nullopt, name);
@@ -187,6 +197,27 @@ int ServeCommand(const ServeFlags& flags) {
     return kubelet::NodeObject(input, host, previous, apiserver::FormatApiTime(
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())));
   };
+  // Eviction: the thresholds of pid.available are acted on; any other signal's are said to be
+  // parsed only, so that nobody believes memory or disk pressure evicts here.
+  agent_options.eviction = kubelet::EvictionSettingsOf(*config);
+  for (const auto& t : agent_options.eviction.thresholds) {
+    if (t.signal == kubelet::kSignalPIDAvailable) continue;
+    std::fprintf(stderr,
+                 "podlimits serve: warning: eviction threshold %s<%s is not acted on (podlimits "
+                 "observes pid.available only)\n",
+                 t.signal.c_str(), t.text.c_str());
+  }
+  agent_options.eviction_period = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::max(*monitoring_period, std::chrono::nanoseconds(std::chrono::milliseconds(100))));
+  agent_options.observe_pids = [&node]() -> std::optional<kubelet::PidObservation> {
+    auto capacity = kubelet::ReadPidCapacity().Capacity();
+    auto tasks = kubelet::ReadTaskCount();
+    if (!capacity || !tasks) return std::nullopt;
+    return kubelet::PidObservation{*capacity, *capacity - *tasks};
+  };
+  auto counter = std::make_shared<kubelet::PodProcessCounter>(*config);
+  agent_options.pod_pids = [counter](const api::Node& pod) { return counter->Read(pod); };
+  agent_options.metrics = &node.metrics();
   agent_options.static_pod_path = config->static_pod_path;
   agent_options.gates = config->feature_gates;
   agent_options.api = &rest;
@@ -198,7 +229,14 @@ int ServeCommand(const ServeFlags& flags) {
   apiserver::StoreMaintenance maintenance(**store, {});
   maintenance.Start();
   auto server = apiserver::HttpsServer::Start(
-      options, [&rest](const apiserver::HttpRequest& r) { return apiserver::HandleApiRequest(r, &rest); });
+      options, [&rest, &agent](const apiserver::HttpRequest& r) {
+        // The kubelet's /metrics, here on the API port (authenticated as every request is).
+        if (r.method == "GET" && r.path == "/metrics") {
+          return apiserver::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
+                                         agent.MetricsText(), {}};
+        }
+        return apiserver::HandleApiRequest(r, &rest);
+      });
   if (!server) return Fail(server.error().Message());
   std::fprintf(stderr, "podlimits serve: listening on https://%s:%u (KUBECONFIG=%s)\n",
                url_host.c_str(), (*server)->port(), pki->kubeconfig.c_str());

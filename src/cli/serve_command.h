@@ -13,6 +13,9 @@ struct ServeFlags {
   bool listen_beyond_loopback = false;
   std::string token_file;
   bool drain_on_exit = false;
+  // How often the eviction manager looks at pid.available (the kubelet's evictionMonitoringPeriod,
+  // 10s); a Go duration.
+  std::string eviction_monitoring_period = "10s";
 };
 
 int ServeCommand(const ServeFlags& flags);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "api/field.h"
+#include "api/go_duration.h"
 #include "base/error.h"
 
 namespace podlimits::kubelet {
@@ -66,7 +67,7 @@ Result<std::optional<EvictionThreshold>> ParseThresholdStatement(std::string_vie
   if (!ValidSignal(signal)) {
     return Failure(fmt::format("unsupported eviction signal {}", signal));
   }
-  EvictionThreshold t{std::string(signal), std::nullopt, 0, std::string(value)};
+  EvictionThreshold t{std::string(signal), std::nullopt, 0, std::string(value), {}, std::nullopt};
   if (value.ends_with('%')) {
     if (value == "0%" || value == "100%") return std::nullopt;
     std::string_view number = value;
@@ -105,15 +106,95 @@ Result<std::vector<EvictionThreshold>> ParseThresholdStatements(
   return out;
 }
 
-std::int64_t ThresholdQuantity(const EvictionThreshold& t, std::int64_t capacity) {
-  if (t.quantity) return t.quantity->Value();
-  // float64(capacity.Value()) * float64(percentage): the float32 is widened, not re-parsed.
-  return static_cast<std::int64_t>(static_cast<double>(capacity) *
-                                   static_cast<double>(t.percentage));
+Result<std::map<std::string, std::chrono::nanoseconds>> ParseGracePeriods(
+    const std::map<std::string, std::string>& statements) {
+  std::map<std::string, std::chrono::nanoseconds> out;
+  for (const auto& [signal, value] : statements) {
+    if (!ValidSignal(signal)) return Failure(fmt::format("unsupported eviction signal {}", signal));
+    auto d = api::ParseGoDuration(value);
+    if (!d) return std::unexpected(d.error());
+    if (d->count() < 0) {
+      return Failure(fmt::format(
+          "invalid eviction grace period specified: {}, must be a positive value", value));
+    }
+    out[signal] = *d;
+  }
+  return out;
 }
 
-bool ThresholdMet(const EvictionThreshold& t, std::int64_t capacity, std::int64_t available) {
-  return ThresholdQuantity(t, capacity) > available;
+Result<std::map<std::string, ThresholdValue>> ParseMinimumReclaims(
+    const std::map<std::string, std::string>& statements) {
+  std::map<std::string, ThresholdValue> out;
+  for (const auto& [signal, value] : statements) {
+    if (!ValidSignal(signal)) return Failure(fmt::format("unsupported eviction signal {}", signal));
+    if (value.ends_with('%')) {
+      std::string_view number = value;
+      while (number.ends_with('%')) number.remove_suffix(1);
+      auto f = ParseFloat32(number);
+      if (!f) return std::unexpected(f.error());
+      const float percentage = *f / 100;
+      if (percentage <= 0) {
+        return Failure(fmt::format("eviction percentage minimum reclaim {} must be positive: {}",
+                                   signal, value));
+      }
+      out[signal] = ThresholdValue{std::nullopt, percentage};
+      continue;
+    }
+    auto q = api::Quantity::Parse(value);
+    if (!q) return Failure(std::string(api::Message(q.error())));
+    if (q->Sign() < 0) {
+      return Failure(fmt::format("negative eviction minimum reclaim specified for {}", signal));
+    }
+    out[signal] = ThresholdValue{*q, 0};
+  }
+  return out;
+}
+
+Result<void> CompleteThresholds(std::vector<EvictionThreshold>& hard,
+                                std::vector<EvictionThreshold>& soft,
+                                const std::map<std::string, std::chrono::nanoseconds>& grace,
+                                const std::map<std::string, ThresholdValue>& min_reclaim) {
+  auto reclaim = [&](const std::string& signal) -> std::optional<ThresholdValue> {
+    auto it = min_reclaim.find(signal);
+    return it == min_reclaim.end() ? std::nullopt : std::optional(it->second);
+  };
+  for (auto& t : hard) {
+    t.grace_period = std::chrono::nanoseconds(0);
+    t.min_reclaim = reclaim(t.signal);
+  }
+  for (auto& t : soft) {
+    auto it = grace.find(t.signal);
+    if (it == grace.end()) {
+      return Failure(fmt::format(
+          "grace period must be specified for the soft eviction threshold {}", t.signal));
+    }
+    t.grace_period = it->second;
+    t.min_reclaim = reclaim(t.signal);
+  }
+  return {};
+}
+
+std::int64_t ThresholdQuantity(const ThresholdValue& v, std::int64_t capacity) {
+  if (v.quantity) return v.quantity->Value();
+  // float64(capacity.Value()) * float64(percentage): the float32 is widened, not re-parsed.
+  return static_cast<std::int64_t>(static_cast<double>(capacity) *
+                                   static_cast<double>(v.percentage));
+}
+
+std::int64_t ThresholdQuantity(const EvictionThreshold& t, std::int64_t capacity) {
+  return ThresholdQuantity(ThresholdValue{t.quantity, t.percentage}, capacity);
+}
+
+api::Quantity ThresholdQuantityValue(const EvictionThreshold& t, std::int64_t capacity) {
+  if (t.quantity) return *t.quantity;
+  return api::Quantity::NewQuantity(ThresholdQuantity(t, capacity), api::QuantityFormat::kBinarySI);
+}
+
+bool ThresholdMet(const EvictionThreshold& t, std::int64_t capacity, std::int64_t available,
+                  bool enforce_min_reclaim) {
+  std::int64_t quantity = ThresholdQuantity(t, capacity);
+  if (enforce_min_reclaim && t.min_reclaim) quantity += ThresholdQuantity(*t.min_reclaim, capacity);
+  return quantity > available;
 }
 
 }  // namespace podlimits::kubelet

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "api/field.h"
+#include "api/go_duration.h"
 #include "kubelet/sysctl_allowlist.h"
 #include "validation/ip.h"
 #include "validation/object_meta.h"
@@ -43,26 +44,37 @@ void ApplyReserved(const api::Node& tree, std::string_view key, api::ResourceLis
 }
 
 void ApplyEviction(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
-  if (auto hard = ParseThresholdStatements(StringMap(tree.Find("evictionHard")))) {
-    out.eviction_hard = std::move(*hard);
-  } else {
-    errs.push_back(fmt::format("evictionHard: {}", hard.error().Message()));
-  }
+  auto hard = ParseThresholdStatements(StringMap(tree.Find("evictionHard")));
+  if (!hard) errs.push_back(fmt::format("evictionHard: {}", hard.error().Message()));
   auto soft = ParseThresholdStatements(StringMap(tree.Find("evictionSoft")));
-  if (!soft) {
-    errs.push_back(fmt::format("evictionSoft: {}", soft.error().Message()));
-    return;
+  if (!soft) errs.push_back(fmt::format("evictionSoft: {}", soft.error().Message()));
+  auto grace = ParseGracePeriods(StringMap(tree.Find("evictionSoftGracePeriod")));
+  if (!grace) {
+    errs.push_back(fmt::format("evictionSoftGracePeriod: {}", grace.error().Message()));
   }
-  // parseThresholdConfig: every soft threshold needs a grace period. podlimits evicts nothing,
-  // so the duration itself is not interpreted.
-  auto grace = StringMap(tree.Find("evictionSoftGracePeriod"));
-  for (const auto& t : *soft) {
-    if (!grace.contains(t.signal)) {
-      errs.push_back(fmt::format(
-          "evictionSoft: grace period must be specified for the soft eviction threshold {}",
-          t.signal));
+  auto reclaim = ParseMinimumReclaims(StringMap(tree.Find("evictionMinimumReclaim")));
+  if (!reclaim) {
+    errs.push_back(fmt::format("evictionMinimumReclaim: {}", reclaim.error().Message()));
+  }
+  if (const api::Node* period = tree.Find("evictionPressureTransitionPeriod");
+      period != nullptr && period->IsString()) {
+    if (auto d = api::ParseGoDuration(period->scalar)) {
+      out.eviction_pressure_transition_period = *d;
+    } else {
+      errs.push_back(fmt::format("evictionPressureTransitionPeriod: {}", d.error().Message()));
     }
   }
+  if (const api::Node* max = tree.Find("evictionMaxPodGracePeriod");
+      max != nullptr && max->kind == api::Node::Kind::kNumber) {
+    out.eviction_max_pod_grace_period = std::stoll(max->scalar);
+  }
+  if (!hard || !soft || !grace || !reclaim) return;
+  // parseThresholdConfig: every soft threshold needs a grace period.
+  if (auto joined = CompleteThresholds(*hard, *soft, *grace, *reclaim); !joined) {
+    errs.push_back(fmt::format("evictionSoft: {}", joined.error().Message()));
+    return;
+  }
+  out.eviction_hard = std::move(*hard);
   out.eviction_soft = std::move(*soft);
 }
 

@@ -1,16 +1,21 @@
-// The node's counters, exposed in the Prometheus text format (version 0.0.4).
+// The node's metrics, exposed in the Prometheus text format (version 0.0.4) with the kubelet's
+// names and help texts: `run -o json` reads the counters, `serve` answers /metrics on its API
+// port with these plus what it computes when scraped (nodeagent/node_metrics.h).
 //
-// podlimits serves no HTTP endpoint; `run -o json` and tests read the text. One counter family
-// exists today (KEP-6063's kubelet_pod_pid_limit_applied_total), so the exposition is written by
-// hand rather than pulling in a client library for it.
+// Written by hand rather than with Debian's prometheus-cpp: Debian ships that library only as
+// shared objects (prometheus-cpp-dev 1.0.1 has no .a), and podlimits is one static binary. The
+// format is a handful of lines per metric.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace podlimits::kubelet {
 
@@ -23,19 +28,41 @@ class Counter {
   std::atomic<std::uint64_t> value_{0};
 };
 
+// A histogram with fixed upper bounds (+Inf besides).
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds);
+  void Observe(double value);
+  // The _bucket (cumulative), _sum and _count lines of `name`.
+  std::string Render(std::string_view name) const;
+
+ private:
+  std::vector<double> bounds_;
+  mutable std::mutex mu_;
+  std::vector<std::uint64_t> counts_;  // per bucket, not cumulative; the last is +Inf
+  double sum_ = 0;
+};
+
 // KEP-6063: counts pods whose spec.resources.limits.pid the node applied to the pod cgroup.
 inline constexpr std::string_view kPodPIDLimitAppliedTotal = "kubelet_pod_pid_limit_applied_total";
+inline constexpr std::string_view kEvictions = "kubelet_evictions";
+inline constexpr std::string_view kPodStartDuration = "kubelet_pod_start_duration_seconds";
 
 class MetricsRegistry {
  public:
-  // Registers the node's counters (all start at zero).
+  // Registers the node's metrics (all start at zero).
   MetricsRegistry();
 
-  // The counter registered under `name`; nullptr when there is none.
+  // The unlabelled counter registered under `name`; nullptr when there is none.
   Counter* Find(std::string_view name);
   Counter& PodPIDLimitApplied() { return *Find(kPodPIDLimitAppliedTotal); }
+  // kubelet_evictions{eviction_signal=...}.
+  Counter& Evictions(std::string_view signal);
+  // kubelet_pod_start_duration_seconds.
+  Histogram& PodStartDuration() { return pod_start_; }
 
-  // "# HELP ...\n# TYPE ... counter\nNAME VALUE\n" for each counter, sorted by name.
+  // "# HELP ...\n# TYPE ...\n" and the samples of each metric, sorted by name; a labelled
+  // counter with no series yet prints nothing (as client_golang's vectors).
   std::string RenderPrometheusText() const;
 
  private:
@@ -44,6 +71,12 @@ class MetricsRegistry {
     std::unique_ptr<Counter> counter;
   };
   std::map<std::string, Family, std::less<>> families_;
+  mutable std::mutex mu_;  // guards evictions_
+  std::map<std::string, std::unique_ptr<Counter>, std::less<>> evictions_;
+  Histogram pod_start_;
 };
+
+// One Prometheus sample value: integers as such, "+Inf", else the shortest round trip.
+std::string PrometheusValue(double v);
 
 }  // namespace podlimits::kubelet

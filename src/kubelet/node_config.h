@@ -9,8 +9,12 @@
 //   kubeReserved: {pid: "1000"}           # cpu, memory, ephemeral-storage, pid
 //   systemReserved: {pid: "1000"}
 //   enforceNodeAllocatable: [pods]        # "pods" or "none" (see below)
-//   evictionHard: {pid.available: "5%"}   # every kubelet signal is parsed; evictionSoft too
-//                                         # (each needs an evictionSoftGracePeriod entry)
+//   evictionHard: {pid.available: "5%"}   # every kubelet signal is parsed, pid.available acted
+//   evictionSoft: {pid.available: "10%"}  # on (eviction_manager.h); each soft one needs an
+//   evictionSoftGracePeriod: {pid.available: 30s}       # evictionSoftGracePeriod entry
+//   evictionMinimumReclaim: {pid.available: "1000"}
+//   evictionPressureTransitionPeriod: 5m0s
+//   evictionMaxPodGracePeriod: 30
 //   allowedUnsafeSysctls: [net.core.somaxconn, kernel.msg*]   # beyond the safe set
 //   featureGates: {PerPodPIDLimit: true}  # ContainerUlimits, PerPodPIDLimit, PodLevelResources,
 //                                         # CgroupOptions
@@ -58,6 +62,7 @@
 // manage those cgroups).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <expected>
 #include <filesystem>
@@ -107,6 +112,10 @@ struct NodeConfig {
   std::vector<std::string> enforce_node_allocatable = {std::string(kEnforcePods)};
   std::vector<EvictionThreshold> eviction_hard;
   std::vector<EvictionThreshold> eviction_soft;
+  // evictionPressureTransitionPeriod: how long a pressure condition stays after its threshold
+  // was last met; evictionMaxPodGracePeriod: the grace period a soft eviction gives at most.
+  std::chrono::nanoseconds eviction_pressure_transition_period = std::chrono::minutes(5);
+  std::int64_t eviction_max_pod_grace_period = 0;
   validation::FeatureGates feature_gates;
   std::string cgroup_root = "/";
   std::string cgroup_driver = "cgroupfs";

@@ -25,7 +25,7 @@ struct NodeObjectInput {
   api::ResourceList capacity, allocatable;  // node_resources.h; pid and pods are added here
   std::string internal_ip;
   std::string kubelet_version;  // "v1.32.0+podlimits"
-  bool pid_pressure = false;    // the eviction manager's signal (none yet: always false)
+  bool pid_pressure = false;    // the eviction manager's PIDPressure (eviction_manager.h)
 };
 
 // The host's identity for nodeInfo: /etc/machine-id, the boot id, the product uuid, the kernel,

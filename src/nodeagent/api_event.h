@@ -16,6 +16,9 @@ struct EventSubject {
   // Who reports: the kubelet (source.host is the node), or the scheduler ("default-scheduler",
   // no host) for Scheduled and FailedScheduling.
   std::string component = "kubelet";
+  // "Pod", or "Node": the kubelet's nodeRef (uid = the node's name, no namespace), its events
+  // kept in the default namespace.
+  std::string kind = "Pod";
 };
 
 std::string ApiEventName(const EventSubject& pod, const MonitorEvent& event);

@@ -166,6 +166,27 @@ std::optional<std::int64_t> ReadStopGrace(const fs::path& dir) {
   return ParseInt(*text);
 }
 
+Result<void> WriteEvictionMessage(const fs::path& dir, const std::string& message) {
+  return WriteFileAtomically(dir / "evicted", message, 0600);
+}
+
+std::optional<std::string> ReadEvictionMessage(const fs::path& dir) {
+  auto text = ReadSmallFile(dir / "evicted", 64 * 1024);
+  if (!text) return std::nullopt;
+  return *text;
+}
+
+api::Node RejectedPodStatus(const std::string& reason, const std::string& message,
+                            const std::string& start_time, const std::string& qos_class) {
+  api::Node status = api::Node::Object();
+  status.Set("phase", api::Node::String("Failed"));
+  status.Set("reason", api::Node::String(reason));
+  status.Set("message", api::Node::String(message));
+  status.Set("startTime", api::Node::String(start_time));
+  if (!qos_class.empty()) status.Set("qosClass", api::Node::String(qos_class));
+  return status;
+}
+
 void NotifyAgent(const fs::path& data_dir, std::string_view uid) {
   bool fits = false;
   sockaddr_un addr = SocketAddress(data_dir, fits);

@@ -7,6 +7,9 @@
 //   status.json    {"status": <PodStatus>, "finished": bool}, replaced atomically on each change
 //   events.jsonl   one event per line, appended: {"type","reason","message","time","nanos"}
 //   stop           the grace period (seconds) of a stop the agent asks for with SIGTERM
+//   pid-limit-applied  the monitor applied the pod's spec.resources.limits.pid to its cgroup
+//   evicted        the eviction message, written by the agent before it stops an evicted pod:
+//                  the monitor's final status is then phase Failed, reason Evicted, that message
 //
 // The monitor sends the pod's uid to the socket after each change; the agent reads the files
 // (a monitor never waits for the agent, and the files are what a restarted agent reads first).
@@ -61,6 +64,17 @@ std::optional<UniqueFd> LockMonitor(const std::filesystem::path& dir);
 bool StopMonitor(const std::filesystem::path& dir, std::optional<std::int64_t> grace_seconds);
 // The stop's grace period as the agent wrote it.
 std::optional<std::int64_t> ReadStopGrace(const std::filesystem::path& dir);
+
+inline constexpr std::string_view kPidLimitAppliedFile = "pid-limit-applied";
+
+// The eviction manager's word to the monitor (see `evicted` above).
+Result<void> WriteEvictionMessage(const std::filesystem::path& dir, const std::string& message);
+std::optional<std::string> ReadEvictionMessage(const std::filesystem::path& dir);
+
+// The status of a pod the node did not run (the kubelet's rejectPod): phase Failed, the reason
+// and message, startTime (`start_time`, RFC 3339) and the QoS class ("" for none).
+api::Node RejectedPodStatus(const std::string& reason, const std::string& message,
+                            const std::string& start_time, const std::string& qos_class);
 
 // The monitor's side of the socket: sends `uid` (best effort; no agent, no message).
 void NotifyAgent(const std::filesystem::path& data_dir, std::string_view uid);

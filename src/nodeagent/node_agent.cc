@@ -39,8 +39,10 @@ using apiserver::StoredObject;
 
 namespace {
 
-// The taint the node lifecycle controller keeps on a cordoned node.
+// The taints the node lifecycle controller keeps on a cordoned node and, by condition
+// (TaintNodesByCondition), on a node under PIDPressure.
 constexpr std::string_view kUnschedulableTaintKey = "node.kubernetes.io/unschedulable";
+constexpr std::string_view kPidPressureTaintKey = "node.kubernetes.io/pid-pressure";
 
 std::string Str(const Node& object, std::initializer_list<std::string_view> path) {
   const Node* n = object.FindPath(path);
@@ -49,6 +51,25 @@ std::string Str(const Node& object, std::initializer_list<std::string_view> path
 
 bool IsCordonTaint(const Node& taint) {
   return Str(taint, {"key"}) == kUnschedulableTaintKey && Str(taint, {"effect"}) == "NoSchedule";
+}
+
+bool IsPidPressureTaint(const Node& taint) {
+  return Str(taint, {"key"}) == kPidPressureTaintKey && Str(taint, {"effect"}) == "NoSchedule";
+}
+
+bool HasTaint(const Node& node, bool (*match)(const Node&)) {
+  const Node* taints = node.FindPath({"spec", "taints"});
+  return taints && taints->IsArray() && std::any_of(taints->items.begin(), taints->items.end(), match);
+}
+
+// The status of the node's PIDPressure condition ("" when it has none).
+std::string PidPressureStatus(const Node& node) {
+  const Node* conditions = node.FindPath({"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return "";
+  for (const Node& c : conditions->items) {
+    if (Str(c, {"type"}) == "PIDPressure") return Str(c, {"status"});
+  }
+  return "";
 }
 
 
@@ -80,7 +101,7 @@ bool IsPod(const Node& pod, const std::string& uid) {
 }  // namespace
 
 NodeAgent::NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options)
-    : store_(store), options_(std::move(options)) {}
+    : store_(store), options_(std::move(options)), eviction_(options_.eviction) {}
 
 NodeAgent::~NodeAgent() { Stop(); }
 
@@ -231,6 +252,7 @@ void NodeAgent::ListenToMonitors() {
     std::lock_guard lock(mu_);
     for (const auto& uid : uids) Publish(uid);
     ReapChildren();
+    if (std::chrono::steady_clock::now() >= next_eviction_sync_) SynchronizeEviction();
     if (std::chrono::steady_clock::now() >= next_resync) {
       next_resync = std::chrono::steady_clock::now() + options_.resync;
       SyncStaticPods();
@@ -289,9 +311,12 @@ void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std:
 // what others set (the spec, say taints and unschedulable, is kept), the status replaced.
 void NodeAgent::SyncNode() {
   if (!options_.node_status) return;
+  std::string pid_before, pid_after;
   WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node status",
                  [&](std::optional<Node> stored) -> std::optional<Node> {
-                   Node fresh = options_.node_status(stored ? &*stored : nullptr);
+                   Node fresh = options_.node_status(stored ? &*stored : nullptr, pid_pressure_);
+                   pid_before = stored ? PidPressureStatus(*stored) : "";
+                   pid_after = PidPressureStatus(fresh);
                    if (!stored) {
                      fresh.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
                      fresh.Ensure("metadata").Set("creationTimestamp",
@@ -308,6 +333,12 @@ void NodeAgent::SyncNode() {
                    stored->Set("status", *fresh.Find("status"));
                    return stored;
                  });
+  // The PIDPressure setter's event when the condition is new or its status flips.
+  if (pid_after != pid_before && !pid_after.empty()) {
+    const char* event = pid_after == "True" ? "NodeHasInsufficientPID" : "NodeHasSufficientPID";
+    PostNodeEvent("Normal", event,
+                  fmt::format("Node {} status is now: {}", options_.node_name, event));
+  }
 }
 
 // The kubelet's node lease controller: kube-node-lease/<node>, owned by the Node, held by the
@@ -525,6 +556,12 @@ void NodeAgent::MarkPending(const StoredObject& object, Node pod, std::string_vi
 void NodeAgent::PostSchedulerEvent(const ObjectKey& pod, const std::string& uid,
                                    std::string_view type, std::string_view reason,
                                    const std::string& message) {
+  PostPodEvent(pod, uid, "default-scheduler", type, reason, message);
+}
+
+void NodeAgent::PostPodEvent(const ObjectKey& pod, const std::string& uid,
+                             std::string_view component, std::string_view type,
+                             std::string_view reason, const std::string& message) {
   MonitorEvent e;
   e.event.type = type == "Warning" ? kubelet::EventType::kWarning : kubelet::EventType::kNormal;
   e.event.reason = std::string(reason);
@@ -532,7 +569,7 @@ void NodeAgent::PostSchedulerEvent(const ObjectKey& pod, const std::string& uid,
   const auto now = std::chrono::system_clock::now();
   e.time = Rfc3339Now();
   e.nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
-  EventSubject subject{pod.namespace_, pod.name, uid, options_.node_name, "default-scheduler"};
+  EventSubject subject{pod.namespace_, pod.name, uid, options_.node_name, std::string(component)};
   Node event = ApiEvent(subject, e);
   event.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
   event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
@@ -549,24 +586,27 @@ void NodeAgent::NodeChanged() {
   if (!node) return;
   const Node* u = node->FindPath({"spec", "unschedulable"});
   const bool cordoned = u != nullptr && u->AsBool();
-  const Node* taints = node->FindPath({"spec", "taints"});
-  const bool tainted = taints && taints->IsArray() &&
-                       std::any_of(taints->items.begin(), taints->items.end(), IsCordonTaint);
-  if (cordoned != tainted) {
-    WriteOwnObject({"nodes", "", options_.node_name}, "Node", "unschedulable taint",
+  const bool pressure = PidPressureStatus(*node) == "True";
+  if (cordoned != HasTaint(*node, IsCordonTaint) ||
+      pressure != HasTaint(*node, IsPidPressureTaint)) {
+    WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node taints",
                    [&](std::optional<Node> stored) -> std::optional<Node> {
                      if (!stored) return std::nullopt;
+                     const bool pid_pressure = PidPressureStatus(*stored) == "True";
                      Node& spec = stored->Ensure("spec");
                      const Node* now = spec.Find("unschedulable");
                      const bool want = now != nullptr && now->AsBool();
                      Node& taints = spec.Ensure("taints", Node::Kind::kArray);
                      std::erase_if(taints.items, IsCordonTaint);
-                     if (want) {
+                     std::erase_if(taints.items, IsPidPressureTaint);
+                     auto add = [&taints](std::string_view key) {
                        Node taint = Node::Object();
-                       taint.Set("key", Node::String(std::string(kUnschedulableTaintKey)));
+                       taint.Set("key", Node::String(std::string(key)));
                        taint.Set("effect", Node::String("NoSchedule"));
                        taints.items.push_back(std::move(taint));
-                     }
+                     };
+                     if (want) add(kUnschedulableTaintKey);
+                     if (pid_pressure) add(kPidPressureTaintKey);
                      if (taints.items.empty()) spec.Erase("taints");
                      return stored;
                    });
@@ -600,8 +640,13 @@ void NodeAgent::Sync(const StoredObject& object) {
     return;
   }
   if (node != options_.node_name) return;  // not this node's
+  const bool first_sight = !pods_.contains(uid);
   KnownPod& known = pods_[uid];
   if (known.removed) return;
+  if (first_sight && fs::exists(MonitorDirectory(options_.data_dir, uid) / "status.json")) {
+    known.start_observed = true;      // started before this agent: not timed again
+    known.pid_limit_counted = true;
+  }
   known.key = object.key;
   known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir, object.key.namespace_,
                                            object.key.name, uid);
@@ -632,6 +677,7 @@ void NodeAgent::Sync(const StoredObject& object) {
     return;
   }
   if (known.finished || alive) return;
+  if (!fs::exists(dir / "status.json") && !AdmitUnderPressure(uid, known, *pod)) return;
   Spawn(uid, known, *pod);
 }
 
@@ -685,6 +731,25 @@ bool NodeAgent::Spawn(const std::string& uid, KnownPod& known, const Node& pod) 
   return true;
 }
 
+// kubelet_pod_start_duration_seconds when a pod first runs (a pod found running by a restarted
+// agent was observed by the one before), and kubelet_pod_pid_limit_applied_total for a pod whose
+// monitor applied its spec.resources.limits.pid.
+void NodeAgent::ObservePodStart(const std::string& uid, KnownPod& known,
+                                const MonitorStatus& status) {
+  if (options_.metrics == nullptr) return;
+  if (!known.start_observed && api::StringOf(status.status.Find("phase")) == "Running") {
+    known.start_observed = true;
+    options_.metrics->PodStartDuration().Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - known.first_seen)
+            .count());
+  }
+  if (!known.pid_limit_counted &&
+      fs::exists(MonitorDirectory(options_.data_dir, uid) / kPidLimitAppliedFile)) {
+    known.pid_limit_counted = true;
+    options_.metrics->PodPIDLimitApplied().Inc();
+  }
+}
+
 void NodeAgent::Publish(const std::string& uid) {
   auto it = pods_.find(uid);
   if (it == pods_.end() || it->second.removed) return;
@@ -712,6 +777,7 @@ void NodeAgent::Publish(const std::string& uid) {
   auto status = unchanged ? std::nullopt : ReadMonitorStatus(dir);
   if (status) {
     known.finished = status->finished;
+    ObservePodStart(uid, known, *status);
     Node next = status->status;
     // Others' conditions (DisruptionTarget, readiness gates') stay as stored; PodScheduled
     // keeps the binding's time.

@@ -12,6 +12,10 @@
 //             monitor is done (or for a pod that never ran) the object is removed, with the
 //             pod's monitor directory and logs (the kubelet's status manager deleting with
 //             grace 0, then container and log garbage collection)
+//   evict     the eviction manager (kubelet/eviction_manager.h) on the housekeeping interval:
+//             PIDPressure on the Node with its events and the node.kubernetes.io/pid-pressure
+//             taint, new pods refused under pressure, one pod at a time evicted (its monitor
+//             told why, then stopped; the pod stays Failed/Evicted with DisruptionTarget)
 //   adopt     at start every stored pod is looked at: a live monitor is left to run (the
 //             containers never depended on the daemon), a dead one whose pod had not finished is
 //             started again (RunPod cleans up what it left first)
@@ -39,6 +43,10 @@
 #include "apiserver/object_store.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/rest_handler.h"
+#include "kubelet/eviction_manager.h"
+#include "kubelet/metrics.h"
+#include "kubelet/pod_process_count.h"
+#include "nodeagent/monitor_files.h"
 #include "nodeagent/static_pods.h"
 #include "validation/feature_gates.h"
 #include "base/error.h"
@@ -54,10 +62,11 @@ struct NodeAgentOptions {
   std::vector<std::string> monitor_args;
   std::filesystem::path pod_logs_dir;
   std::chrono::milliseconds resync{2000};  // the periodic look at every pod
-  // The Node object as the kubelet would post it now (`previous`: the stored one, or null);
+  // The Node object as the kubelet would post it now (`previous`: the stored one, or null;
+  // `pid_pressure`: the eviction manager's PIDPressure);
   // registered at start and re-posted every node_status_period (the kubelet's
   // nodeStatusReportFrequency is 5 minutes; the heartbeat a Lease would carry rides along).
-  std::function<api::Node(const api::Node* previous)> node_status;
+  std::function<api::Node(const api::Node* previous, bool pid_pressure)> node_status;
   std::chrono::milliseconds node_status_period{60000};
   // The node's Lease (kube-node-lease/<node>), the kubelet's heartbeat: renewed every
   // lease_renew_period, valid for lease_duration_seconds (nodeLeaseDurationSeconds, 40; the
@@ -69,6 +78,15 @@ struct NodeAgentOptions {
   std::filesystem::path static_pod_path;
   validation::FeatureGates gates;
   apiserver::RestHandler* api = nullptr;
+  // Eviction (none configured: never observed). The kubelet synchronizes every 10 s
+  // (evictionMonitoringPeriod); a pod's admission observes again when the last look is older
+  // than a second.
+  kubelet::EvictionSettings eviction;
+  std::chrono::milliseconds eviction_period{10000};
+  std::function<std::optional<kubelet::PidObservation>()> observe_pids;
+  // A pod's pids.current and pids.max (kubelet/pod_process_count.h), for ranking and metrics.
+  std::function<std::optional<kubelet::PodPids>(const api::Node& pod)> pod_pids;
+  kubelet::MetricsRegistry* metrics = nullptr;  // kubelet_evictions, running pods
 };
 
 class NodeAgent : public apiserver::PodLogSource {
@@ -83,6 +101,11 @@ class NodeAgent : public apiserver::PodLogSource {
   // Asks every live monitor to stop its pod (the pod's own grace period) and waits up to
   // `limit` for them to finish.
   void StopAllPods(std::chrono::seconds limit);
+
+  // /metrics: the kubelet's metrics (kubelet/metrics.h) and what is read when scraped: running
+  // pods and containers, each pod's pids.current / pids.max, the node's pid.available, the
+  // daemon's own process_* (nodeagent/node_metrics.h).
+  std::string MetricsText();
 
   // The log file of `container` of the pod whose object this is (`previous`: the run before the
   // current one), or an error in the kubelet's words.
@@ -108,12 +131,22 @@ class NodeAgent : public apiserver::PodLogSource {
     bool static_pod = false;  // run from staticPodPath; `key` names its mirror pod
     bool in_manifests = false;  // its manifest was there at the last look
     bool stopping = false;      // its manifest went: asked to stop
+    bool evicted = false;       // the eviction manager stopped it
+    // What the eviction manager ranks it by, from its pod.json (read once).
+    std::optional<kubelet::EvictionCandidate> candidate;
+    std::optional<api::Node> admitted;
+    // For kubelet_pod_start_duration_seconds: when the agent first saw the pod, and whether its
+    // start was observed (or it was running before this agent).
+    std::chrono::steady_clock::time_point first_seen = std::chrono::steady_clock::now();
+    bool start_observed = false;
+    bool pid_limit_counted = false;  // kubelet_pod_pid_limit_applied_total counted it
   };
 
   void WatchPods();
   void ListenToMonitors();
   void Sync(const apiserver::StoredObject& object);
   void Publish(const std::string& uid);
+  void ObservePodStart(const std::string& uid, KnownPod& known, const MonitorStatus& status);
   void PublishEvents(const std::string& uid, KnownPod& known, const std::filesystem::path& dir);
   void Bind(const apiserver::StoredObject& object, api::Node pod);
   // A pod not bound: Pending with PodScheduled False, reason SchedulingGated (gates left) or
@@ -139,6 +172,21 @@ class NodeAgent : public apiserver::PodLogSource {
   void EnsureMirror(const StaticPod& pod);
   void Sweep();
   void Log(const std::string& line) const;
+  // The eviction manager's synchronize (eviction_manager.h) and what it decides.
+  void SynchronizeEviction();
+  std::vector<kubelet::EvictionCandidate> ActivePods();
+  // The pod as admitted (its pod.json, read once) and what the eviction manager ranks it by.
+  const api::Node* Admitted(const std::string& uid, KnownPod& known);
+  void Evict(const kubelet::EvictionOrder& order);
+  // The kubelet's eviction admission for a pod never started here: false (and the pod recorded
+  // as refused) under PIDPressure.
+  bool AdmitUnderPressure(const std::string& uid, KnownPod& known, const api::Node& pod);
+  void PostPodEvent(const apiserver::ObjectKey& pod, const std::string& uid,
+                    std::string_view component, std::string_view type, std::string_view reason,
+                    const std::string& message);
+  // An event about the Node (involvedObject kind Node, namespace default); a repeat of the same
+  // type, reason and message raises the first one's count.
+  void PostNodeEvent(std::string_view type, std::string_view reason, const std::string& message);
 
   apiserver::ObjectStore& store_;
   NodeAgentOptions options_;
@@ -152,6 +200,15 @@ class NodeAgent : public apiserver::PodLogSource {
   std::set<std::string> reported_;        // static pod problems already logged
   std::set<apiserver::ObjectKey> unschedulable_;  // pods left Pending by the fit check
   std::int64_t node_revision_ = -1;                // the Node's revision NodeChanged last saw
+
+  kubelet::EvictionManager eviction_;
+  std::chrono::steady_clock::time_point next_eviction_sync_{};
+  std::chrono::steady_clock::time_point last_eviction_sync_{};
+  bool pid_pressure_ = false;  // as last posted on the Node
+  // waitForPodsCleanup: no other eviction until the evicted pod's monitor is done (30 s at most).
+  std::string cleanup_uid_;
+  std::chrono::steady_clock::time_point cleanup_deadline_{};
+  std::map<std::string, std::string> node_events_;  // type/reason/message -> event name
 };
 
 }  // namespace podlimits::nodeagent

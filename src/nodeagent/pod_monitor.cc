@@ -13,6 +13,7 @@
 #include "base/clock_text.h"
 #include "api/qos.h"
 #include "base/fs.h"
+#include "kubelet/eviction_manager.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/pod_api_status.h"
 #include "kubelet/stop_signals.h"
@@ -55,21 +56,27 @@ class Publisher {
 
   void Progress(const kubelet::PodProgress& p) {
     Node status = kubelet::PodApiStatus(p, context_, previous_ ? &*previous_ : nullptr, Rfc3339Now());
+    // An evicted pod ends as the eviction manager's kill left it (killPodFunc's status): Failed,
+    // Evicted, with the eviction's message, whatever its containers' exits said.
+    if (p.finished) {
+      if (auto evicted = ReadEvictionMessage(dir_)) {
+        status.Set("phase", Node::String("Failed"));
+        status.Set("reason", Node::String(std::string(kubelet::kEvictedReason)));
+        status.Set("message", Node::String(*evicted));
+      }
+    }
     Write(std::move(status), p.finished);
   }
 
   // A pod the node never ran: the kubelet's rejectPod status, with the startTime its status
   // manager gives every status that has none (updateStatusInternal), kept across rewrites.
   void NotRun(const std::string& reason, const std::string& message) {
-    Node status = Node::Object();
-    status.Set("phase", Node::String("Failed"));
-    status.Set("reason", Node::String(reason));
-    status.Set("message", Node::String(message));
     const Node* started = previous_ ? previous_->FindPath({"startTime"}) : nullptr;
-    status.Set("startTime", started != nullptr && started->IsString() ? *started
-                                                                       : Node::String(Rfc3339Now()));
-    if (!context_.qos_class.empty()) status.Set("qosClass", Node::String(context_.qos_class));
-    Write(std::move(status), true);
+    Write(RejectedPodStatus(reason, message,
+                            started != nullptr && started->IsString() ? started->scalar
+                                                                      : Rfc3339Now(),
+                            context_.qos_class),
+          true);
   }
 
   static void Log(const std::string& line) {
@@ -157,7 +164,15 @@ int RunPodMonitor(const PodMonitorOptions& options) {
                                options.uid),
       options.log_policy);
   kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};
-  io.on_progress = [&publisher](const kubelet::PodProgress& p) { publisher.Progress(p); };
+  bool pid_limit_marked = false;
+  io.on_progress = [&](const kubelet::PodProgress& p) {
+    // The agent's kubelet_pod_pid_limit_applied_total counts what this monitor's node applied.
+    if (!pid_limit_marked && node.metrics().PodPIDLimitApplied().Value() > 0) {
+      pid_limit_marked = true;
+      (void)WriteFileAtomically(dir / kPidLimitAppliedFile, "1\n", 0600);
+    }
+    publisher.Progress(p);
+  };
   // A node keeps its pods: a container waiting for its ConfigMap or Secret is tried again at
   // the kubelet's pace until it exists.
   io.config_retry = options.config_retry;

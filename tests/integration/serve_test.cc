@@ -604,3 +604,161 @@ TEST_F(ServePodsTest, StaticPodsRunFromTheManifests) {
 
 }  // namespace
 }  // namespace podlimits::testing
+
+namespace podlimits::testing {
+namespace {
+
+// min(pid_max, threads-max) minus the tasks of /proc/loadavg: pid.available as the kubelet
+// computes it, now.
+std::int64_t PidAvailableNow() {
+  auto read = [](const char* file) { return std::stoll(ReadText(file)); };
+  const std::int64_t capacity =
+      std::min(read("/proc/sys/kernel/pid_max"), read("/proc/sys/kernel/threads-max"));
+  std::istringstream loadavg(ReadText("/proc/loadavg"));
+  std::string a, b, c, tasks;
+  loadavg >> a >> b >> c >> tasks;
+  return capacity - std::stoll(tasks.substr(tasks.find('/') + 1));
+}
+
+// Seed 002's node that defends itself: a fork bomb in a pod whose own limit (podPidsLimit) is
+// far above what the node can spare. The threshold is set 600 tasks below what is available
+// when the test starts, so the bomb (bounded at 1500 by its pod cgroup, so that this shared
+// machine never runs out) puts the node under PIDPressure; the bomb is evicted, its neighbour
+// keeps running, new pods are refused while the pressure holds and start in their normal time
+// once it clears. The e2e guest runs it on cgroup v2 (tests/e2e/tests/integration-v2.sh).
+TEST_F(ServePodsTest, PidPressureEvictsTheForkBombNotItsNeighbour) {
+  // A small machine (the 1 GiB e2e guest: threads-max about 8000) gets a smaller bomb.
+  const std::int64_t available = PidAvailableNow();
+  const bool small = available < 50000;
+  const std::int64_t threshold = available - (small ? 300 : 600);
+  ASSERT_GT(threshold, 1000);
+  WriteNodeConfig("podPidsLimit: " + std::string(small ? "800" : "1500") +
+                  "\nevictionHard: {pid.available: \"" + std::to_string(threshold) +
+                  "\"}\nevictionPressureTransitionPeriod: 10s\n");
+  constexpr std::string_view kBomb = R"(apiVersion: v1
+kind: Pod
+metadata: {name: bomb}
+spec:
+  terminationGracePeriodSeconds: 30
+  containers:
+  - name: bomb
+    image: busybox:latest
+    command: [sh, -c, 'f() { f & f & wait; }; f']
+)";
+  auto pod_yaml = [](const std::string& name, bool tolerate) {
+    std::string yaml = LoopingPod(name, "app", "up", 1);
+    if (tolerate) {
+      yaml += "  tolerations:\n  - {key: node.kubernetes.io/pid-pressure, operator: Exists, "
+              "effect: NoSchedule}\n";
+    }
+    return yaml;
+  };
+  auto seconds_to_ready = [&](const std::string& name) {
+    const auto start = std::chrono::steady_clock::now();
+    auto created = Kubectl({"create", "-f", "-"}, pod_yaml(name, false));
+    auto ready = Kubectl({"wait", "--for=condition=Ready", "pod/" + name, "--timeout=60s"});
+    EXPECT_EQ(ready.exit_code, 0) << created.err << ready.err;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  CommandResult neighbour, evicted, bomb_status, condition, node_during, tolerant, plain_pending,
+      plain_ready, events, node_events, neighbour_after, metrics, deleted;
+  double normal = 0, after = 0;
+  bool pressure_seen = false, bomb_cgroup_gone = false;
+  std::string bomb_uid;
+  auto serve = Serve([&](pid_t) {
+    neighbour = Kubectl({"create", "-f", "-"}, pod_yaml("neighbour", false));
+    Kubectl({"wait", "--for=condition=Ready", "pod/neighbour", "--timeout=60s"});
+    normal = seconds_to_ready("before");
+    Kubectl({"delete", "pod", "before", "--timeout=60s"});
+
+    Kubectl({"create", "-f", "-"}, std::string(kBomb));
+    bomb_uid = Kubectl({"get", "pod", "bomb", "-o", "jsonpath={.metadata.uid}"}).out;
+    // The node answers while the bomb grows, and reports the pressure.
+    for (int i = 0; i < 300 && !pressure_seen; ++i) {
+      condition = Kubectl({"get", "node", "-o",
+                           "jsonpath={.items[0].status.conditions[?(@.type==\"PIDPressure\")]"
+                           ".status}"});
+      pressure_seen = condition.out == "True";
+      if (!pressure_seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    // The node lifecycle controller's taint follows the condition (at the next resync).
+    for (int i = 0; i < 50; ++i) {
+      node_during = Kubectl({"get", "node", "-o", "jsonpath={.items[0].spec.taints}"});
+      if (node_during.out.find("pid-pressure") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    evicted = Kubectl({"wait", "--for=jsonpath={.status.reason}=Evicted", "pod/bomb",
+                       "--timeout=60s"});
+    // Still within the transition period: a pod that tolerates the taint reaches the kubelet's
+    // admission and is refused; one that does not stays Pending.
+    tolerant = Kubectl({"create", "-f", "-"}, pod_yaml("tolerant", true));
+    Kubectl({"wait", "--for=jsonpath={.status.phase}=Failed", "pod/tolerant", "--timeout=30s"});
+    tolerant = Kubectl({"get", "pod", "tolerant", "-o",
+                        "jsonpath={.status.phase} {.status.reason} {.status.message}"});
+    Kubectl({"create", "-f", "-"}, pod_yaml("plain", false));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    plain_pending = Kubectl({"get", "pod", "plain", "-o",
+                             "jsonpath={.status.phase} {.status.conditions[0].message}"});
+    // Pressure clears after the transition period; the pending pod is scheduled and runs.
+    plain_ready = Kubectl({"wait", "--for=condition=Ready", "pod/plain", "--timeout=60s"});
+    after = seconds_to_ready("after");
+    bomb_status = Kubectl({"get", "pod", "bomb", "-o",
+                           "jsonpath={.status.phase}|{.status.message}|"
+                           "{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}"});
+    bomb_cgroup_gone = true;
+    for (const auto& root : {fs::path("/sys/fs/cgroup/pids"), fs::path("/sys/fs/cgroup")}) {
+      std::error_code ec;
+      for (auto it = fs::recursive_directory_iterator(root, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->path().filename() == "pod" + bomb_uid) bomb_cgroup_gone = false;
+      }
+      if (fs::exists(root / "cgroup.controllers") || fs::exists(root / "pids.max")) break;
+    }
+    events = Kubectl({"get", "events", "--field-selector", "involvedObject.name=bomb", "-o",
+                      "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"});
+    node_events = Kubectl({"get", "events", "-n", "default", "--field-selector",
+                           "involvedObject.kind=Node", "-o",
+                           "jsonpath={range .items[*]}{.reason}{\"\\n\"}{end}"});
+    neighbour_after = Kubectl({"get", "pod", "neighbour", "-o",
+                               "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}"});
+    metrics = Kubectl({"get", "--raw", "/metrics"});
+    deleted = Kubectl({"delete", "pod", "--all", "--timeout=60s"});
+  });
+  EXPECT_EQ(serve.exit_code, 0) << serve.err;
+  EXPECT_TRUE(pressure_seen) << condition.out << condition.err;
+  EXPECT_NE(node_during.out.find("node.kubernetes.io/pid-pressure"), std::string::npos)
+      << node_during.out;
+  EXPECT_EQ(evicted.exit_code, 0) << evicted.err << serve.err;
+  const std::string prefix = "Failed|The node was low on resource: pids. Threshold quantity: ";
+  EXPECT_TRUE(bomb_status.out.starts_with(prefix)) << bomb_status.out;
+  EXPECT_TRUE(bomb_status.out.ends_with(". |TerminationByKubelet")) << bomb_status.out;
+  EXPECT_TRUE(bomb_cgroup_gone) << "pod" << bomb_uid;
+  EXPECT_NE(events.out.find("Evicted: The node was low on resource: pids. Threshold quantity: "),
+            std::string::npos)
+      << events.out;
+  EXPECT_EQ(tolerant.out, "Failed Evicted The node had condition: [PIDPressure]. ");
+  EXPECT_TRUE(plain_pending.out.starts_with(
+      "Pending 0/1 nodes are available: 1 node(s) had untolerated taint "
+      "{node.kubernetes.io/pid-pressure: }."))
+      << plain_pending.out;
+  EXPECT_EQ(plain_ready.exit_code, 0) << plain_ready.err;
+  for (const char* reason : {"NodeHasSufficientPID", "NodeHasInsufficientPID",
+                             "EvictionThresholdMet"}) {
+    EXPECT_NE(node_events.out.find(reason), std::string::npos) << node_events.out;
+  }
+  EXPECT_EQ(neighbour_after.out, "Running 0") << "the neighbour was not touched";
+  EXPECT_NE(metrics.out.find("kubelet_evictions{eviction_signal=\"pid.available\"} 1\n"),
+            std::string::npos)
+      << metrics.out;
+  EXPECT_NE(metrics.out.find("podlimits_pod_pids_max{namespace=\"default\",pod=\"neighbour\""),
+            std::string::npos);
+  // Once the pressure clears a pod starts as fast as before (twice its time at most; a second
+  // of slack for a start that takes a few hundred milliseconds on a shared machine).
+  std::printf("pod start before the bomb %.2f s, after the pressure cleared %.2f s\n", normal,
+              after);
+  EXPECT_LE(after, std::max(2 * normal, normal + 1.0));
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+}
+
+}  // namespace
+}  // namespace podlimits::testing

@@ -19,6 +19,25 @@ std::string Node(std::string_view body) {
   return std::string(kNode) + std::string(body);
 }
 
+TEST(NodeConfig, EvictionSettingsJoined) {
+  auto c = ParseNodeConfig(Kubelet("evictionHard: {pid.available: \"1000\"}\n"
+                                   "evictionSoft: {pid.available: \"10%\"}\n"
+                                   "evictionSoftGracePeriod: {pid.available: 1m30s}\n"
+                                   "evictionMinimumReclaim: {pid.available: \"500\"}\n"
+                                   "evictionPressureTransitionPeriod: 30s\n"
+                                   "evictionMaxPodGracePeriod: 20\n"),
+                           "node.yaml");
+  ASSERT_TRUE(c) << c.error();
+  ASSERT_EQ(c->eviction_hard.size(), 1u);
+  ASSERT_EQ(c->eviction_soft.size(), 1u);
+  EXPECT_TRUE(c->eviction_hard[0].Hard());
+  EXPECT_EQ(c->eviction_soft[0].grace_period, std::chrono::seconds(90));
+  ASSERT_TRUE(c->eviction_hard[0].min_reclaim);
+  EXPECT_EQ(c->eviction_hard[0].min_reclaim->quantity->Value(), 500);
+  EXPECT_EQ(c->eviction_pressure_transition_period, std::chrono::seconds(30));
+  EXPECT_EQ(c->eviction_max_pod_grace_period, 20);
+}
+
 TEST(NodeConfig, Defaults) {
   NodeConfig c = DefaultNodeConfig();
   EXPECT_EQ(c.source, "");
@@ -77,6 +96,7 @@ TEST(NodeConfig, ReadsEveryField) {
   ASSERT_TRUE(c->PidAvailableHard());
   EXPECT_EQ(c->PidAvailableHard()->text, "5%");
   EXPECT_EQ(c->eviction_hard.size(), 2u);
+  EXPECT_EQ(c->eviction_pressure_transition_period, std::chrono::minutes(5)) << "the default";
   EXPECT_FALSE(c->feature_gates.cgroup_options);
   EXPECT_TRUE(c->feature_gates.per_pod_pid_limit);
   EXPECT_EQ(c->cgroup_root, "/podlimits");
@@ -209,6 +229,17 @@ TEST(NodeConfig, Errors) {
       {"eviction soft without grace", Kubelet("evictionSoft: {pid.available: \"100\"}\n"),
        "node.yaml: evictionSoft: grace period must be specified for the soft eviction threshold "
        "pid.available"},
+      {"eviction grace duration", Kubelet("evictionSoftGracePeriod: {pid.available: \"90\"}\n"),
+       "node.yaml: evictionSoftGracePeriod: time: missing unit in duration \"90\""},
+      {"eviction grace negative", Kubelet("evictionSoftGracePeriod: {pid.available: -1s}\n"),
+       "node.yaml: evictionSoftGracePeriod: invalid eviction grace period specified: -1s, must be "
+       "a positive value"},
+      {"eviction minimum reclaim", Kubelet("evictionMinimumReclaim: {pid.available: \"-1\"}\n"),
+       "node.yaml: evictionMinimumReclaim: negative eviction minimum reclaim specified for "
+       "pid.available"},
+      {"eviction transition period", Kubelet("evictionPressureTransitionPeriod: 5 minutes\n"),
+       "node.yaml: evictionPressureTransitionPeriod: time: unknown unit \" minutes\" in duration "
+       "\"5 minutes\""},
       {"enforce bogus", Kubelet("enforceNodeAllocatable: [pod]\n"),
        "node.yaml: invalid configuration: option \"pod\" specified for enforceNodeAllocatable "
        "(--enforce-node-allocatable). Valid options are \"pods\", \"system-reserved\", "

@@ -61,11 +61,50 @@ TEST(NodeMetrics, PodPIDLimitAppliedInPrometheusText) {
       "# HELP kubelet_pod_pid_limit_applied_total [ALPHA] Cumulative number of pods whose pod "
       "cgroup got a per-pod PID limit from spec.resources.limits.pid.\n"
       "# TYPE kubelet_pod_pid_limit_applied_total counter\n";
-  EXPECT_EQ(registry.RenderPrometheusText(), header + "kubelet_pod_pid_limit_applied_total 0\n");
+  const std::string text = registry.RenderPrometheusText();
+  EXPECT_TRUE(text.starts_with(header + "kubelet_pod_pid_limit_applied_total 0\n")) << text;
+  // No eviction yet: the labelled counter prints nothing, as client_golang's vectors.
+  EXPECT_EQ(text.find("kubelet_evictions"), std::string::npos);
   registry.PodPIDLimitApplied().Inc();
   registry.Find("kubelet_pod_pid_limit_applied_total")->Inc(2);
   EXPECT_EQ(registry.PodPIDLimitApplied().Value(), 3u);
-  EXPECT_EQ(registry.RenderPrometheusText(), header + "kubelet_pod_pid_limit_applied_total 3\n");
+  EXPECT_NE(registry.RenderPrometheusText().find(header + "kubelet_pod_pid_limit_applied_total 3\n"),
+            std::string::npos);
+}
+
+TEST(NodeMetrics, EvictionsBySignalSortedBeforeTheCounters) {
+  MetricsRegistry registry;
+  registry.Evictions("pid.available").Inc();
+  registry.Evictions("pid.available").Inc();
+  const std::string text = registry.RenderPrometheusText();
+  EXPECT_TRUE(text.starts_with(
+      "# HELP kubelet_evictions [ALPHA] Cumulative number of pod evictions by eviction signal\n"
+      "# TYPE kubelet_evictions counter\n"
+      "kubelet_evictions{eviction_signal=\"pid.available\"} 2\n"))
+      << text;
+}
+
+TEST(NodeMetrics, PodStartDurationHistogramIsCumulative) {
+  MetricsRegistry registry;
+  registry.PodStartDuration().Observe(0.4);
+  registry.PodStartDuration().Observe(0.5);  // le is inclusive
+  registry.PodStartDuration().Observe(7);
+  registry.PodStartDuration().Observe(5000);
+  const std::string text = registry.RenderPrometheusText();
+  EXPECT_NE(text.find("# TYPE kubelet_pod_start_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_bucket{le=\"0.5\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_bucket{le=\"6\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_bucket{le=\"8\"} 3\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_bucket{le=\"3600\"} 3\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_bucket{le=\"+Inf\"} 4\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_sum 5007.9\n"), std::string::npos);
+  EXPECT_NE(text.find("kubelet_pod_start_duration_seconds_count 4\n"), std::string::npos);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ TEST(NodeLease, CreatedOwnedByTheNodeAndRenewed) {
   NodeAgentOptions options;
   options.data_dir = dir.path();
   options.node_name = "n1";
-  options.node_status = [](const Node*) {
+  options.node_status = [](const Node*, bool) {
     Node node = Node::Object();
     node.Set("apiVersion", Node::String("v1"));
     node.Set("kind", Node::String("Node"));
