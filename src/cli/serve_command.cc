@@ -187,6 +187,7 @@ int ServeCommand(const ServeFlags& flags) {
                                   const api::Node* previous, bool pid_pressure) {
     kubelet::NodeObjectInput input;
     input.pid_pressure = pid_pressure;
+    input.max_pods = node.config().max_pods;
     auto tasks = kubelet::ReadTaskCount();
     input.info = kubelet::CollectNodeInfo(node.config(), node.capabilities(), node.pid_capacity(),
                                           tasks ? std::optional(*tasks) : std::nullopt, name);
@@ -218,6 +219,7 @@ int ServeCommand(const ServeFlags& flags) {
   auto counter = std::make_shared<kubelet::PodProcessCounter>(*config);
   agent_options.pod_pids = [counter](const api::Node& pod) { return counter->Read(pod); };
   agent_options.metrics = &node.metrics();
+  agent_options.max_pods = config->max_pods;
   agent_options.static_pod_path = config->static_pod_path;
   agent_options.gates = config->feature_gates;
   agent_options.api = &rest;

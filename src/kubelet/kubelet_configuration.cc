@@ -234,6 +234,16 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   // podPidsLimit: -1 (the default) and 0 both mean "no pod-level pids.max"; the kubelet does not
   // validate it further.
   if (const api::Node* n = tree.Find("podPidsLimit")) out.pod_pids_limit = n->AsInt().value_or(-1);
+  // maxPods: the node's pods capacity (default 110), enforced by the scheduler's fit and the
+  // kubelet's admission.
+  if (const api::Node* n = tree.Find("maxPods")) {
+    out.max_pods = n->AsInt().value_or(110);
+    if (out.max_pods < 0) {
+      errs.push_back(fmt::format(
+          "invalid configuration: maxPods (--max-pods) {} must not be a negative number",
+          out.max_pods));
+    }
+  }
   if (const api::Node* n = tree.Find("allowedUnsafeSysctls"); n && n->IsArray()) {
     for (const auto& item : n->items) out.allowed_unsafe_sysctls.push_back(item.scalar);
     for (auto& e : ValidateAllowedUnsafeSysctls(out.allowed_unsafe_sysctls)) {

@@ -6,6 +6,7 @@
 //   apiVersion: kubelet.config.k8s.io/v1beta1
 //   kind: KubeletConfiguration
 //   podPidsLimit: 4096                    # > 0: pids.max of every pod cgroup; -1 / 0: none
+//   maxPods: 110                          # status.capacity.pods, the scheduler's and admission's
 //   kubeReserved: {pid: "1000"}           # cpu, memory, ephemeral-storage, pid
 //   systemReserved: {pid: "1000"}
 //   enforceNodeAllocatable: [pods]        # "pods" or "none" (see below)
@@ -45,7 +46,7 @@
 //
 // Both documents are decoded strictly with the project's decoder: an unknown field is an error
 // naming its path (`unknown field "runtime.nmae"`), a wrong type an error naming the Go field.
-// KubeletConfiguration fields podlimits does not interpret (maxPods, authentication, ...) are
+// KubeletConfiguration fields podlimits does not interpret (authentication, ...) are
 // accepted and ignored, so a real kubelet's config file loads; the ones it interprets are
 // validated with the kubelet's messages where the kubelet has one, and with a field path
 // otherwise.
@@ -107,6 +108,7 @@ struct NodeConfig {
 
   // KubeletConfiguration.
   std::int64_t pod_pids_limit = -1;
+  std::int64_t max_pods = 110;  // maxPods
   api::ResourceList kube_reserved;
   api::ResourceList system_reserved;
   std::vector<std::string> enforce_node_allocatable = {std::string(kEnforcePods)};

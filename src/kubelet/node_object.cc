@@ -23,12 +23,13 @@ std::string FirstLine(const std::filesystem::path& file) {
   return line;
 }
 
-Node Resources(const api::ResourceList& base, std::optional<std::int64_t> pid) {
+Node Resources(const api::ResourceList& base, std::optional<std::int64_t> pid,
+               std::int64_t pods) {
   Node out = Node::Object();
   for (const auto& [name, q] : base) out.Set(name, Str(q.String()));
   out.Set("hugepages-1Gi", Str("0"));
   out.Set("hugepages-2Mi", Str("0"));
-  out.Set("pods", Str("110"));
+  out.Set("pods", Str(std::to_string(pods)));
   if (pid) out.Set("pid", Str(std::to_string(*pid)));
   return out;
 }
@@ -95,8 +96,8 @@ Node NodeObject(const NodeObjectInput& input, const HostIdentity& host, const No
   node.Set("spec", Node::Object());
 
   Node status = Node::Object();
-  status.Set("capacity", Resources(input.capacity, info.capacity));
-  status.Set("allocatable", Resources(input.allocatable, info.allocatable));
+  status.Set("capacity", Resources(input.capacity, info.capacity, input.max_pods));
+  status.Set("allocatable", Resources(input.allocatable, info.allocatable, input.max_pods));
   Node conditions = Node::Array();
   conditions.items.push_back(Condition(previous, "MemoryPressure", false,
                                        "KubeletHasSufficientMemory",

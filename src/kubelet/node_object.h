@@ -1,7 +1,7 @@
 // The Node object the kubelet registers and keeps up to date (setNodeStatus): labels, addresses,
 // capacity and allocatable, conditions, nodeInfo and the declared features.
 //
-//   capacity / allocatable  cpu, memory, ephemeral-storage, hugepages-*, pods (maxPods 110) as
+//   capacity / allocatable  cpu, memory, ephemeral-storage, hugepages-*, pods (maxPods) as
 //                           upstream, plus `pid` (podlimits' addition: upstream keeps pids out of
 //                           NodeStatus; here capacity is the kernel's pid limit and allocatable
 //                           what the pid reservations leave, as `node-info` reports them)
@@ -25,6 +25,7 @@ struct NodeObjectInput {
   api::ResourceList capacity, allocatable;  // node_resources.h; pid and pods are added here
   std::string internal_ip;
   std::string kubelet_version;  // "v1.32.0+podlimits"
+  std::int64_t max_pods = 110;
   bool pid_pressure = false;    // the eviction manager's PIDPressure (eviction_manager.h)
 };
 

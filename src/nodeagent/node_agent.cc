@@ -495,7 +495,7 @@ void NodeAgent::Bind(const StoredObject& object, Node pod) {
   // filter on, as in tests that run the agent alone).
   if (auto node = store_.Get({"nodes", "", options_.node_name})) {
     if (auto tree = apiserver::ParseStoredObject(node->data)) {
-      if (auto reason = UnfitReason(pod, *tree)) {
+      if (auto reason = UnfitReason(pod, *tree, ActivePodCount())) {
         unschedulable_.insert(object.key);
         MarkPending(object, std::move(pod), "Unschedulable", FitErrorMessage(*reason));
         return;
@@ -519,6 +519,8 @@ void NodeAgent::Bind(const StoredObject& object, Node pod) {
     }
     return;
   }
+  // Counted as the node's from now on (the scheduler's assumed pod), before the watch brings it.
+  pods_[Str(pod, {"metadata", "uid"})].key = object.key;
   PostSchedulerEvent(object.key, Str(pod, {"metadata", "uid"}), "Normal", "Scheduled",
                      fmt::format("Successfully assigned {}/{} to {}", object.key.namespace_,
                                  object.key.name, options_.node_name));
@@ -677,7 +679,7 @@ void NodeAgent::Sync(const StoredObject& object) {
     return;
   }
   if (known.finished || alive) return;
-  if (!fs::exists(dir / "status.json") && !AdmitUnderPressure(uid, known, *pod)) return;
+  if (!fs::exists(dir / "status.json") && !AdmitPod(uid, known, *pod)) return;
   Spawn(uid, known, *pod);
 }
 

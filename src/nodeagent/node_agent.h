@@ -87,6 +87,9 @@ struct NodeAgentOptions {
   // A pod's pids.current and pids.max (kubelet/pod_process_count.h), for ranking and metrics.
   std::function<std::optional<kubelet::PodPids>(const api::Node& pod)> pod_pids;
   kubelet::MetricsRegistry* metrics = nullptr;  // kubelet_evictions, running pods
+  // maxPods: the scheduler binds no more active pods than this ("Too many pods"), and the
+  // kubelet's admission refuses one past it (OutOfpods).
+  std::int64_t max_pods = 110;
 };
 
 class NodeAgent : public apiserver::PodLogSource {
@@ -178,9 +181,13 @@ class NodeAgent : public apiserver::PodLogSource {
   // The pod as admitted (its pod.json, read once) and what the eviction manager ranks it by.
   const api::Node* Admitted(const std::string& uid, KnownPod& known);
   void Evict(const kubelet::EvictionOrder& order);
-  // The kubelet's eviction admission for a pod never started here: false (and the pod recorded
-  // as refused) under PIDPressure.
-  bool AdmitUnderPressure(const std::string& uid, KnownPod& known, const api::Node& pod);
+  // The kubelet's admission of a pod never started here: the eviction manager's (refused under
+  // PIDPressure) and the pods capacity (OutOfpods). False, with the pod recorded as refused.
+  bool AdmitPod(const std::string& uid, KnownPod& known, const api::Node& pod);
+  // Pods bound here that have not finished (and are not being removed).
+  std::int64_t ActivePodCount(const std::string& except_uid = "") const;
+  void RefusePod(const std::string& uid, KnownPod& known, const api::Node& pod,
+                 const std::string& reason, const std::string& message);
   void PostPodEvent(const apiserver::ObjectKey& pod, const std::string& uid,
                     std::string_view component, std::string_view type, std::string_view reason,
                     const std::string& message);

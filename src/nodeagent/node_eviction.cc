@@ -163,15 +163,41 @@ void NodeAgent::Evict(const kubelet::EvictionOrder& order) {
   cleanup_deadline_ = std::chrono::steady_clock::now() + kPodCleanupTimeout;
 }
 
-bool NodeAgent::AdmitUnderPressure(const std::string& uid, KnownPod& known, const Node& pod) {
-  if (!eviction_.Observes()) return true;
-  if (std::chrono::steady_clock::now() - last_eviction_sync_ > kAdmissionObservationAge) {
-    SynchronizeEviction();
+std::int64_t NodeAgent::ActivePodCount(const std::string& except_uid) const {
+  std::int64_t n = 0;
+  for (const auto& [uid, known] : pods_) {
+    if (uid == except_uid || known.removed || known.finished || known.key.name.empty()) continue;
+    ++n;
   }
+  return n;
+}
+
+bool NodeAgent::AdmitPod(const std::string& uid, KnownPod& known, const Node& pod) {
   const kubelet::EvictionCandidate c = CandidateOf(uid, pod, known.static_pod);
-  const auto refusal = eviction_.AdmissionRefusal(c.critical);
-  if (!refusal) return true;
-  // rejectPod: the pod fails at once with the eviction manager's reason, and a Warning event.
+  // The kubelet's admit handlers in order: the eviction manager's, then the predicates' pod count.
+  if (eviction_.Observes()) {
+    if (std::chrono::steady_clock::now() - last_eviction_sync_ > kAdmissionObservationAge) {
+      SynchronizeEviction();
+    }
+    if (const auto refusal = eviction_.AdmissionRefusal(c.critical)) {
+      RefusePod(uid, known, pod, std::string(kubelet::kEvictedReason), *refusal);
+      return false;
+    }
+  }
+  const std::int64_t used = ActivePodCount(uid);
+  if (used + 1 > options_.max_pods) {
+    RefusePod(uid, known, pod, "OutOfpods",
+              fmt::format("Node didn't have enough resource: pods, requested: 1, used: {}, "
+                          "capacity: {}",
+                          used, options_.max_pods));
+    return false;
+  }
+  return true;
+}
+
+// rejectPod: the pod fails at once with the admission's reason, and a Warning event.
+void NodeAgent::RefusePod(const std::string& uid, KnownPod& known, const Node& pod,
+                          const std::string& reason, const std::string& message) {
   const fs::path dir = MonitorDirectory(options_.data_dir, uid);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -179,22 +205,19 @@ bool NodeAgent::AdmitUnderPressure(const std::string& uid, KnownPod& known, cons
   const std::string qos = std::string(api::Name(
       api::ComputePodQos(api::ReadPod(pod), options_.gates.pod_level_resources)));
   (void)AppendMonitorEvent(
-      dir, MonitorEvent{kubelet::Event{kubelet::EventType::kWarning,
-                                       std::string(kubelet::kEvictedReason), *refusal},
+      dir, MonitorEvent{kubelet::Event{kubelet::EventType::kWarning, reason, message},
                         Rfc3339Now(),
                         std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count()});
-  if (auto w = WriteMonitorStatus(
-          dir, {RejectedPodStatus(std::string(kubelet::kEvictedReason), *refusal, Rfc3339Now(), qos),
-                true});
+  if (auto w = WriteMonitorStatus(dir, {RejectedPodStatus(reason, message, Rfc3339Now(), qos), true});
       !w) {
     Log(w.error().Message());
   }
   known.finished = true;
-  Log(fmt::format("eviction: pod {}/{} refused: {}", c.namespace_, c.name, *refusal));
+  Log(fmt::format("pod {}/{} refused: {}: {}", api::StringOf(pod.FindPath({"metadata", "namespace"})),
+                  api::StringOf(pod.FindPath({"metadata", "name"})), reason, message));
   Publish(uid);
-  return false;
 }
 
 void NodeAgent::PostNodeEvent(std::string_view type, std::string_view reason,

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include "api/quantity.h"
+
 namespace podlimits::nodeagent {
 
 using api::Node;
@@ -110,7 +112,8 @@ bool AffinityMatches(const Node& pod, const Node& node) {
 
 }  // namespace
 
-std::optional<std::string> UnfitReason(const Node& pod, const Node& node) {
+std::optional<std::string> UnfitReason(const Node& pod, const Node& node,
+                                       std::int64_t pods_on_node) {
   if (const Node* u = node.FindPath({"spec", "unschedulable"}); u && u->AsBool()) {
     if (!AnyTolerates(pod, kUnschedulableTaint, "", "NoSchedule")) {
       return "node(s) were unschedulable";
@@ -128,14 +131,22 @@ std::optional<std::string> UnfitReason(const Node& pod, const Node& node) {
     }
   }
   if (!AffinityMatches(pod, node)) return "node(s) didn't match Pod's node affinity/selector";
+  // NodeResourcesFit (after NodeAffinity in the default profile): one more pod than allowed.
+  if (const Node* allowed = node.FindPath({"status", "allocatable", "pods"})) {
+    auto q = api::Quantity::Parse(api::StringOf(allowed));
+    if (q && pods_on_node + 1 > q->Value()) return std::string(kTooManyPods);
+  }
   return std::nullopt;
 }
 
 std::string FitErrorMessage(std::string_view reason) {
-  return fmt::format(
-      "0/1 nodes are available: 1 {}. preemption: 0/1 nodes are available: 1 Preemption is not "
-      "helpful for scheduling.",
-      reason);
+  // A resource shortage is Unschedulable, not UnschedulableAndUnresolvable: preemption looks for
+  // victims, and this scheduler has none to offer.
+  const std::string_view preemption = reason == kTooManyPods
+                                          ? "No preemption victims found for incoming pod."
+                                          : "Preemption is not helpful for scheduling.";
+  return fmt::format("0/1 nodes are available: 1 {}. preemption: 0/1 nodes are available: 1 {}",
+                     reason, preemption);
 }
 
 }  // namespace podlimits::nodeagent

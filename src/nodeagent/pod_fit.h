@@ -7,6 +7,8 @@
 //                      node.kubernetes.io/unschedulable:NoSchedule taint
 //   TaintToleration    every NoSchedule and NoExecute taint tolerated (PreferNoSchedule only
 //                      scores)
+//   NodeResourcesFit   the pod count within status.allocatable.pods (maxPods); resolvable by
+//                      preemption in principle, so its message names no victims instead
 //   NodeAffinity       spec.nodeSelector, and requiredDuringSchedulingIgnoredDuringExecution's
 //                      nodeSelectorTerms (In, NotIn, Exists, DoesNotExist, Gt, Lt; matchFields
 //                      on metadata.name)
@@ -14,6 +16,7 @@
 // Each of these is UnschedulableAndUnresolvable: preemption cannot help, and the message says so.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,9 +25,15 @@
 
 namespace podlimits::nodeagent {
 
+// NodeResourcesFit's reason for the pod count.
+inline constexpr std::string_view kTooManyPods = "Too many pods";
+
 // The first failing plugin's reason ("node(s) were unschedulable"), or nullopt when `pod` fits
 // `node` (both API objects).
-std::optional<std::string> UnfitReason(const api::Node& pod, const api::Node& node);
+// `pods_on_node`: the active pods bound to it, for NodeResourcesFit's pod count against
+// status.allocatable.pods ("Too many pods").
+std::optional<std::string> UnfitReason(const api::Node& pod, const api::Node& node,
+                                       std::int64_t pods_on_node = 0);
 
 // The scheduler's FitError for one node: "0/1 nodes are available: 1 <reason>. preemption: 0/1
 // nodes are available: 1 Preemption is not helpful for scheduling."

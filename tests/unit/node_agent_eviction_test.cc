@@ -80,6 +80,7 @@ class NodeAgentEviction : public ::testing::Test {
       return kubelet::PidObservation{100000, available_.load()};
     };
     options.metrics = &metrics_;
+    options.max_pods = max_pods_;
     agent_ = std::make_unique<NodeAgent>(*store_, options);
     ASSERT_TRUE(agent_->Start());
   }
@@ -136,7 +137,30 @@ class NodeAgentEviction : public ::testing::Test {
   std::unique_ptr<NodeAgent> agent_;
   kubelet::MetricsRegistry metrics_;
   std::atomic<std::int64_t> available_{50000};
+  std::int64_t max_pods_ = 110;
 };
+
+class NodeAgentMaxPods : public NodeAgentEviction {
+ protected:
+  NodeAgentMaxPods() { max_pods_ = 1; }
+};
+
+// maxPods: a pod bound past the node's capacity is refused by the kubelet's admission.
+TEST_F(NodeAgentMaxPods, OutOfPods) {
+  CreatePod(PodObject("first", "uid-first", std::nullopt));
+  std::this_thread::sleep_for(200ms);
+  CreatePod(PodObject("second", "uid-second", std::nullopt));
+  ASSERT_TRUE(Eventually([&] {
+    auto pod = Get({"pods", "default", "second"});
+    return pod && At(*pod, {"status", "phase"}) == "Failed";
+  }));
+  auto refused = Get({"pods", "default", "second"});
+  EXPECT_EQ(At(*refused, {"status", "reason"}), "OutOfpods");
+  EXPECT_EQ(At(*refused, {"status", "message"}),
+            "Node didn't have enough resource: pods, requested: 1, used: 1, capacity: 1");
+  auto first = Get({"pods", "default", "first"});
+  EXPECT_NE(At(*first, {"status", "phase"}), "Failed");
+}
 
 TEST_F(NodeAgentEviction, PressureConditionTaintEventsAndAdmission) {
   EXPECT_TRUE(Eventually([&] { return HasEvent("default", "NodeHasSufficientPID",

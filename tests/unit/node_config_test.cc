@@ -97,6 +97,7 @@ TEST(NodeConfig, ReadsEveryField) {
   EXPECT_EQ(c->PidAvailableHard()->text, "5%");
   EXPECT_EQ(c->eviction_hard.size(), 2u);
   EXPECT_EQ(c->eviction_pressure_transition_period, std::chrono::minutes(5)) << "the default";
+  EXPECT_EQ(c->max_pods, 50);
   EXPECT_FALSE(c->feature_gates.cgroup_options);
   EXPECT_TRUE(c->feature_gates.per_pod_pid_limit);
   EXPECT_EQ(c->cgroup_root, "/podlimits");
@@ -229,6 +230,8 @@ TEST(NodeConfig, Errors) {
       {"eviction soft without grace", Kubelet("evictionSoft: {pid.available: \"100\"}\n"),
        "node.yaml: evictionSoft: grace period must be specified for the soft eviction threshold "
        "pid.available"},
+      {"max pods", Kubelet("maxPods: -1\n"),
+       "node.yaml: invalid configuration: maxPods (--max-pods) -1 must not be a negative number"},
       {"eviction grace duration", Kubelet("evictionSoftGracePeriod: {pid.available: \"90\"}\n"),
        "node.yaml: evictionSoftGracePeriod: time: missing unit in duration \"90\""},
       {"eviction grace negative", Kubelet("evictionSoftGracePeriod: {pid.available: -1s}\n"),

@@ -10,6 +10,7 @@
 namespace podlimits::nodeagent {
 namespace {
 
+using api::Node;
 using podlimits::testing::ParseJsonValue;
 
 TEST(PodFitTest, FiltersInTheSchedulersOrder) {
@@ -79,6 +80,23 @@ TEST(PodFitTest, TheSchedulersMessage) {
   EXPECT_EQ(FitErrorMessage("node(s) were unschedulable"),
             "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are "
             "available: 1 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(FitErrorMessage("Too many pods"),
+            "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No "
+            "preemption victims found for incoming pod.");
+}
+
+TEST(PodFitTest, PodCountWithinAllocatablePods) {
+  const Node node = ParseJsonValue(
+      R"({"metadata":{"name":"n1"},"status":{"allocatable":{"pods":"3"}}})");
+  const Node pod = ParseJsonValue(R"({"spec":{}})");
+  EXPECT_EQ(UnfitReason(pod, node, 0), std::nullopt);
+  EXPECT_EQ(UnfitReason(pod, node, 2), std::nullopt);
+  EXPECT_EQ(UnfitReason(pod, node, 3), "Too many pods");
+  // Taints are looked at first.
+  const Node cordoned = ParseJsonValue(
+      R"({"metadata":{"name":"n1"},"spec":{"unschedulable":true},)"
+      R"("status":{"allocatable":{"pods":"3"}}})");
+  EXPECT_EQ(UnfitReason(pod, cordoned, 3), "node(s) were unschedulable");
 }
 
 }  // namespace

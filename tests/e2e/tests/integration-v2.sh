@@ -13,7 +13,7 @@ PODLIMITS_BIN=/usr/bin/podlimits PODLIMITS_TEST_OCI_LAYOUT=/e2e/busybox-oci TMPD
   /e2e/bin/podlimits_integration_tests --gtest_filter='RunPodTest.*:KubeletTest.*:CgroupPidsIntegration.*:RuntimeClientTest.*:ImageOverlayTest.*:ServePodsTest.*' \
   >"$log" 2>&1 || rc=$?
 failed=$(grep -E '^\[  FAILED  \] [A-Za-z]+\.' "$log" | sed 's/^\[  FAILED  \] //' | sort -u | tr '\n' ' ')
-[ "$rc" -eq 0 ] || fail "exit $rc; failed: ${failed:-?}; $(grep -E 'Failure|Expected|Which is' "$log" | head -n 6 | one_line)"
+[ "$rc" -eq 0 ] || fail "exit $rc; failed: ${failed:-?}; $(grep -E -A 6 ': Failure$' "$log" | head -n 24 | one_line)"
 skipped=$(grep -c '^\[  SKIPPED \]' "$log" || true)
 [ "$skipped" -eq 0 ] || fail "$skipped tests skipped: $(grep '^\[  SKIPPED \]' "$log" | head -n 3 | one_line)"
 detail "$(grep -E '^\[  PASSED  \]' "$log" | one_line)"
