@@ -187,7 +187,12 @@ void NodeAgent::StopAllPods(std::chrono::seconds limit) {
 }
 
 void NodeAgent::WatchPods() {
+  // The newest revision of any resource when the pods' changes were last read: the wait below is
+  // for a write after it. (Waiting for one after watched_, the last *pod* change, returned at once
+  // after any other write, a Lease renewal or an event, and spun until the next pod change.)
+  std::int64_t horizon = watched_;
   while (!stopping_) {
+    horizon = std::max(horizon, store_.WaitForChange(horizon, std::chrono::milliseconds(0)));
     auto changes = store_.ChangesSince("pods", "", true, watched_);
     if (!changes) {
       // Compacted past us (only after a long stall): start over from the objects themselves.
@@ -222,7 +227,7 @@ void NodeAgent::WatchPods() {
         }
       }
     }
-    store_.WaitForChange(watched_, std::chrono::milliseconds(500));
+    store_.WaitForChange(horizon, std::chrono::milliseconds(500));
   }
 }
 
