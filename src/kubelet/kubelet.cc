@@ -205,7 +205,8 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   // The uid is this run's alone from here on. A live run holding it is never touched: this one
   // refuses, having created nothing.
   const std::filesystem::path state_dir = config.state_directory;
-  auto claim = PodClaim::Acquire(state_dir / "pods", plan.uid);
+  // A few seconds of patience: another run's stale-pod cleanup takes each unheld lock for a moment.
+  auto claim = PodClaim::Acquire(state_dir / "pods", plan.uid, std::chrono::seconds(5));
   if (!claim) {
     PodOutcome failed;
     if (!claim.error().in_use) {

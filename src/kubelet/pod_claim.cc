@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <fstream>
+#include <thread>
 #include <sstream>
 
 namespace podlimits::kubelet {
@@ -98,7 +99,9 @@ std::optional<PodOwner> ParseOwner(std::string_view text) {
 }
 
 std::expected<PodClaim, ClaimError> PodClaim::Acquire(const fs::path& pods_dir,
-                                                      const std::string& uid) {
+                                                      const std::string& uid,
+                                                      std::chrono::milliseconds patience) {
+  const auto give_up = std::chrono::steady_clock::now() + patience;
   const fs::path lock_file = pods_dir / (uid + ".lock");
   const fs::path pod_dir = pods_dir / uid;
   auto failed = [&](std::string message) {
@@ -119,6 +122,11 @@ std::expected<PodClaim, ClaimError> PodClaim::Acquire(const fs::path& pods_dir,
     if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR) continue;
       if (errno != EWOULDBLOCK) return failed(ErrnoMessage("flock", lock_file.string()));
+      if (std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        --attempt;  // waiting is not one of the replaced-file attempts
+        continue;
+      }
       ClaimError e;
       e.in_use = true;
       e.lock_file = lock_file;

@@ -11,6 +11,7 @@
 // that notices (the inode at the path changed) and tries again, so two runs never both hold a uid.
 #pragma once
 
+#include <chrono>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -45,10 +46,12 @@ struct ClaimError {
 
 class PodClaim {
  public:
-  // Takes `uid` in `pods_dir` (created if missing) without waiting: in_use when another process
-  // holds it.
-  static std::expected<PodClaim, ClaimError> Acquire(const std::filesystem::path& pods_dir,
-                                                     const std::string& uid);
+  // Takes `uid` in `pods_dir` (created if missing): in_use when another process holds it, after
+  // trying again for up to `patience` (a run's own claim waits a little: another run's stale-pod
+  // cleanup may hold its lock for a moment, stale_pods.h).
+  static std::expected<PodClaim, ClaimError> Acquire(
+      const std::filesystem::path& pods_dir, const std::string& uid,
+      std::chrono::milliseconds patience = std::chrono::milliseconds(0));
 
   PodClaim(PodClaim&& other) noexcept;
   PodClaim& operator=(PodClaim&& other) noexcept;

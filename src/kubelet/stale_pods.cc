@@ -143,14 +143,28 @@ StalePodCleanup CleanUpStalePod(const PodClaim& claim, const StalePodEnvironment
   return out;
 }
 
+namespace {
+// How old a lock file without a pod directory must be before cleanup looks at it.
+constexpr auto kFreshLockAge = std::chrono::seconds(60);
+}  // namespace
+
 std::vector<StalePodCleanup> CleanUpStalePods(const StalePodEnvironment& env,
                                               const std::string& skip_uid) {
   const fs::path pods_dir = env.state_dir / "pods";
   std::set<std::string> uids;
   std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
   for (fs::directory_iterator it(pods_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (name.ends_with(".lock")) name.resize(name.size() - 5);
+    if (name.ends_with(".lock")) {
+      // A lock file with no pod directory is either left by a run that died before creating
+      // it, or a run's claim between its open and its flock: only an old one is looked at, so
+      // that this cleanup never takes a starting run's lock from under it.
+      std::error_code age_error;
+      const auto written = fs::last_write_time(it->path(), age_error);
+      if (age_error || now - written < kFreshLockAge) continue;
+      name.resize(name.size() - 5);
+    }
     if (name.empty() || name.starts_with('.')) continue;  // temporary files
     if (name != skip_uid) uids.insert(name);
   }

@@ -6,6 +6,9 @@
 #include "kubelet/pod_claim.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -272,6 +275,42 @@ TEST(StalePods, ARecordOfAnotherUidIsNotFollowed) {
   EXPECT_EQ(cleanups[0].ToEvent().reason, "OrphanedPodCleanupFailed");
   EXPECT_TRUE(fs::exists(pods / "u1/pod.json"));
   EXPECT_FALSE(fs::exists(tmp.path() / "calls"));
+}
+
+// A run between the open and the flock of its claim has a lock file and no pod directory yet:
+// another run's cleanup must not take that lock (it did, and a pod of 1,000 started at once was
+// refused with PodUIDInUse naming another pod's monitor). Only an old orphan lock file goes.
+TEST(StalePods, AFreshLockFileWithoutADirectoryIsLeftAlone) {
+  TempDir tmp{"podlimits-claim"};
+  const fs::path pods = tmp.path() / "state/pods";
+  fs::create_directories(pods);
+  WriteText(pods / "starting.lock", "");
+  WriteText(pods / "orphan.lock", "pid 999999\nstart 1\n");
+  fs::last_write_time(pods / "orphan.lock",
+                      fs::file_time_type::clock::now() - std::chrono::minutes(5));
+  StalePodEnvironment env;
+  env.state_dir = tmp.path() / "state";
+  env.hierarchies = [&] { return PidsTree(tmp.path()); };
+  EXPECT_TRUE(CleanUpStalePods(env, "").empty());
+  EXPECT_TRUE(fs::exists(pods / "starting.lock"));
+  EXPECT_FALSE(fs::exists(pods / "orphan.lock")) << "an old orphan goes with the claim's release";
+}
+
+TEST(PodClaimTest, PatienceWaitsForABriefHolder) {
+  TempDir tmp{"podlimits-claim"};
+  const fs::path pods = tmp.path() / "pods";
+  auto brief = PodClaim::Acquire(pods, "u1");
+  ASSERT_TRUE(brief);
+  auto impatient = PodClaim::Acquire(pods, "u1");
+  ASSERT_FALSE(impatient);
+  EXPECT_TRUE(impatient.error().in_use);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    brief->Release();
+  });
+  auto patient = PodClaim::Acquire(pods, "u1", std::chrono::seconds(5));
+  release.join();
+  EXPECT_TRUE(patient) << patient.error().message;
 }
 
 }  // namespace
