@@ -21,7 +21,6 @@ Prints one table row per N. Everything it started is stopped and removed at the 
 """
 
 import argparse
-import http.client
 import json
 import os
 import shutil
@@ -34,7 +33,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from serve_api import Api, free_port, pct, pss_kb, rss_kb, stop_monitors  # noqa: E402
+from serve_api import (Api, free_port, pct, pss_kb, rss_kb, stop_monitors,  # noqa: E402
+                       watch_running)
 
 
 def pod(name):
@@ -42,29 +42,6 @@ def pod(name):
             "spec": {"terminationGracePeriodSeconds": 1, "dnsPolicy": "Default",
                      "containers": [{"name": "app", "image": "busybox:latest",
                                      "command": ["sleep", "1000000"]}]}}
-
-
-def watch(api, ready_at, stop):
-    c = api.conn(timeout=3600)
-    c.request("GET", "/api/v1/namespaces/default/pods?watch=1",
-              headers={"Accept": "application/json"})
-    r = c.getresponse()
-    buf = b""
-    while not stop.is_set():
-        try:
-            chunk = r.read1(1 << 20)
-        except (OSError, http.client.HTTPException):
-            break  # the server ended the watch (it stops at the end of each run)
-        if not chunk:
-            break
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            o = json.loads(line)["object"]
-            st = o.get("status", {})
-            cs = st.get("containerStatuses", [])
-            if st.get("phase") == "Running" and cs and cs[0].get("ready"):
-                ready_at.setdefault(o["metadata"]["name"], time.monotonic())
 
 
 def cpu_ticks(pid):
@@ -134,7 +111,7 @@ def one_run(binary, work, n, idle):
         api = Api(data, port)
         c = api.conn()
         ready_at, stop = {}, threading.Event()
-        threading.Thread(target=watch, args=(api, ready_at, stop), daemon=True).start()
+        threading.Thread(target=watch_running, args=(api, ready_at, stop), daemon=True).start()
         time.sleep(0.3)
         # The API's latency while the pods start: GET of the first pod every 50 ms.
         latencies, probing = [], threading.Event()
