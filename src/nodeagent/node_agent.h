@@ -143,12 +143,15 @@ class NodeAgent : public apiserver::PodLogSource {
     std::chrono::steady_clock::time_point first_seen = std::chrono::steady_clock::now();
     bool start_observed = false;
     bool pid_limit_counted = false;  // kubelet_pod_pid_limit_applied_total counted it
+    std::chrono::steady_clock::time_point full_look{};  // Publish last read the object
   };
 
   void WatchPods();
   void ListenToMonitors();
   void Sync(const apiserver::StoredObject& object);
-  void Publish(const std::string& uid);
+  // `periodic`: the resync's look, which skips a pod whose monitor wrote nothing new since it
+  // was last published (and whose object was compared within the last 10 s).
+  void Publish(const std::string& uid, bool periodic = false);
   void ObservePodStart(const std::string& uid, KnownPod& known, const MonitorStatus& status);
   void PublishEvents(const std::string& uid, KnownPod& known, const std::filesystem::path& dir);
   void Bind(const apiserver::StoredObject& object, api::Node pod);
