@@ -210,7 +210,7 @@ int ServeCommand(const ServeFlags& flags) {
   }
   agent_options.eviction_period = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::max(*monitoring_period, std::chrono::nanoseconds(std::chrono::milliseconds(100))));
-  agent_options.observe_pids = [&node]() -> std::optional<kubelet::PidObservation> {
+  agent_options.observe_pids = []() -> std::optional<kubelet::PidObservation> {
     auto capacity = kubelet::ReadPidCapacity().Capacity();
     auto tasks = kubelet::ReadTaskCount();
     if (!capacity || !tasks) return std::nullopt;
