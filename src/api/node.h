@@ -81,5 +81,7 @@ std::string_view GoJsonKindName(const Node& n);
 // The string `n` holds, or "" when it is missing or not a string: how optional string fields
 // of a decoded tree are read.
 inline std::string StringOf(const Node* n) { return n && n->IsString() ? n->scalar : std::string(); }
+// The integer `n` holds, or nullopt when it is missing or not an integral number.
+inline std::optional<std::int64_t> IntOf(const Node* n) { return n ? n->AsInt() : std::nullopt; }
 
 }  // namespace podlimits::api

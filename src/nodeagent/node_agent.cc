@@ -86,13 +86,7 @@ Node ScheduledCondition() {
 }
 
 std::optional<std::int64_t> IntAt(const Node& object, std::initializer_list<std::string_view> path) {
-  const Node* n = object.FindPath(path);
-  if (n == nullptr || n->kind != Node::Kind::kNumber) return std::nullopt;
-  try {
-    return std::stoll(n->scalar);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return api::IntOf(object.FindPath(path));
 }
 
 // The stored pod is the one `uid` names: itself, or the mirror of that static pod.

@@ -29,23 +29,14 @@ constexpr auto kPodCleanupTimeout = std::chrono::seconds(30);
 // A pod's admission looks at the node again when the last look is older than this.
 constexpr auto kAdmissionObservationAge = std::chrono::seconds(1);
 
-std::optional<std::int64_t> IntOf(const Node* n) {
-  if (n == nullptr || n->kind != Node::Kind::kNumber) return std::nullopt;
-  try {
-    return std::stoll(n->scalar);
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 // What the eviction manager needs of a pod, from the pod as admitted.
 kubelet::EvictionCandidate CandidateOf(const std::string& uid, const Node& pod, bool static_pod) {
   kubelet::EvictionCandidate c;
   c.uid = uid;
   c.namespace_ = api::StringOf(pod.FindPath({"metadata", "namespace"}));
   c.name = api::StringOf(pod.FindPath({"metadata", "name"}));
-  c.priority = IntOf(pod.FindPath({"spec", "priority"})).value_or(0);
-  c.termination_grace_period = IntOf(pod.FindPath({"spec", "terminationGracePeriodSeconds"}));
+  c.priority = api::IntOf(pod.FindPath({"spec", "priority"})).value_or(0);
+  c.termination_grace_period = api::IntOf(pod.FindPath({"spec", "terminationGracePeriodSeconds"}));
   const bool mirror =
       !api::StringOf(pod.FindPath({"metadata", "annotations", std::string(kConfigMirrorAnnotation)}))
            .empty();
@@ -229,7 +220,7 @@ void NodeAgent::PostNodeEvent(std::string_view type, std::string_view reason,
                    [&](std::optional<Node> event) -> std::optional<Node> {
                      if (!event) return std::nullopt;  // gone: a new one below
                      done = true;
-                     event->Set("count", Node::Int(IntOf(event->Find("count")).value_or(1) + 1));
+                     event->Set("count", Node::Int(api::IntOf(event->Find("count")).value_or(1) + 1));
                      event->Set("lastTimestamp", Node::String(Rfc3339Now()));
                      return event;
                    });
