@@ -65,14 +65,8 @@ struct Printer {
   std::function<std::vector<Node>(const Node&, std::chrono::sys_seconds)> cells;
 };
 
-std::int64_t IntOf(const Node* n) {
-  if (n == nullptr || n->kind != Node::Kind::kNumber) return 0;
-  try {
-    return std::stoll(n->scalar);
-  } catch (...) {
-    return 0;
-  }
-}
+// An integer field, 0 when missing (a Table cell shows 0 for an unset count).
+std::int64_t IntOrZero(const Node* n) { return api::IntOf(n).value_or(0); }
 
 std::string OrNone(std::string s) { return s.empty() ? "<none>" : s; }
 // printNode's word for a node that did not report its OS image, kernel or runtime.
@@ -106,16 +100,16 @@ std::string PodStatusColumn(const Node& pod) {
     const Node* terminated = c.FindPath({"state", "terminated"});
     const Node* waiting = c.FindPath({"state", "waiting"});
     const bool sidecar = sidecars.contains(api::StringOf(c.Find("name")));
-    if (terminated && IntOf(terminated->Find("exitCode")) == 0) continue;
+    if (terminated && IntOrZero(terminated->Find("exitCode")) == 0) continue;
     if (sidecar && c.Find("started") && c.Find("started")->AsBool()) continue;
     if (terminated) {
       const std::string r = api::StringOf(terminated->Find("reason"));
       if (!r.empty()) {
         reason = "Init:" + r;
-      } else if (IntOf(terminated->Find("signal")) != 0) {
-        reason = fmt::format("Init:Signal:{}", IntOf(terminated->Find("signal")));
+      } else if (IntOrZero(terminated->Find("signal")) != 0) {
+        reason = fmt::format("Init:Signal:{}", IntOrZero(terminated->Find("signal")));
       } else {
-        reason = fmt::format("Init:ExitCode:{}", IntOf(terminated->Find("exitCode")));
+        reason = fmt::format("Init:ExitCode:{}", IntOrZero(terminated->Find("exitCode")));
       }
     } else if (waiting && !api::StringOf(waiting->Find("reason")).empty() &&
                api::StringOf(waiting->Find("reason")) != "PodInitializing") {
@@ -138,10 +132,10 @@ std::string PodStatusColumn(const Node& pod) {
           reason = api::StringOf(waiting->Find("reason"));
         } else if (terminated && !api::StringOf(terminated->Find("reason")).empty()) {
           reason = api::StringOf(terminated->Find("reason"));
-        } else if (terminated && IntOf(terminated->Find("signal")) != 0) {
-          reason = fmt::format("Signal:{}", IntOf(terminated->Find("signal")));
+        } else if (terminated && IntOrZero(terminated->Find("signal")) != 0) {
+          reason = fmt::format("Signal:{}", IntOrZero(terminated->Find("signal")));
         } else if (terminated) {
-          reason = fmt::format("ExitCode:{}", IntOf(terminated->Find("exitCode")));
+          reason = fmt::format("ExitCode:{}", IntOrZero(terminated->Find("exitCode")));
         } else if (c.FindPath({"state", "running"}) && c.Find("ready") &&
                    c.Find("ready")->AsBool()) {
           has_running = true;
@@ -215,7 +209,7 @@ Printer PodPrinter(const Column& name, const Column& age) {
             std::int64_t ready = 0, restarts = 0;
             std::string last_restart;  // the newest lastState.terminated.finishedAt
             auto count = [&](const Node& c, bool sidecar) {
-              restarts += IntOf(c.Find("restartCount"));
+              restarts += IntOrZero(c.Find("restartCount"));
               const std::string finished =
                   api::StringOf(c.FindPath({"lastState", "terminated", "finishedAt"}));
               if (finished > last_restart) last_restart = finished;
@@ -303,7 +297,7 @@ Printer EventPrinter(const Column& name) {
                 Node::String(source),
                 Node::String(api::StringOf(e.Find("message"))),
                 Node::String(first.empty() ? "<unknown>" : AgeSince(first, now)),
-                Node::Int(std::max<std::int64_t>(1, IntOf(e.Find("count")))),
+                Node::Int(std::max<std::int64_t>(1, IntOrZero(e.Find("count")))),
                 Node::String(api::StringOf(Meta(e, "name")))};
           }};
 }

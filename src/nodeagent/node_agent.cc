@@ -852,14 +852,29 @@ void NodeAgent::PublishEvents(const std::string& uid, KnownPod& known, const fs:
       } catch (...) {
       }
     }
-    // The events an earlier agent posted for the pod, so repeats still count on them.
-    if (auto listed = store_.List("events", known.key.namespace_, false)) {
-      for (const auto& item : listed->items) {
-        auto event = apiserver::ParseStoredObject(item.data);
-        if (!event || Str(*event, {"involvedObject", "uid"}) != uid) continue;
-        known.posted_events[fmt::format("{}\n{}\n{}", Str(*event, {"type"}),
-                                        Str(*event, {"reason"}), Str(*event, {"message"}))] =
-            item.key.name;
+    // The events an earlier agent posted for the pod, so repeats still count on them. Only a
+    // pod an earlier agent published events for has any; they come from one index of the
+    // store's events built the first time one is needed (a list of every event of the
+    // namespace for each new pod cost a node that had churned thousands of pods more and more
+    // memory and time, bench/serve_soak.py).
+    if (known.event_offset > 0) {
+      if (!earlier_events_) {
+        earlier_events_.emplace();
+        if (auto listed = store_.List("events", "", true)) {
+          for (const auto& item : listed->items) {
+            auto event = apiserver::ParseStoredObject(item.data);
+            if (!event) continue;
+            const std::string about = Str(*event, {"involvedObject", "uid"});
+            if (!pods_.contains(about)) continue;
+            (*earlier_events_)[about][fmt::format("{}\n{}\n{}", Str(*event, {"type"}),
+                                                  Str(*event, {"reason"}),
+                                                  Str(*event, {"message"}))] = item.key.name;
+          }
+        }
+      }
+      if (auto it = earlier_events_->find(uid); it != earlier_events_->end()) {
+        known.posted_events = std::move(it->second);
+        earlier_events_->erase(it);
       }
     }
   }

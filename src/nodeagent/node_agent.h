@@ -219,6 +219,9 @@ class NodeAgent : public apiserver::PodLogSource {
   std::string cleanup_uid_;
   std::chrono::steady_clock::time_point cleanup_deadline_{};
   std::map<std::string, std::string> node_events_;  // type/reason/message -> event name
+  // The events earlier agents posted, by pod uid, then type/reason/message -> event name: built
+  // once, from the store, for the pods known then (PublishEvents).
+  std::optional<std::map<std::string, std::map<std::string, std::string>>> earlier_events_;
 };
 
 }  // namespace podlimits::nodeagent
