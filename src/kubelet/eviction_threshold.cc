@@ -60,6 +60,14 @@ Result<float> ParseFloat32(std::string_view s) {
   return v;
 }
 
+// parsePercentage: "5%" -> 0.05, the number as float32 with every trailing '%' trimmed.
+Result<float> ParsePercentage(std::string_view value) {
+  while (value.ends_with('%')) value.remove_suffix(1);  // strings.TrimRight(input, "%")
+  auto f = ParseFloat32(value);
+  if (!f) return std::unexpected(f.error());
+  return *f / 100;
+}
+
 }  // namespace
 
 Result<std::optional<EvictionThreshold>> ParseThresholdStatement(std::string_view signal,
@@ -70,11 +78,9 @@ Result<std::optional<EvictionThreshold>> ParseThresholdStatement(std::string_vie
   EvictionThreshold t{std::string(signal), std::nullopt, 0, std::string(value), {}, std::nullopt};
   if (value.ends_with('%')) {
     if (value == "0%" || value == "100%") return std::nullopt;
-    std::string_view number = value;
-    while (number.ends_with('%')) number.remove_suffix(1);  // strings.TrimRight(input, "%")
-    auto f = ParseFloat32(number);
-    if (!f) return std::unexpected(f.error());
-    t.percentage = *f / 100;
+    auto percentage = ParsePercentage(value);
+    if (!percentage) return std::unexpected(percentage.error());
+    t.percentage = *percentage;
     if (t.percentage < 0) {
       return Failure(
           fmt::format("eviction percentage threshold {} must be >= 0%: {}", signal, value));
@@ -128,11 +134,9 @@ Result<std::map<std::string, ThresholdValue>> ParseMinimumReclaims(
   for (const auto& [signal, value] : statements) {
     if (!ValidSignal(signal)) return Failure(fmt::format("unsupported eviction signal {}", signal));
     if (value.ends_with('%')) {
-      std::string_view number = value;
-      while (number.ends_with('%')) number.remove_suffix(1);
-      auto f = ParseFloat32(number);
-      if (!f) return std::unexpected(f.error());
-      const float percentage = *f / 100;
+      auto parsed = ParsePercentage(value);
+      if (!parsed) return std::unexpected(parsed.error());
+      const float percentage = *parsed;
       if (percentage <= 0) {
         return Failure(fmt::format("eviction percentage minimum reclaim {} must be positive: {}",
                                    signal, value));

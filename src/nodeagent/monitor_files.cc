@@ -1,5 +1,7 @@
 #include "nodeagent/monitor_files.h"
 
+#include "base/clock_text.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -164,6 +166,13 @@ std::optional<std::int64_t> ReadStopGrace(const fs::path& dir) {
   auto text = ReadSmallFile(dir / "stop", 64);
   if (!text) return std::nullopt;
   return ParseInt(*text);
+}
+
+MonitorEvent MonitorEventNow(kubelet::Event event) {
+  return MonitorEvent{std::move(event), Rfc3339Now(),
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count()};
 }
 
 Result<void> WriteEvictionMessage(const fs::path& dir, const std::string& message) {

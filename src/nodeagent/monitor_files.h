@@ -45,6 +45,9 @@ struct MonitorEvent {
   std::int64_t nanos = 0;    // Unix nanoseconds: names the API event, so replays are no-ops
 };
 
+// `event` as it happens now: the RFC 3339 time and the Unix nanoseconds that name it.
+MonitorEvent MonitorEventNow(kubelet::Event event);
+
 Result<void> WriteMonitorStatus(const std::filesystem::path& dir, const MonitorStatus& status);
 std::optional<MonitorStatus> ReadMonitorStatus(const std::filesystem::path& dir);
 

@@ -39,6 +39,14 @@ using apiserver::StoredObject;
 
 namespace {
 
+// The monitor's status file as last written (mtime and size), "" when there is none: an
+// unchanged stamp means nothing new to publish.
+std::string StatusStamp(const fs::path& dir) {
+  struct stat st{};
+  if (::stat((dir / "status.json").c_str(), &st) != 0) return "";
+  return fmt::format("{}.{}:{}", st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size);
+}
+
 // How often the periodic look compares a quiet pod's stored object in full (Publish).
 constexpr auto kFullLookPeriod = std::chrono::seconds(10);
 
@@ -566,20 +574,26 @@ void NodeAgent::PostSchedulerEvent(const ObjectKey& pod, const std::string& uid,
 void NodeAgent::PostPodEvent(const ObjectKey& pod, const std::string& uid,
                              std::string_view component, std::string_view type,
                              std::string_view reason, const std::string& message) {
-  MonitorEvent e;
-  e.event.type = type == "Warning" ? kubelet::EventType::kWarning : kubelet::EventType::kNormal;
-  e.event.reason = std::string(reason);
-  e.event.message = message;
-  const auto now = std::chrono::system_clock::now();
-  e.time = Rfc3339Now();
-  e.nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
-  EventSubject subject{pod.namespace_, pod.name, uid, options_.node_name, std::string(component)};
+  (void)CreateEvent({pod.namespace_, pod.name, uid, options_.node_name, std::string(component)},
+                    type, reason, message);
+}
+
+std::optional<std::string> NodeAgent::CreateEvent(const EventSubject& subject,
+                                                  std::string_view type, std::string_view reason,
+                                                  const std::string& message) {
+  const MonitorEvent e = MonitorEventNow(
+      {type == "Warning" ? kubelet::EventType::kWarning : kubelet::EventType::kNormal,
+       std::string(reason), message});
   Node event = ApiEvent(subject, e);
   event.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
   event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
-  (void)store_.Create({"events", pod.namespace_, ApiEventName(subject, e)}, [&](std::int64_t rv) {
+  const std::string name = ApiEventName(subject, e);
+  const std::string ns = api::StringOf(event.FindPath({"metadata", "namespace"}));
+  auto created = store_.Create({"events", ns, name}, [&](std::int64_t rv) {
     return apiserver::RenderStoredObject(event, "Event", rv);
   });
+  if (!created) return std::nullopt;
+  return name;
 }
 
 void NodeAgent::NodeChanged() {
@@ -773,16 +787,12 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
   // the store read and parse of each pod every 2 s was most of the idle daemon's CPU.
   const auto now = std::chrono::steady_clock::now();
   if (periodic && known.events_loaded && now - known.full_look < kFullLookPeriod) {
-    struct stat status_st{}, events_st{};
-    const bool status_ok = ::stat((dir / "status.json").c_str(), &status_st) == 0;
-    const std::string stamp = status_ok ? fmt::format("{}.{}:{}", status_st.st_mtim.tv_sec,
-                                                      status_st.st_mtim.tv_nsec, status_st.st_size)
-                                        : "";
+    struct stat events_st{};
     const std::uint64_t events_size =
         ::stat((dir / "events.jsonl").c_str(), &events_st) == 0
             ? static_cast<std::uint64_t>(events_st.st_size)
             : 0;
-    if (stamp == known.status_stamp && events_size == known.event_offset) return;
+    if (StatusStamp(dir) == known.status_stamp && events_size == known.event_offset) return;
   }
   known.full_look = now;
   auto got = store_.Get(known.key);
@@ -794,11 +804,9 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
 
   // The status work only when the monitor wrote a new status or the object changed since the
   // last look: the periodic resync of every pod then costs a stat and a get.
-  struct stat st{};
-  const bool stamped = ::stat((dir / "status.json").c_str(), &st) == 0;
-  const std::string stamp =
-      stamped ? fmt::format("{}.{}:{}", st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size) : "";
-  const bool unchanged = stamped && stamp == known.status_stamp && got->revision == known.synced;
+  const std::string stamp = StatusStamp(dir);
+  const bool unchanged = !stamp.empty() && stamp == known.status_stamp &&
+                         got->revision == known.synced;
   auto status = unchanged ? std::nullopt : ReadMonitorStatus(dir);
   if (status) {
     known.finished = status->finished;

@@ -46,6 +46,7 @@
 #include "kubelet/eviction_manager.h"
 #include "kubelet/metrics.h"
 #include "kubelet/pod_process_count.h"
+#include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/static_pods.h"
 #include "validation/feature_gates.h"
@@ -194,6 +195,10 @@ class NodeAgent : public apiserver::PodLogSource {
   void PostPodEvent(const apiserver::ObjectKey& pod, const std::string& uid,
                     std::string_view component, std::string_view type, std::string_view reason,
                     const std::string& message);
+  // Posts `subject`'s event as the kubelet's recorder names it; the event's name, or nullopt when
+  // the store refused it.
+  std::optional<std::string> CreateEvent(const EventSubject& subject, std::string_view type,
+                                         std::string_view reason, const std::string& message);
   // An event about the Node (involvedObject kind Node, namespace default); a repeat of the same
   // type, reason and message raises the first one's count.
   void PostNodeEvent(std::string_view type, std::string_view reason, const std::string& message);

@@ -196,11 +196,7 @@ void NodeAgent::RefusePod(const std::string& uid, KnownPod& known, const Node& p
   const std::string qos = std::string(api::Name(
       api::ComputePodQos(api::ReadPod(pod), options_.gates.pod_level_resources)));
   (void)AppendMonitorEvent(
-      dir, MonitorEvent{kubelet::Event{kubelet::EventType::kWarning, reason, message},
-                        Rfc3339Now(),
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count()});
+      dir, MonitorEventNow({kubelet::EventType::kWarning, reason, message}));
   if (auto w = WriteMonitorStatus(dir, {RejectedPodStatus(reason, message, Rfc3339Now(), qos), true});
       !w) {
     Log(w.error().Message());
@@ -226,24 +222,11 @@ void NodeAgent::PostNodeEvent(std::string_view type, std::string_view reason,
                    });
     if (done) return;
   }
-  MonitorEvent e;
-  e.event.type = type == "Warning" ? kubelet::EventType::kWarning : kubelet::EventType::kNormal;
-  e.event.reason = std::string(reason);
-  e.event.message = message;
-  e.time = Rfc3339Now();
-  e.nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
-  EventSubject subject{"", options_.node_name, options_.node_name, options_.node_name, "kubelet",
-                       "Node"};
-  Node event = ApiEvent(subject, e);
-  event.Ensure("metadata").Set("uid", Node::String(kubelet::NewUuid()));
-  event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
-  const std::string name = ApiEventName(subject, e);
-  auto created = store_.Create({"events", "default", name}, [&](std::int64_t rv) {
-    return apiserver::RenderStoredObject(event, "Event", rv);
-  });
-  if (created) node_events_[similar] = name;
+  if (auto name = CreateEvent({"", options_.node_name, options_.node_name, options_.node_name,
+                               "kubelet", "Node"},
+                              type, reason, message)) {
+    node_events_[similar] = *name;
+  }
 }
 
 }  // namespace podlimits::nodeagent

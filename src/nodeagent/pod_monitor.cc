@@ -30,11 +30,6 @@ namespace {
 constexpr int kExitMonitorFailure = 3;
 
 
-std::int64_t UnixNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 
 // Writes each status and event to the directory and tells the agent.
@@ -47,7 +42,7 @@ class Publisher {
 
   void Event(const kubelet::Event& e) {
     std::lock_guard lock(mu_);
-    MonitorEvent m{e, Rfc3339Now(), UnixNanos()};
+    MonitorEvent m = MonitorEventNow(e);
     if (m.nanos <= last_nanos_) m.nanos = last_nanos_ + 1;  // one name per event
     last_nanos_ = m.nanos;
     if (auto w = AppendMonitorEvent(dir_, m); !w) Log(w.error().Message());

@@ -158,6 +158,9 @@ TEST_F(NodeAgentMaxPods, OutOfPods) {
   EXPECT_EQ(At(*refused, {"status", "reason"}), "OutOfpods");
   EXPECT_EQ(At(*refused, {"status", "message"}),
             "Node didn't have enough resource: pods, requested: 1, used: 1, capacity: 1");
+  // The first was admitted: started (pod.json written), never refused (no status.json).
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "pods/uid-first/pod.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "pods/uid-first/status.json"));
   auto first = Get({"pods", "default", "first"});
   EXPECT_NE(At(*first, {"status", "phase"}), "Failed");
 }
@@ -202,9 +205,12 @@ TEST_F(NodeAgentEviction, PressureConditionTaintEventsAndAdmission) {
   EXPECT_TRUE(Eventually(
       [&] { return HasEvent("default", "Evicted", "The node had condition: [PIDPressure]. "); }));
 
-  // A critical pod is admitted (its monitor cannot start in a unit test: no binary).
+  // A critical pod is admitted: the agent writes its pod.json to start a monitor (which cannot
+  // start in a unit test: no binary), and no refused status.
   CreatePod(PodObject("critical", "uid-critical", 2000000000));
-  std::this_thread::sleep_for(300ms);
+  const auto critical_dir = dir_ / "pods/uid-critical";
+  EXPECT_TRUE(Eventually([&] { return std::filesystem::exists(critical_dir / "pod.json"); }));
+  EXPECT_FALSE(std::filesystem::exists(critical_dir / "status.json"));
   auto critical = Get({"pods", "default", "critical"});
   EXPECT_NE(At(*critical, {"status", "reason"}), "Evicted");
 
