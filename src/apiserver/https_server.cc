@@ -14,11 +14,13 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
 #include <condition_variable>
 #include <limits>
 #include <set>
 
 #include "apiserver/api_errors.h"
+#include "apiserver/websocket_connection.h"
 #include "base/percent_encoding.h"
 
 namespace podlimits::apiserver {
@@ -26,6 +28,7 @@ namespace podlimits::apiserver {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
 namespace {
@@ -149,6 +152,13 @@ Result<std::shared_ptr<asio::ssl::context>> BuildContext(const HttpsServerOption
 
 }  // namespace
 
+// One accepted connection and the io_context it belongs to (a WebSocket handler runs it; the
+// socket goes before its context).
+struct Connection {
+  asio::io_context io{1};
+  tcp::socket socket{io};
+};
+
 struct HttpsServer::Impl {
   asio::io_context io;
   HttpsServerOptions options;
@@ -174,8 +184,8 @@ struct HttpsServer::Impl {
   void SetBusy(int fd, bool busy);
 
   void Accept();
-  void Serve(tcp::socket socket);
-  void Converse(tcp::socket socket);
+  void Serve(std::unique_ptr<Connection> connection);
+  void Converse(Connection& connection);
   HttpResponse Authenticate(HttpRequest& request, SSL* ssl, bool& ok) const;
   void StreamResponse(beast::ssl_stream<tcp::socket>& stream, HttpResponse& response);
 };
@@ -228,9 +238,10 @@ HttpResponse HttpsServer::Impl::Authenticate(HttpRequest& request, SSL* ssl, boo
   return Unauthorized().Response();
 }
 
-void HttpsServer::Impl::Serve(tcp::socket socket) {
-  const int fd = socket.native_handle();
-  Converse(std::move(socket));
+void HttpsServer::Impl::Serve(std::unique_ptr<Connection> connection) {
+  const int fd = connection->socket.native_handle();
+  Converse(*connection);
+  connection.reset();
   // Last: once `active` drops to zero Stop() may destroy this Impl, so the connection (its
   // socket belongs to `io`) must be gone by then.
   std::lock_guard lock(mu);
@@ -238,7 +249,8 @@ void HttpsServer::Impl::Serve(tcp::socket socket) {
   if (--active == 0) idle.notify_all();
 }
 
-void HttpsServer::Impl::Converse(tcp::socket socket) {
+void HttpsServer::Impl::Converse(Connection& connection) {
+  tcp::socket& socket = connection.socket;
   // A client that stalls (no handshake, half a request, an idle keep-alive) is dropped after a
   // minute instead of holding a connection slot and a thread for ever.
   timeval limit{60, 0};
@@ -284,6 +296,7 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
     }
     HttpResponse response;
     bool keep_alive = true;
+    bool upgrade = false;
     if (ec == http::error::body_limit) {
       response = RequestEntityTooLarge(kMaxRequestBodyBytes).Response();
       keep_alive = false;
@@ -304,10 +317,25 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
       }
       request.body = std::move(req.body());
       keep_alive = req.keep_alive();
+      upgrade = websocket::is_upgrade(req);
       bool authenticated = !options.authenticate;
       if (!authenticated) response = Authenticate(request, stream.native_handle(), authenticated);
       if (authenticated) response = handler(request);
     }
+    if (response.websocket && upgrade) {
+      WebSocketStream ws(stream);
+      const std::string protocol = response.websocket_protocol;
+      ws.set_option(websocket::stream_base::decorator([protocol](websocket::response_type& res) {
+        if (!protocol.empty()) res.set(http::field::sec_websocket_protocol, protocol);
+      }));
+      ws.accept(parser.get(), ec);
+      if (!ec) {
+        WebSocketConnection accepted{connection.io, ws, stopping};
+        response.websocket(accepted);
+      }
+      break;
+    }
+    if (response.websocket) response = BadRequest("Upgrade request required").Response();
     if (response.stream) {
       StreamResponse(stream, response);
       break;
@@ -330,9 +358,9 @@ void HttpsServer::Impl::Converse(tcp::socket socket) {
 
 void HttpsServer::Impl::Accept() {
   while (!stopping) {
-    tcp::socket socket(io);
+    auto connection = std::make_unique<Connection>();
     beast::error_code ec;
-    acceptor.accept(socket, ec);
+    acceptor.accept(connection->socket, ec);
     if (ec) {
       // A draining server shut its listener down: accept fails at once from then on.
       if (stopping || draining) break;
@@ -341,9 +369,9 @@ void HttpsServer::Impl::Accept() {
     std::lock_guard lock(mu);
     if (stopping || draining) break;
     if (active >= max_connections) continue;  // the socket closes as it goes out of scope
-    open_fds[socket.native_handle()] = false;
+    open_fds[connection->socket.native_handle()] = false;
     ++active;
-    std::thread([this, s = std::move(socket)]() mutable { Serve(std::move(s)); }).detach();
+    std::thread([this, c = std::move(connection)]() mutable { Serve(std::move(c)); }).detach();
   }
 }
 

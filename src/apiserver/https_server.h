@@ -57,6 +57,8 @@ class ResponseStream {
   virtual bool Closed() = 0;
 };
 
+struct WebSocketConnection;  // websocket_connection.h
+
 struct HttpResponse {
   HttpResponse() = default;
   HttpResponse(int status, std::string content_type, std::string body,
@@ -73,6 +75,12 @@ struct HttpResponse {
   // Set: the body is streamed by this function (`body` is ignored) and the connection closes
   // when it returns.
   std::function<void(ResponseStream&)> stream;
+  // Set: the request is a WebSocket handshake, accepted with the subprotocol
+  // `websocket_protocol` (status, body and headers are ignored); the function then has the
+  // connection (websocket_connection.h) until it returns, and the connection closes. A request
+  // that is no WebSocket handshake gets a 400 instead.
+  std::function<void(WebSocketConnection&)> websocket;
+  std::string websocket_protocol;
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;

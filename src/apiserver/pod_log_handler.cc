@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apiserver/api_errors.h"
+#include "apiserver/pod_container.h"
 #include "apiserver/stored_object.h"
 #include "base/numbers.h"
 #include "kubelet/container_log.h"
@@ -21,28 +22,6 @@ namespace {
 
 
 bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
-
-std::vector<std::string> ContainerNames(const Node& pod) {
-  std::vector<std::string> out;
-  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
-    const Node* items = pod.FindPath({"spec", list});
-    if (items == nullptr || !items->IsArray()) continue;
-    for (const Node& c : items->items) {
-      if (const Node* n = c.Find("name"); n && n->IsString()) out.push_back(n->scalar);
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> AppContainerNames(const Node& pod) {
-  std::vector<std::string> out;
-  const Node* items = pod.FindPath({"spec", "containers"});
-  if (items == nullptr || !items->IsArray()) return out;
-  for (const Node& c : items->items) {
-    if (const Node* n = c.Find("name"); n && n->IsString()) out.push_back(n->scalar);
-  }
-  return out;
-}
 
 // The container's status, or null.
 const Node* ContainerStatus(const Node& pod, std::string_view container) {
@@ -91,22 +70,9 @@ HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const Htt
   auto pod = ParseStoredObject(got->data);
   if (!pod) return InternalError("a stored object does not parse").Response();
 
-  std::string container = query("container").value_or("");
-  if (container.empty()) {
-    const auto apps = AppContainerNames(*pod);
-    if (apps.size() != 1) {
-      return BadRequest(fmt::format("a container name must be specified for pod {}, choose one "
-                                    "of: [{}]",
-                                    pod_key.name, fmt::join(ContainerNames(*pod), " ")))
-          .Response();
-    }
-    container = apps[0];
-  }
-  const auto names = ContainerNames(*pod);
-  if (std::find(names.begin(), names.end(), container) == names.end()) {
-    return BadRequest(fmt::format("container {} is not valid for pod {}", container, pod_key.name))
-        .Response();
-  }
+  auto resolved = ResolvePodContainer(*pod, query("container").value_or(""), pod_key.name);
+  if (!resolved) return resolved.error().Response();
+  const std::string container = std::move(*resolved);
   kubelet::LogReadOptions options;
   options.timestamps = Truthy(query("timestamps").value_or(""));
   const bool previous = Truthy(query("previous").value_or(""));

@@ -12,6 +12,7 @@
 #include "apiserver/api_errors.h"
 #include "apiserver/human_duration.h"
 #include "apiserver/pod_deletion.h"
+#include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/selectors.h"
@@ -96,6 +97,11 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   if (info->resource == "pods" && info->subresource == "log" && info->verb == "get" &&
       logs_ != nullptr && !info->namespace_.empty()) {
     return ServePodLog(store_, *logs_, request, {"pods", info->namespace_, info->name});
+  }
+  if (info->resource == "pods" && info->subresource == "exec" &&
+      (info->verb == "get" || info->verb == "create") && executor_ != nullptr &&
+      !info->namespace_.empty()) {
+    return ServePodExec(store_, *executor_, request, {"pods", info->namespace_, info->name});
   }
   // dryRun=All: the write goes through everything and is not committed.
   std::optional<DryRunScope> dry_run;

@@ -29,6 +29,7 @@
 namespace podlimits::apiserver {
 
 class PodLogSource;  // pod_log_handler.h
+class PodExecutor;   // pod_exec_handler.h
 
 class RestHandler {
  public:
@@ -41,6 +42,7 @@ class RestHandler {
 
   // Serves pods/log from the node's logs.
   void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }
+  void set_pod_executor(PodExecutor* executor) { executor_ = executor; }
 
   // nullopt when `request` is not a resource request (its path is not /api/v1/...).
   std::optional<HttpResponse> Handle(const HttpRequest& request);
@@ -77,6 +79,7 @@ class RestHandler {
 
   ObjectStore& store_;
   const PodLogSource* logs_ = nullptr;
+  PodExecutor* executor_ = nullptr;
   admission::ChainOptions options_;
   Clock clock_;
 };

@@ -85,18 +85,23 @@ Result<ChildResult> Wait(pid_t pid, Fd out, Fd err, std::chrono::milliseconds ti
   // A pidfd makes the exit pollable together with the pipes. Without one (kernels before 5.3)
   // the loop polls waitpid every few milliseconds instead.
   Fd pidfd = OpenPidfd(pid);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const bool limited = timeout.count() > 0;
+  const auto deadline = limited ? std::chrono::steady_clock::now() + timeout
+                                : std::chrono::steady_clock::time_point::max();
   int status = 0;
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
+    if (limited && now >= deadline) {
       KillAndReap(pid, &status);
       result.timed_out = true;
       break;
     }
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
-    int wait_ms = static_cast<int>(std::min<long long>(left, INT_MAX));
-    if (!pidfd) wait_ms = std::min(wait_ms, 5);
+    int wait_ms = -1;
+    if (limited) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+      wait_ms = static_cast<int>(std::min<long long>(left, INT_MAX));
+    }
+    if (!pidfd) wait_ms = wait_ms < 0 ? 5 : std::min(wait_ms, 5);
 
     pollfd fds[3];
     nfds_t n = 0;

@@ -28,7 +28,8 @@ struct ChildCommand {
   int stdin_fd = kDevNull;
   int stdout_fd = kCapture;
   int stderr_fd = kCapture;
-  // Past this the process group is sent SIGKILL and the result says timed_out.
+  // Past this the process group is sent SIGKILL and the result says timed_out. Zero: no limit
+  // (an interactive exec ends when its user ends it).
   std::chrono::milliseconds timeout{30000};
 };
 

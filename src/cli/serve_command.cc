@@ -226,6 +226,7 @@ int ServeCommand(const ServeFlags& flags) {
   nodeagent::NodeAgent agent(**store, agent_options);
   if (auto started = agent.Start(); !started) return Fail(started.error().Message());
   rest.set_pod_logs(&agent);
+  rest.set_pod_executor(&agent);
   apiserver::NamespaceController namespaces(**store, rest);
   namespaces.Start();
   apiserver::StoreMaintenance maintenance(**store, {});

@@ -1,6 +1,7 @@
 #include "cri/console_socket.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -56,7 +57,11 @@ Result<UniqueFd> ConsoleSocket::ReceiveMaster() {
   msg.msg_iovlen = 1;
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
-  // The runtime wrote the message before `create` returned.
+  // After `create` the message is there already; an exec's runtime sends it right after it
+  // connects.
+  pollfd ready{conn.get(), POLLIN, 0};
+  while (poll(&ready, 1, 5000) < 0 && errno == EINTR) {
+  }
   ssize_t n = recvmsg(conn.get(), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
   if (n < 0) return SystemError("receive the terminal from", path_, errno);
   cmsghdr* c = CMSG_FIRSTHDR(&msg);

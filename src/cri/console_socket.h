@@ -21,6 +21,8 @@ class ConsoleSocket {
   ~ConsoleSocket();  // closes and removes the socket file
 
   const std::filesystem::path& path() const { return path_; }
+  // The listening socket: readable once the runtime has connected.
+  int listen_fd() const { return fd_.get(); }
 
   // The master the runtime sent, non-blocking and close-on-exec. Fails when the runtime has not
   // connected (create did not get that far) or sent no descriptor.

@@ -42,6 +42,20 @@ struct ExecResult {
   std::string error_output;  // stderr alone (what the CRI's ExecSync error quotes)
 };
 
+struct AttachedExec {
+  std::vector<std::string> argv;
+  bool tty = false;
+  // Without a terminal: the process's 0, 1 and 2 (-1: /dev/null). With one: console_socket,
+  // where the runtime sends the terminal's master.
+  ContainerStdio stdio;
+  std::filesystem::path pid_file;  // required
+};
+
+struct AttachedExecEnd {
+  int exit_code = -1;
+  std::string runtime_error;  // set when the runtime itself failed; exit_code is then its own
+};
+
 class ContainerRuntime {
  public:
   virtual ~ContainerRuntime() = default;
@@ -64,6 +78,10 @@ class ContainerRuntime {
   // not be run; a command that fails is a result.
   virtual Result<ExecResult> Exec(const std::string& id, const std::vector<std::string>& argv,
                                   std::chrono::milliseconds timeout) = 0;
+
+  // Runs `exec.argv` in the running container with the caller's stdio (`kubectl exec`) to its
+  // end, without a time limit (OciRuntimeClient::ExecAttached).
+  virtual Result<AttachedExecEnd> ExecAttached(const std::string& id, const AttachedExec& exec) = 0;
 
   // "crun", "runc", ...: recorded with the pod so that a later run can clean up after it.
   virtual std::string_view Name() const = 0;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <atomic>
 #include <charconv>
 #include <cstring>
 #include <system_error>
@@ -19,6 +20,7 @@
 #include "base/fs.h"
 #include "base/error.h"
 #include "cri/exec_cgroup_view.h"
+#include "cri/exec_process.h"
 #include "cri/oci_runtime_output.h"
 
 namespace podlimits::cri {
@@ -215,26 +217,57 @@ Result<void> OciRuntimeClient::Kill(const std::string& id, int signal, bool all)
   return Failure(Failed(*this, "kill", id, FailureReason(*this, *result, "")));
 }
 
-// linux.cgroupsPath of a container, from the config.json of its bundle.
-Result<std::string> OciRuntimeClient::CgroupPathOf(const std::string& id) {
+// What an exec needs from the config.json of the container's bundle.
+Result<OciRuntimeClient::ExecTarget> OciRuntimeClient::ExecTargetOf(const std::string& id) {
   {
-    std::lock_guard lock(*cgroup_paths_mu_);
-    if (auto it = cgroup_paths_.find(id); it != cgroup_paths_.end()) return it->second;
+    std::lock_guard lock(*exec_targets_mu_);
+    if (auto it = exec_targets_.find(id); it != exec_targets_.end()) return it->second;
   }
   auto state = State(id);
   if (!state) return std::unexpected(state.error());
-  auto text = ReadSmallFile(state->bundle / "config.json", 16 << 20);
+  const fs::path config = state->bundle / "config.json";
+  auto text = ReadSmallFile(config, 16 << 20);
   if (!text) return std::unexpected(text.error());
   rapidjson::Document doc;
   doc.Parse(text->data(), text->size());
   const rapidjson::Value* path = rapidjson::Pointer("/linux/cgroupsPath").Get(doc);
   if (doc.HasParseError() || path == nullptr || !path->IsString()) {
-    return Failure("read", state->bundle / "config.json", "no linux.cgroupsPath");
+    return Failure("read", config, "no linux.cgroupsPath");
   }
-  std::string cgroup(path->GetString(), path->GetStringLength());
-  std::lock_guard lock(*cgroup_paths_mu_);
-  cgroup_paths_[id] = cgroup;
-  return cgroup;
+  auto process = ContainerProcessJson(*text, fmt::format("\"{}\"", config.string()));
+  if (!process) return std::unexpected(process.error());
+  ExecTarget target{state->bundle, std::string(path->GetString(), path->GetStringLength()),
+                    std::move(*process)};
+  std::lock_guard lock(*exec_targets_mu_);
+  exec_targets_[id] = target;
+  return target;
+}
+
+Result<ChildResult> OciRuntimeClient::RunExec(const std::string& id, const ExecTarget& target,
+                                              const std::vector<std::string>& argv, bool tty,
+                                              std::vector<std::string> exec_flags,
+                                              ChildCommand command, const fs::path* log) {
+  auto process = ExecProcessJson(target.process_json, argv, tty);
+  if (!process) return std::unexpected(process.error());
+  // One file per exec, in the bundle (removed with it at the latest).
+  static std::atomic<std::uint64_t> serial{0};
+  const fs::path file =
+      target.bundle / fmt::format("exec-{}-{}.json", getpid(), serial.fetch_add(1));
+  if (auto w = WriteFileAtomically(file, *process, 0600); !w) return std::unexpected(w.error());
+  std::vector<std::string> args = {"exec", "--process", file.string()};
+  args.insert(args.end(), exec_flags.begin(), exec_flags.end());
+  args.push_back(id);
+  command.argv = CommandLine(*this, log, args);
+  Result<ChildResult> result = Failure("not run");
+  if (kind() == RuntimeKind::kCrun && ExecNeedsFreezerView()) {
+    auto ran = RunInFreezerView(target.cgroup_path, [&] { result = RunChild(command); });
+    if (!ran) result = std::unexpected(ran.error());
+  } else {
+    result = RunChild(command);
+  }
+  std::error_code ec;
+  fs::remove(file, ec);
+  return result;
 }
 
 Result<ExecResult> OciRuntimeClient::Exec(const std::string& id,
@@ -242,19 +275,11 @@ Result<ExecResult> OciRuntimeClient::Exec(const std::string& id,
                                           std::chrono::milliseconds timeout) {
   if (!ValidId(id)) return Failure(Failed(*this, "exec", id, "invalid container id"));
   if (argv.empty()) return Failure(Failed(*this, "exec", id, "no command"));
+  auto target = ExecTargetOf(id);
+  if (!target) return Failure(Failed(*this, "exec", id, target.error().Message()));
   ChildCommand command;
-  command.argv = CommandLine(*this, nullptr, {"exec", id});
-  command.argv.insert(command.argv.end(), argv.begin(), argv.end());
   command.timeout = timeout;
-  Result<ChildResult> result = Failure("not run");
-  if (kind() == RuntimeKind::kCrun && ExecNeedsFreezerView()) {
-    auto cgroup = CgroupPathOf(id);
-    if (!cgroup) return Failure(Failed(*this, "exec", id, cgroup.error().Message()));
-    auto ran = RunInFreezerView(*cgroup, [&] { result = RunChild(command); });
-    if (!ran) return Failure(Failed(*this, "exec", id, ran.error().Message()));
-  } else {
-    result = RunChild(command);
-  }
+  auto result = RunExec(id, *target, argv, false, {}, std::move(command), nullptr);
   if (!result) return Failure(Failed(*this, "exec", id, result.error().Message()));
   ExecResult out;
   out.timed_out = result->timed_out;
@@ -264,11 +289,52 @@ Result<ExecResult> OciRuntimeClient::Exec(const std::string& id,
   return out;
 }
 
+Result<AttachedExecEnd> OciRuntimeClient::ExecAttached(const std::string& id,
+                                                       const AttachedExec& exec) {
+  if (!ValidId(id)) return Failure(Failed(*this, "exec", id, "invalid container id"));
+  if (exec.argv.empty()) return Failure(Failed(*this, "exec", id, "no command"));
+  auto target = ExecTargetOf(id);
+  if (!target) return Failure(Failed(*this, "exec", id, target.error().Message()));
+  if (exec.tty && kind() == RuntimeKind::kRunc) {
+    // runc's exec hands the terminal to a console socket only with --detach; attached, it relays
+    // the terminal to its own stdin, which must then be a terminal (runc's setupIO).
+    return Failure(Failed(*this, "exec", id,
+                          "a terminal (kubectl exec -t) needs crun on this node; runc runs "
+                          "attached execs without one only"));
+  }
+  std::vector<std::string> flags = {"--pid-file", exec.pid_file.string()};
+  ChildCommand command;
+  command.timeout = std::chrono::milliseconds(0);  // as long as its user keeps it
+  if (exec.tty) {
+    flags.insert(flags.end(), {"--tty", "--console-socket", exec.stdio.console_socket.string()});
+    command.stdin_fd = command.stdout_fd = command.stderr_fd = ChildCommand::kDevNull;
+  } else {
+    // The runtime hands its stdio to the process; its own messages go to the log.
+    command.stdin_fd = exec.stdio.stdin_fd >= 0 ? exec.stdio.stdin_fd : ChildCommand::kDevNull;
+    command.stdout_fd = exec.stdio.stdout_fd >= 0 ? exec.stdio.stdout_fd : ChildCommand::kDevNull;
+    command.stderr_fd = exec.stdio.stderr_fd >= 0 ? exec.stdio.stderr_fd : ChildCommand::kDevNull;
+  }
+  const fs::path log = fs::path(exec.pid_file).replace_extension(".log");
+  std::error_code ec;
+  fs::remove(log, ec);
+  auto result = RunExec(id, *target, exec.argv, exec.tty, std::move(flags), std::move(command), &log);
+  const std::string log_text = ReadFrom(log, 0).value_or("");
+  fs::remove(log, ec);
+  if (!result) return Failure(Failed(*this, "exec", id, result.error().Message()));
+  AttachedExecEnd end;
+  end.exit_code = result->exit_code >= 0 ? result->exit_code : 128 + result->signal;
+  if (result->exit_code != 0) {
+    std::string message = RuntimeMessage(log_text);
+    if (!message.empty()) end.runtime_error = Failed(*this, "exec", id, message);
+  }
+  return end;
+}
+
 Result<void> OciRuntimeClient::Delete(const std::string& id) {
   if (!ValidId(id)) return Failure(Failed(*this, "delete", id, "invalid container id"));
   {
-    std::lock_guard lock(*cgroup_paths_mu_);
-    cgroup_paths_.erase(id);
+    std::lock_guard lock(*exec_targets_mu_);
+    exec_targets_.erase(id);
   }
   auto result = Run(*this, CommandLine(*this, nullptr, {"delete", "--force", id}));
   if (!result) return Failure(Failed(*this, "delete", id, result.error().Message()));

@@ -16,12 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "base/child_process.h"
 #include "base/error.h"
 #include "cri/container_runtime.h"
 
 namespace podlimits::cri {
 
 enum class RuntimeKind { kCrun, kRunc };
+
 
 class OciRuntimeClient : public ContainerRuntime {
  public:
@@ -46,9 +48,16 @@ class OciRuntimeClient : public ContainerRuntime {
   Result<void> Kill(const std::string& id, int signal, bool all = false) override;
   // `delete --force ID`; a container the runtime does not know is not an error.
   Result<void> Delete(const std::string& id) override;
+  // `exec --process FILE ID` with the container's own process (exec_process.h), output
+  // captured: probes and lifecycle hooks.
   Result<ExecResult> Exec(const std::string& id, const std::vector<std::string>& argv,
                           std::chrono::milliseconds timeout) override;
-  Result<std::string> CgroupPathOf(const std::string& id);
+  // An exec whose stdio is the caller's (`kubectl exec`), run to its end without a time limit:
+  // `exec --process FILE [--tty --console-socket SOCKET] --pid-file PID_FILE ID`. The result is
+  // the command's exit code (128+N when a signal ended it, as the runtime reports it), or the
+  // runtime's own error when it could not run the command at all (no such executable, the
+  // container stopped). `pid_file` names the exec'd process for whoever must stop it early.
+  Result<AttachedExecEnd> ExecAttached(const std::string& id, const AttachedExec& exec) override;
 
   std::string_view Name() const override { return kind_ == RuntimeKind::kRunc ? "runc" : "crun"; }
   const std::filesystem::path& Binary() const override { return binary_; }
@@ -62,9 +71,22 @@ class OciRuntimeClient : public ContainerRuntime {
   std::filesystem::path binary_;
   std::filesystem::path state_root_;
   RuntimeKind kind_;
-  // linux.cgroupsPath by container id, read once per container (probes exec every period).
-  std::unique_ptr<std::mutex> cgroup_paths_mu_ = std::make_unique<std::mutex>();  // movable
-  std::map<std::string, std::string> cgroup_paths_;
+  // What an exec needs of a container's config.json (bundle, linux.cgroupsPath, process), read
+  // once per container: probes exec every period.
+  struct ExecTarget {
+    std::filesystem::path bundle;
+    std::string cgroup_path;
+    std::string process_json;
+  };
+  Result<ExecTarget> ExecTargetOf(const std::string& id);
+  // Runs `runtime exec` (argv after the global flags) for `id` with the process file written
+  // from `target`; spawns inside the cgroup view crun's exec needs on v1.
+  Result<ChildResult> RunExec(const std::string& id, const ExecTarget& target,
+                              const std::vector<std::string>& argv, bool tty,
+                              std::vector<std::string> exec_flags, ChildCommand command,
+                              const std::filesystem::path* log);
+  std::unique_ptr<std::mutex> exec_targets_mu_ = std::make_unique<std::mutex>();  // movable
+  std::map<std::string, ExecTarget> exec_targets_;
 };
 
 }  // namespace podlimits::cri

@@ -110,6 +110,8 @@ class Kubelet {
   const DeclaredFeatures& features() const { return features_; }
   const PidCapacity& pid_capacity() const { return pid_capacity_; }
   MetricsRegistry& metrics() { return metrics_; }
+  // The container runtime, once Start() succeeded (nullptr before).
+  cri::ContainerRuntime* runtime() { return runtime_.get(); }
 
  private:
   KubeletOptions options_;

@@ -41,6 +41,7 @@
 
 #include "api/node.h"
 #include "apiserver/object_store.h"
+#include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/rest_handler.h"
 #include "kubelet/eviction_manager.h"
@@ -93,7 +94,7 @@ struct NodeAgentOptions {
   std::int64_t max_pods = 110;
 };
 
-class NodeAgent : public apiserver::PodLogSource {
+class NodeAgent : public apiserver::PodLogSource, public apiserver::PodExecutor {
  public:
   NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options);
   ~NodeAgent();
@@ -115,6 +116,11 @@ class NodeAgent : public apiserver::PodLogSource {
   // current one), or an error in the kubelet's words.
   Result<std::filesystem::path> ContainerLogFile(const api::Node& pod, std::string_view container,
                                                  bool previous) const override;
+
+  // `kubectl exec`: starts the command in the pod's container through its monitor
+  // (nodeagent/node_exec.cc, kubelet/exec_wire.h) and hands the streams to the API server.
+  std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
+      const api::Node& pod, const apiserver::ExecOptions& options) override;
 
  private:
   struct KnownPod {

@@ -17,6 +17,7 @@
 #include "kubelet/kubelet.h"
 #include "kubelet/pod_api_status.h"
 #include "kubelet/stop_signals.h"
+#include "nodeagent/exec_server.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/store_object_source.h"
 
@@ -150,6 +151,14 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     publisher.NotRun("NodeFailure", "signalfd: cannot watch the stop signals");
     return 0;
   }
+  // `kubectl exec` reaches the pod's containers through this monitor (exec_server.h). Started
+  // once the stop signals are blocked: its threads inherit the mask, so SIGTERM still reaches
+  // the signalfd.
+  auto exec_server =
+      ExecServer::Start(dir, [&node](const std::string& id, const cri::AttachedExec& exec) {
+        return node.runtime()->ExecAttached(id, exec);
+      });
+  if (!exec_server) Publisher::Log("exec: " + exec_server.error().Message());
   // A stop asked for before the monitor could listen (the pod was deleted while it started).
   if (auto grace = ReadStopGrace(dir)) stop.Request(*grace);
 
@@ -165,6 +174,16 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     if (!pid_limit_marked && node.metrics().PodPIDLimitApplied().Value() > 0) {
       pid_limit_marked = true;
       (void)WriteFileAtomically(dir / kPidLimitAppliedFile, "1\n", 0600);
+    }
+    if (exec_server) {
+      std::map<std::string, std::string> running;
+      for (const auto& c : p.containers) {
+        constexpr std::string_view kScheme = "podlimits://";
+        if (c.state == kubelet::ContainerProgress::State::kRunning && c.container_id.starts_with(kScheme)) {
+          running[c.name] = c.container_id.substr(kScheme.size());
+        }
+      }
+      (*exec_server)->SetRunning(std::move(running));
     }
     publisher.Progress(p);
   };

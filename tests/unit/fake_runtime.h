@@ -164,6 +164,11 @@ class FakeRuntime : public cri::ContainerRuntime {
     return cri::ExecResult{0, false, "", ""};
   }
 
+  Result<cri::AttachedExecEnd> ExecAttached(const std::string& id,
+                                             const cri::AttachedExec&) override {
+    return Failure("fake exec " + id + ": the fake runtime runs no attached execs");
+  }
+
   Result<void> Delete(const std::string& id) override {
     std::lock_guard lock(mu_);
     auto it = containers_.find(id);

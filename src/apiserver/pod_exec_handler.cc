@@ -1,0 +1,184 @@
+#include "apiserver/pod_exec_handler.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <memory>
+
+#include "api/json_codec.h"
+#include "apiserver/api_errors.h"
+#include "apiserver/exec_session.h"
+#include "apiserver/pod_container.h"
+#include "apiserver/stored_object.h"
+#include "base/percent_encoding.h"
+
+namespace podlimits::apiserver {
+
+using api::Node;
+
+namespace {
+
+constexpr std::string_view kV5 = "v5.channel.k8s.io";
+constexpr std::string_view kV4 = "v4.channel.k8s.io";
+
+bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
+
+HttpResponse PlainText(int status, std::string text) {
+  return {status, "text/plain; charset=utf-8", std::move(text)};
+}
+
+// The subprotocols a client offers (Sec-WebSocket-Protocol, comma-separated).
+std::vector<std::string> OfferedProtocols(const HttpRequest& request) {
+  std::vector<std::string> out;
+  auto it = request.headers.find("sec-websocket-protocol");
+  if (it == request.headers.end()) return out;
+  std::string_view rest = it->second;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+bool HeaderContains(const HttpRequest& request, const char* name, std::string_view token) {
+  auto it = request.headers.find(name);
+  if (it == request.headers.end()) return false;
+  std::string lower = it->second;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find(token) != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> QueryValues(std::string_view target, std::string_view key) {
+  std::vector<std::string> out;
+  const std::size_t q = target.find('?');
+  if (q == std::string_view::npos) return out;
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const std::size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    const std::size_t eq = pair.find('=');
+    if (PercentDecode(pair.substr(0, eq), true) == key) {
+      out.push_back(eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1), true));
+    }
+    if (amp == std::string_view::npos) break;
+    rest.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
+std::string ExecStatusJson(std::string_view node_message, const std::vector<std::string>& command) {
+  auto nodes = api::ParseJsonStream(node_message);
+  std::optional<std::int64_t> exit_code;
+  std::string error = "the node sent no result";
+  if (nodes && nodes->size() == 1) {
+    exit_code = api::IntOf((*nodes)[0].Find("exitCode"));
+    if (const Node* e = (*nodes)[0].Find("error"); e != nullptr && e->IsString()) error = e->scalar;
+  }
+  Node status = Node::Object();
+  if (exit_code && *exit_code == 0) {
+    status.Set("metadata", Node::Object());
+    status.Set("status", Node::String("Success"));
+    return api::EncodeJson(status, 0);
+  }
+  if (!exit_code) {
+    return api::EncodeJson(InternalError("error executing command in container: " + error).Status(), 0);
+  }
+  // The kubelet's NonZeroExitCode status, with containerd's wording of the exit
+  // ("error executing command [sh -c exit 3], exit code 3").
+  status.Set("metadata", Node::Object());
+  status.Set("status", Node::String("Failure"));
+  status.Set("message", Node::String(fmt::format(
+                            "command terminated with non-zero exit code: error executing command "
+                            "[{}], exit code {}",
+                            fmt::join(command, " "), *exit_code)));
+  status.Set("reason", Node::String("NonZeroExitCode"));
+  Node cause = Node::Object();
+  cause.Set("reason", Node::String("ExitCode"));
+  cause.Set("message", Node::String(std::to_string(*exit_code)));
+  Node causes = Node::Array();
+  causes.items.push_back(std::move(cause));
+  Node details = Node::Object();
+  details.Set("causes", std::move(causes));
+  status.Set("details", std::move(details));
+  return api::EncodeJson(status, 0);
+}
+
+HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
+                          const ObjectKey& pod_key) {
+  auto got = store.Get(pod_key);
+  if (!got) {
+    if (got.error().kind == StoreError::Kind::kNotFound) return NotFound("pods", pod_key.name).Response();
+    return InternalError(got.error().error.Message()).Response();
+  }
+  auto pod = ParseStoredObject(got->data);
+  if (!pod) return InternalError("a stored object does not parse").Response();
+  auto query = [&](const char* key) {
+    auto it = request.query.find(key);
+    return it == request.query.end() ? std::string() : it->second;
+  };
+  auto container = ResolvePodContainer(*pod, query("container"), pod_key.name);
+  if (!container) return container.error().Response();
+  if (api::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
+    return BadRequest(fmt::format("pod {} does not have a host assigned", pod_key.name)).Response();
+  }
+  const std::string phase = api::StringOf(pod->FindPath({"status", "phase"}));
+
+  ExecOptions options;
+  options.container = *container;
+  options.command = QueryValues(request.target, "command");
+  options.stdin = Truthy(query("stdin"));
+  options.stdout = Truthy(query("stdout"));
+  options.stderr = Truthy(query("stderr"));
+  options.tty = Truthy(query("tty"));
+  // The kubelet's stream options: a terminal carries stderr with stdout.
+  if (options.tty) options.stderr = false;
+  if (!options.stdin && !options.stdout && !options.stderr) {
+    return PlainText(400, "you must specify at least 1 of stdin, stdout, stderr");
+  }
+  if (options.command.empty()) {
+    return PlainText(400, "you must specify at least one command for the container");
+  }
+
+  // The protocol, before anything runs.
+  const bool websocket = HeaderContains(request, "upgrade", "websocket");
+  if (!websocket) {
+    if (HeaderContains(request, "upgrade", "spdy")) {
+      return PlainText(400,
+                       "podlimits serves exec over WebSocket only (v5.channel.k8s.io, "
+                       "v4.channel.k8s.io), not SPDY/3.1: run kubectl without "
+                       "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false");
+    }
+    return PlainText(400, "Upgrade request required");
+  }
+  std::string protocol;
+  for (const std::string& offered : OfferedProtocols(request)) {
+    if (offered == kV5 || (offered == kV4 && protocol.empty())) protocol = offered;
+  }
+  if (protocol.empty()) {
+    return PlainText(400, fmt::format("requested protocol(s) are not supported: [{}]; supports [{} {}]",
+                                      fmt::join(OfferedProtocols(request), " "), kV5, kV4));
+  }
+  if (phase == "Succeeded" || phase == "Failed") {
+    return PlainText(404, fmt::format("container not found (\"{}\")", options.container));
+  }
+
+  auto started = executor.StartExec(*pod, options);
+  if (!started) return PlainText(started.error().status, started.error().message);
+  auto streams = std::make_shared<ExecStreams>(std::move(*started));
+  HttpResponse response;
+  response.websocket_protocol = protocol;
+  response.websocket = [streams, command = options.command, v5 = protocol == kV5](
+                           WebSocketConnection& connection) mutable {
+    RunExecSession(connection, std::move(*streams), std::move(command), v5);
+  };
+  return response;
+}
+
+}  // namespace podlimits::apiserver

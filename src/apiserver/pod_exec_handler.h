@@ -1,0 +1,71 @@
+// GET /api/v1/namespaces/{ns}/pods/{name}/exec: `kubectl exec`, over the WebSocket
+// remotecommand protocol kubectl 1.29+ speaks (v5.channel.k8s.io, and v4.channel.k8s.io for
+// older clients). Query: command (repeated), container, stdin, stdout, stderr, tty.
+//
+// The checks and messages are the apiserver's (the pod, validateContainer, a host assigned) and
+// the kubelet's (at least one stream; a container that is not running: `container not found
+// ("app")`, answered before the upgrade so kubectl prints `unable to upgrade connection: ...`).
+// The command runs through the pod's monitor (nodeagent/exec_server.h) with the container's own
+// process settings, rlimits included (cri/exec_process.h). Then the streams are framed as
+// upstream's: one binary message per chunk, its first byte the channel (0 stdin, 1 stdout,
+// 2 stderr, 3 the final Status, 4 terminal resize, 255 v5's close of a stream), and the
+// connection closes after the Status: Success; NonZeroExitCode with the exit code as an ExitCode
+// cause (kubectl exits with it); or InternalError `error executing command in container: ...`.
+// SPDY (KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false) is refused with a message that says so.
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/node.h"
+#include "apiserver/https_server.h"
+#include "apiserver/object_store.h"
+#include "base/unique_fd.h"
+
+namespace podlimits::apiserver {
+
+// A started exec's ends, as the node hands them over.
+struct ExecStreams {
+  bool tty = false;
+  UniqueFd control;     // the node's connection: its last message tells how the command ended
+  UniqueFd stdin_fd;    // to the process (with a terminal: the master); invalid without stdin
+  UniqueFd stdout_fd;   // from the process (with a terminal: the master); invalid without stdout
+  UniqueFd stderr_fd;   // from the process; invalid without stderr and with a terminal
+  UniqueFd terminal;    // the master, for resizes; invalid without a terminal
+  // Set when the node reported the end already (the runtime could not start the command).
+  std::optional<std::string> final_message;
+};
+
+// Why the node did not start the exec: the kubelet's answer before an upgrade.
+struct ExecRefusal {
+  int status = 404;
+  std::string message;  // plain text: `container not found ("app")`
+};
+
+struct ExecOptions {
+  std::string container;
+  std::vector<std::string> command;
+  bool stdin = false, stdout = false, stderr = false, tty = false;
+};
+
+class PodExecutor {
+ public:
+  virtual ~PodExecutor() = default;
+  virtual std::expected<ExecStreams, ExecRefusal> StartExec(const api::Node& pod,
+                                                            const ExecOptions& options) = 0;
+};
+
+HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
+                          const ObjectKey& pod_key);
+
+// Every value of `key` in the request target's query, in order (`command` repeats).
+std::vector<std::string> QueryValues(std::string_view target, std::string_view key);
+
+// The final Status of an exec, as the JSON the error channel carries, from the node's last
+// message ({"exitCode": N} or {"error": "..."}); `command` for the non-zero exit's message.
+std::string ExecStatusJson(std::string_view node_message, const std::vector<std::string>& command);
+
+}  // namespace podlimits::apiserver

@@ -1,0 +1,50 @@
+// The exec socket between the node agent and a pod's monitor: how `kubectl exec` reaches a
+// container, as the kubelet reaches containerd's shim over its task API.
+//
+// The monitor listens on <monitor dir>/exec.sock (SOCK_SEQPACKET, the directory root-only); the
+// agent connects once per exec. Each message is one JSON object, some with descriptors
+// (SCM_RIGHTS):
+//
+//   agent   -> monitor  {"container": "app", "command": ["sh", "-c", "..."], "tty": false}
+//                       with 3 descriptors without a terminal: the process's stdin, stdout
+//                       and stderr (the agent keeps the other ends)
+//   monitor -> agent    {"started": true}, with the terminal's master when tty
+//                       or {"error": "...", "notFound": true|false} and the connection closes
+//   monitor -> agent    {"exitCode": N} or {"error": "..."} once the command has ended
+//
+// The agent closing the connection before the end asks for the command to be killed (the
+// client went away), as containerd kills an exec whose stream context is cancelled.
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "base/unique_fd.h"
+
+namespace podlimits::kubelet {
+
+inline constexpr std::string_view kExecSocketFile = "exec.sock";
+
+// A unix socket address for `name` in `dir` that fits sun_path whatever the length of `dir`:
+// "/proc/self/fd/<dir_fd>/<name>", with `dir_fd` an open descriptor of `dir`.
+std::string ShortSocketPath(int dir_fd, std::string_view name);
+
+struct ExecMessage {
+  std::string json;
+  std::vector<UniqueFd> fds;
+};
+
+// Sends one message. Errors say what was sent where.
+Result<void> SendExecMessage(int socket, std::string_view json, std::span<const int> fds = {});
+
+// Receives one message (waits for it); an empty json means the peer closed the connection.
+Result<ExecMessage> ReceiveExecMessage(int socket);
+
+// Connects to the exec socket of the monitor in `monitor_dir`.
+Result<UniqueFd> ConnectExecSocket(const std::filesystem::path& monitor_dir);
+
+}  // namespace podlimits::kubelet

@@ -1,0 +1,62 @@
+// The monitor's side of the exec socket (kubelet/exec_wire.h): runs `kubectl exec` commands in the
+// pod's running containers through the OCI runtime, as containerd's shim runs a task's execs.
+//
+// One thread per exec: it looks the container up among the running ones, runs the runtime's
+// exec with the agent's descriptors as the process's stdio (or hands the terminal's master
+// back), reports the end, and kills the exec'd process when the agent goes away first. The
+// process is in the container's namespaces and cgroup, so it counts against the pod's pids.max,
+// and it has the container's rlimits (cri/exec_process.h).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/error.h"
+#include "base/unique_fd.h"
+#include "cri/oci_runtime.h"
+
+namespace podlimits::nodeagent {
+
+class ExecServer {
+ public:
+  // Runs one exec to its end: OciRuntimeClient::ExecAttached on a node.
+  using Runner =
+      std::function<Result<cri::AttachedExecEnd>(const std::string& id, const cri::AttachedExec&)>;
+
+  // Listens on `dir`/exec.sock (replacing a dead monitor's socket file).
+  static Result<std::unique_ptr<ExecServer>> Start(const std::filesystem::path& dir, Runner runner);
+  // Stops listening, kills the execs still running and waits for their threads.
+  ~ExecServer();
+  ExecServer(const ExecServer&) = delete;
+  ExecServer& operator=(const ExecServer&) = delete;
+
+  // The containers an exec can reach now: name -> runtime id of each running one.
+  void SetRunning(std::map<std::string, std::string> running);
+
+ private:
+  ExecServer(std::filesystem::path dir, UniqueFd dir_fd, UniqueFd listener, Runner runner);
+  void Accept();
+  void Serve(UniqueFd conn, std::uint64_t serial);
+
+  std::filesystem::path dir_;
+  UniqueFd dir_fd_;
+  UniqueFd listener_;
+  Runner runner_;
+  std::thread accept_thread_;
+  std::atomic<bool> stopping_{false};
+
+  std::mutex mu_;
+  std::condition_variable idle_;
+  std::map<std::string, std::string> running_;
+  std::map<int, bool> connections_;  // open exec connections, shut down by the destructor
+  int active_ = 0;
+};
+
+}  // namespace podlimits::nodeagent

@@ -1,0 +1,129 @@
+// NodeAgent::StartExec: the agent's half of the exec socket (exec_wire.h).
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "api/json_codec.h"
+#include "kubelet/exec_wire.h"
+#include "nodeagent/monitor_files.h"
+#include "nodeagent/node_agent.h"
+
+namespace podlimits::nodeagent {
+
+namespace fs = std::filesystem;
+using kubelet::ConnectExecSocket;
+using kubelet::kExecSocketFile;
+using kubelet::ReceiveExecMessage;
+using kubelet::SendExecMessage;
+using kubelet::ShortSocketPath;
+using api::Node;
+
+namespace {
+
+// How long the monitor may take to start the command (the kubelet's stream creation timeout).
+constexpr int kStartTimeoutMs = 30000;
+
+apiserver::ExecRefusal Refused(int status, std::string message) {
+  return apiserver::ExecRefusal{status, std::move(message)};
+}
+
+}  // namespace
+
+std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartExec(
+    const Node& pod, const apiserver::ExecOptions& options) {
+  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
+  const std::string not_found = fmt::format("container not found (\"{}\")", options.container);
+  if (uid.empty()) return std::unexpected(Refused(404, not_found));
+  const fs::path dir = MonitorDirectory(options_.data_dir, uid);
+  auto conn = ConnectExecSocket(dir);
+  // No monitor listening: the pod is not running here (yet, or any more).
+  if (!conn) return std::unexpected(Refused(404, not_found));
+
+  apiserver::ExecStreams streams;
+  streams.tty = options.tty;
+  Node request = Node::Object();
+  request.Set("container", Node::String(options.container));
+  Node command = Node::Array();
+  for (const std::string& arg : options.command) command.items.push_back(Node::String(arg));
+  request.Set("command", std::move(command));
+  request.Set("tty", Node::Bool(options.tty));
+
+  // Without a terminal the process gets pipes (or /dev/null for a stream nobody asked for); the
+  // agent keeps the other ends.
+  std::vector<UniqueFd> child_ends;
+  if (!options.tty) {
+    auto dev_null = [&]() -> Result<UniqueFd> {
+      UniqueFd fd(open("/dev/null", O_RDWR | O_CLOEXEC));
+      if (!fd) return SystemError("open", "/dev/null", errno);
+      return fd;
+    };
+    for (int stream = 0; stream < 3; ++stream) {
+      const bool wanted = stream == 0 ? options.stdin : stream == 1 ? options.stdout : options.stderr;
+      if (!wanted) {
+        auto fd = dev_null();
+        if (!fd) return std::unexpected(Refused(500, fd.error().Message()));
+        child_ends.push_back(std::move(*fd));
+        continue;
+      }
+      int p[2];
+      if (pipe2(p, O_CLOEXEC) != 0) {
+        return std::unexpected(Refused(500, fmt::format("pipe: {}", std::strerror(errno))));
+      }
+      UniqueFd read_end(p[0]), write_end(p[1]);
+      if (stream == 0) {
+        streams.stdin_fd = std::move(write_end);
+        child_ends.push_back(std::move(read_end));
+      } else {
+        (stream == 1 ? streams.stdout_fd : streams.stderr_fd) = std::move(read_end);
+        child_ends.push_back(std::move(write_end));
+      }
+    }
+  }
+  std::vector<int> fds;
+  for (const UniqueFd& fd : child_ends) fds.push_back(fd.get());
+  if (auto sent = SendExecMessage(conn->get(), api::EncodeJson(request, 0), fds); !sent) {
+    return std::unexpected(Refused(500, sent.error().Message()));
+  }
+  child_ends.clear();  // the process's copies are the only ones now: EOF comes when it closes them
+
+  pollfd ready{conn->get(), POLLIN, 0};
+  int polled;
+  do {
+    polled = poll(&ready, 1, kStartTimeoutMs);
+  } while (polled < 0 && errno == EINTR);
+  if (polled <= 0) {
+    return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to start the command"));
+  }
+  auto reply = ReceiveExecMessage(conn->get());
+  if (!reply || reply->json.empty()) return std::unexpected(Refused(404, not_found));
+  auto nodes = api::ParseJsonStream(reply->json);
+  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
+    return std::unexpected(Refused(500, "the pod's monitor sent a malformed reply"));
+  }
+  const Node& first = (*nodes)[0];
+  if (const Node* e = first.Find("error"); e != nullptr) {
+    if (const Node* nf = first.Find("notFound"); nf != nullptr && nf->AsBool()) {
+      return std::unexpected(Refused(404, api::StringOf(e)));
+    }
+    streams.final_message = reply->json;  // reported after the upgrade, as the kubelet does
+  } else if (first.Find("exitCode") != nullptr) {
+    streams.final_message = reply->json;
+  } else if (options.tty) {
+    if (reply->fds.size() != 1) return std::unexpected(Refused(500, "the pod's monitor sent no terminal"));
+    UniqueFd master = std::move(reply->fds[0]);
+    auto dup_of = [&](bool wanted) {
+      return wanted ? UniqueFd(fcntl(master.get(), F_DUPFD_CLOEXEC, 3)) : UniqueFd();
+    };
+    streams.stdin_fd = dup_of(options.stdin);
+    streams.stdout_fd = dup_of(true);  // read even without stdout, to see the terminal close
+    streams.terminal = std::move(master);
+  }
+  streams.control = std::move(*conn);
+  return streams;
+}
+
+}  // namespace podlimits::nodeagent

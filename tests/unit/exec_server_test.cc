@@ -1,0 +1,199 @@
+// The exec socket between the agent and a pod's monitor (nodeagent/exec_wire.h,
+// exec_server.h), with a runner standing in for the OCI runtime: the process's stdio are the
+// agent's pipes, the end is reported, a container that is not running is refused in the
+// kubelet's words, and an agent that goes away gets its command killed.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "base/fs.h"
+#include "nodeagent/exec_server.h"
+#include "kubelet/exec_wire.h"
+#include "temp_dir.h"
+
+namespace podlimits::nodeagent {
+namespace {
+
+using kubelet::ConnectExecSocket;
+using kubelet::kExecSocketFile;
+using kubelet::ReceiveExecMessage;
+using kubelet::SendExecMessage;
+using kubelet::ShortSocketPath;
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[256];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return out;
+    }
+  }
+}
+
+struct Pipes {
+  UniqueFd in_read, in_write, out_read, out_write, err_read, err_write;
+  Pipes() {
+    int p[2];
+    EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+    in_read.Reset(p[0]);
+    in_write.Reset(p[1]);
+    EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+    out_read.Reset(p[0]);
+    out_write.Reset(p[1]);
+    EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+    err_read.Reset(p[0]);
+    err_write.Reset(p[1]);
+  }
+};
+
+class ExecServerTest : public ::testing::Test {
+ protected:
+  podlimits::testing::TempDir dir_{"podlimits-exec-server"};
+};
+
+TEST_F(ExecServerTest, RunsTheCommandWithTheAgentsStdio) {
+  std::string seen_id;
+  std::vector<std::string> seen_argv;
+  auto server = ExecServer::Start(dir_.path(), [&](const std::string& id, const cri::AttachedExec& exec) {
+    seen_id = id;
+    seen_argv = exec.argv;
+    // What the process would do: read its stdin, answer on stdout and stderr.
+    std::string in = ReadAll(exec.stdio.stdin_fd);
+    EXPECT_EQ(write(exec.stdio.stdout_fd, ("out:" + in).data(), 4 + in.size()), 4 + (ssize_t)in.size());
+    EXPECT_EQ(write(exec.stdio.stderr_fd, "err", 3), 3);
+    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{3, ""});
+  });
+  ASSERT_TRUE(server) << server.error().Message();
+  (*server)->SetRunning({{"app", "id-app"}});
+
+  auto conn = ConnectExecSocket(dir_.path());
+  ASSERT_TRUE(conn) << conn.error().Message();
+  Pipes p;
+  const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
+  ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sh","-c","x"],"tty":false})", fds));
+  p.in_read.Reset();
+  p.out_write.Reset();
+  p.err_write.Reset();
+  auto started = ReceiveExecMessage(conn->get());
+  ASSERT_TRUE(started);
+  EXPECT_EQ(started->json, R"({"started":true})");
+  ASSERT_EQ(write(p.in_write.get(), "hi", 2), 2);
+  p.in_write.Reset();
+  EXPECT_EQ(ReadAll(p.out_read.get()), "out:hi");
+  EXPECT_EQ(ReadAll(p.err_read.get()), "err");
+  auto end = ReceiveExecMessage(conn->get());
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->json, R"({"exitCode":3})");
+  EXPECT_EQ(seen_id, "id-app");
+  EXPECT_EQ(seen_argv, (std::vector<std::string>{"sh", "-c", "x"}));
+}
+
+TEST_F(ExecServerTest, ContainerNotRunning) {
+  auto server = ExecServer::Start(dir_.path(), [](const std::string&, const cri::AttachedExec&) {
+    ADD_FAILURE() << "nothing may run";
+    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{0, ""});
+  });
+  ASSERT_TRUE(server);
+  (*server)->SetRunning({{"app", "id-app"}});
+  auto conn = ConnectExecSocket(dir_.path());
+  ASSERT_TRUE(conn);
+  Pipes p;
+  const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
+  ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"init","command":["true"]})", fds));
+  auto reply = ReceiveExecMessage(conn->get());
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->json, R"j({"error":"container not found (\"init\")","notFound":true})j");
+}
+
+TEST_F(ExecServerTest, RuntimeFailureIsReported) {
+  auto server = ExecServer::Start(dir_.path(), [](const std::string&, const cri::AttachedExec&) {
+    return Result<cri::AttachedExecEnd>(
+        cri::AttachedExecEnd{1, "crun exec id-app: executable file `nosuch` not found"});
+  });
+  ASSERT_TRUE(server);
+  (*server)->SetRunning({{"app", "id-app"}});
+  auto conn = ConnectExecSocket(dir_.path());
+  ASSERT_TRUE(conn);
+  Pipes p;
+  const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
+  ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["nosuch"]})", fds));
+  EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
+  EXPECT_EQ(ReceiveExecMessage(conn->get())->json,
+            R"({"error":"crun exec id-app: executable file `nosuch` not found","notFound":false})");
+}
+
+// The agent's connection closing (kubectl went away) kills the exec'd process, named by the
+// runtime's pid file.
+TEST_F(ExecServerTest, AgentGoneKillsTheCommand) {
+  std::atomic<int> status{-1};
+  auto server = ExecServer::Start(dir_.path(), [&](const std::string&, const cri::AttachedExec& exec) {
+    const pid_t child = fork();
+    if (child == 0) {
+      closefrom(3);  // as the runtime's process: none of this process's sockets
+      pause();
+      _exit(0);
+    }
+    EXPECT_TRUE(WriteFileAtomically(exec.pid_file, std::to_string(child), 0600));
+    int s = 0;
+    waitpid(child, &s, 0);
+    status = s;
+    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{137, ""});
+  });
+  ASSERT_TRUE(server);
+  (*server)->SetRunning({{"app", "id-app"}});
+  {
+    auto conn = ConnectExecSocket(dir_.path());
+    ASSERT_TRUE(conn);
+    Pipes p;
+    const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
+    ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sleep"]})", fds));
+    EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
+  }  // gone
+  for (int i = 0; i < 500 && status == -1; ++i) usleep(10000);
+  ASSERT_NE(status.load(), -1) << "the command was not killed";
+  EXPECT_TRUE(WIFSIGNALED(status.load()));
+  EXPECT_EQ(WTERMSIG(status.load()), SIGKILL);
+}
+
+// The server's end (the pod torn down) ends its execs too.
+TEST_F(ExecServerTest, StoppingKillsRunningCommands) {
+  std::atomic<bool> killed{false};
+  auto server = ExecServer::Start(dir_.path(), [&](const std::string&, const cri::AttachedExec& exec) {
+    const pid_t child = fork();
+    if (child == 0) {
+      closefrom(3);  // as the runtime's process: none of this process's sockets
+      pause();
+      _exit(0);
+    }
+    EXPECT_TRUE(WriteFileAtomically(exec.pid_file, std::to_string(child), 0600));
+    int s = 0;
+    waitpid(child, &s, 0);
+    killed = WIFSIGNALED(s);
+    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{137, ""});
+  });
+  ASSERT_TRUE(server);
+  (*server)->SetRunning({{"app", "id-app"}});
+  auto conn = ConnectExecSocket(dir_.path());
+  ASSERT_TRUE(conn);
+  Pipes p;
+  const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
+  ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sleep"]})", fds));
+  EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
+  server->reset();
+  EXPECT_TRUE(killed.load());
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / kExecSocketFile));
+}
+
+}  // namespace
+}  // namespace podlimits::nodeagent

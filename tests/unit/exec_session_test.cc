@@ -1,0 +1,214 @@
+// `kubectl exec`'s streaming half (apiserver/exec_session.h) over the real HTTPS server and a
+// WebSocket client: the channels, v5's close of stdin, the final Status and the normal close, and
+// a client that goes away (the node must learn it: the control connection closes).
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+#include <thread>
+
+#include "apiserver/exec_session.h"
+#include "apiserver/https_server.h"
+#include "apiserver/pki.h"
+#include "kubelet/exec_wire.h"
+#include "temp_dir.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+
+// The process's side of an exec: pipes and the node's control connection.
+struct FakeProcess {
+  UniqueFd stdin_read, stdout_write, stderr_write, control;
+};
+
+class ExecSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PkiOptions options;
+    options.data_dir = dir_.path();
+    auto pki = EnsureNodePki(options);
+    ASSERT_TRUE(pki) << pki.error();
+    pki_ = *pki;
+  }
+
+  // Starts a server whose every request becomes an exec session over fresh pipes; the process's
+  // ends go to `process_`.
+  void StartServer(std::string protocol) {
+    HttpsServerOptions o;
+    o.port = 0;
+    o.cert_file = pki_.serving_cert;
+    o.key_file = pki_.serving_key;
+    o.client_ca_file = pki_.ca_cert;
+    auto server = HttpsServer::Start(o, [this, protocol](const HttpRequest&) {
+      auto streams = std::make_shared<ExecStreams>();
+      int p[2];
+      EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+      process_.stdin_read.Reset(p[0]);
+      streams->stdin_fd.Reset(p[1]);
+      EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+      streams->stdout_fd.Reset(p[0]);
+      process_.stdout_write.Reset(p[1]);
+      EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+      streams->stderr_fd.Reset(p[0]);
+      process_.stderr_write.Reset(p[1]);
+      EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p), 0);
+      streams->control.Reset(p[0]);
+      process_.control.Reset(p[1]);
+      ready_ = true;
+      HttpResponse r;
+      r.websocket_protocol = protocol;
+      r.websocket = [streams, protocol](WebSocketConnection& c) {
+        RunExecSession(c, std::move(*streams), {"sh", "-c", "x"}, protocol == "v5.channel.k8s.io");
+      };
+      return r;
+    });
+    ASSERT_TRUE(server) << server.error();
+    server_ = std::move(*server);
+  }
+
+  // A client as kubectl is: TLS with the admin certificate, the subprotocol offered.
+  struct Client {
+    asio::io_context io;
+    asio::ssl::context ctx{asio::ssl::context::tls_client};
+    std::unique_ptr<websocket::stream<beast::ssl_stream<tcp::socket>>> ws;
+  };
+  std::unique_ptr<Client> Connect(const std::string& protocol) {
+    auto c = std::make_unique<Client>();
+    c->ctx.load_verify_file(pki_.ca_cert.string());
+    c->ctx.use_certificate_chain_file(pki_.admin_cert.string());
+    c->ctx.use_private_key_file(pki_.admin_key.string(), asio::ssl::context::pem);
+    c->ws = std::make_unique<websocket::stream<beast::ssl_stream<tcp::socket>>>(c->io, c->ctx);
+    beast::get_lowest_layer(*c->ws).connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
+    c->ws->next_layer().handshake(asio::ssl::stream_base::client);
+    c->ws->set_option(websocket::stream_base::decorator([protocol](websocket::request_type& req) {
+      req.set(beast::http::field::sec_websocket_protocol, protocol);
+    }));
+    websocket::response_type res;
+    c->ws->handshake(res, "localhost", "/api/v1/namespaces/default/pods/web/exec?command=sh");
+    EXPECT_EQ(res[beast::http::field::sec_websocket_protocol], protocol);
+    c->ws->binary(true);
+    return c;
+  }
+  static void Send(Client& c, std::string message) { c.ws->write(asio::buffer(message)); }
+
+  // Every message until the server closes: channel -> what it carried.
+  static std::map<int, std::string> ReadAll(Client& c, bool& closed_normally) {
+    std::map<int, std::string> got;
+    closed_normally = false;
+    for (;;) {
+      beast::flat_buffer buffer;
+      beast::error_code ec;
+      c.ws->read(buffer, ec);
+      if (ec == websocket::error::closed) {
+        closed_normally = c.ws->reason().code == websocket::close_code::normal;
+        return got;
+      }
+      if (ec) return got;
+      std::string m = beast::buffers_to_string(buffer.data());
+      if (!m.empty()) got[static_cast<unsigned char>(m[0])] += m.substr(1);
+    }
+  }
+
+  void WaitReady() {
+    for (int i = 0; i < 500 && !ready_; ++i) usleep(10000);
+    ASSERT_TRUE(ready_);
+  }
+
+  static std::string ReadFd(int fd) {
+    std::string out;
+    char buf[256];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        out.append(buf, static_cast<std::size_t>(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        return out;
+      }
+    }
+  }
+
+  podlimits::testing::TempDir dir_{"podlimits-exec-session"};
+  NodePki pki_;
+  std::unique_ptr<HttpsServer> server_;
+  FakeProcess process_;
+  std::atomic<bool> ready_{false};
+};
+
+TEST_F(ExecSessionTest, StreamsAndStatusOverV5) {
+  StartServer("v5.channel.k8s.io");
+  auto client = Connect("v5.channel.k8s.io");
+  WaitReady();
+  // The process: reads stdin to its end (v5's close), answers on both streams, exits 2.
+  std::thread process([this] {
+    const std::string in = ReadFd(process_.stdin_read.get());
+    const std::string out = "echo:" + in;
+    EXPECT_EQ(write(process_.stdout_write.get(), out.data(), out.size()), (ssize_t)out.size());
+    EXPECT_EQ(write(process_.stderr_write.get(), "warn", 4), 4);
+    process_.stdout_write.Reset();
+    process_.stderr_write.Reset();
+    EXPECT_TRUE(kubelet::SendExecMessage(process_.control.get(), R"({"exitCode":2})"));
+  });
+  Send(*client, std::string("\0hel", 4));
+  Send(*client, std::string("\0lo", 3));
+  Send(*client, std::string("\xff\0", 2));  // CLOSE stdin
+  bool normal = false;
+  auto got = ReadAll(*client, normal);
+  process.join();
+  EXPECT_EQ(got[1], "echo:hello");
+  EXPECT_EQ(got[2], "warn");
+  EXPECT_EQ(got[3],
+            R"({"metadata":{},"status":"Failure","message":"command terminated with non-zero exit code: )"
+            R"(error executing command [sh -c x], exit code 2","reason":"NonZeroExitCode",)"
+            R"("details":{"causes":[{"reason":"ExitCode","message":"2"}]}})");
+  EXPECT_TRUE(normal) << "the server ends with a normal close";
+}
+
+TEST_F(ExecSessionTest, V4HasNoCloseButEndsWithTheProcess) {
+  StartServer("v4.channel.k8s.io");
+  auto client = Connect("v4.channel.k8s.io");
+  WaitReady();
+  std::thread process([this] {
+    EXPECT_EQ(write(process_.stdout_write.get(), "done", 4), 4);
+    process_.stdout_write.Reset();
+    process_.stderr_write.Reset();
+    EXPECT_TRUE(kubelet::SendExecMessage(process_.control.get(), R"({"exitCode":0})"));
+  });
+  bool normal = false;
+  auto got = ReadAll(*client, normal);
+  process.join();
+  EXPECT_EQ(got[1], "done");
+  EXPECT_EQ(got[3], R"({"metadata":{},"status":"Success"})");
+  EXPECT_TRUE(normal);
+}
+
+// kubectl killed: the node's control connection closes (and the node kills the command).
+TEST_F(ExecSessionTest, ClientGoneClosesTheControlConnection) {
+  StartServer("v5.channel.k8s.io");
+  auto client = Connect("v5.channel.k8s.io");
+  WaitReady();
+  beast::get_lowest_layer(*client->ws).close();
+  pollfd p{process_.control.get(), POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 5000), 1) << "the control connection stayed open";
+  char byte;
+  EXPECT_EQ(recv(process_.control.get(), &byte, 1, MSG_DONTWAIT), 0) << "closed, not a message";
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver

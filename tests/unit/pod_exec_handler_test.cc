@@ -1,0 +1,167 @@
+// `kubectl exec` before the upgrade: the apiserver's and kubelet's checks and messages, the
+// protocol negotiation, and the final Status the error channel carries.
+#include <gtest/gtest.h>
+
+#include "api/json_codec.h"
+#include "apiserver/pod_exec_handler.h"
+#include "apiserver/stored_object.h"
+#include "temp_dir.h"
+
+namespace podlimits::apiserver {
+namespace {
+
+using api::Node;
+
+class FakeExecutor : public PodExecutor {
+ public:
+  std::expected<ExecStreams, ExecRefusal> StartExec(const Node&, const ExecOptions& options) override {
+    seen = options;
+    ++calls;
+    if (refusal) return std::unexpected(*refusal);
+    return ExecStreams{};
+  }
+  ExecOptions seen;
+  int calls = 0;
+  std::optional<ExecRefusal> refusal;
+};
+
+class PodExecHandlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = ObjectStore::Open(dir_.path() / "state.db");
+    ASSERT_TRUE(store);
+    store_ = std::move(*store);
+    Add(R"({"metadata":{"name":"web","namespace":"default","uid":"u1"},
+            "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Running"}})");
+    Add(R"({"metadata":{"name":"two","namespace":"default","uid":"u2"},
+            "spec":{"nodeName":"n1","initContainers":[{"name":"init"}],
+                    "containers":[{"name":"a"},{"name":"b"}]},"status":{"phase":"Running"}})");
+    Add(R"({"metadata":{"name":"pending","namespace":"default","uid":"u3"},
+            "spec":{"containers":[{"name":"app"}]},"status":{"phase":"Pending"}})");
+    Add(R"({"metadata":{"name":"done","namespace":"default","uid":"u4"},
+            "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Succeeded"}})");
+  }
+  void Add(const std::string& json) {
+    Node pod = (*api::ParseJsonStream(json))[0];
+    const std::string name = api::StringOf(pod.FindPath({"metadata", "name"}));
+    ASSERT_TRUE(store_->Create({"pods", "default", name},
+                               [&](std::int64_t rv) { return RenderStoredObject(pod, "Pod", rv); }));
+  }
+  HttpResponse Exec(const std::string& name, const std::string& query, bool websocket = true,
+                    const std::string& protocols = "v5.channel.k8s.io") {
+    HttpRequest r;
+    r.method = "GET";
+    r.target = "/api/v1/namespaces/default/pods/" + name + "/exec?" + query;
+    r.path = "/api/v1/namespaces/default/pods/" + name + "/exec";
+    std::string_view rest = query;
+    while (!rest.empty()) {
+      auto amp = rest.find('&');
+      auto pair = rest.substr(0, amp);
+      auto eq = pair.find('=');
+      r.query[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
+      if (amp == std::string_view::npos) break;
+      rest.remove_prefix(amp + 1);
+    }
+    if (websocket) {
+      r.headers["upgrade"] = "websocket";
+      r.headers["connection"] = "Upgrade";
+      r.headers["sec-websocket-protocol"] = protocols;
+    }
+    return ServePodExec(*store_, executor_, r, {"pods", "default", name});
+  }
+  static std::string Message(const HttpResponse& r) {
+    if (r.content_type.starts_with("text/plain")) return r.body;
+    auto nodes = api::ParseJsonStream(r.body);
+    return nodes ? api::StringOf((*nodes)[0].Find("message")) : r.body;
+  }
+
+  podlimits::testing::TempDir dir_{"podlimits-exec-handler"};
+  std::unique_ptr<ObjectStore> store_;
+  FakeExecutor executor_;
+};
+
+TEST_F(PodExecHandlerTest, Refusals) {
+  struct Case {
+    std::string name, pod, query;
+    int status;
+    std::string message;
+    bool websocket = true;
+    std::string protocols = "v5.channel.k8s.io";
+  };
+  const std::string ok = "command=sh&stdout=true";
+  const std::vector<Case> cases = {
+      {"no such pod", "nope", ok, 404, "pods \"nope\" not found"},
+      {"no such container", "web", ok + "&container=x", 400, "container x is not valid for pod web"},
+      {"which container", "two", ok, 400,
+       "a container name must be specified for pod two, choose one of: [init a b]"},
+      {"not scheduled", "pending", ok, 400, "pod pending does not have a host assigned"},
+      {"no stream", "web", "command=sh", 400, "you must specify at least 1 of stdin, stdout, stderr"},
+      {"no command", "web", "stdout=true", 400, "you must specify at least one command for the container"},
+      {"not an upgrade", "web", ok, 400, "Upgrade request required", false},
+      {"old protocols only", "web", ok, 400,
+       "requested protocol(s) are not supported: [v3.channel.k8s.io channel.k8s.io]; supports "
+       "[v5.channel.k8s.io v4.channel.k8s.io]",
+       true, "v3.channel.k8s.io, channel.k8s.io"},
+      {"a finished pod", "done", ok, 404, "container not found (\"app\")"},
+  };
+  for (const auto& c : cases) {
+    HttpResponse r = Exec(c.pod, c.query, c.websocket, c.protocols);
+    EXPECT_EQ(r.status, c.status) << c.name;
+    EXPECT_EQ(Message(r), c.message) << c.name;
+    EXPECT_FALSE(r.websocket) << c.name;
+  }
+  EXPECT_EQ(executor_.calls, 0);
+}
+
+TEST_F(PodExecHandlerTest, SpdyIsRefusedWithAReason) {
+  HttpRequest r;
+  r.method = "POST";
+  r.target = "/api/v1/namespaces/default/pods/web/exec?command=sh&stdout=true";
+  r.query = {{"command", "sh"}, {"stdout", "true"}};
+  r.headers["upgrade"] = "SPDY/3.1";
+  HttpResponse got = ServePodExec(*store_, executor_, r, {"pods", "default", "web"});
+  EXPECT_EQ(got.status, 400);
+  EXPECT_NE(got.body.find("not SPDY/3.1"), std::string::npos) << got.body;
+}
+
+TEST_F(PodExecHandlerTest, StartsWithTheRequestedStreams) {
+  HttpResponse r = Exec("web", "command=sh&command=-c&command=echo%20a%26b&stdin=true&stdout=true&stderr=true&tty=true",
+                        true, "v4.channel.k8s.io, v5.channel.k8s.io");
+  ASSERT_TRUE(r.websocket);
+  EXPECT_EQ(r.websocket_protocol, "v5.channel.k8s.io");
+  EXPECT_EQ(executor_.seen.container, "app");
+  EXPECT_EQ(executor_.seen.command, (std::vector<std::string>{"sh", "-c", "echo a&b"}));
+  EXPECT_TRUE(executor_.seen.stdin);
+  EXPECT_TRUE(executor_.seen.stdout);
+  EXPECT_FALSE(executor_.seen.stderr) << "a terminal carries stderr with stdout";
+  EXPECT_TRUE(executor_.seen.tty);
+
+  executor_.refusal = ExecRefusal{404, "container not found (\"app\")"};
+  r = Exec("web", "command=sh&stdout=true", true, "v4.channel.k8s.io");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body, "container not found (\"app\")");
+}
+
+TEST(ExecStatusTest, FinalStatus) {
+  const std::vector<std::string> command = {"sh", "-c", "exit 3"};
+  EXPECT_EQ(ExecStatusJson(R"({"exitCode":0})", command), R"({"metadata":{},"status":"Success"})");
+  EXPECT_EQ(ExecStatusJson(R"({"exitCode":3})", command),
+            R"({"metadata":{},"status":"Failure","message":"command terminated with non-zero exit code: )"
+            R"(error executing command [sh -c exit 3], exit code 3","reason":"NonZeroExitCode",)"
+            R"("details":{"causes":[{"reason":"ExitCode","message":"3"}]}})");
+  const std::string internal = ExecStatusJson(R"({"error":"crun exec x: no such file"})", command);
+  auto n = (*api::ParseJsonStream(internal))[0];
+  EXPECT_EQ(api::StringOf(n.Find("reason")), "InternalError");
+  EXPECT_EQ(api::StringOf(n.Find("message")),
+            "Internal error occurred: error executing command in container: crun exec x: no such file");
+  EXPECT_EQ(api::IntOf(n.Find("code")), 500);
+}
+
+TEST(QueryValuesTest, RepeatedAndDecoded) {
+  EXPECT_EQ(QueryValues("/x?command=ls&container=a&command=-l&command=a%2Bb+c", "command"),
+            (std::vector<std::string>{"ls", "-l", "a+b c"}));
+  EXPECT_TRUE(QueryValues("/x", "command").empty());
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
