@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace podlimits::kubelet {
@@ -23,6 +24,13 @@ constexpr std::size_t kMaxFds = 3;
 
 std::string ShortSocketPath(int dir_fd, std::string_view name) {
   return fmt::format("/proc/self/fd/{}/{}", dir_fd, name);
+}
+
+sockaddr_un UnixAddress(std::string_view path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), std::min(path.size(), sizeof addr.sun_path - 1));
+  return addr;
 }
 
 Result<void> SendExecMessage(int socket, std::string_view json, std::span<const int> fds) {
@@ -81,10 +89,7 @@ Result<ExecMessage> ReceiveExecMessage(int socket) {
 Result<UniqueFd> ConnectExecSocket(const fs::path& monitor_dir) {
   UniqueFd dir(open(monitor_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return SystemError("open", monitor_dir, errno);
-  const std::string path = ShortSocketPath(dir.get(), kExecSocketFile);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  sockaddr_un addr = UnixAddress(ShortSocketPath(dir.get(), kExecSocketFile));
   UniqueFd fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!fd) return SystemError("socket", monitor_dir / kExecSocketFile, errno);
   if (connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {

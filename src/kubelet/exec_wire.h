@@ -16,6 +16,8 @@
 // client went away), as containerd kills an exec whose stream context is cancelled.
 #pragma once
 
+#include <sys/un.h>
+
 #include <filesystem>
 #include <span>
 #include <string>
@@ -32,6 +34,9 @@ inline constexpr std::string_view kExecSocketFile = "exec.sock";
 // A unix socket address for `name` in `dir` that fits sun_path whatever the length of `dir`:
 // "/proc/self/fd/<dir_fd>/<name>", with `dir_fd` an open descriptor of `dir`.
 std::string ShortSocketPath(int dir_fd, std::string_view name);
+
+// The address of the unix socket at `path` (which must fit sun_path: ShortSocketPath does).
+struct sockaddr_un UnixAddress(std::string_view path);
 
 struct ExecMessage {
   std::string json;

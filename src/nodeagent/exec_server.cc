@@ -83,9 +83,7 @@ Result<std::unique_ptr<ExecServer>> ExecServer::Start(const fs::path& dir, Runne
   UniqueFd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir_fd) return SystemError("open", dir, errno);
   const std::string path = ShortSocketPath(dir_fd.get(), kExecSocketFile);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  sockaddr_un addr = kubelet::UnixAddress(path);
   UniqueFd listener(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!listener) return SystemError("socket", dir / kExecSocketFile, errno);
   unlink(path.c_str());

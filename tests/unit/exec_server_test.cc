@@ -26,19 +26,22 @@ using kubelet::ReceiveExecMessage;
 using kubelet::SendExecMessage;
 using kubelet::ShortSocketPath;
 
-std::string ReadAll(int fd) {
-  std::string out;
-  char buf[256];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<std::size_t>(n));
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      return out;
+// A runner whose command runs until it is killed: a child of the test that waits, named in the
+// runtime's pid file as crun names the exec'd process. Returns its wait status through `status`.
+ExecServer::Runner UntilKilled(std::atomic<int>& status) {
+  return [&status](const std::string&, const cri::AttachedExec& exec) {
+    const pid_t child = fork();
+    if (child == 0) {
+      closefrom(3);  // as the runtime's process: none of this process's sockets
+      pause();
+      _exit(0);
     }
-  }
+    EXPECT_TRUE(WriteFileAtomically(exec.pid_file, std::to_string(child), 0600));
+    int s = 0;
+    waitpid(child, &s, 0);
+    status = s;
+    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{137, ""});
+  };
 }
 
 struct Pipes {
@@ -69,7 +72,7 @@ TEST_F(ExecServerTest, RunsTheCommandWithTheAgentsStdio) {
     seen_id = id;
     seen_argv = exec.argv;
     // What the process would do: read its stdin, answer on stdout and stderr.
-    std::string in = ReadAll(exec.stdio.stdin_fd);
+    std::string in = podlimits::testing::ReadToEnd(exec.stdio.stdin_fd);
     EXPECT_EQ(write(exec.stdio.stdout_fd, ("out:" + in).data(), 4 + in.size()), 4 + (ssize_t)in.size());
     EXPECT_EQ(write(exec.stdio.stderr_fd, "err", 3), 3);
     return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{3, ""});
@@ -90,8 +93,8 @@ TEST_F(ExecServerTest, RunsTheCommandWithTheAgentsStdio) {
   EXPECT_EQ(started->json, R"({"started":true})");
   ASSERT_EQ(write(p.in_write.get(), "hi", 2), 2);
   p.in_write.Reset();
-  EXPECT_EQ(ReadAll(p.out_read.get()), "out:hi");
-  EXPECT_EQ(ReadAll(p.err_read.get()), "err");
+  EXPECT_EQ(podlimits::testing::ReadToEnd(p.out_read.get()), "out:hi");
+  EXPECT_EQ(podlimits::testing::ReadToEnd(p.err_read.get()), "err");
   auto end = ReceiveExecMessage(conn->get());
   ASSERT_TRUE(end);
   EXPECT_EQ(end->json, R"({"exitCode":3})");
@@ -137,19 +140,7 @@ TEST_F(ExecServerTest, RuntimeFailureIsReported) {
 // runtime's pid file.
 TEST_F(ExecServerTest, AgentGoneKillsTheCommand) {
   std::atomic<int> status{-1};
-  auto server = ExecServer::Start(dir_.path(), [&](const std::string&, const cri::AttachedExec& exec) {
-    const pid_t child = fork();
-    if (child == 0) {
-      closefrom(3);  // as the runtime's process: none of this process's sockets
-      pause();
-      _exit(0);
-    }
-    EXPECT_TRUE(WriteFileAtomically(exec.pid_file, std::to_string(child), 0600));
-    int s = 0;
-    waitpid(child, &s, 0);
-    status = s;
-    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{137, ""});
-  });
+  auto server = ExecServer::Start(dir_.path(), UntilKilled(status));
   ASSERT_TRUE(server);
   (*server)->SetRunning({{"app", "id-app"}});
   {
@@ -168,20 +159,8 @@ TEST_F(ExecServerTest, AgentGoneKillsTheCommand) {
 
 // The server's end (the pod torn down) ends its execs too.
 TEST_F(ExecServerTest, StoppingKillsRunningCommands) {
-  std::atomic<bool> killed{false};
-  auto server = ExecServer::Start(dir_.path(), [&](const std::string&, const cri::AttachedExec& exec) {
-    const pid_t child = fork();
-    if (child == 0) {
-      closefrom(3);  // as the runtime's process: none of this process's sockets
-      pause();
-      _exit(0);
-    }
-    EXPECT_TRUE(WriteFileAtomically(exec.pid_file, std::to_string(child), 0600));
-    int s = 0;
-    waitpid(child, &s, 0);
-    killed = WIFSIGNALED(s);
-    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{137, ""});
-  });
+  std::atomic<int> status{-1};
+  auto server = ExecServer::Start(dir_.path(), UntilKilled(status));
   ASSERT_TRUE(server);
   (*server)->SetRunning({{"app", "id-app"}});
   auto conn = ConnectExecSocket(dir_.path());
@@ -191,7 +170,8 @@ TEST_F(ExecServerTest, StoppingKillsRunningCommands) {
   ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sleep"]})", fds));
   EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
   server->reset();
-  EXPECT_TRUE(killed.load());
+  ASSERT_NE(status.load(), -1) << "the command was not killed";
+  EXPECT_TRUE(WIFSIGNALED(status.load()));
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / kExecSocketFile));
 }
 

@@ -129,21 +129,6 @@ class ExecSessionTest : public ::testing::Test {
     ASSERT_TRUE(ready_);
   }
 
-  static std::string ReadFd(int fd) {
-    std::string out;
-    char buf[256];
-    for (;;) {
-      ssize_t n = read(fd, buf, sizeof buf);
-      if (n > 0) {
-        out.append(buf, static_cast<std::size_t>(n));
-      } else if (n < 0 && errno == EINTR) {
-        continue;
-      } else {
-        return out;
-      }
-    }
-  }
-
   podlimits::testing::TempDir dir_{"podlimits-exec-session"};
   NodePki pki_;
   std::unique_ptr<HttpsServer> server_;
@@ -157,7 +142,7 @@ TEST_F(ExecSessionTest, StreamsAndStatusOverV5) {
   WaitReady();
   // The process: reads stdin to its end (v5's close), answers on both streams, exits 2.
   std::thread process([this] {
-    const std::string in = ReadFd(process_.stdin_read.get());
+    const std::string in = podlimits::testing::ReadToEnd(process_.stdin_read.get());
     const std::string out = "echo:" + in;
     EXPECT_EQ(write(process_.stdout_write.get(), out.data(), out.size()), (ssize_t)out.size());
     EXPECT_EQ(write(process_.stderr_write.get(), "warn", 4), 4);

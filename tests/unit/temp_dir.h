@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <filesystem>
 #include <fstream>
@@ -48,6 +51,22 @@ inline std::string ReadText(const std::filesystem::path& file) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Everything readable from `fd` until end of file (a pipe's other end closed).
+inline std::string ReadToEnd(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return out;
+    }
+  }
 }
 
 // Writes `text` to `file` (parents created).
