@@ -10,6 +10,7 @@
 #include "apiserver/exec_session.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/stored_object.h"
+#include "kubelet/exec_wire.h"
 #include "base/percent_encoding.h"
 
 namespace podlimits::apiserver {
@@ -166,7 +167,7 @@ HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpR
                                       fmt::join(OfferedProtocols(request), " "), kV5, kV4));
   }
   if (phase == "Succeeded" || phase == "Failed") {
-    return PlainText(404, fmt::format("container not found (\"{}\")", options.container));
+    return PlainText(404, kubelet::ContainerNotFound(options.container));
   }
 
   auto started = executor.StartExec(*pod, options);

@@ -1,5 +1,7 @@
 #include "kubelet/exec_wire.h"
 
+#include "api/field.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
@@ -24,6 +26,10 @@ constexpr std::size_t kMaxFds = 3;
 
 std::string ShortSocketPath(int dir_fd, std::string_view name) {
   return fmt::format("/proc/self/fd/{}/{}", dir_fd, name);
+}
+
+std::string ContainerNotFound(std::string_view container) {
+  return fmt::format("container not found ({})", field::GoQuote(container));
 }
 
 sockaddr_un UnixAddress(std::string_view path) {

@@ -38,6 +38,10 @@ std::string ShortSocketPath(int dir_fd, std::string_view name);
 // The address of the unix socket at `path` (which must fit sun_path: ShortSocketPath does).
 struct sockaddr_un UnixAddress(std::string_view path);
 
+// The kubelet's answer for an exec into a container that is not running (findContainer):
+// `container not found ("app")`.
+std::string ContainerNotFound(std::string_view container);
+
 struct ExecMessage {
   std::string json;
   std::vector<UniqueFd> fds;

@@ -162,7 +162,7 @@ void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   if (id.empty()) {
     // The kubelet's words (findContainer), which kubectl shows after "unable to upgrade connection: ".
     (void)SendExecMessage(conn.get(),
-                          ErrorMessage(fmt::format("container not found ({})", field::GoQuote(request->container)),
+                          ErrorMessage(kubelet::ContainerNotFound(request->container),
                                        true));
     return;
   }

@@ -36,7 +36,7 @@ apiserver::ExecRefusal Refused(int status, std::string message) {
 std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartExec(
     const Node& pod, const apiserver::ExecOptions& options) {
   const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
-  const std::string not_found = fmt::format("container not found (\"{}\")", options.container);
+  const std::string not_found = kubelet::ContainerNotFound(options.container);
   if (uid.empty()) return std::unexpected(Refused(404, not_found));
   const fs::path dir = MonitorDirectory(options_.data_dir, uid);
   auto conn = ConnectExecSocket(dir);

@@ -62,6 +62,19 @@ struct Pipes {
 
 class ExecServerTest : public ::testing::Test {
  protected:
+  // Connects as the agent and starts `sleep` in "app" over fresh pipes; the connection stays open
+  // while the returned descriptor lives.
+  UniqueFd StartSleep() {
+    auto conn = ConnectExecSocket(dir_.path());
+    EXPECT_TRUE(conn);
+    if (!conn) return UniqueFd();
+    Pipes p;
+    const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
+    EXPECT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sleep"]})", fds));
+    EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
+    return std::move(*conn);
+  }
+
   podlimits::testing::TempDir dir_{"podlimits-exec-server"};
 };
 
@@ -143,14 +156,7 @@ TEST_F(ExecServerTest, AgentGoneKillsTheCommand) {
   auto server = ExecServer::Start(dir_.path(), UntilKilled(status));
   ASSERT_TRUE(server);
   (*server)->SetRunning({{"app", "id-app"}});
-  {
-    auto conn = ConnectExecSocket(dir_.path());
-    ASSERT_TRUE(conn);
-    Pipes p;
-    const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
-    ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sleep"]})", fds));
-    EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
-  }  // gone
+  ASSERT_TRUE(StartSleep());  // and gone at once
   for (int i = 0; i < 500 && status == -1; ++i) usleep(10000);
   ASSERT_NE(status.load(), -1) << "the command was not killed";
   EXPECT_TRUE(WIFSIGNALED(status.load()));
@@ -163,12 +169,8 @@ TEST_F(ExecServerTest, StoppingKillsRunningCommands) {
   auto server = ExecServer::Start(dir_.path(), UntilKilled(status));
   ASSERT_TRUE(server);
   (*server)->SetRunning({{"app", "id-app"}});
-  auto conn = ConnectExecSocket(dir_.path());
+  UniqueFd conn = StartSleep();
   ASSERT_TRUE(conn);
-  Pipes p;
-  const int fds[3] = {p.in_read.get(), p.out_write.get(), p.err_write.get()};
-  ASSERT_TRUE(SendExecMessage(conn->get(), R"({"container":"app","command":["sleep"]})", fds));
-  EXPECT_EQ(ReceiveExecMessage(conn->get())->json, R"({"started":true})");
   server->reset();
   ASSERT_NE(status.load(), -1) << "the command was not killed";
   EXPECT_TRUE(WIFSIGNALED(status.load()));
