@@ -207,11 +207,19 @@ Result<ChildResult> RunChild(const ChildCommand& command) {
   for (const std::string& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
+  std::vector<char*> envp;
+  if (command.env) {
+    envp.reserve(command.env->size() + 1);
+    for (const std::string& e : *command.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+  char** const environment = command.env ? envp.data() : environ;
+
   pid_t pid = 0;
   int rc = 0;
   // Owned from birth: another thread's ChildReaper::ReapOrphans must not reap it first.
   ChildReaper::Process().SpawnOwned([&] {
-    rc = posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), environ);
+    rc = posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), environment);
     return rc == 0 ? pid : -1;
   });
   // The child has its copies; the write ends must close here or the pipes never reach EOF.

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <expected>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct ChildCommand {
   // Past this the process group is sent SIGKILL and the result says timed_out. Zero: no limit
   // (an interactive exec ends when its user ends it).
   std::chrono::milliseconds timeout{30000};
+  // The program's environment ("NAME=value"); unset: the caller's.
+  std::optional<std::vector<std::string>> env;
 };
 
 struct ChildResult {

@@ -10,6 +10,10 @@
 namespace podlimits::kubelet {
 namespace {
 
+constexpr std::string_view kHostPortWhy =
+    "applied with hostNetwork, or through portmap on a node whose podNetwork is cni with a "
+    "network that has the portMappings capability; refused otherwise (pods have loopback only)";
+
 using enum Coverage;
 
 struct RawRule {
@@ -207,8 +211,8 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.ports[*].name", kNoNodeMeaning, "informational"},
       {"<c>.ports[*].containerPort", kNoNodeMeaning, "informational"},
       {"<c>.ports[*].protocol", kNoNodeMeaning, "informational"},
-      {"<c>.ports[*].hostPort", kRefused, "pods have no network but loopback here"},
-      {"<c>.ports[*].hostIP", kRefused, "pods have no network but loopback here"},
+      {"<c>.ports[*].hostPort", kRefused, kHostPortWhy},
+      {"<c>.ports[*].hostIP", kRefused, kHostPortWhy},
       {"<c>.resources", kDescend},
       {"<c>.resources.limits", kResource, ""},
       {"<c>.resources.requests", kResource, ""},
@@ -429,6 +433,10 @@ std::string UnenforcedResourceWhy(std::string_view name) {
   return "no device plugin on this node offers it";
 }
 
+bool IsHostPortPattern(std::string_view pattern) {
+  return pattern.ends_with(".ports[*].hostPort") || pattern.ends_with(".ports[*].hostIP");
+}
+
 class Walker {
  public:
   explicit Walker(const FieldCoverageOptions& options) : options_(options) {}
@@ -461,6 +469,7 @@ class Walker {
         }
         return;
       case kRefused:
+        if (options_.host_ports && IsHostPortPattern(pattern)) return;
         if (!IsZero(n)) Refuse(path, std::string(rule->why));
         return;
       case kNoNodeMeaning:

@@ -54,6 +54,9 @@ struct FieldCoverageOptions {
   // Resources this node enforces besides pid ("cpu", "memory" on a cgroup v2 node that has
   // those controllers): applied, never refused.
   std::vector<std::string> enforced_resources;
+  // hostPort and hostIP are applied: the pod uses the node's network, or the node's pod network
+  // has portmap (pod_network.h).
+  bool host_ports = false;
 };
 
 struct FieldProblem {

@@ -230,13 +230,24 @@ std::expected<HttpResponse, std::string> HttpGet(const std::string& scheme, cons
   return res;
 }
 
+// Where an action without a host connects: see ActionTarget::pod_ip.
+struct PodAddress {
+  std::string host;
+  pid_t netns_pid;
+};
+PodAddress PodAddressOf(const ActionTarget& target) {
+  if (!target.pod_ip.empty()) return {target.pod_ip, 0};
+  return {"127.0.0.1", target.netns_pid};
+}
+
 ActionOutcome Http(const api::HandlerAction& action, const ActionTarget& target,
                    std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
   if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
   const std::string scheme = Lower(action.scheme.empty() ? "HTTP" : action.scheme);
-  const std::string host = action.host.empty() ? "127.0.0.1" : action.host;
-  const pid_t netns = action.host.empty() ? target.netns_pid : 0;
+  const PodAddress pod = PodAddressOf(target);
+  const std::string host = action.host.empty() ? pod.host : action.host;
+  const pid_t netns = action.host.empty() ? pod.netns_pid : 0;
   const auto deadline = Clock::now() + timeout;
   std::string path = action.path.empty() ? "/" : action.path;
   if (path.front() != '/') path = "/" + path;
@@ -269,8 +280,9 @@ ActionOutcome Tcp(const api::HandlerAction& action, const ActionTarget& target,
                   std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
   if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
-  const std::string host = action.host.empty() ? "127.0.0.1" : action.host;
-  auto fd = Dial(host, *port, action.host.empty() ? target.netns_pid : 0, Clock::now() + timeout,
+  const PodAddress pod = PodAddressOf(target);
+  const std::string host = action.host.empty() ? pod.host : action.host;
+  auto fd = Dial(host, *port, action.host.empty() ? pod.netns_pid : 0, Clock::now() + timeout,
                  target.cancelled);
   if (!fd) return Outcome(ProbeResult::kFailure, fd.error(), "");
   return Outcome(ProbeResult::kSuccess, "", "");
@@ -289,14 +301,15 @@ ActionOutcome Grpc(const api::HandlerAction& action, const ActionTarget& target,
                    std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
   if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
-  const std::string host = "127.0.0.1";
+  const PodAddress pod = PodAddressOf(target);
+  const std::string& host = pod.host;
   const std::string addr = fmt::format("{}:{}", host, *port);
   const std::string within =
       GoSeconds(std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
   const auto deadline = Clock::now() + timeout;
   std::expected<UniqueFd, std::string> fd = std::unexpected(std::string());
   while (true) {
-    fd = Dial(host, *port, target.netns_pid, deadline, target.cancelled);
+    fd = Dial(host, *port, pod.netns_pid, deadline, target.cancelled);
     if (fd) break;
     if (Clock::now() + std::chrono::milliseconds(100) >= deadline ||
         (target.cancelled && target.cancelled->load())) {

@@ -49,6 +49,10 @@ struct ActionTarget {
   std::string container_id;
   const api::Container* container = nullptr;  // for named ports
   pid_t netns_pid = 0;  // the process whose network namespace is the pod's; 0: the node's
+  // The pod's own address (pod_network.h). Set: an httpGet, tcpSocket or grpc action without a
+  // host connects to it from the node, as the kubelet's prober does. Empty (no pod network):
+  // to 127.0.0.1 inside netns_pid's namespace, where the pod's address would have led.
+  std::string pod_ip;
   const std::atomic<bool>* cancelled = nullptr;  // sleep and waits stop early when set
 };
 

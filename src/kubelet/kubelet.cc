@@ -113,6 +113,15 @@ std::expected<void, NodeError> Kubelet::Start() {
       options_.image_root.empty() ? std::filesystem::path(image::ImageStore::kDefaultRoot)
                                   : options_.image_root);
   host_capabilities_ = cri::BoundingCapabilities();
+  if (options_.config.pod_network.mode == PodNetworkMode::kCni) {
+    network_ = std::make_unique<PodNetwork>(options_.config.pod_network, options_.config.pod_cidr,
+                                            state_dir);
+    // The first start writes the default network; a broken or incomplete one stops the node
+    // here rather than failing every pod (the kubelet's NetworkPluginNotReady).
+    if (auto network = network_->Network(); !network) {
+      return NodeFailure(std::move(network.error()).Wrap("pod network (podNetwork cni)"));
+    }
+  }
   started_ = true;
   return {};
 }
@@ -155,6 +164,12 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   coverage_options.warn_on_unenforced_resources = options_.config.warn_on_unenforced_resources;
   if (caps_.cpu_controller) coverage_options.enforced_resources.push_back("cpu");
   if (caps_.memory_controller) coverage_options.enforced_resources.push_back("memory");
+  if (pod.spec.host_network) {
+    coverage_options.host_ports = true;
+  } else if (network_ && !PodPortMappings(pod).empty()) {
+    auto network = network_->Network();
+    coverage_options.host_ports = network && network->PortMappings();
+  }
   FieldCoverageResult coverage = CheckFieldCoverage(pod_object, coverage_options);
   if (coverage.refused) {
     return Rejected(events, pod, kReasonUnsupportedPodField, coverage.refused->message);
@@ -224,6 +239,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   // is gone. Pods of live runs are never touched.
   StalePodEnvironment stale;
   stale.state_dir = state_dir;
+  for (const auto& d : config.pod_network.bin_dirs) stale.cni_bin_dirs.emplace_back(d);
   stale.hierarchies = [&]() {
     auto fresh = cgroups::ManagedHierarchies(*layout_, config.managed_controllers);
     return fresh ? std::move(*fresh) : std::vector<cgroups::ManagedHierarchy>{};
@@ -256,6 +272,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.host_capabilities = host_capabilities_;
   env.seccomp = config.seccomp;
   env.sandbox_holder = config.sandbox_holder;
+  env.network = network_.get();
   env.events = &events;
   env.metrics = &metrics_;
   env.output = io.output;

@@ -42,6 +42,7 @@
 #include "kubelet/object_source.h"
 #include "kubelet/pid_capacity.h"
 #include "kubelet/pod_plan.h"
+#include "kubelet/pod_network.h"
 #include "kubelet/pod_runner.h"
 
 namespace podlimits::kubelet {
@@ -123,6 +124,7 @@ class Kubelet {
   std::vector<std::string> host_capabilities_;
   std::unique_ptr<cri::ContainerRuntime> runtime_;
   std::unique_ptr<image::ImageStore> images_;
+  std::unique_ptr<PodNetwork> network_;  // podNetwork cni only
   image::OverlaySnapshotter snapshotter_;
   Result<void> PrepareCgroups();
   // Chooses each container's AppArmor profile and loads the default one when first needed.

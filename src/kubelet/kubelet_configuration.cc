@@ -2,6 +2,8 @@
 // messages (pkg/kubelet/apis/config/validation, cmd/kubelet/app/server.go) where it has them.
 #include <fmt/format.h>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -216,6 +218,32 @@ void ApplyContainerLogs(const api::Node& tree, NodeConfig& out, std::vector<std:
   }
 }
 
+// podCIDR: the subnet of the default CNI network, an IPv4 CIDR with room for pods.
+void ApplyPodCidr(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  const api::Node* n = tree.Find("podCIDR");
+  if (!n || !n->IsString() || n->scalar.empty()) return;
+  const std::string& cidr = n->scalar;
+  const auto slash = cidr.find('/');
+  in_addr addr{};
+  int bits = -1;
+  if (slash != std::string::npos) {
+    const std::string prefix = cidr.substr(slash + 1);
+    if (!prefix.empty() && prefix.size() <= 2 &&
+        std::all_of(prefix.begin(), prefix.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      bits = std::stoi(prefix);
+    }
+  }
+  if (slash == std::string::npos || inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &addr) != 1 ||
+      bits < 8 || bits > 30) {
+    errs.push_back(field::Invalid(field::Path("podCIDR"), cidr,
+                                  "must be an IPv4 CIDR with a prefix length from 8 to 30, "
+                                  "e.g. 10.244.0.0/16")
+                       .String());
+    return;
+  }
+  out.pod_cidr = cidr;
+}
+
 }  // namespace
 
 std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeConfig& out) {
@@ -270,6 +298,7 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   }
   ApplyCgroups(tree, out, errs);
   ApplyDns(tree, out, errs);
+  ApplyPodCidr(tree, out, errs);
   return errs;
 }
 

@@ -24,6 +24,7 @@
 //   clusterDNS: [10.96.0.10]              # ClusterFirst pods' nameservers (none: the kubelet's
 //   clusterDomain: cluster.local          #   MissingClusterDNS fallback to the node's resolver)
 //   resolvConf: /etc/resolv.conf          # the node's resolver for dnsPolicy Default; "": none
+//   podCIDR: 10.244.0.0/16                # the subnet of the CNI network podlimits writes
 //   ---
 //   apiVersion: podlimits.dev/v1alpha1
 //   kind: NodeConfiguration
@@ -43,6 +44,10 @@
 //   unenforcedResources: Refuse           # a pod asking cpu, memory, ... this node does not
 //                                         # enforce: Refuse (default) or Warn (runs, with a
 //                                         # Warning event naming the field)
+//   podNetwork:                           # pods that do not use hostNetwork get:
+//     plugin: none                        #   none: loopback only (hostPort refused); cni: an
+//     confDir: /etc/cni/net.d             #   address from the first network of confDir (one
+//     binDirs: [/usr/lib/cni, /opt/cni/bin]   #   is written there when it has none)
 //
 // Both documents are decoded strictly with the project's decoder: an unknown field is an error
 // naming its path (`unknown field "runtime.nmae"`), a wrong type an error naming the Go field.
@@ -103,6 +108,18 @@ struct WritableCgroupBounds {
   std::int64_t max_depth = 50;
 };
 
+// How pods that do not use the node's network get one (NodeConfiguration podNetwork).
+enum class PodNetworkMode {
+  kNone,  // a network namespace with loopback only; hostPort refused
+  kCni,   // a CNI network (pod_network.h): an address, routes, hostPort through portmap
+};
+
+struct PodNetworkSettings {
+  PodNetworkMode mode = PodNetworkMode::kNone;
+  std::string conf_dir = "/etc/cni/net.d";
+  std::vector<std::string> bin_dirs = {"/usr/lib/cni", "/opt/cni/bin"};
+};
+
 struct NodeConfig {
   std::string source;  // the file it was read from; "" for the built-in defaults
 
@@ -141,6 +158,10 @@ struct NodeConfig {
   int container_log_max_files = 5;
   std::string pod_logs_dir;
   std::string static_pod_path;  // KubeletConfiguration staticPodPath ("" for none)
+  // KubeletConfiguration podCIDR: the subnet of the network podlimits writes when the CNI
+  // configuration directory holds none.
+  std::string pod_cidr = "10.244.0.0/16";
+  PodNetworkSettings pod_network;  // NodeConfiguration podNetwork
 
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;

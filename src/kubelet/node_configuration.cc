@@ -27,7 +27,12 @@ constexpr std::string_view kSchema = R"json({
    "managedControllers": {"list": {"type": "string"}},
    "unenforcedResources": {"type": "string"},
    "seccomp": {"ref": "dev.podlimits.v1alpha1.Seccomp"},
-   "sandboxHolder": {"type": "string"}}},
+   "sandboxHolder": {"type": "string"},
+   "podNetwork": {"ref": "dev.podlimits.v1alpha1.PodNetwork"}}},
+  "dev.podlimits.v1alpha1.PodNetwork": {"fields": {
+   "plugin": {"type": "string"},
+   "confDir": {"type": "string"},
+   "binDirs": {"list": {"type": "string"}}}},
   "dev.podlimits.v1alpha1.Seccomp": {"fields": {
    "defaultProfile": {"type": "string"},
    "profileRoot": {"type": "string"}}},
@@ -140,6 +145,40 @@ const api::Schema& NodeConfigurationSchema() {
   return schema;
 }
 
+void ApplyPodNetwork(const api::Node* network, NodeConfig& out, std::vector<std::string>& errs) {
+  if (!network) return;
+  const field::Path path("podNetwork");
+  if (std::string plugin = StringAt(network, "plugin"); plugin == "cni") {
+    out.pod_network.mode = PodNetworkMode::kCni;
+  } else if (!plugin.empty() && plugin != "none") {
+    errs.push_back(field::NotSupported(path.Child("plugin"), plugin, {"cni", "none"}).String());
+  }
+  if (std::string dir = StringAt(network, "confDir"); !dir.empty()) {
+    if (!dir.starts_with('/')) {
+      errs.push_back(
+          field::Invalid(path.Child("confDir"), dir, "must be an absolute path").String());
+    } else {
+      out.pod_network.conf_dir = dir;
+    }
+  }
+  if (const api::Node* dirs = network->Find("binDirs"); dirs && dirs->IsArray()) {
+    out.pod_network.bin_dirs.clear();
+    for (std::size_t i = 0; i < dirs->items.size(); ++i) {
+      const std::string& dir = dirs->items[i].scalar;
+      if (!dir.starts_with('/')) {
+        errs.push_back(
+            field::Invalid(path.Child("binDirs").Index(i), dir, "must be an absolute path")
+                .String());
+      } else {
+        out.pod_network.bin_dirs.push_back(dir);
+      }
+    }
+    if (dirs->items.empty()) {
+      errs.push_back(field::Required(path.Child("binDirs"), "at least one directory").String());
+    }
+  }
+}
+
 std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfig& out) {
   std::vector<std::string> errs;
   ApplyRuntime(tree.Find("runtime"), out, errs);
@@ -152,6 +191,7 @@ std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfi
     }
   }
   ApplyBounds(tree.Find("writableCgroups"), out, errs);
+  ApplyPodNetwork(tree.Find("podNetwork"), out, errs);
   ApplyControllers(tree.Find("managedControllers"), out, errs);
   if (std::string holder = StringAt(&tree, "sandboxHolder"); !holder.empty()) {
     if (!holder.starts_with('/')) {

@@ -202,7 +202,7 @@ Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
   status.Set("conditions", std::move(conditions));
   if (!progress.reason.empty()) status.Set("reason", Str(progress.reason));
   if (!progress.message.empty()) status.Set("message", Str(progress.message));
-  // hostIP/hostIPs and podIP/podIPs: the address, and the list of it (one family here).
+  // hostIP/hostIPs and podIP/podIPs: the address, and the list of it.
   auto address = [&](std::string_view one, std::string_view list, const std::string& ip) {
     if (ip.empty()) return;
     status.Set(one, Str(ip));
@@ -213,7 +213,19 @@ Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
     status.Set(list, std::move(ips));
   };
   address("hostIP", "hostIPs", context.host_ip);
-  address("podIP", "podIPs", context.pod_ip);
+  if (progress.pod_ips.empty()) {
+    address("podIP", "podIPs", context.pod_ip);
+  } else {
+    // The pod network's addresses, the primary one first (one per family).
+    status.Set("podIP", Str(progress.pod_ips.front()));
+    Node ips = Node::Array();
+    for (const auto& ip : progress.pod_ips) {
+      Node entry = Node::Object();
+      entry.Set("ip", Str(ip));
+      ips.items.push_back(std::move(entry));
+    }
+    status.Set("podIPs", std::move(ips));
+  }
   if (!progress.start_time.empty()) status.Set("startTime", Str(progress.start_time));
   Node init = Node::Array(), apps = Node::Array();
   for (const auto& c : progress.containers) {

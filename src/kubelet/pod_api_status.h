@@ -25,7 +25,7 @@ struct PodStatusContext {
   std::string restart_policy = "Always";
   std::string qos_class;
   std::string host_ip;  // the node's address ("" leaves hostIP out)
-  std::string pod_ip;   // "" until pods have their own network (hostNetwork: the node's)
+  std::string pod_ip;   // hostNetwork: the node's; a pod network's come with the progress
 };
 
 // `previous` is the status published before (or null): a condition whose status did not change

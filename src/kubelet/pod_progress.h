@@ -47,6 +47,7 @@ struct PodProgress {
   bool sandbox_ready = false;  // the pod cgroup, holder and volumes exist
   bool initialized = false;    // every init container done (sidecars started)
   std::string start_time;      // when the node took the pod, RFC 3339
+  std::vector<std::string> pod_ips;  // its own addresses (pod_network.h); empty without
   std::vector<ContainerProgress> containers;  // init containers first, in spec order
   // Set once the pod's end is known: Succeeded or Failed, with reason and message when
   // something other than a container's exit decided it (DeadlineExceeded, ...).

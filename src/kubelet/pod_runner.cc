@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "kubelet/action_executor.h"
 #include "kubelet/pod_holder.h"
+#include "kubelet/pod_hostname.h"
 #include "kubelet/probe_worker.h"
 #include "kubelet/pod_record.h"
 #include "kubelet/pod_volumes.h"
@@ -200,6 +201,7 @@ class PodRun {
   void NodeFailure(std::string_view reason, std::string message);
   bool FindImages();
   bool CreateSandbox();
+  bool SetUpNetwork();
   bool StartSlot(Slot& s);
   void StartFailed(Slot& s, const std::string& message);
   void ConfigFailed(Slot& s, std::string_view reason, const std::string& message);
@@ -240,6 +242,7 @@ class PodRun {
   bool apps_started_ = false;
   bool init_failed_ = false;
   PodHolder holder_;
+  std::vector<std::string> pod_ips_;  // the pod network's addresses (pod_network.h)
   PodVolumes volumes_{plan_};
   ActionExecutor actions_;  // last member: its threads are joined before the rest goes
   std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
@@ -275,6 +278,27 @@ bool PodRun::FindImages() {
       return false;
     }
     s.image = std::move(*image);
+  }
+  return true;
+}
+
+// The pod's network in its holder's namespace, and its addresses in /etc/hosts, before any
+// container (the kubelet's RunPodSandbox sets the network up before it returns).
+bool PodRun::SetUpNetwork() {
+  auto ips = env_.network->SetUp(plan_.pod, plan_.uid, holder_.pid, plan_.pod_dir);
+  if (!ips) {
+    NodeFailure("FailedCreatePodSandBox",
+                fmt::format("Failed to create pod sandbox: failed to set up network for sandbox "
+                            "\"{}\": {}",
+                            plan_.uid, ips.error().Message()));
+    return false;
+  }
+  pod_ips_ = std::move(*ips);
+  PodEtcFiles files = plan_.etc_files;
+  files.hosts = ManagedHostsFile(pod_ips_, plan_.hostnames, plan_.pod.spec.host_aliases);
+  if (auto w = WritePodEtcFiles(plan_.pod_dir, files); !w) {
+    NodeFailure("FailedCreatePodSandBox", "Failed to create pod sandbox: " + w.error().Message());
+    return false;
   }
   return true;
 }
@@ -334,6 +358,7 @@ bool PodRun::CreateSandbox() {
   }
   holder_ = std::move(*holder);
   ctx_.sandbox_pid = holder_.pid;
+  if (env_.network && !plan_.pod.spec.host_network && !SetUpNetwork()) return false;
 
   // The volumes, before any container mounts them. A volume that cannot be set up is the pod's
   // failure (the kubelet's FailedMount), not the node's.
@@ -443,6 +468,7 @@ ActionTarget PodRun::TargetOf(const Slot& s) {
   t.container_id = s.instance ? s.instance->id : std::string();
   t.container = &s.plan->container;
   t.netns_pid = holder_.pid;
+  if (!pod_ips_.empty()) t.pod_ip = pod_ips_.front();
   return t;
 }
 
@@ -885,6 +911,16 @@ void PodRun::Teardown() {
   // The holder once no container can need its namespaces any more.
   for (auto& e : volumes_.TearDown()) result_.teardown_errors.push_back(e);
   ctx_.volumes = nullptr;
+  // The network while its namespace still exists; a record left by a failed DEL keeps the
+  // pod's state for a later cleanup.
+  if (env_.network) {
+    if (auto down = TearDownPodNetwork(plan_.pod_dir, env_.network->bin_dirs(), holder_.pid > 0);
+        !down) {
+      result_.teardown_errors.push_back(down.error().Message());
+    }
+    // pod_ips_ stay: a finished pod's status keeps the addresses it had, as the kubelet's
+    // keeps the last sandbox's.
+  }
   StopPodHolder(holder_);
   ctx_.sandbox_pid = 0;
   // A container that could not be removed keeps the pod's state (its record) for a later run.
@@ -907,6 +943,7 @@ PodProgress PodRun::Progress() const {
   PodProgress p;
   p.start_time = start_time_;
   p.sandbox_ready = holder_.pid > 0;
+  p.pod_ips = pod_ips_;
   p.initialized = apps_started_;
   p.finished = finished_;
   if (finished_) {

@@ -49,6 +49,7 @@
 #include "kubelet/object_source.h"
 #include "kubelet/metrics.h"
 #include "kubelet/pod_holder.h"
+#include "kubelet/pod_network.h"
 #include "kubelet/pod_plan.h"
 #include "kubelet/pod_progress.h"
 
@@ -98,6 +99,8 @@ struct PodRunEnvironment {
   cri::SeccompSettings seccomp;
   std::filesystem::path sandbox_holder = "/usr/bin/catatonit";  // pod_holder.h
   HolderStarter start_holder = cri::StartNamespaceHolder;
+  // The node's pod network (pod_network.h); unset: pods have loopback only.
+  const PodNetwork* network = nullptr;
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
   ContainerOutput* output = nullptr;  // where each container's stdout and stderr go

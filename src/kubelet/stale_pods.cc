@@ -1,5 +1,7 @@
 #include "kubelet/stale_pods.h"
 
+#include "kubelet/pod_network.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -48,6 +50,17 @@ void CleanUpFromRecord(const PodRecord& record, const fs::path& pod_dir,
     return;  // never delete state under processes that still run
   }
   out.removed.push_back("its processes killed");
+
+  // 1b. The pod network's address and rules: the namespace went with the processes, the
+  // plugins give back what they handed out (pod_network.h).
+  std::error_code ec;
+  if (fs::exists(pod_dir / kNetworkRecordFile, ec)) {
+    if (auto down = TearDownPodNetwork(pod_dir, env.cni_bin_dirs, false); !down) {
+      out.errors.push_back(down.error().Message());
+    } else {
+      out.removed.push_back("its pod network address released");
+    }
+  }
 
   // 2. The runtime's state, with the runtime and --root the dead run used.
   cri::OciRuntimeClient client(

@@ -3,7 +3,8 @@
 //
 // A pod directory in <stateDirectory>/pods whose uid lock nobody holds is such a leftover
 // (pod_claim.h). The run that finds one claims it and, from its record (pod_record.h):
-//   1. kills every process in the pod cgroup, in every managed hierarchy
+//   1. kills every process in the pod cgroup, in every managed hierarchy, then gives back its
+//      pod network address and portmap rules (pod_network.h) from the record of them
 //   2. deletes each container from the OCI runtime that created it (`delete --force`, with that
 //      runtime's --root): the runtime's state goes
 //   3. unmounts and removes the bundles
@@ -29,6 +30,7 @@ struct StalePodEnvironment {
   std::filesystem::path state_dir;
   // Fresh trees of the hierarchies podlimits manages, one set per pod cleaned up.
   std::function<std::vector<cgroups::ManagedHierarchy>()> hierarchies;
+  std::vector<std::filesystem::path> cni_bin_dirs;  // where the CNI plugins are
 };
 
 struct StalePodCleanup {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -166,8 +167,8 @@ class ServePodsTest : public ::testing::Test {
   }
 
   CommandResult Kubectl(std::vector<std::string> args, std::string stdin_text = "") {
-    std::vector<std::string> argv = {kubectl_.string(), "--kubeconfig",
-                                     (dir_ / "node/kubeconfig").string()};
+    std::vector<std::string> argv = InNetns({kubectl_.string(), "--kubeconfig",
+                                             (dir_ / "node/kubeconfig").string()});
     argv.insert(argv.end(), args.begin(), args.end());
     RunOptions options;
     options.stdin_text = std::move(stdin_text);
@@ -175,16 +176,44 @@ class ServePodsTest : public ::testing::Test {
     return RunCommand(argv, options);
   }
 
-  // Runs `serve` until `during` returns, then ends it with `signal`.
-  CommandResult Serve(const std::function<void(pid_t)>& during, int signal = SIGTERM) {
+  // Runs `serve` until `during` returns, then ends it with `signal`. With `own_netns`, the
+  // daemon (and so its pods' monitors and the CNI plugins they run) lives in a network
+  // namespace of its own, loopback up, which goes when the test's processes do: what a pod
+  // network does to a node (a bridge, ip_forward, iptables rules) never touches the machine's.
+  // Kubectl and InNetns then enter it.
+  CommandResult Serve(const std::function<void(pid_t)>& during, int signal = SIGTERM,
+                      bool own_netns = false) {
     RunOptions options;
     options.interrupt_on = "listening on";
     options.signal = signal;
     options.timeout = std::chrono::seconds(120);
-    options.before_signal = during;
-    return RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir_ / "node").string(),
-                       "--listen", listen_, "--node-config", (dir_ / "node.yaml").string()},
-                      options);
+    options.before_signal = [&](pid_t pid) {
+      if (own_netns) netns_pid_ = pid;
+      during(pid);
+      netns_pid_ = 0;
+    };
+    std::vector<std::string> argv = {PodlimitsBinary(), "serve", "--data-dir",
+                                     (dir_ / "node").string(), "--listen", listen_,
+                                     "--node-config", (dir_ / "node.yaml").string()};
+    if (own_netns) {
+      argv.insert(argv.begin(), {UtilLinux("unshare"), "--net", "--", "/bin/sh", "-c",
+                                 "ip link set lo up && exec \"$0\" \"$@\""});
+    }
+    return RunCommand(argv, options);
+  }
+
+  // util-linux's tool: the machine's, or the one the e2e guest carries.
+  static std::string UtilLinux(const std::string& name) {
+    const fs::path machine = "/usr/bin/" + name;
+    return fs::exists(machine) ? machine.string() : "/e2e/bin/" + name;
+  }
+
+  // `argv` run in serve's network namespace when it has one of its own.
+  std::vector<std::string> InNetns(std::vector<std::string> argv) const {
+    if (netns_pid_ == 0) return argv;
+    argv.insert(argv.begin(), {UtilLinux("nsenter"),
+                               "--net=/proc/" + std::to_string(netns_pid_) + "/ns/net", "--"});
+    return argv;
   }
 
   // A pod whose one container prints `line` once, then runs until SIGTERM ends it at once.
@@ -204,6 +233,7 @@ class ServePodsTest : public ::testing::Test {
   const fs::path kubectl_ = "/usr/bin/kubectl";
   TempDir dir_{"podlimits-serve-pods"};
   std::string listen_;
+  pid_t netns_pid_ = 0;  // serve's, while it runs in a network namespace of its own
 };
 
 constexpr std::string_view kPods = R"(apiVersion: v1
@@ -874,6 +904,129 @@ spec:
     std::error_code ec;
     EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
   }
+}
+
+// The addresses host-local has handed out on `network` (its files named by IP).
+std::set<std::string> AllocatedIps(const fs::path& data_dir) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(data_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name != "lock" && !name.starts_with("last_reserved_ip")) out.insert(name);
+  }
+  return out;
+}
+
+// Pods on a CNI network (podNetwork cni, the default network podlimits writes): each gets an
+// address from the bridge plugin and host-local, reaches the other pod, is reached from the
+// node and through its hostPort, is probed on its address, and has it in /etc/hosts and in
+// `get pods -o wide`. A monitor killed with kill -9 leaves an address that its successor gives
+// back; deleting the pods gives back every address and portmap rule.
+TEST_F(ServePodsTest, PodNetworkThroughCni) {
+  std::ofstream(dir_ / "node.yaml")
+      << "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+      << "podCIDR: 10.244.0.0/24\n---\n"
+      << "apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\nstateDirectory: "
+      << (dir_ / "state").string() << "\npodNetwork:\n  plugin: cni\n  confDir: "
+      << (dir_ / "net.d").string() << "\n";
+  auto web = [](const std::string& name, const std::string& extra) {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           "}\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n  - name: web\n"
+           "    image: busybox:latest\n"
+           "    command: [sh, -c, 'mkdir /www && echo hello from " + name +
+           " > /www/index.html && exec httpd -f -p 80 -h /www']\n"
+           "    readinessProbe:\n      httpGet: {port: 80}\n      periodSeconds: 1\n" + extra;
+  };
+  const std::string kA = web("a", "    ports:\n    - {containerPort: 80, hostPort: 8080}\n");
+  const std::string kB = web("b", "");
+  const fs::path ipam = dir_ / "state/cni/networks/podlimits";
+  CommandResult created_a, created_b, ready, ips, wide, a_to_b, b_to_a, node_to_a, node_to_b,
+      host_port, hosts, uid_b, restarted, ready_again, ip_b_again, deleted, links, rules;
+  std::set<std::string> allocated_running, allocated_after_kill;
+  Serve(
+      [&](pid_t) {
+        created_a = Kubectl({"create", "-f", "-"}, kA);
+        created_b = Kubectl({"create", "-f", "-"}, kB);
+        ready = Kubectl({"wait", "--for=condition=Ready", "pod/a", "pod/b", "--timeout=60s"});
+        ips = Kubectl({"get", "pods", "-o",
+                       "jsonpath={range .items[*]}{.status.podIP} {.status.podIPs[0].ip}\n{end}"});
+        wide = Kubectl({"get", "pods", "-o", "wide"});
+        std::istringstream lines(ips.out);
+        std::string ip_a, ip_b, skip;
+        lines >> ip_a >> skip >> ip_b;
+        // busybox nc (its static wget crashes resolving even an address literal).
+        auto get = [&](const std::string& pod, const std::string& ip) {
+          return Kubectl({"exec", pod, "--", "sh", "-c",
+                          "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 " + ip + " 80"});
+        };
+        a_to_b = get("a", ip_b);
+        b_to_a = get("b", ip_a);
+        RunOptions quick;
+        quick.timeout = std::chrono::seconds(20);
+        node_to_a = RunCommand(InNetns({"/usr/bin/curl", "-sS", "-m", "5", "http://" + ip_a + "/"}),
+                               quick);
+        node_to_b = RunCommand(InNetns({"/usr/bin/curl", "-sS", "-m", "5", "http://" + ip_b + "/"}),
+                               quick);
+        // hostPort 8080 on the node's address on the bridge (portmap's DNAT for local traffic).
+        host_port = RunCommand(InNetns({"/usr/bin/curl", "-sS", "-m", "5", "http://10.244.0.1:8080/"}),
+                               quick);
+        hosts = Kubectl({"exec", "a", "--", "cat", "/etc/hosts"});
+        allocated_running = AllocatedIps(ipam);
+        // b's monitor killed mid-run: its successor cleans up the dead run (the address
+        // included) and runs the pod again with an address of its own.
+        uid_b = Kubectl({"get", "pod", "b", "-o", "jsonpath={.metadata.uid}"});
+        const std::string monitor = MonitorPid(uid_b.out);
+        if (!monitor.empty()) ::kill(std::stoi(monitor), SIGKILL);
+        restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
+                             "pod/b", "--timeout=60s"});
+        ready_again = Kubectl({"wait", "--for=condition=Ready", "pod/b", "--timeout=60s"});
+        ip_b_again = Kubectl({"get", "pod", "b", "-o", "jsonpath={.status.podIP}"});
+        allocated_after_kill = AllocatedIps(ipam);
+        deleted = Kubectl({"delete", "pod", "a", "b", "--timeout=60s"});
+        links = RunCommand(InNetns({"/bin/sh", "-c", "ip -o link show"}), quick);
+        rules = RunCommand(InNetns({"/bin/sh", "-c", "iptables-save -t nat 2>&1 || true"}), quick);
+      },
+      SIGTERM, /*own_netns=*/true);
+  ASSERT_EQ(created_a.out, "pod/a created\n") << created_a.err;
+  ASSERT_EQ(created_b.out, "pod/b created\n") << created_b.err;
+  ASSERT_EQ(ready.exit_code, 0) << ready.err << Kubectl({"describe", "pods"}).out;
+  // Two addresses from podCIDR, podIP equal to podIPs[0].
+  std::istringstream lines(ips.out);
+  std::string ip_a, ip_a0, ip_b, ip_b0;
+  lines >> ip_a >> ip_a0 >> ip_b >> ip_b0;
+  EXPECT_TRUE(ip_a.starts_with("10.244.0.") && ip_b.starts_with("10.244.0.")) << ips.out;
+  EXPECT_NE(ip_a, ip_b);
+  EXPECT_EQ(ip_a, ip_a0);
+  EXPECT_EQ(ip_b, ip_b0);
+  EXPECT_NE(wide.out.find("IP"), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find(ip_a), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find(ip_b), std::string::npos) << wide.out;
+  EXPECT_TRUE(a_to_b.out.starts_with("HTTP/1.1 200 OK")) << a_to_b.out << a_to_b.err;
+  EXPECT_TRUE(a_to_b.out.ends_with("\r\n\r\nhello from b\n")) << a_to_b.out << a_to_b.err;
+  EXPECT_TRUE(b_to_a.out.ends_with("\r\n\r\nhello from a\n")) << b_to_a.out << b_to_a.err;
+  EXPECT_EQ(node_to_a.out, "hello from a\n") << node_to_a.err;
+  EXPECT_EQ(node_to_b.out, "hello from b\n") << node_to_b.err;
+  EXPECT_EQ(host_port.out, "hello from a\n") << host_port.err;
+  EXPECT_NE(hosts.out.find(ip_a + "\ta\n"), std::string::npos) << hosts.out;
+  EXPECT_EQ(allocated_running, (std::set<std::string>{ip_a, ip_b}));
+  EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
+  EXPECT_EQ(ready_again.exit_code, 0) << ready_again.err;
+  EXPECT_TRUE(ip_b_again.out.starts_with("10.244.0.")) << ip_b_again.out;
+  EXPECT_EQ(allocated_after_kill, (std::set<std::string>{ip_a, ip_b_again.out}))
+      << "the killed run's address was given back";
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_TRUE(AllocatedIps(ipam).empty()) << "every address given back";
+  // Only loopback and the bridge are left: every pod's veth went with its namespace.
+  EXPECT_EQ(links.out.find("veth"), std::string::npos) << links.out;
+  EXPECT_NE(links.out.find("podlimits0"), std::string::npos) << links.out;
+  // portmap's per-pod chains went with the pods.
+  EXPECT_NE(rules.out.find(":CNI-HOSTPORT-DNAT"), std::string::npos) << rules.out;
+  EXPECT_EQ(rules.out.find("CNI-DN-"), std::string::npos) << rules.out;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "net.d/10-podlimits.conflist"));
 }
 
 }  // namespace

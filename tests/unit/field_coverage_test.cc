@@ -1,5 +1,6 @@
 #include "kubelet/field_coverage.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -207,6 +208,24 @@ TEST(FieldCoverage, DocsCarryTheTable) {
   EXPECT_NE(text.str().find(RenderFieldCoverageTable()), std::string::npos)
       << "docs/node.md is out of date; its coverage table should read:\n"
       << RenderFieldCoverageTable();
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+TEST(FieldCoverage, HostPortsOnlyWhereTheNodeAppliesThem) {
+  const api::Node pod = PodWithSpec(std::string(kApp) +
+                                    "    ports:\n    - containerPort: 80\n      hostPort: 8080\n"
+                                    "      hostIP: 127.0.0.1\n");
+  EXPECT_THAT(Refusal(pod), ::testing::StartsWith(
+                                "spec.containers[0].ports[0].hostPort: not supported by this "
+                                "node: applied with hostNetwork, or through portmap"));
+  FieldCoverageOptions options;
+  options.host_ports = true;
+  EXPECT_EQ(Refusal(pod, options), "");
 }
 
 }  // namespace

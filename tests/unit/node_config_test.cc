@@ -344,3 +344,53 @@ TEST(NodeConfig, LoadFromFile) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+TEST(NodeConfig, PodNetwork) {
+  auto defaults = ParseNodeConfig("", "n.yaml");
+  ASSERT_TRUE(defaults) << defaults.error();
+  EXPECT_EQ(defaults->pod_network.mode, PodNetworkMode::kNone);
+  EXPECT_EQ(defaults->pod_network.conf_dir, "/etc/cni/net.d");
+  EXPECT_EQ(defaults->pod_network.bin_dirs, (std::vector<std::string>{"/usr/lib/cni", "/opt/cni/bin"}));
+  EXPECT_EQ(defaults->pod_cidr, "10.244.0.0/16");
+  auto cni = ParseNodeConfig(Kubelet("podCIDR: 10.50.0.0/20\n") + "---\n" +
+                                 Node("podNetwork:\n  plugin: cni\n  confDir: /x/net.d\n"
+                                      "  binDirs: [/x/bin]\n"),
+                             "n.yaml");
+  ASSERT_TRUE(cni) << cni.error();
+  EXPECT_EQ(cni->pod_network.mode, PodNetworkMode::kCni);
+  EXPECT_EQ(cni->pod_network.conf_dir, "/x/net.d");
+  EXPECT_EQ(cni->pod_network.bin_dirs, (std::vector<std::string>{"/x/bin"}));
+  EXPECT_EQ(cni->pod_cidr, "10.50.0.0/20");
+}
+
+TEST(NodeConfig, PodNetworkRefusals) {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {Node("podNetwork: {plugin: flannel}\n"),
+       "podNetwork.plugin: Unsupported value: \"flannel\": supported values: \"cni\", \"none\""},
+      {Node("podNetwork: {confDir: net.d}\n"),
+       "podNetwork.confDir: Invalid value: \"net.d\": must be an absolute path"},
+      {Node("podNetwork: {binDirs: [bin]}\n"),
+       "podNetwork.binDirs[0]: Invalid value: \"bin\": must be an absolute path"},
+      {Node("podNetwork: {binDirs: []}\n"), "podNetwork.binDirs: Required value"},
+      {Node("podNetwork: {plugn: cni}\n"), "unknown field \"podNetwork.plugn\""},
+      {Kubelet("podCIDR: 10.0.0.0\n"), "podCIDR: Invalid value: \"10.0.0.0\": must be an IPv4 CIDR"},
+      {Kubelet("podCIDR: 10.0.0.0/31\n"), "podCIDR: Invalid value"},
+      {Kubelet("podCIDR: fd00::/64\n"), "podCIDR: Invalid value"},
+  };
+  for (const auto& c : cases) {
+    auto config = ParseNodeConfig(c.text, "n.yaml");
+    ASSERT_FALSE(config) << c.text;
+    EXPECT_NE(config.error().Message().find(c.message), std::string::npos)
+        << c.text << "\n" << config.error().Message();
+  }
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
