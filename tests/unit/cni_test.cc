@@ -209,16 +209,22 @@ constexpr const char* kFailsAdd =
     "echo '{\"cniVersion\": \"1.0.0\", \"code\": 11, \"msg\": \"no luck\", \"details\": \"at all\"}'\n"
     "exit 1\n";
 
-TEST(PluginCall, TheProtocolsEnvironmentAndStdin) {
-  TempDir dir("cni-call");
-  WritePlugin(dir, "first", kSucceeds);
+// An ADD of container "uid-1" into /proc/77/ns/net as eth0, plugins in `bin_dirs`.
+PluginCall AddCall(std::vector<fs::path> bin_dirs) {
   PluginCall call;
   call.command = "ADD";
   call.container_id = "uid-1";
   call.netns = "/proc/77/ns/net";
   call.ifname = "eth0";
+  call.bin_dirs = std::move(bin_dirs);
+  return call;
+}
+
+TEST(PluginCall, TheProtocolsEnvironmentAndStdin) {
+  TempDir dir("cni-call");
+  WritePlugin(dir, "first", kSucceeds);
+  PluginCall call = AddCall({dir / "nowhere", dir / "bin"});
   call.args = {{"IgnoreUnknown", "1"}, {"K8S_POD_NAME", "web"}};
-  call.bin_dirs = {dir / "nowhere", dir / "bin"};
   auto result = CallPlugin(call, "first", R"({"name":"n"})");
   ASSERT_TRUE(result) << result.error();
   EXPECT_EQ(ResultIps(*result, "eth0"), (std::vector<std::string>{"10.9.0.4"}));
@@ -241,11 +247,7 @@ TEST(PluginCall, TheProtocolsEnvironmentAndStdin) {
 TEST(PluginCall, ThePluginsErrorObjectIsTheMessage) {
   TempDir dir("cni-error");
   WritePlugin(dir, "first", kFailsAdd);
-  PluginCall call;
-  call.command = "ADD";
-  call.container_id = "c";
-  call.ifname = "eth0";
-  call.bin_dirs = {dir / "bin"};
+  const PluginCall call = AddCall({dir / "bin"});
   auto result = CallPlugin(call, "first", "{}");
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().Message(), "plugin type=\"first\" failed (add): no luck: at all");

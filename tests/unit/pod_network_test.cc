@@ -47,13 +47,19 @@ void WriteFakePlugins(const TempDir& dir) {
   }
 }
 
-TEST(PodNetwork, TheFirstStartWritesTheDefaultNetwork) {
-  TempDir dir("pod-network");
-  WriteFakePlugins(dir);
+// podNetwork cni with its configuration in <dir>/net.d and the fake plugins.
+PodNetworkSettings FakeSettings(const TempDir& dir) {
   PodNetworkSettings settings;
   settings.mode = PodNetworkMode::kCni;
   settings.conf_dir = (dir / "net.d").string();
   settings.bin_dirs = {(dir / "bin").string()};
+  return settings;
+}
+
+TEST(PodNetwork, TheFirstStartWritesTheDefaultNetwork) {
+  TempDir dir("pod-network");
+  WriteFakePlugins(dir);
+  const PodNetworkSettings settings = FakeSettings(dir);
   PodNetwork network(settings, "10.77.0.0/16", dir / "state");
   auto list = network.Network();
   ASSERT_TRUE(list) << list.error();
@@ -78,10 +84,7 @@ TEST(PodNetwork, TheFirstStartWritesTheDefaultNetwork) {
 TEST(PodNetwork, SetUpRecordsAndTearDownUndoesFromTheRecordAlone) {
   TempDir dir("pod-network");
   WriteFakePlugins(dir);
-  PodNetworkSettings settings;
-  settings.mode = PodNetworkMode::kCni;
-  settings.conf_dir = (dir / "net.d").string();
-  settings.bin_dirs = {(dir / "bin").string()};
+  const PodNetworkSettings settings = FakeSettings(dir);
   PodNetwork network(settings, "10.244.0.0/16", dir / "state");
   const api::Pod pod = PodFromJson(R"({"metadata": {"name": "web", "namespace": "default"},
       "spec": {"containers": [{"name": "a", "image": "x",
@@ -108,10 +111,7 @@ TEST(PodNetwork, HostPortsNeedPortmap) {
   WriteFakePlugins(dir);
   dir.Write("net.d/10-plain.conflist",
             R"({"cniVersion": "1.0.0", "name": "plain", "plugins": [{"type": "bridge"}]})");
-  PodNetworkSettings settings;
-  settings.mode = PodNetworkMode::kCni;
-  settings.conf_dir = (dir / "net.d").string();
-  settings.bin_dirs = {(dir / "bin").string()};
+  const PodNetworkSettings settings = FakeSettings(dir);
   PodNetwork network(settings, "10.244.0.0/16", dir / "state");
   const api::Pod pod = PodFromJson(R"({"metadata": {"name": "web"}, "spec": {"containers": [
       {"name": "a", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}]}]}})");
