@@ -947,7 +947,10 @@ TEST_F(ServePodsTest, PodNetworkThroughCni) {
       [&](pid_t) {
         created_a = Kubectl({"create", "-f", "-"}, kA);
         created_b = Kubectl({"create", "-f", "-"}, kB);
-        ready = Kubectl({"wait", "--for=condition=Ready", "pod/a", "pod/b", "--timeout=60s"});
+        ready = Kubectl({"wait", "--for=condition=Ready", "pod/a", "pod/b", "--timeout=50s"});
+        if (ready.exit_code != 0) {
+          ready.err += Kubectl({"describe", "pods"}).out + Kubectl({"get", "events"}).out;
+        }
         ips = Kubectl({"get", "pods", "-o",
                        "jsonpath={range .items[*]}{.status.podIP} {.status.podIPs[0].ip}\n{end}"});
         wide = Kubectl({"get", "pods", "-o", "wide"});
@@ -989,7 +992,7 @@ TEST_F(ServePodsTest, PodNetworkThroughCni) {
       SIGTERM, /*own_netns=*/true);
   ASSERT_EQ(created_a.out, "pod/a created\n") << created_a.err;
   ASSERT_EQ(created_b.out, "pod/b created\n") << created_b.err;
-  ASSERT_EQ(ready.exit_code, 0) << ready.err << Kubectl({"describe", "pods"}).out;
+  ASSERT_EQ(ready.exit_code, 0) << ready.err;
   // Two addresses from podCIDR, podIP equal to podIPs[0].
   std::istringstream lines(ips.out);
   std::string ip_a, ip_a0, ip_b, ip_b0;
