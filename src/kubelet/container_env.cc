@@ -1,6 +1,7 @@
 #include "kubelet/container_env.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +76,19 @@ std::string BytesString(const api::Quantity& bytes, const api::Quantity& divisor
 api::Quantity Get(const api::ResourceList& list, const std::string& name) {
   auto it = list.find(name);
   return it == list.end() ? api::Quantity() : it->second;
+}
+
+// The kubelet's podFieldSelectorRuntimeValue for status.*: the first address, or all of them
+// joined with commas. Node admission refuses a path this node has no value for; an empty list
+// here is a bug, and says so.
+Result<std::string> StatusFieldValue(const EnvContext& ctx, const std::string& path) {
+  const bool pod = path == "status.podIP" || path == "status.podIPs";
+  const bool host = path == "status.hostIP" || path == "status.hostIPs";
+  if (!pod && !host) return Failure(fmt::format("unsupported fieldPath: {}", path));
+  const std::vector<std::string>& ips = pod ? ctx.pod_ips : ctx.host_ips;
+  if (ips.empty()) return Failure(fmt::format("no value for fieldPath {} on this node", path));
+  if (path.ends_with("IPs")) return fmt::format("{}", fmt::join(ips, ","));
+  return ips.front();
 }
 
 }  // namespace
@@ -158,6 +172,10 @@ Result<ContainerEnv> MakeEnvironmentVariables(const EnvContext& ctx,
     std::string value;
     if (var.value && !var.value->empty()) {
       value = cri::ExpandReferences(*var.value, out.env);
+    } else if (var.field_path && var.field_path->starts_with("status.")) {
+      auto v = StatusFieldValue(ctx, *var.field_path);
+      if (!v) return std::unexpected(v.error());
+      value = std::move(*v);
     } else if (var.field_path) {
       auto v = cri::PodFieldValue(pod, *var.field_path, ctx.node_name);
       if (!v) return Failure(fmt::format("unsupported fieldPath: {}", *var.field_path));

@@ -30,6 +30,10 @@ struct EnvContext {
   std::string node_name;
   const ObjectSource* objects = nullptr;  // null: no ConfigMap or Secret exists
   api::ResourceList allocatable;          // the node's (node_resources.h)
+  // status.podIP(s) and status.hostIP(s) (podFieldSelectorRuntimeValue): the pod's addresses
+  // (pod_network.h; the node's with hostNetwork) and the node's.
+  std::vector<std::string> pod_ips;
+  std::vector<std::string> host_ips;
 };
 
 struct ContainerEnv {

@@ -192,8 +192,9 @@ const std::vector<RawRule>& RawRules() {
       {"<c>.env[*].valueFrom.fieldRef", kDescend},
       {"<c>.env[*].valueFrom.fieldRef.apiVersion", kNoNodeMeaning, "v1, the only version"},
       {"<c>.env[*].valueFrom.fieldRef.fieldPath", kApplied,
-       "the pod's field; status.* (pod and host IPs) has no value on a node without pod "
-       "networking",
+       "the pod's field; also status.podIP and status.podIPs when the pod has an address "
+       "(podNetwork cni, or hostNetwork on a node that knows its own), status.hostIP and "
+       "status.hostIPs when the node knows its address (serve); other values refused",
        {"metadata.name", "metadata.namespace", "metadata.uid", "metadata.labels['*",
         "metadata.annotations['*", "spec.nodeName", "spec.serviceAccountName"}},
       {"<c>.env[*].valueFrom.configMapKeyRef", kApplied,
@@ -461,6 +462,11 @@ class Walker {
         }
         return;
       case kApplied:
+        if (pattern.ends_with(".valueFrom.fieldRef.fieldPath") &&
+            std::find(options_.status_field_paths.begin(), options_.status_field_paths.end(),
+                      n.scalar) != options_.status_field_paths.end()) {
+          return;
+        }
         if (!rule->applied_values.empty() && !n.IsNull() &&
             std::none_of(rule->applied_values.begin(), rule->applied_values.end(),
                          [&](std::string_view v) { return ValueMatches(v, n.scalar); })) {

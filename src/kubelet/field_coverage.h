@@ -57,6 +57,9 @@ struct FieldCoverageOptions {
   // hostPort and hostIP are applied: the pod uses the node's network, or the node's pod network
   // has portmap (pod_network.h).
   bool host_ports = false;
+  // env fieldRef paths the node can give this pod a value for beyond the table's:
+  // status.podIP(s) when the pod gets an address, status.hostIP(s) when the node knows its own.
+  std::vector<std::string> status_field_paths;
 };
 
 struct FieldProblem {

@@ -170,6 +170,14 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
     auto network = network_->Network();
     coverage_options.host_ports = network && network->PortMappings();
   }
+  const std::string& node_ip = options_.node_ip;
+  if ((network_ && !pod.spec.host_network) || (pod.spec.host_network && !node_ip.empty())) {
+    coverage_options.status_field_paths = {"status.podIP", "status.podIPs"};
+  }
+  if (!node_ip.empty()) {
+    coverage_options.status_field_paths.push_back("status.hostIP");
+    coverage_options.status_field_paths.push_back("status.hostIPs");
+  }
   FieldCoverageResult coverage = CheckFieldCoverage(pod_object, coverage_options);
   if (coverage.refused) {
     return Rejected(events, pod, kReasonUnsupportedPodField, coverage.refused->message);
@@ -273,6 +281,7 @@ PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
   env.seccomp = config.seccomp;
   env.sandbox_holder = config.sandbox_holder;
   env.network = network_.get();
+  env.node_ip = options_.node_ip;
   env.events = &events;
   env.metrics = &metrics_;
   env.output = io.output;

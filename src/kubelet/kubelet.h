@@ -52,6 +52,9 @@ struct KubeletOptions {
   std::filesystem::path image_root;  // empty: the image store's default
   std::string path_env;              // PATH the runtime is looked up in
   bool runtime_version = false;      // Probe runs `<runtime> --version` (node-info)
+  // The node's address (serve's NodeInternalIP): status.hostIP(s) for the downward API, and
+  // status.podIP(s) of a hostNetwork pod. Empty: unknown, and those fields are refused.
+  std::string node_ip = {};
 };
 
 // Why the node cannot take pods.

@@ -294,6 +294,7 @@ bool PodRun::SetUpNetwork() {
     return false;
   }
   pod_ips_ = std::move(*ips);
+  ctx_.env.pod_ips = pod_ips_;
   PodEtcFiles files = plan_.etc_files;
   files.hosts = ManagedHostsFile(pod_ips_, plan_.hostnames, plan_.pod.spec.host_aliases);
   if (auto w = WritePodEtcFiles(plan_.pod_dir, files); !w) {
@@ -1021,6 +1022,10 @@ PodRunResult PodRun::Run() {
   ctx_.seccomp = env_.seccomp;
   ctx_.env.objects = env_.objects;
   ctx_.env.allocatable = env_.allocatable;
+  if (!env_.node_ip.empty()) {
+    ctx_.env.host_ips = {env_.node_ip};
+    if (plan_.pod.spec.host_network) ctx_.env.pod_ips = {env_.node_ip};
+  }
   ctx_.kill_cgroup = [this](const fs::path& cgroup) { return sandbox_.Kill(cgroup); };
   for (const auto& c : plan_.init_containers) {
     Slot s;

@@ -101,6 +101,7 @@ struct PodRunEnvironment {
   HolderStarter start_holder = cri::StartNamespaceHolder;
   // The node's pod network (pod_network.h); unset: pods have loopback only.
   const PodNetwork* network = nullptr;
+  std::string node_ip;  // the node's address, when known (KubeletOptions::node_ip)
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
   ContainerOutput* output = nullptr;  // where each container's stdout and stderr go

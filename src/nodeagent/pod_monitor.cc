@@ -135,6 +135,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   StoreObjectSource objects(**store);
 
   kubelet::KubeletOptions kubelet_options{options.config, options.image_root, options.path_env};
+  kubelet_options.node_ip = options.host_ip;
   kubelet::Kubelet node(std::move(kubelet_options));
   if (auto started = node.Start(); !started) {
     publisher.NotRun(started.error().reason, started.error().error.Message());

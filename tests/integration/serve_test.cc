@@ -938,10 +938,13 @@ TEST_F(ServePodsTest, PodNetworkThroughCni) {
            "    readinessProbe:\n      httpGet: {port: 80}\n      periodSeconds: 1\n" + extra;
   };
   const std::string kA = web("a", "    ports:\n    - {containerPort: 80, hostPort: 8080}\n");
-  const std::string kB = web("b", "");
+  const std::string kB = web("b",
+                              "    env:\n    - name: MY_IP\n      valueFrom: {fieldRef: {fieldPath: "
+                              "status.podIP}}\n    - name: NODE_IP\n      valueFrom: {fieldRef: "
+                              "{fieldPath: status.hostIP}}\n");
   const fs::path ipam = dir_ / "state/cni/networks/podlimits";
   CommandResult created_a, created_b, ready, ips, wide, a_to_b, b_to_a, node_to_a, node_to_b,
-      host_port, hosts, uid_b, restarted, ready_again, ip_b_again, deleted, links, rules;
+      host_port, hosts, env_b, host_ip, uid_b, restarted, ready_again, ip_b_again, deleted, links, rules;
   std::set<std::string> allocated_running, allocated_after_kill;
   Serve(
       [&](pid_t) {
@@ -974,6 +977,8 @@ TEST_F(ServePodsTest, PodNetworkThroughCni) {
         host_port = RunCommand(InNetns({"/usr/bin/curl", "-sS", "-m", "5", "http://10.244.0.1:8080/"}),
                                quick);
         hosts = Kubectl({"exec", "a", "--", "cat", "/etc/hosts"});
+        env_b = Kubectl({"exec", "b", "--", "sh", "-c", "echo $MY_IP $NODE_IP"});
+        host_ip = Kubectl({"get", "pod", "b", "-o", "jsonpath={.status.hostIP}"});
         allocated_running = AllocatedIps(ipam);
         // b's monitor killed mid-run: its successor cleans up the dead run (the address
         // included) and runs the pod again with an address of its own.
@@ -1011,6 +1016,9 @@ TEST_F(ServePodsTest, PodNetworkThroughCni) {
   EXPECT_EQ(node_to_b.out, "hello from b\n") << node_to_b.err;
   EXPECT_EQ(host_port.out, "hello from a\n") << host_port.err;
   EXPECT_NE(hosts.out.find(ip_a + "\ta\n"), std::string::npos) << hosts.out;
+  // The downward API's status.podIP and status.hostIP.
+  EXPECT_FALSE(host_ip.out.empty());
+  EXPECT_EQ(env_b.out, ip_b + " " + host_ip.out + "\n") << env_b.err;
   EXPECT_EQ(allocated_running, (std::set<std::string>{ip_a, ip_b}));
   EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
   EXPECT_EQ(ready_again.exit_code, 0) << ready_again.err;

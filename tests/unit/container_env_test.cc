@@ -137,3 +137,34 @@ TEST(ContainerEnv, NoObjectSourceMeansNothingExists) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+TEST(ContainerEnv, StatusFieldsAreTheAddresses) {
+  api::Pod pod = testing::DefaultedPod(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - {name: a, "
+      "image: i, env: [{name: IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}, {name: IPS, "
+      "valueFrom: {fieldRef: {fieldPath: status.podIPs}}}, {name: HOST, valueFrom: {fieldRef: "
+      "{fieldPath: status.hostIP}}}, {name: HOSTS, valueFrom: {fieldRef: {fieldPath: "
+      "status.hostIPs}}}, {name: LINK, value: \"http://$(IP):80\"}]}\n");
+  EnvContext ctx;
+  ctx.pod = &pod;
+  ctx.pod_ips = {"10.244.0.5", "fd00::5"};
+  ctx.host_ips = {"192.168.1.2"};
+  auto r = MakeEnvironmentVariables(ctx, pod.spec.containers[0]);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->env, (cri::EnvList{{"IP", "10.244.0.5"},
+                                  {"IPS", "10.244.0.5,fd00::5"},
+                                  {"HOST", "192.168.1.2"},
+                                  {"HOSTS", "192.168.1.2"},
+                                  {"LINK", "http://10.244.0.5:80"}}));
+  // Node admission keeps a pod that asks for a value the node lacks from getting here.
+  ctx.pod_ips.clear();
+  auto missing = MakeEnvironmentVariables(ctx, pod.spec.containers[0]);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().Message(), "no value for fieldPath status.podIP on this node");
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet

@@ -103,8 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
                         "    env:\n    - name: IP\n      valueFrom: {fieldRef: {fieldPath: "
                         "status.podIP}}\n",
                     "spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: not supported by "
-                    "this node: \"status.podIP\" (the pod's field; status.* (pod and host IPs) "
-                    "has no value on a node without pod networking)"},
+                    "this node: \"status.podIP\" (the pod's field; also status.podIP and "
+                    "status.podIPs when the pod has an address (podNetwork cni, or hostNetwork on "
+                    "a node that knows its own), status.hostIP and status.hostIPs when the node "
+                    "knows its address (serve); other values refused)"},
         RefusalCase{"TcpSocketHook",
                     std::string(kApp) + "    lifecycle: {preStop: {tcpSocket: {port: 80}}}\n",
                     "spec.containers[0].lifecycle.preStop.tcpSocket: not supported by this node: "
@@ -215,6 +217,20 @@ TEST(FieldCoverage, DocsCarryTheTable) {
 
 namespace podlimits::kubelet {
 namespace {
+
+TEST(FieldCoverage, StatusFieldsWhereTheNodeHasTheirValues) {
+  const api::Node pod = PodWithSpec(std::string(kApp) +
+                                    "    env:\n    - name: IP\n      valueFrom: {fieldRef: "
+                                    "{fieldPath: status.podIPs}}\n    - name: HOST\n      "
+                                    "valueFrom: {fieldRef: {fieldPath: status.hostIP}}\n");
+  FieldCoverageOptions options;
+  options.status_field_paths = {"status.podIP", "status.podIPs"};
+  EXPECT_THAT(Refusal(pod, options),
+              ::testing::StartsWith("spec.containers[0].env[1].valueFrom.fieldRef.fieldPath: not "
+                                    "supported by this node: \"status.hostIP\""));
+  options.status_field_paths.push_back("status.hostIP");
+  EXPECT_EQ(Refusal(pod, options), "");
+}
 
 TEST(FieldCoverage, HostPortsOnlyWhereTheNodeAppliesThem) {
   const api::Node pod = PodWithSpec(std::string(kApp) +
