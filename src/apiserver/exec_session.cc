@@ -44,6 +44,7 @@ class ExecSession {
         v5_(v5),
         control_(io_),
         drain_timer_(io_) {
+    producer_ = std::move(streams.producer);
     terminal_ = std::move(streams.terminal);
     final_message_ = std::move(streams.final_message);
     if (streams.control) control_.assign(streams.control.Release());
@@ -241,6 +242,8 @@ class ExecSession {
     beast::get_lowest_layer(ws_).shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   }
 
+  // First: joined after every descriptor below has closed, which is what stops it.
+  std::jthread producer_;
   asio::io_context& io_;
   WebSocketStream& ws_;
   std::vector<std::string> command_;

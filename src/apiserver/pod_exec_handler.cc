@@ -9,6 +9,7 @@
 #include "apiserver/api_errors.h"
 #include "apiserver/exec_session.h"
 #include "apiserver/pod_container.h"
+#include "apiserver/pod_log_follow.h"
 #include "apiserver/stored_object.h"
 #include "kubelet/exec_wire.h"
 #include "base/percent_encoding.h"
@@ -111,8 +112,18 @@ std::string ExecStatusJson(std::string_view node_message, const std::vector<std:
   return api::EncodeJson(status, 0);
 }
 
-HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
-                          const ObjectKey& pod_key) {
+std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOptions& options) {
+  const Node* status = ContainerStatusOf(pod, options.container);
+  if (status == nullptr || status->FindPath({"state", "running"}) == nullptr) {
+    return ExecRefusal{404, kubelet::ContainerNotFound(options.container)};
+  }
+  return std::nullopt;
+}
+
+HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
+                                const ObjectKey& pod_key, bool attach,
+                                const RemoteCommandCheck& precheck,
+                                const RemoteCommandStarter& start) {
   auto got = store.Get(pod_key);
   if (!got) {
     if (got.error().kind == StoreError::Kind::kNotFound) return NotFound("pods", pod_key.name).Response();
@@ -133,7 +144,7 @@ HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpR
 
   ExecOptions options;
   options.container = *container;
-  options.command = QueryValues(request.target, "command");
+  if (!attach) options.command = QueryValues(request.target, "command");
   options.stdin = Truthy(query("stdin"));
   options.stdout = Truthy(query("stdout"));
   options.stderr = Truthy(query("stderr"));
@@ -143,18 +154,35 @@ HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpR
   if (!options.stdin && !options.stdout && !options.stderr) {
     return PlainText(400, "you must specify at least 1 of stdin, stdout, stderr");
   }
-  if (options.command.empty()) {
+  if (!attach && options.command.empty()) {
     return PlainText(400, "you must specify at least one command for the container");
   }
 
-  // The protocol, before anything runs.
+  // Refusals before anything runs. kubectl 1.32 falls back to SPDY when the WebSocket upgrade
+  // fails for any reason and prints what the SPDY request got, so a request that is not a
+  // WebSocket one gets them as a Status it can show ("Error from server (BadRequest): ...").
   const bool websocket = HeaderContains(request, "upgrade", "websocket");
+  auto refuse = [&](int status, std::string message) {
+    if (websocket) return PlainText(status, std::move(message));
+    ApiError e = BadRequest(std::move(message));
+    if (status == 404) {
+      e.code = 404;
+      e.reason = "NotFound";
+    }
+    return e.Response();
+  };
+  if (phase == "Succeeded" || phase == "Failed") {
+    return refuse(404, kubelet::ContainerNotFound(options.container));
+  }
+  if (precheck) {
+    if (auto refusal = precheck(*pod, options)) return refuse(refusal->status, refusal->message);
+  }
   if (!websocket) {
     if (HeaderContains(request, "upgrade", "spdy")) {
-      return PlainText(400,
-                       "podlimits serves exec over WebSocket only (v5.channel.k8s.io, "
-                       "v4.channel.k8s.io), not SPDY/3.1: run kubectl without "
-                       "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false");
+      return refuse(400, fmt::format("podlimits serves {} over WebSocket only (v5.channel.k8s.io, "
+                                     "v4.channel.k8s.io), not SPDY/3.1: run kubectl without "
+                                     "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false",
+                                     attach ? "attach" : "exec"));
     }
     return PlainText(400, "Upgrade request required");
   }
@@ -166,11 +194,7 @@ HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpR
     return PlainText(400, fmt::format("requested protocol(s) are not supported: [{}]; supports [{} {}]",
                                       fmt::join(OfferedProtocols(request), " "), kV5, kV4));
   }
-  if (phase == "Succeeded" || phase == "Failed") {
-    return PlainText(404, kubelet::ContainerNotFound(options.container));
-  }
-
-  auto started = executor.StartExec(*pod, options);
+  auto started = start(*pod, options);
   if (!started) return PlainText(started.error().status, started.error().message);
   auto streams = std::make_shared<ExecStreams>(std::move(*started));
   HttpResponse response;
@@ -180,6 +204,14 @@ HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpR
     RunExecSession(connection, std::move(*streams), std::move(command), v5);
   };
   return response;
+}
+
+HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
+                          const ObjectKey& pod_key) {
+  return ServeRemoteCommand(store, request, pod_key, false, RunningContainerCheck,
+                            [&](const Node& pod, const ExecOptions& options) {
+                              return executor.StartExec(pod, options);
+                            });
 }
 
 }  // namespace podlimits::apiserver

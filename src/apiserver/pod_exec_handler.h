@@ -15,9 +15,11 @@
 #pragma once
 
 #include <expected>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "api/node.h"
@@ -29,6 +31,9 @@ namespace podlimits::apiserver {
 
 // A started exec's ends, as the node hands them over.
 struct ExecStreams {
+  // A thread that feeds the streams (attach's log follower; none for exec). First, so that it
+  // is joined after the descriptors below have closed, which is what tells it to stop.
+  std::jthread producer;
   bool tty = false;
   UniqueFd control;     // the node's connection: its last message tells how the command ended
   UniqueFd stdin_fd;    // to the process (with a terminal: the master); invalid without stdin
@@ -60,6 +65,24 @@ class PodExecutor {
 
 HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
                           const ObjectKey& pod_key);
+
+// The half exec and attach (pod_attach_handler.h) share: the pod, the container, a host, the
+// streams asked for, the protocol; then `start` makes the streams and the session frames them.
+// With `attach` there is no command.
+// `precheck` refuses what it can tell from the pod alone, for SPDY requests too (kubectl shows
+// what its SPDY fallback got).
+using RemoteCommandStarter = std::function<std::expected<ExecStreams, ExecRefusal>(
+    const api::Node& pod, const ExecOptions& options)>;
+using RemoteCommandCheck =
+    std::function<std::optional<ExecRefusal>(const api::Node& pod, const ExecOptions& options)>;
+HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
+                                const ObjectKey& pod_key, bool attach,
+                                const RemoteCommandCheck& precheck,
+                                const RemoteCommandStarter& start);
+
+// The container runs, as its published status says; else the kubelet's `container not found
+// ("app")` (404).
+std::optional<ExecRefusal> RunningContainerCheck(const api::Node& pod, const ExecOptions& options);
 
 // Every value of `key` in the request target's query, in order (`command` repeats).
 std::vector<std::string> QueryValues(std::string_view target, std::string_view key);

@@ -9,6 +9,7 @@
 
 #include "apiserver/api_errors.h"
 #include "apiserver/pod_container.h"
+#include "apiserver/pod_log_follow.h"
 #include "apiserver/stored_object.h"
 #include "base/numbers.h"
 #include "kubelet/container_log.h"
@@ -22,34 +23,6 @@ namespace {
 
 
 bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
-
-// The container's status, or null.
-const Node* ContainerStatus(const Node& pod, std::string_view container) {
-  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
-    const Node* statuses = pod.FindPath({"status", list});
-    if (statuses == nullptr || !statuses->IsArray()) continue;
-    for (const Node& s : statuses->items) {
-      if (const Node* n = s.Find("name"); n && n->scalar == container) return &s;
-    }
-  }
-  return nullptr;
-}
-
-// The run a follow reads is over: the container is not running it any more.
-bool RunOver(ObjectStore& store, const ObjectKey& key, const std::string& uid,
-             const std::string& container, const std::string& restart_count) {
-  auto got = store.Get(key);
-  if (!got) return true;
-  auto pod = ParseStoredObject(got->data);
-  if (!pod) return true;
-  const Node* u = pod->FindPath({"metadata", "uid"});
-  if (u == nullptr || u->scalar != uid) return true;
-  const Node* s = ContainerStatus(*pod, container);
-  if (s == nullptr) return true;
-  const Node* count = s->Find("restartCount");
-  if (count && count->scalar != restart_count) return true;
-  return s->FindPath({"state", "running"}) == nullptr;
-}
 
 }  // namespace
 
@@ -101,47 +74,23 @@ HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const Htt
   if (!follow) return {200, "text/plain", std::move(text)};
 
   HttpResponse response(200, "text/plain", "");
-  const Node* s = ContainerStatus(*pod, container);
-  const Node* count = s ? s->Find("restartCount") : nullptr;
-  const std::string restart_count = count ? count->scalar : "0";
-  const Node* uid_node = pod->FindPath({"metadata", "uid"});
-  const std::string uid = uid_node ? uid_node->scalar : "";
+  const FollowedRun run = RunOf(*pod, pod_key, container);
   const bool timestamps = options.timestamps;
-  response.stream = [&store, pod_key, uid, container, restart_count, timestamps,
-                     first = std::move(text), path = *file](ResponseStream& out) {
+  response.stream = [&store, run, timestamps, first = std::move(text),
+                     path = *file](ResponseStream& out) {
     if (!out.Write(first)) return;
     // From the end of what was read; lines completed later are sent as they come.
     std::error_code ec;
     std::uintmax_t offset = fs::file_size(path, ec);
     if (ec) offset = 0;
-    std::string pending;
-    bool over = false;
-    for (;;) {
-      const std::uintmax_t size = fs::file_size(path, ec);
-      if (!ec && size < offset) offset = 0;  // rotated: the new file from its start
-      if (!ec && size > offset) {
-        std::ifstream in(path, std::ios::binary);
-        in.seekg(static_cast<std::streamoff>(offset));
-        std::string chunk(static_cast<std::size_t>(size - offset), '\0');
-        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-        chunk.resize(static_cast<std::size_t>(in.gcount()));
-        offset += chunk.size();
-        pending += chunk;
-        std::string send;
-        std::size_t start = 0;
-        for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-          if (auto entry = kubelet::ParseLogEntry(std::string_view(pending).substr(start, nl - start))) {
-            send += kubelet::RenderLogEntry(*entry, timestamps);
-          }
-        }
-        pending.erase(0, start);
-        if (!send.empty() && !out.Write(send)) return;
-      }
-      if (over || out.Closed()) return;
-      // One more read after the run is over catches its last lines.
-      over = RunOver(store, pod_key, uid, container, restart_count);
-      if (!over) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    FollowContainerLog(
+        path, offset,
+        [&](const std::vector<kubelet::LogEntry>& entries) {
+          std::string send;
+          for (const auto& e : entries) send += kubelet::RenderLogEntry(e, timestamps);
+          return out.Write(send);
+        },
+        [&] { return RunOver(store, run); }, [&] { return out.Closed(); });
   };
   return response;
 }

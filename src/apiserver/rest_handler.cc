@@ -12,6 +12,7 @@
 #include "apiserver/api_errors.h"
 #include "apiserver/human_duration.h"
 #include "apiserver/pod_deletion.h"
+#include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/rest_response.h"
@@ -102,6 +103,11 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
       (info->verb == "get" || info->verb == "create") && executor_ != nullptr &&
       !info->namespace_.empty()) {
     return ServePodExec(store_, *executor_, request, {"pods", info->namespace_, info->name});
+  }
+  if (info->resource == "pods" && info->subresource == "attach" &&
+      (info->verb == "get" || info->verb == "create") && logs_ != nullptr &&
+      !info->namespace_.empty()) {
+    return ServePodAttach(store_, *logs_, request, {"pods", info->namespace_, info->name});
   }
   // dryRun=All: the write goes through everything and is not committed.
   std::optional<DryRunScope> dry_run;

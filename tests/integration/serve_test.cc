@@ -906,6 +906,50 @@ spec:
   }
 }
 
+// `kubectl attach`: the container's output from the moment of attaching, stdout and stderr apart,
+// until the container exits; input is refused with a message that says why, and a container that
+// has ended is not found.
+TEST_F(ServePodsTest, KubectlAttachFollowsTheContainersOutput) {
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: talker}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'i=0; while [ $i -lt 12 ]; do echo out $i; echo err $i >&2; i=$((i+1)); sleep 0.3; done']
+)";
+  CommandResult created, ready, attached, with_stdin, done, after;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/talker", "--timeout=60s"});
+    with_stdin = Kubectl({"attach", "-i", "talker"});
+    attached = Kubectl({"attach", "talker"});
+    done = Kubectl({"wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/talker",
+                    "--timeout=60s"});
+    after = Kubectl({"attach", "talker"});
+    Kubectl({"delete", "pod", "talker", "--timeout=60s"});
+  });
+  ASSERT_EQ(created.out, "pod/talker created\n") << created.err;
+  ASSERT_EQ(ready.exit_code, 0) << ready.err;
+  EXPECT_EQ(with_stdin.exit_code, 1);
+  EXPECT_NE(with_stdin.err.find("Error from server (BadRequest): podlimits does not attach to a "
+                                "container's input: the stdin of container app is /dev/null"),
+            std::string::npos)
+      << with_stdin.err;
+  // What came after attaching, to the end: the last lines, each on its own stream, and no line
+  // from before the attach (the first lines were written before Ready).
+  EXPECT_EQ(attached.exit_code, 0) << attached.err;
+  EXPECT_TRUE(attached.out.ends_with("out 11\n")) << attached.out;
+  EXPECT_EQ(attached.out.find("out 0\n"), std::string::npos) << attached.out;
+  EXPECT_EQ(attached.out.find("err"), std::string::npos) << attached.out;
+  EXPECT_NE(attached.err.find("err 11\n"), std::string::npos) << attached.err;
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_EQ(after.exit_code, 1);
+  EXPECT_NE(after.err.find("container not found (\"app\")"), std::string::npos) << after.err;
+}
+
 // The addresses host-local has handed out on `network` (its files named by IP).
 std::set<std::string> AllocatedIps(const fs::path& data_dir) {
   std::set<std::string> out;

@@ -1,8 +1,9 @@
-// `kubectl exec` before the upgrade: the apiserver's and kubelet's checks and messages, the
-// protocol negotiation, and the final Status the error channel carries.
+// `kubectl exec` and `kubectl attach` before the upgrade: the apiserver's and kubelet's checks
+// and messages, the protocol negotiation, and the final Status the error channel carries.
 #include <gtest/gtest.h>
 
 #include "api/json_codec.h"
+#include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/stored_object.h"
 #include "temp_dir.h"
@@ -25,6 +26,17 @@ class FakeExecutor : public PodExecutor {
   std::optional<ExecRefusal> refusal;
 };
 
+class FakeLogs : public PodLogSource {
+ public:
+  explicit FakeLogs(std::filesystem::path file) : file_(std::move(file)) {}
+  Result<std::filesystem::path> ContainerLogFile(const Node&, std::string_view, bool) const override {
+    return file_;
+  }
+
+ private:
+  std::filesystem::path file_;
+};
+
 class PodExecHandlerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -32,7 +44,11 @@ class PodExecHandlerTest : public ::testing::Test {
     ASSERT_TRUE(store);
     store_ = std::move(*store);
     Add(R"({"metadata":{"name":"web","namespace":"default","uid":"u1"},
-            "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Running"}})");
+            "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Running",
+            "containerStatuses":[{"name":"app","restartCount":0,"state":{"running":{}}}]}})");
+    Add(R"({"metadata":{"name":"waiting","namespace":"default","uid":"u5"},
+            "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Running",
+            "containerStatuses":[{"name":"app","restartCount":1,"state":{"waiting":{}}}]}})");
     Add(R"({"metadata":{"name":"two","namespace":"default","uid":"u2"},
             "spec":{"nodeName":"n1","initContainers":[{"name":"init"}],
                     "containers":[{"name":"a"},{"name":"b"}]},"status":{"phase":"Running"}})");
@@ -49,10 +65,22 @@ class PodExecHandlerTest : public ::testing::Test {
   }
   HttpResponse Exec(const std::string& name, const std::string& query, bool websocket = true,
                     const std::string& protocols = "v5.channel.k8s.io") {
+    return ServePodExec(*store_, executor_, Request("exec", name, query, websocket, protocols),
+                        {"pods", "default", name});
+  }
+  HttpResponse Attach(const std::string& name, const std::string& query, bool websocket = true) {
+    return ServePodAttach(*store_, logs_, Request("attach", name, query, websocket),
+                          {"pods", "default", name});
+  }
+  // A GET of pods/{name}/{subresource}; a WebSocket upgrade offering `protocols`, or else one
+  // that asks for SPDY as kubectl's fallback does.
+  static HttpRequest Request(const std::string& subresource, const std::string& name,
+                             const std::string& query, bool websocket,
+                             const std::string& protocols = "v5.channel.k8s.io") {
     HttpRequest r;
     r.method = "GET";
-    r.target = "/api/v1/namespaces/default/pods/" + name + "/exec?" + query;
-    r.path = "/api/v1/namespaces/default/pods/" + name + "/exec";
+    r.target = "/api/v1/namespaces/default/pods/" + name + "/" + subresource + "?" + query;
+    r.path = "/api/v1/namespaces/default/pods/" + name + "/" + subresource;
     std::string_view rest = query;
     while (!rest.empty()) {
       auto amp = rest.find('&');
@@ -67,7 +95,7 @@ class PodExecHandlerTest : public ::testing::Test {
       r.headers["connection"] = "Upgrade";
       r.headers["sec-websocket-protocol"] = protocols;
     }
-    return ServePodExec(*store_, executor_, r, {"pods", "default", name});
+    return r;
   }
   static std::string Message(const HttpResponse& r) {
     if (r.content_type.starts_with("text/plain")) return r.body;
@@ -78,6 +106,7 @@ class PodExecHandlerTest : public ::testing::Test {
   podlimits::testing::TempDir dir_{"podlimits-exec-handler"};
   std::unique_ptr<ObjectStore> store_;
   FakeExecutor executor_;
+  FakeLogs logs_{dir_.path() / "0.log"};
 };
 
 TEST_F(PodExecHandlerTest, Refusals) {
@@ -103,6 +132,9 @@ TEST_F(PodExecHandlerTest, Refusals) {
        "[v5.channel.k8s.io v4.channel.k8s.io]",
        true, "v3.channel.k8s.io, channel.k8s.io"},
       {"a finished pod", "done", ok, 404, "container not found (\"app\")"},
+      {"a container that is not running", "waiting", ok, 404, "container not found (\"app\")"},
+      // kubectl shows what its SPDY fallback got: the same refusal, as a Status.
+      {"not running, to SPDY", "waiting", ok, 404, "container not found (\"app\")", false},
   };
   for (const auto& c : cases) {
     HttpResponse r = Exec(c.pod, c.query, c.websocket, c.protocols);
@@ -140,6 +172,25 @@ TEST_F(PodExecHandlerTest, StartsWithTheRequestedStreams) {
   r = Exec("web", "command=sh&stdout=true", true, "v4.channel.k8s.io");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.body, "container not found (\"app\")");
+}
+
+TEST_F(PodExecHandlerTest, AttachRefusalsAndStart) {
+  HttpResponse input = Attach("web", "stdin=true&stdout=true");
+  EXPECT_EQ(input.status, 400);
+  EXPECT_EQ(Message(input),
+            "podlimits does not attach to a container's input: the stdin of container app is "
+            "/dev/null (with tty, its terminal, which the node reads); attach without -i");
+  HttpResponse spdy = Attach("web", "stdin=true&stdout=true", false);
+  EXPECT_EQ(spdy.status, 400);
+  EXPECT_TRUE(spdy.content_type.starts_with("application/json")) << spdy.content_type;
+  EXPECT_EQ(Message(spdy), Message(input));
+  EXPECT_EQ(Attach("waiting", "stdout=true").status, 404);
+  EXPECT_EQ(Attach("web", "").status, 400);  // no stream
+  // No command: attach starts, on the protocol negotiated.
+  HttpResponse started = Attach("web", "stdout=true&stderr=true");
+  EXPECT_TRUE(started.websocket);
+  EXPECT_EQ(started.websocket_protocol, "v5.channel.k8s.io");
+  EXPECT_EQ(executor_.calls, 0);
 }
 
 TEST(ExecStatusTest, FinalStatus) {
