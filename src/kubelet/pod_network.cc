@@ -98,8 +98,10 @@ Result<std::vector<std::string>> PodNetwork::SetUp(const api::Pod& pod, const st
   }
   auto result = cni::AddNetwork(attachment, bin_dirs_);
   if (!result) {
-    // AddNetwork undid its half-made attachment; the record has nothing left to undo.
-    (void)unlink(record.c_str());
+    // AddNetwork undid its half-made attachment. One more DEL (plugins take it any number of
+    // times) removes the record, or keeps it if that DEL fails too, so the pod's teardown or a
+    // later cleanup tries again rather than leaving an address behind.
+    (void)TearDownPodNetwork(pod_dir, bin_dirs_, true);
     return std::unexpected(result.error());
   }
   attachment.result = *result;

@@ -124,3 +124,29 @@ TEST(PodNetwork, HostPortsNeedPortmap) {
 
 }  // namespace
 }  // namespace podlimits::kubelet
+
+namespace podlimits::kubelet {
+namespace {
+
+TEST(PodNetwork, AFailedAddWhoseUndoFailsKeepsTheRecord) {
+  testing::TempDir dir("pod-network");
+  WriteFakePlugins(dir);
+  // portmap fails both its ADD and its DEL.
+  dir.Write("bin/portmap", "#!/bin/sh\ncat >/dev/null\necho '{\"code\": 7, \"msg\": \"broken\"}'\nexit 1\n");
+  chmod((dir / "bin/portmap").c_str(), 0755);
+  PodNetwork network(FakeSettings(dir), "10.244.0.0/16", dir / "state");
+  const api::Pod pod = PodFromJson(R"({"metadata": {"name": "web"}, "spec": {"containers": [
+      {"name": "a", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}]}]}})");
+  fs::create_directories(dir / "pod");
+  auto ips = network.SetUp(pod, "uid-9", 4242, dir / "pod");
+  ASSERT_FALSE(ips);
+  EXPECT_THAT(ips.error().Message(), HasSubstr("plugin type=\"portmap\" failed (add): broken"));
+  EXPECT_TRUE(fs::exists(dir / "pod" / "network.json")) << "kept for a later DEL";
+  // Once DEL works, the teardown gives everything back and the record goes.
+  WriteFakePlugins(dir);
+  ASSERT_TRUE(TearDownPodNetwork(dir / "pod", network.bin_dirs(), true));
+  EXPECT_FALSE(fs::exists(dir / "pod" / "network.json"));
+}
+
+}  // namespace
+}  // namespace podlimits::kubelet
