@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""bench/serve_soak.py PODLIMITS [--minutes 30] [--kill-every 20-90] [--pods 20]: a soak of serve.
+"""bench/serve_soak.py PODLIMITS [--minutes 30] [--kill-every 20-90] [--pods 20] [--pod-network]:
+a soak of serve.
 
 As root, on a scratch data directory and a free loopback port. For --minutes, pods are created
 and deleted in a loop through the API (about --pods alive at a time, each deleted a few seconds
@@ -15,6 +16,11 @@ managed pids hierarchy), in the node's pod directories and in the state director
 every mount under the data or state directory belonging to one of them. Then everything is
 deleted and nothing may be left: no pod cgroup, mount, monitor, pod directory or new network
 namespace. Exits 1 with the disagreements listed, 0 with a summary line.
+
+With --pod-network the node's pods get addresses (podNetwork cni, the default network podlimits
+writes), and the address allocations (host-local's, by pod uid) are one more part that must
+agree, and be empty at the end. The script then runs itself in a network namespace of its own
+(loopback up), so the bridge, ip_forward and portmap's rules never touch the machine's.
 
 tests/soak runs it for 2 minutes in CI; the 30-minute run is a benchmark (docs/benchmarks.md).
 """
@@ -51,8 +57,9 @@ def open_fds(pid):
 
 
 class Node:
-    def __init__(self, binary, work, cgroup_root):
+    def __init__(self, binary, work, cgroup_root, pod_network=False):
         self.binary, self.work, self.cgroup_root = binary, work, cgroup_root
+        self.pod_network = pod_network
         self.data = os.path.join(work, "node")
         self.state = os.path.join(work, "state")
         self.port = free_port()
@@ -62,6 +69,8 @@ class Node:
                     f"maxPods: 500\npodPidsLimit: 64\ncgroupRoot: {cgroup_root}\n---\n"
                     "apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
                     f"stateDirectory: {self.state}\n")
+            if pod_network:
+                f.write(f"podNetwork:\n  plugin: cni\n  confDir: {os.path.join(work, 'net.d')}\n")
         self.proc = None
         self.starts = 0
 
@@ -156,6 +165,15 @@ def node_view(node):
     for name in os.listdir(records) if os.path.isdir(records) else []:
         if not name.endswith(".lock"):
             view["pod records"].add(name)
+    # host-local's allocations: a file per address holding the container ID (the pod's uid).
+    view["ip allocations"] = set()
+    networks = os.path.join(node.state, "cni", "networks")
+    for net in os.listdir(networks) if os.path.isdir(networks) else []:
+        for name in os.listdir(os.path.join(networks, net)):
+            if name == "lock" or name.startswith("last_reserved_ip"):
+                continue
+            with open(os.path.join(networks, net, name)) as f:
+                view["ip allocations"].add(f.read().split()[0])
     with open("/proc/self/mountinfo") as f:
         view["mounts"] = [l.split()[4] for l in f if node.data in l or node.state in l]
     return view
@@ -169,14 +187,20 @@ def main():
     ap.add_argument("--pods", type=int, default=20)
     ap.add_argument("--cgroup-root", default="/",
                     help="the node's cgroupRoot (another one lets it run beside a node on /)")
+    ap.add_argument("--pod-network", action="store_true",
+                    help="pods on a CNI network, in a network namespace of the soak's own")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("serve_soak: needs root (cgroups, mounts, an OCI runtime): skipped")
         sys.exit(77)
+    if args.pod_network and os.environ.get("PODLIMITS_SOAK_NETNS") != "1":
+        os.environ["PODLIMITS_SOAK_NETNS"] = "1"
+        os.execvp("unshare", ["unshare", "--net", "--", "/bin/sh", "-c",
+                              'ip link set lo up && exec "$0" "$@"', sys.executable] + sys.argv)
     lo, hi = (float(x) for x in args.kill_every.split("-"))
     binary = os.path.realpath(args.podlimits)
     work = tempfile.mkdtemp(prefix="podlimits-soak.")
-    node = Node(binary, work, args.cgroup_root)
+    node = Node(binary, work, args.cgroup_root, args.pod_network)
     netns_before = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
     problems = []
     try:
@@ -215,6 +239,7 @@ def main():
             view = node_view(node)
             disagree = [f"{part}: {len(view[part] ^ live)} differ ({sorted(view[part] ^ live)[:3]})"
                         for part in ("monitors", "cgroups", "pod directories", "pod records")
+                        + (("ip allocations",) if args.pod_network else ())
                         if view[part] != live]
             stray = [m for m in view["mounts"] if not any(uid in m for uid in live)]
             if stray:
@@ -239,7 +264,8 @@ def main():
         for _ in range(40):
             view = node_view(node)
             leftovers = [f"{part}: {len(view[part])}" for part in
-                         ("monitors", "cgroups", "pod directories", "pod records", "mounts")
+                         ("monitors", "cgroups", "pod directories", "pod records", "mounts",
+                          "ip allocations")
                          if view[part]]
             if not leftovers:
                 break
@@ -248,7 +274,8 @@ def main():
         if netns_after - netns_before:
             leftovers.append(f"network namespaces {sorted(netns_after - netns_before)}")
         problems += [f"left after deleting everything: {x}" for x in leftovers]
-        print(f"soak {args.minutes:g} min: {kills} kill -9, {node.starts} daemon starts, "
+        print(f"soak {args.minutes:g} min{' with a pod network' if args.pod_network else ''}: "
+              f"{kills} kill -9, {node.starts} daemon starts, "
               f"{counts['created']} pods created, {counts['deleted']} deleted, {len(live)} left "
               f"running and agreed on; last daemon {rss0 / 1024:.1f} -> {rss1 / 1024:.1f} MiB RSS, "
               f"{fds0} -> {fds1} descriptors; after deleting all: "
