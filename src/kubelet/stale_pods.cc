@@ -1,7 +1,5 @@
 #include "kubelet/stale_pods.h"
 
-#include "kubelet/pod_network.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,6 +11,7 @@
 #include "image/lease.h"
 #include "image/overlay.h"
 #include "kubelet/cgroup_root_ledger.h"
+#include "kubelet/pod_network.h"
 #include "kubelet/pod_record.h"
 
 namespace podlimits::kubelet {
