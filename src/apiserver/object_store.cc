@@ -337,6 +337,25 @@ StoreResult<ListResult> ObjectStore::List(std::string_view resource, std::string
   return finish(std::move(out));
 }
 
+StoreResult<std::vector<StoredObject>> ObjectStore::ListAfter(std::string_view resource,
+                                                             const ObjectKey& after,
+                                                             std::size_t limit) {
+  std::lock_guard lock(mu_);
+  Statement s(db_, "SELECT namespace, name, revision, data FROM objects WHERE resource = ? AND "
+                   "(namespace > ? OR (namespace = ? AND name > ?)) ORDER BY namespace, name "
+                   "LIMIT ?");
+  if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
+  s.Bind(1, resource).Bind(2, after.namespace_).Bind(3, after.namespace_).Bind(4, after.name);
+  s.Bind(5, static_cast<std::int64_t>(limit));
+  std::vector<StoredObject> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    out.push_back(StoredObject{{std::string(resource), s.Text(0), s.Text(1)}, s.Int(2), s.Blob(3)});
+  }
+  if (rc != SQLITE_DONE) return std::unexpected(Internal(db_, "list"));
+  return out;
+}
+
 StoreResult<std::vector<ChangeEvent>> ObjectStore::ChangesSince(std::string_view resource,
                                                                 std::string_view namespace_,
                                                                 bool all_namespaces,

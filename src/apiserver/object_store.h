@@ -110,6 +110,11 @@ class ObjectStore {
   // Every object of `resource` in `namespace_` ("" with `all_namespaces`: every namespace).
   StoreResult<ListResult> List(std::string_view resource, std::string_view namespace_,
                                bool all_namespaces);
+  // Up to `limit` objects of `resource` in every namespace that sort after `after` (by
+  // namespace, then name), in that order: how a caller sees every object without holding them
+  // all at once (the store's maintenance over thousands of events).
+  StoreResult<std::vector<StoredObject>> ListAfter(std::string_view resource,
+                                                   const ObjectKey& after, std::size_t limit);
   // Replaces the object. `expected_revision` 0 means unconditional (the apiserver's update
   // without a resourceVersion).
   StoreResult<StoredObject> Update(const ObjectKey& key, std::int64_t expected_revision,

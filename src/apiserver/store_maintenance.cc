@@ -1,9 +1,16 @@
 #include "apiserver/store_maintenance.h"
 
+#include <malloc.h>
+
 #include "apiserver/human_duration.h"
 #include "apiserver/stored_object.h"
 
 namespace podlimits::apiserver {
+
+namespace {
+// Events read (and parsed) at a time by a round.
+constexpr std::size_t kEventsPerPage = 256;
+}  // namespace
 
 StoreMaintenance::StoreMaintenance(ObjectStore& store, StoreMaintenanceOptions options)
     : store_(store), options_(std::move(options)) {
@@ -35,30 +42,40 @@ void StoreMaintenance::Stop() {
 int StoreMaintenance::RunOnce() {
   (void)store_.Compact(options_.keep_changes);
   int expired = 0;
-  auto events = store_.List("events", "", true);
-  if (!events) return 0;
   const auto now = options_.clock();
-  for (const auto& item : events->items) {
-    auto event = ParseStoredObject(item.data);
-    if (!event) continue;
-    std::string when;
-    for (const char* field : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
-      if (const api::Node* n = event->Find(field); n && n->IsString() && !n->scalar.empty()) {
-        when = n->scalar;
-        break;
+  // A page at a time: a node that keeps an hour of events holds tens of thousands, and reading
+  // them all at once would leave the daemon as large as that peak for good.
+  ObjectKey after{"events", "", ""};
+  while (!stopping_) {
+    auto page = store_.ListAfter("events", after, kEventsPerPage);
+    if (!page || page->empty()) break;
+    after = page->back().key;
+    for (const auto& item : *page) {
+      auto event = ParseStoredObject(item.data);
+      if (!event) continue;
+      std::string when;
+      for (const char* field : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
+        if (const api::Node* n = event->Find(field); n && n->IsString() && !n->scalar.empty()) {
+          when = n->scalar;
+          break;
+        }
+      }
+      if (when.empty()) {
+        if (const api::Node* n = event->FindPath({"metadata", "creationTimestamp"})) when = n->scalar;
+      }
+      auto at = ParseApiTime(when.substr(0, 19) + "Z");
+      if (!at || now - *at < options_.event_ttl) continue;
+      if (store_.Delete(item.key, item.revision, [&](std::int64_t rv) {
+            return RenderStoredObject(*event, "Event", rv);
+          })) {
+        ++expired;
       }
     }
-    if (when.empty()) {
-      if (const api::Node* n = event->FindPath({"metadata", "creationTimestamp"})) when = n->scalar;
-    }
-    auto at = ParseApiTime(when.substr(0, 19) + "Z");
-    if (!at || now - *at < options_.event_ttl) continue;
-    if (store_.Delete(item.key, item.revision, [&](std::int64_t rv) {
-          return RenderStoredObject(*event, "Event", rv);
-        })) {
-      ++expired;
-    }
+    if (page->size() < kEventsPerPage) break;
   }
+  // What this round, a large list for a client, or a burst of pods freed stays in malloc's
+  // arenas (per thread, trimmed only from their top) unless it is given back.
+  malloc_trim(0);
   return expired;
 }
 

@@ -117,6 +117,28 @@ TEST_F(ObjectStoreTest, ListsByNamespaceOrAll) {
   EXPECT_EQ(names, (std::vector<std::string>{"a/y", "b/x", "b/z"}));
 }
 
+TEST_F(ObjectStoreTest, ListsAfterAKeyInPages) {
+  for (const auto& [ns, name] : std::vector<std::pair<std::string, std::string>>{
+           {"b", "z"}, {"a", "y"}, {"b", "x"}, {"a", "w"}, {"c", "a"}}) {
+    ASSERT_TRUE(store_->Create(Pod(ns, name), Body(name)));
+  }
+  ASSERT_TRUE(store_->Create({"configmaps", "a", "a"}, Body("not a pod")));
+  std::vector<std::string> seen;
+  ObjectKey after{"pods", "", ""};
+  int pages = 0;
+  while (true) {
+    auto page = store_->ListAfter("pods", after, 2);
+    ASSERT_TRUE(page);
+    if (page->empty()) break;
+    ++pages;
+    for (const auto& o : *page) seen.push_back(o.key.namespace_ + "/" + o.key.name + "=" + o.data);
+    after = page->back().key;
+  }
+  EXPECT_EQ(pages, 3);
+  // Each object with the revision it was written at.
+  EXPECT_EQ(seen, (std::vector<std::string>{"a/w=w@4", "a/y=y@2", "b/x=x@3", "b/z=z@1", "c/a=a@5"}));
+}
+
 TEST_F(ObjectStoreTest, ChangesAndCompaction) {
   ASSERT_TRUE(store_->Create(Pod("a", "p"), Body("1")));          // 1
   ASSERT_TRUE(store_->Create(Pod("b", "q"), Body("2")));          // 2
