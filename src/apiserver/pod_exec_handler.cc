@@ -11,6 +11,7 @@
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
 #include "apiserver/stored_object.h"
+#include "apiserver/upgrade_request.h"
 #include "kubelet/exec_wire.h"
 #include "base/percent_encoding.h"
 
@@ -27,32 +28,6 @@ bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
 
 HttpResponse PlainText(int status, std::string text) {
   return {status, "text/plain; charset=utf-8", std::move(text)};
-}
-
-// The subprotocols a client offers (Sec-WebSocket-Protocol, comma-separated).
-std::vector<std::string> OfferedProtocols(const HttpRequest& request) {
-  std::vector<std::string> out;
-  auto it = request.headers.find("sec-websocket-protocol");
-  if (it == request.headers.end()) return out;
-  std::string_view rest = it->second;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-bool HeaderContains(const HttpRequest& request, const char* name, std::string_view token) {
-  auto it = request.headers.find(name);
-  if (it == request.headers.end()) return false;
-  std::string lower = it->second;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find(token) != std::string::npos;
 }
 
 }  // namespace
@@ -161,7 +136,7 @@ HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
   // Refusals before anything runs. kubectl 1.32 falls back to SPDY when the WebSocket upgrade
   // fails for any reason and prints what the SPDY request got, so a request that is not a
   // WebSocket one gets them as a Status it can show ("Error from server (BadRequest): ...").
-  const bool websocket = HeaderContains(request, "upgrade", "websocket");
+  const bool websocket = HeaderHasToken(request, "upgrade", "websocket");
   auto refuse = [&](int status, std::string message) {
     if (websocket) return PlainText(status, std::move(message));
     ApiError e = BadRequest(std::move(message));
@@ -178,7 +153,7 @@ HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
     if (auto refusal = precheck(*pod, options)) return refuse(refusal->status, refusal->message);
   }
   if (!websocket) {
-    if (HeaderContains(request, "upgrade", "spdy")) {
+    if (HeaderHasToken(request, "upgrade", "spdy")) {
       return refuse(400, fmt::format("podlimits serves {} over WebSocket only (v5.channel.k8s.io, "
                                      "v4.channel.k8s.io), not SPDY/3.1: run kubectl without "
                                      "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false",

@@ -14,6 +14,7 @@
 #include "apiserver/pod_deletion.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
+#include "apiserver/pod_portforward_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/selectors.h"
@@ -108,6 +109,11 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
       (info->verb == "get" || info->verb == "create") && logs_ != nullptr &&
       !info->namespace_.empty()) {
     return ServePodAttach(store_, *logs_, request, {"pods", info->namespace_, info->name});
+  }
+  if (info->resource == "pods" && info->subresource == "portforward" &&
+      (info->verb == "get" || info->verb == "create") && port_dialer_ != nullptr &&
+      !info->namespace_.empty()) {
+    return ServePodPortForward(store_, *port_dialer_, request, {"pods", info->namespace_, info->name});
   }
   // dryRun=All: the write goes through everything and is not committed.
   std::optional<DryRunScope> dry_run;

@@ -30,6 +30,7 @@ namespace podlimits::apiserver {
 
 class PodLogSource;  // pod_log_handler.h
 class PodExecutor;   // pod_exec_handler.h
+class PodPortDialer;  // pod_portforward_handler.h
 
 class RestHandler {
  public:
@@ -43,6 +44,7 @@ class RestHandler {
   // Serves pods/log from the node's logs.
   void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }
   void set_pod_executor(PodExecutor* executor) { executor_ = executor; }
+  void set_pod_port_dialer(PodPortDialer* dialer) { port_dialer_ = dialer; }
 
   // nullopt when `request` is not a resource request (its path is not /api/v1/...).
   std::optional<HttpResponse> Handle(const HttpRequest& request);
@@ -80,6 +82,7 @@ class RestHandler {
   ObjectStore& store_;
   const PodLogSource* logs_ = nullptr;
   PodExecutor* executor_ = nullptr;
+  PodPortDialer* port_dialer_ = nullptr;
   admission::ChainOptions options_;
   Clock clock_;
 };

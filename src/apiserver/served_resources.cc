@@ -35,8 +35,11 @@ std::span<const ServedResource> ServedResources() {
        kObjectVerbs,
        {"po"},
        {"all"},
-       {{"eviction", "Eviction", {"create"}, "policy", "v1"},
+       {{"attach", "PodAttachOptions", {"create", "get"}},
+        {"eviction", "Eviction", {"create"}, "policy", "v1"},
+        {"exec", "PodExecOptions", {"create", "get"}},
         {"log", "Pod", {"get"}},
+        {"portforward", "PodPortForwardOptions", {"create", "get"}},
         {"status", "Pod", kStatusVerbs}}},
       {"secrets", "secret", "Secret", true, kObjectVerbs, {}, {}, {}},
       // The node's heartbeat (kube-node-lease/<node>), kept by the node agent.

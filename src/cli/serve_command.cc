@@ -227,6 +227,7 @@ int ServeCommand(const ServeFlags& flags) {
   if (auto started = agent.Start(); !started) return Fail(started.error().Message());
   rest.set_pod_logs(&agent);
   rest.set_pod_executor(&agent);
+  rest.set_pod_port_dialer(&agent);
   apiserver::NamespaceController namespaces(**store, rest);
   namespaces.Start();
   apiserver::StoreMaintenance maintenance(**store, {});

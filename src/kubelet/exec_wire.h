@@ -12,6 +12,12 @@
 //                       or {"error": "...", "notFound": true|false} and the connection closes
 //   monitor -> agent    {"exitCode": N} or {"error": "..."} once the command has ended
 //
+// `kubectl port-forward`'s connections take one exchange each:
+//
+//   agent   -> monitor  {"portForward": 8080}
+//   monitor -> agent    {"started": true} with the socket connected to the pod's port 8080
+//                       or {"error": "..."}; then the connection closes
+//
 // The agent closing the connection before the end asks for the command to be killed (the
 // client went away), as containerd kills an exec whose stream context is cancelled.
 #pragma once

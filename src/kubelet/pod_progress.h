@@ -4,6 +4,8 @@
 // agent can publish container states, restarts and readiness as they change, not only at the end.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +50,10 @@ struct PodProgress {
   bool initialized = false;    // every init container done (sidecars started)
   std::string start_time;      // when the node took the pod, RFC 3339
   std::vector<std::string> pod_ips;  // its own addresses (pod_network.h); empty without
+  // The sandbox's holder while it runs (0 before and after), whose network namespace is the
+  // pod's (the node's with hostNetwork), and its runtime id: where `kubectl port-forward` dials.
+  pid_t sandbox_pid = 0;
+  std::string sandbox_id;
   std::vector<ContainerProgress> containers;  // init containers first, in spec order
   // Set once the pod's end is known: Succeeded or Failed, with reason and message when
   // something other than a container's exit decided it (DeadlineExceeded, ...).

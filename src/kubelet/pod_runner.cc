@@ -944,6 +944,8 @@ PodProgress PodRun::Progress() const {
   PodProgress p;
   p.start_time = start_time_;
   p.sandbox_ready = holder_.pid > 0;
+  p.sandbox_pid = holder_.pid;
+  p.sandbox_id = plan_.sandbox_id;
   p.pod_ips = pod_ips_;
   p.initialized = apps_started_;
   p.finished = finished_;

@@ -113,24 +113,27 @@ std::expected<Address, std::string> Resolve(const std::string& host, int port) {
 // net.DialTimeout("tcp", ...): the connected socket, or Go's error text.
 std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid_t netns_pid,
                                           Clock::time_point deadline,
-                                          const std::atomic<bool>* cancelled) {
+                                          const std::atomic<bool>* cancelled,
+                                          std::string_view network) {
   auto addr = Resolve(host, port);
   if (!addr) return std::unexpected(addr.error());
   auto fd = Socket(netns_pid, addr->family);
-  if (!fd) return std::unexpected(fmt::format("dial tcp {}: {}", addr->text, fd.error()));
+  if (!fd) return std::unexpected(fmt::format("dial {} {}: {}", network, addr->text, fd.error()));
   if (connect(fd->get(), reinterpret_cast<sockaddr*>(&addr->storage), addr->len) != 0) {
     if (errno != EINPROGRESS) {
-      return std::unexpected(fmt::format("dial tcp {}: connect: {}", addr->text, GoErrno(errno)));
+      return std::unexpected(
+          fmt::format("dial {} {}: connect: {}", network, addr->text, GoErrno(errno)));
     }
     pollfd p{fd->get(), POLLOUT, 0};
     int n = PollUntil(p, deadline, cancelled);
-    if (n == 0) return std::unexpected(fmt::format("dial tcp {}: i/o timeout", addr->text));
+    if (n == 0) return std::unexpected(fmt::format("dial {} {}: i/o timeout", network, addr->text));
     int err = 0;
     socklen_t len = sizeof err;
     getsockopt(fd->get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (n < 0) err = errno;
     if (err != 0) {
-      return std::unexpected(fmt::format("dial tcp {}: connect: {}", addr->text, GoErrno(err)));
+      return std::unexpected(
+          fmt::format("dial {} {}: connect: {}", network, addr->text, GoErrno(err)));
     }
   }
   return std::move(*fd);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <expected>
 #include <string>
+#include <string_view>
 
 #include "base/unique_fd.h"
 
@@ -25,9 +26,11 @@ int PollUntil(pollfd& p, std::chrono::steady_clock::time_point deadline,
 
 // net.DialTimeout("tcp", host:port) from the network namespace of `netns_pid` (0: this one):
 // the connected, non-blocking socket, or Go's error text (`dial tcp 127.0.0.1:80: connect:
-// connection refused`, `dial tcp 127.0.0.1:80: i/o timeout`).
+// connection refused`, `dial tcp 127.0.0.1:80: i/o timeout`). `network` is Go's name in that
+// text ("tcp4" for net.Dial("tcp4", ...)).
 std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid_t netns_pid,
                                           std::chrono::steady_clock::time_point deadline,
-                                          const std::atomic<bool>* cancelled);
+                                          const std::atomic<bool>* cancelled,
+                                          std::string_view network = "tcp");
 
 }  // namespace podlimits::kubelet

@@ -59,6 +59,15 @@ struct ExecRequest {
   bool tty = false;
 };
 
+// The port of a port-forward request ({"portForward": 8080}); nullopt for an exec.
+std::optional<std::int64_t> PortForwardPort(const std::string& json) {
+  auto nodes = api::ParseJsonStream(json);
+  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
+  const Node* port = (*nodes)[0].Find("portForward");
+  if (port == nullptr) return std::nullopt;
+  return api::IntOf(port).value_or(0);
+}
+
 std::optional<ExecRequest> ParseRequest(const std::string& json) {
   auto nodes = api::ParseJsonStream(json);
   if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
@@ -79,7 +88,8 @@ std::optional<ExecRequest> ParseRequest(const std::string& json) {
 
 }  // namespace
 
-Result<std::unique_ptr<ExecServer>> ExecServer::Start(const fs::path& dir, Runner runner) {
+Result<std::unique_ptr<ExecServer>> ExecServer::Start(const fs::path& dir, Runner runner,
+                                                      PortDialer dialer) {
   UniqueFd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir_fd) return SystemError("open", dir, errno);
   const std::string path = ShortSocketPath(dir_fd.get(), kExecSocketFile);
@@ -95,16 +105,19 @@ Result<std::unique_ptr<ExecServer>> ExecServer::Start(const fs::path& dir, Runne
   if (bound != 0) return SystemError("bind", dir / kExecSocketFile, bind_errno);
   if (listen(listener.get(), 16) != 0) return SystemError("listen", dir / kExecSocketFile, errno);
   std::unique_ptr<ExecServer> server(
-      new ExecServer(dir, std::move(dir_fd), std::move(listener), std::move(runner)));
+      new ExecServer(dir, std::move(dir_fd), std::move(listener), std::move(runner),
+                     std::move(dialer)));
   server->accept_thread_ = std::thread([s = server.get()] { s->Accept(); });
   return server;
 }
 
-ExecServer::ExecServer(fs::path dir, UniqueFd dir_fd, UniqueFd listener, Runner runner)
+ExecServer::ExecServer(fs::path dir, UniqueFd dir_fd, UniqueFd listener, Runner runner,
+                       PortDialer dialer)
     : dir_(std::move(dir)),
       dir_fd_(std::move(dir_fd)),
       listener_(std::move(listener)),
-      runner_(std::move(runner)) {}
+      runner_(std::move(runner)),
+      dialer_(std::move(dialer)) {}
 
 ExecServer::~ExecServer() {
   stopping_ = true;
@@ -146,9 +159,27 @@ void ExecServer::Accept() {
   }
 }
 
+// {"portForward": N}: the connected socket goes to the agent with {"started": true}, or the
+// reason it could not connect as {"error": ...}.
+void ExecServer::ServePortForward(int conn, int port) {
+  if (port < 1 || port > 65535) {
+    (void)SendExecMessage(conn, ErrorMessage(fmt::format("invalid port {}", port), false));
+    return;
+  }
+  std::expected<UniqueFd, std::string> socket =
+      dialer_ ? dialer_(port) : std::unexpected(std::string("the pod has no sandbox"));
+  if (!socket) {
+    (void)SendExecMessage(conn, ErrorMessage(socket.error(), false));
+    return;
+  }
+  const int fd = socket->get();
+  (void)SendExecMessage(conn, R"({"started":true})", std::span<const int>(&fd, 1));
+}
+
 void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   auto message = ReceiveExecMessage(conn.get());
   if (!message || message->json.empty()) return;
+  if (auto port = PortForwardPort(message->json)) return ServePortForward(conn.get(), *port);
   auto request = ParseRequest(message->json);
   if (!request) {
     (void)SendExecMessage(conn.get(), ErrorMessage("malformed exec request", false));

@@ -1,6 +1,9 @@
 // The monitor's side of the exec socket (kubelet/exec_wire.h): runs `kubectl exec` commands in the
 // pod's running containers through the OCI runtime, as containerd's shim runs a task's execs.
 //
+// It also connects `kubectl port-forward`'s connections to the pod's ports (PortDialer), and
+// hands the connected socket to the agent.
+//
 // One thread per exec: it looks the container up among the running ones, runs the runtime's
 // exec with the agent's descriptors as the process's stdio (or hands the terminal's master
 // back), reports the end, and kills the exec'd process when the agent goes away first. The
@@ -10,6 +13,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <expected>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -30,8 +34,12 @@ class ExecServer {
   using Runner =
       std::function<Result<cri::AttachedExecEnd>(const std::string& id, const cri::AttachedExec&)>;
 
+  // Connects to `port` on the pod's loopback, in its network namespace: the socket, or why not.
+  using PortDialer = std::function<std::expected<UniqueFd, std::string>(int port)>;
+
   // Listens on `dir`/exec.sock (replacing a dead monitor's socket file).
-  static Result<std::unique_ptr<ExecServer>> Start(const std::filesystem::path& dir, Runner runner);
+  static Result<std::unique_ptr<ExecServer>> Start(const std::filesystem::path& dir, Runner runner,
+                                                   PortDialer dialer = {});
   // Stops listening, kills the execs still running and waits for their threads.
   ~ExecServer();
   ExecServer(const ExecServer&) = delete;
@@ -41,14 +49,17 @@ class ExecServer {
   void SetRunning(std::map<std::string, std::string> running);
 
  private:
-  ExecServer(std::filesystem::path dir, UniqueFd dir_fd, UniqueFd listener, Runner runner);
+  ExecServer(std::filesystem::path dir, UniqueFd dir_fd, UniqueFd listener, Runner runner,
+             PortDialer dialer);
   void Accept();
   void Serve(UniqueFd conn, std::uint64_t serial);
+  void ServePortForward(int conn, int port);
 
   std::filesystem::path dir_;
   UniqueFd dir_fd_;
   UniqueFd listener_;
   Runner runner_;
+  PortDialer dialer_;
   std::thread accept_thread_;
   std::atomic<bool> stopping_{false};
 

@@ -43,6 +43,7 @@
 #include "apiserver/object_store.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
+#include "apiserver/pod_portforward_handler.h"
 #include "apiserver/rest_handler.h"
 #include "kubelet/eviction_manager.h"
 #include "kubelet/metrics.h"
@@ -94,7 +95,9 @@ struct NodeAgentOptions {
   std::int64_t max_pods = 110;
 };
 
-class NodeAgent : public apiserver::PodLogSource, public apiserver::PodExecutor {
+class NodeAgent : public apiserver::PodLogSource,
+                  public apiserver::PodExecutor,
+                  public apiserver::PodPortDialer {
  public:
   NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options);
   ~NodeAgent();
@@ -121,6 +124,10 @@ class NodeAgent : public apiserver::PodLogSource, public apiserver::PodExecutor 
   // (nodeagent/node_exec.cc, kubelet/exec_wire.h) and hands the streams to the API server.
   std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
       const api::Node& pod, const apiserver::ExecOptions& options) override;
+
+  // `kubectl port-forward`: a socket connected to `port` on the pod's loopback, made by its
+  // monitor in the pod's network namespace (nodeagent/node_exec.cc).
+  std::expected<UniqueFd, std::string> DialPort(const api::Node& pod, int port) override;
 
  private:
   struct KnownPod {

@@ -1,4 +1,4 @@
-// NodeAgent::StartExec: the agent's half of the exec socket (exec_wire.h).
+// NodeAgent::StartExec and DialPort: the agent's half of the exec socket (exec_wire.h).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -29,6 +29,16 @@ constexpr int kStartTimeoutMs = 30000;
 
 apiserver::ExecRefusal Refused(int status, std::string message) {
   return apiserver::ExecRefusal{status, std::move(message)};
+}
+
+// Waits for the monitor's answer; false when it did not come in time.
+bool AwaitReply(int fd) {
+  pollfd ready{fd, POLLIN, 0};
+  int polled;
+  do {
+    polled = poll(&ready, 1, kStartTimeoutMs);
+  } while (polled < 0 && errno == EINTR);
+  return polled > 0;
 }
 
 }  // namespace
@@ -90,12 +100,7 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   }
   child_ends.clear();  // the process's copies are the only ones now: EOF comes when it closes them
 
-  pollfd ready{conn->get(), POLLIN, 0};
-  int polled;
-  do {
-    polled = poll(&ready, 1, kStartTimeoutMs);
-  } while (polled < 0 && errno == EINTR);
-  if (polled <= 0) {
+  if (!AwaitReply(conn->get())) {
     return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to start the command"));
   }
   auto reply = ReceiveExecMessage(conn->get());
@@ -124,6 +129,37 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   }
   streams.control = std::move(*conn);
   return streams;
+}
+
+std::expected<UniqueFd, std::string> NodeAgent::DialPort(const Node& pod, int port) {
+  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
+  const std::string name = api::StringOf(pod.FindPath({"metadata", "name"}));
+  // The kubelet's words for a pod whose sandbox is not there (kuberuntime GetPortForward).
+  auto no_sandbox = [&] {
+    return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : failed to find "
+                                       "sandboxID for pod {}",
+                                       port, uid, name));
+  };
+  if (uid.empty()) return no_sandbox();
+  auto conn = ConnectExecSocket(MonitorDirectory(options_.data_dir, uid));
+  if (!conn) return no_sandbox();  // no monitor listening: the pod does not run here
+  if (auto sent = SendExecMessage(conn->get(), fmt::format(R"({{"portForward":{}}})", port)); !sent) {
+    return std::unexpected(sent.error().Message());
+  }
+  if (!AwaitReply(conn->get())) {
+    return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : timed out waiting "
+                                       "for the pod's monitor",
+                                       port, uid));
+  }
+  auto reply = ReceiveExecMessage(conn->get());
+  if (!reply || reply->json.empty()) return no_sandbox();
+  auto nodes = api::ParseJsonStream(reply->json);
+  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
+    return std::unexpected(std::string("the pod's monitor sent a malformed reply"));
+  }
+  if (const Node* e = (*nodes)[0].Find("error"); e != nullptr) return std::unexpected(api::StringOf(e));
+  if (reply->fds.size() != 1) return std::unexpected(std::string("the pod's monitor sent no socket"));
+  return std::move(reply->fds[0]);
 }
 
 }  // namespace podlimits::nodeagent

@@ -16,6 +16,7 @@
 #include "kubelet/eviction_manager.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/pod_api_status.h"
+#include "kubelet/pod_port_dial.h"
 #include "kubelet/stop_signals.h"
 #include "nodeagent/exec_server.h"
 #include "nodeagent/monitor_files.h"
@@ -155,9 +156,19 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   // `kubectl exec` reaches the pod's containers through this monitor (exec_server.h). Started
   // once the stop signals are blocked: its threads inherit the mask, so SIGTERM still reaches
   // the signalfd.
-  auto exec_server =
-      ExecServer::Start(dir, [&node](const std::string& id, const cri::AttachedExec& exec) {
+  // `kubectl port-forward` dials from the sandbox's network namespace, once there is one.
+  std::mutex sandbox_mu;
+  std::pair<pid_t, std::string> sandbox;  // the holder's pid and runtime id
+  auto exec_server = ExecServer::Start(
+      dir,
+      [&node](const std::string& id, const cri::AttachedExec& exec) {
         return node.runtime()->ExecAttached(id, exec);
+      },
+      [&](int port) {
+        std::unique_lock lock(sandbox_mu);
+        const auto [pid, id] = sandbox;
+        lock.unlock();
+        return kubelet::DialPodPort(pid, id, port);
       });
   if (!exec_server) Publisher::Log("exec: " + exec_server.error().Message());
   // A stop asked for before the monitor could listen (the pod was deleted while it started).
@@ -175,6 +186,10 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     if (!pid_limit_marked && node.metrics().PodPIDLimitApplied().Value() > 0) {
       pid_limit_marked = true;
       (void)WriteFileAtomically(dir / kPidLimitAppliedFile, "1\n", 0600);
+    }
+    {
+      std::lock_guard lock(sandbox_mu);
+      sandbox = {p.sandbox_pid, p.sandbox_id};
     }
     if (exec_server) {
       std::map<std::string, std::string> running;

@@ -952,6 +952,100 @@ spec:
       << after.err;
 }
 
+// `kubectl port-forward`, kubectl's SPDY inside a WebSocket: a server the pod binds to its own
+// loopback only (so the connection was made in the pod's network namespace) answers, by port
+// number and by port name, with a 5 MB body intact and eight connections at once; a port
+// nothing listens on gets the kubelet's message, after which kubectl ends. The daemon is left
+// with the descriptors it had.
+TEST_F(ServePodsTest, KubectlPortForwardReachesThePodsLoopback) {
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'mkdir /www && echo hello from the pod > /www/index.html && head -c 5000000 /dev/urandom > /www/big && exec httpd -f -p 127.0.0.1:8080 -h /www']
+    ports: [{name: http, containerPort: 8080}]
+    readinessProbe:
+      exec: {command: [sh, -c, 'nc 127.0.0.1 8080 </dev/null']}
+      periodSeconds: 1
+)";
+  const int by_number = UnusedLoopbackPort(), by_name = UnusedLoopbackPort(),
+            closed = UnusedLoopbackPort();
+  CommandResult created, ready, sum, forward;
+  CommandResult small, big, many, refused;
+  std::size_t fds_before = 0, fds_after = 0;
+  auto count_fds = [](pid_t pid) {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec);
+         !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      ++n;
+    }
+    return n;
+  };
+  Serve([&](pid_t serve) {
+    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    sum = Kubectl({"exec", "web", "--", "sha256sum", "/www/big"});
+    fds_before = count_fds(serve);
+    RunOptions options;
+    // kubectl's "Forwarding from" lines are on its stdout: sent to stderr, which is watched.
+    options.interrupt_on = "-> 9999";
+    options.timeout = std::chrono::seconds(60);
+    options.before_signal = [&](pid_t kubectl) {
+      const std::string url = "http://127.0.0.1:";
+      small = RunCommand({"/usr/bin/curl", "-sS", "-m", "10", url + std::to_string(by_number) + "/"});
+      big = RunCommand({"/bin/sh", "-c", "/usr/bin/curl -sS -m 20 " + url +
+                                             std::to_string(by_name) + "/big | sha256sum"});
+      many = RunCommand({"/bin/sh", "-c",
+                         "for i in 1 2 3 4 5 6 7 8; do /usr/bin/curl -sS -m 10 " + url +
+                             std::to_string(by_number) + "/ & done; wait"});
+      refused = RunCommand({"/usr/bin/curl", "-sS", "-m", "10", url + std::to_string(closed) + "/"});
+      // kubectl ends by itself after the error: wait for that, not for the signal.
+      for (int i = 0; i < 100; ++i) {
+        const std::string stat = ReadText("/proc/" + std::to_string(kubectl) + "/stat");
+        const std::size_t paren = stat.rfind(')');
+        if (paren == std::string::npos || stat.substr(paren + 2, 1) == "Z") break;
+        ::usleep(50'000);
+      }
+    };
+    forward = RunCommand({"/bin/sh", "-c", "exec \"$0\" \"$@\" 1>&2", kubectl_.string(),
+                          "--kubeconfig", (dir_ / "node/kubeconfig").string(), "port-forward",
+                          "pod/web", std::to_string(by_number) + ":8080",
+                          std::to_string(by_name) + ":http", std::to_string(closed) + ":9999"},
+                         options);
+    for (int i = 0; i < 50 && count_fds(serve) > fds_before; ++i) ::usleep(100'000);
+    fds_after = count_fds(serve);
+    Kubectl({"delete", "pod", "web", "--timeout=60s"});
+  });
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  ASSERT_EQ(ready.exit_code, 0) << ready.err;
+  ASSERT_EQ(sum.exit_code, 0) << sum.err;
+  EXPECT_EQ(small.out, "hello from the pod\n") << small.err << forward.err;
+  EXPECT_EQ(big.out.substr(0, 64), sum.out.substr(0, 64)) << big.err;
+  std::size_t answers = 0;
+  for (std::size_t at = 0; (at = many.out.find("hello from the pod", at)) != std::string::npos; ++at) {
+    ++answers;
+  }
+  EXPECT_EQ(answers, 8u) << many.out << many.err;
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(forward.err.find("an error occurred forwarding " + std::to_string(closed) +
+                             " -> 9999: error forwarding port 9999 to pod "),
+            std::string::npos)
+      << forward.err;
+  EXPECT_NE(forward.err.find("failed to connect to localhost:9999 inside namespace"),
+            std::string::npos)
+      << forward.err;
+  EXPECT_NE(forward.err.find("dial tcp4 127.0.0.1:9999: connect: connection refused"),
+            std::string::npos)
+      << forward.err;
+  EXPECT_NE(forward.err.find("error: lost connection to pod"), std::string::npos) << forward.err;
+  EXPECT_EQ(fds_after, fds_before);
+}
+
 // The addresses host-local has handed out on `network` (its files named by IP).
 std::set<std::string> AllocatedIps(const fs::path& data_dir) {
   std::set<std::string> out;

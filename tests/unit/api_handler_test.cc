@@ -69,7 +69,16 @@ TEST(ApiHandler, LegacyDiscovery) {
   EXPECT_NE(v1.body.find("{\"name\":\"nodes/status\",\"singularName\":\"\",\"namespaced\":false,"
                          "\"kind\":\"Node\",\"verbs\":[\"get\",\"patch\",\"update\"]}"),
             std::string::npos);
-  EXPECT_EQ(v1.body.find("pods/exec"), std::string::npos);
+  // The streaming subresources, with upstream's option kinds and verbs.
+  for (const char* sub : {"attach", "exec", "portforward"}) {
+    EXPECT_NE(v1.body.find(std::string("{\"name\":\"pods/") + sub + "\"") , std::string::npos) << sub;
+  }
+  EXPECT_NE(v1.body.find("{\"name\":\"pods/portforward\",\"singularName\":\"\","
+                         "\"namespaced\":true,\"kind\":\"PodPortForwardOptions\","
+                         "\"verbs\":[\"create\",\"get\"]}"),
+            std::string::npos)
+      << v1.body;
+  EXPECT_EQ(v1.body.find("pods/proxy"), std::string::npos);
   EXPECT_NE(v1.body.find("{\"name\":\"namespaces\",\"singularName\":\"namespace\","
                          "\"namespaced\":false,"),
             std::string::npos);
@@ -86,9 +95,11 @@ TEST(ApiHandler, AggregatedDiscovery) {
       "\"group\":\"\",\"version\":\"v1\",\"kind\":\"ConfigMap\"},\"scope\":\"Namespaced\","
       "\"singularResource\":\"configmap\","))
       << api.body;
-  EXPECT_NE(api.body.find("\"subresources\":[{\"subresource\":\"eviction\",\"responseKind\":{"
+  EXPECT_NE(api.body.find("{\"subresource\":\"eviction\",\"responseKind\":{"
                           "\"group\":\"policy\",\"version\":\"v1\",\"kind\":\"Eviction\"},"
-                          "\"verbs\":[\"create\"]},{\"subresource\":\"log\",\"responseKind\":{"
+                          "\"verbs\":[\"create\"]},{\"subresource\":\"exec\",\"responseKind\":{"
+                          "\"group\":\"\",\"version\":\"v1\",\"kind\":\"PodExecOptions\"},"
+                          "\"verbs\":[\"create\",\"get\"]},{\"subresource\":\"log\",\"responseKind\":{"
                           "\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"verbs\":["
                           "\"get\"]}"),
             std::string::npos)

@@ -4,6 +4,7 @@
 // kubelet's words, and an agent that goes away gets its command killed.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,6 +114,50 @@ TEST_F(ExecServerTest, RunsTheCommandWithTheAgentsStdio) {
   EXPECT_EQ(end->json, R"({"exitCode":3})");
   EXPECT_EQ(seen_id, "id-app");
   EXPECT_EQ(seen_argv, (std::vector<std::string>{"sh", "-c", "x"}));
+}
+
+// `kubectl port-forward`: the monitor dials and hands the connected socket over, or says why
+// it could not.
+TEST_F(ExecServerTest, PortForwardHandsOverTheDialledSocket) {
+  UniqueFd pod_end;
+  std::vector<int> dialled;
+  auto server = ExecServer::Start(
+      dir_.path(),
+      [](const std::string&, const cri::AttachedExec&) {
+        ADD_FAILURE() << "nothing may run";
+        return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{0, ""});
+      },
+      [&](int port) -> std::expected<UniqueFd, std::string> {
+        dialled.push_back(port);
+        if (port == 81) return std::unexpected(std::string("error forwarding port 81"));
+        int p[2];
+        EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p), 0);
+        pod_end.Reset(p[1]);
+        return UniqueFd(p[0]);
+      });
+  ASSERT_TRUE(server);
+  auto ask = [&](std::string_view json) {
+    auto conn = ConnectExecSocket(dir_.path());
+    EXPECT_TRUE(conn);
+    EXPECT_TRUE(SendExecMessage(conn->get(), json));
+    auto reply = ReceiveExecMessage(conn->get());
+    EXPECT_TRUE(reply);
+    return std::move(*reply);
+  };
+  auto ok = ask(R"({"portForward":80})");
+  EXPECT_EQ(ok.json, R"({"started":true})");
+  ASSERT_EQ(ok.fds.size(), 1u);
+  ASSERT_EQ(write(ok.fds[0].get(), "ping", 4), 4);
+  char buf[8] = {};
+  EXPECT_EQ(read(pod_end.get(), buf, sizeof buf), 4);
+  EXPECT_EQ(std::string(buf, 4), "ping");
+
+  EXPECT_EQ(ask(R"({"portForward":81})").json,
+            R"({"error":"error forwarding port 81","notFound":false})");
+  EXPECT_EQ(ask(R"({"portForward":0})").json, R"({"error":"invalid port 0","notFound":false})");
+  EXPECT_EQ(ask(R"({"portForward":70000})").json,
+            R"({"error":"invalid port 70000","notFound":false})");
+  EXPECT_EQ(dialled, (std::vector<int>{80, 81}));
 }
 
 TEST_F(ExecServerTest, ContainerNotRunning) {

@@ -5,6 +5,7 @@
 #include "api/json_codec.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
+#include "apiserver/pod_portforward_handler.h"
 #include "apiserver/stored_object.h"
 #include "temp_dir.h"
 
@@ -24,6 +25,15 @@ class FakeExecutor : public PodExecutor {
   ExecOptions seen;
   int calls = 0;
   std::optional<ExecRefusal> refusal;
+};
+
+class FakeDialer : public PodPortDialer {
+ public:
+  std::expected<UniqueFd, std::string> DialPort(const Node&, int) override {
+    ++calls;
+    return std::unexpected(std::string("not in a unit test"));
+  }
+  int calls = 0;
 };
 
 class FakeLogs : public PodLogSource {
@@ -106,6 +116,7 @@ class PodExecHandlerTest : public ::testing::Test {
   podlimits::testing::TempDir dir_{"podlimits-exec-handler"};
   std::unique_ptr<ObjectStore> store_;
   FakeExecutor executor_;
+  FakeDialer dialer_;
   FakeLogs logs_{dir_.path() / "0.log"};
 };
 
@@ -143,6 +154,45 @@ TEST_F(PodExecHandlerTest, Refusals) {
     EXPECT_FALSE(r.websocket) << c.name;
   }
   EXPECT_EQ(executor_.calls, 0);
+}
+
+// `kubectl port-forward` before the upgrade: the apiserver's and kubelet's refusals (as Statuses,
+// which kubectl's SPDY fallback shows), the tunnelled protocol, and nothing dialled yet.
+TEST_F(PodExecHandlerTest, PortForwardRefusalsAndUpgrade) {
+  auto forward = [&](const std::string& pod, bool websocket, const std::string& protocols,
+                     const char* upgrade = nullptr) {
+    HttpRequest r = Request("portforward", pod, "", websocket, protocols);
+    if (upgrade != nullptr) r.headers["upgrade"] = upgrade;
+    return ServePodPortForward(*store_, dialer_, r, {"pods", "default", pod});
+  };
+  const std::string spdy = "SPDY/3.1+portforward.k8s.io";
+  struct Case {
+    std::string name;
+    HttpResponse got;
+    int status;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"no such pod", forward("nope", true, spdy), 404, "pods \"nope\" not found"},
+      {"not scheduled", forward("pending", true, spdy), 400, "pod pending does not have a host assigned"},
+      {"a finished pod", forward("done", true, spdy), 400, "failed to find sandboxID for pod done"},
+      {"not an upgrade", forward("web", false, ""), 400, "Upgrade request required"},
+      {"SPDY without the tunnel", forward("web", false, "", "SPDY/3.1"), 400,
+       "podlimits serves port-forward over WebSocket only (SPDY/3.1+portforward.k8s.io), not "
+       "SPDY/3.1 directly: run kubectl without KUBECTL_PORT_FORWARD_WEBSOCKETS=false"},
+      {"the WebSocket protocol of its own", forward("web", true, "v4.channel.k8s.io"), 400,
+       "requested protocol(s) are not supported: [v4.channel.k8s.io]; supports "
+       "[SPDY/3.1+portforward.k8s.io]"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(c.got.status, c.status) << c.name;
+    EXPECT_EQ(Message(c.got), c.message) << c.name;
+    EXPECT_FALSE(c.got.websocket) << c.name;
+  }
+  HttpResponse ok = forward("web", true, "v4.channel.k8s.io, " + spdy);
+  EXPECT_TRUE(ok.websocket);
+  EXPECT_EQ(ok.websocket_protocol, spdy);
+  EXPECT_EQ(dialer_.calls, 0);  // a port is dialled only when kubectl opens a stream pair
 }
 
 TEST_F(PodExecHandlerTest, SpdyIsRefusedWithAReason) {

@@ -1,0 +1,69 @@
+#include "apiserver/pod_portforward_handler.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "apiserver/api_errors.h"
+#include "apiserver/portforward_session.h"
+#include "apiserver/stored_object.h"
+#include "apiserver/upgrade_request.h"
+
+namespace podlimits::apiserver {
+
+using api::Node;
+
+namespace {
+
+// The subprotocol kubectl's tunnelling dialer offers: SPDY inside the WebSocket.
+constexpr std::string_view kTunnelledSpdy = "SPDY/3.1+portforward.k8s.io";
+
+}  // namespace
+
+HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
+                                 const HttpRequest& request, const ObjectKey& pod_key) {
+  auto got = store.Get(pod_key);
+  if (!got) {
+    if (got.error().kind == StoreError::Kind::kNotFound) return NotFound("pods", pod_key.name).Response();
+    return InternalError(got.error().error.Message()).Response();
+  }
+  auto parsed = ParseStoredObject(got->data);
+  if (!parsed) return InternalError("a stored object does not parse").Response();
+  auto pod = std::make_shared<Node>(std::move(*parsed));
+  if (api::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
+    return BadRequest(fmt::format("pod {} does not have a host assigned", pod_key.name)).Response();
+  }
+  // kubectl 1.32 falls back to SPDY when the WebSocket upgrade fails and prints what that
+  // request got: refusals are Statuses it can show.
+  const std::string phase = api::StringOf(pod->FindPath({"status", "phase"}));
+  if (phase == "Succeeded" || phase == "Failed") {
+    // The kubelet's answer for a pod with no sandbox left (kuberuntime GetPortForward).
+    return BadRequest(fmt::format("failed to find sandboxID for pod {}", pod_key.name)).Response();
+  }
+  if (!HeaderHasToken(request, "upgrade", "websocket")) {
+    if (HeaderHasToken(request, "upgrade", "spdy")) {
+      return BadRequest(fmt::format("podlimits serves port-forward over WebSocket only ({}), not "
+                                    "SPDY/3.1 directly: run kubectl without "
+                                    "KUBECTL_PORT_FORWARD_WEBSOCKETS=false",
+                                    kTunnelledSpdy))
+          .Response();
+    }
+    return BadRequest("Upgrade request required").Response();
+  }
+  const auto offered = OfferedProtocols(request);
+  if (std::find(offered.begin(), offered.end(), kTunnelledSpdy) == offered.end()) {
+    return {400, "text/plain; charset=utf-8",
+            fmt::format("requested protocol(s) are not supported: [{}]; supports [{}]",
+                        fmt::join(offered, " "), kTunnelledSpdy)};
+  }
+  HttpResponse response;
+  response.websocket_protocol = std::string(kTunnelledSpdy);
+  response.websocket = [&dialer, pod](WebSocketConnection& connection) {
+    RunPortForwardSession(connection, [&dialer, pod](int port) { return dialer.DialPort(*pod, port); });
+  };
+  return response;
+}
+
+}  // namespace podlimits::apiserver
