@@ -306,6 +306,8 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
     if (const Node* h = lifecycle->Find("preStop")) c.pre_stop = ReadHandlerAction(*h);
   }
   c.tty = OptBool(n.Find("tty")).value_or(false);
+  c.stdin = OptBool(n.Find("stdin")).value_or(false);
+  c.stdin_once = OptBool(n.Find("stdinOnce")).value_or(false);
   return c;
 }
 

@@ -227,6 +227,8 @@ struct Container {
   std::optional<HandlerAction> post_start;
   std::optional<HandlerAction> pre_stop;
   bool tty = false;
+  bool stdin = false;       // a stdin pipe (or the terminal's input) that attach can write
+  bool stdin_once = false;  // the first attach session's end closes it
 
   bool IsSidecar() const { return kind == ContainerKind::kInit && restart_policy == "Always"; }
   bool IsPrivileged() const {

@@ -44,19 +44,35 @@ bool PeerGone(int fd) {
   return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
+// The container's spec in the pod (app, init or ephemeral container), or null.
+const Node* ContainerSpec(const Node& pod, const std::string& name) {
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+    const Node* items = pod.FindPath({"spec", list});
+    if (items == nullptr || !items->IsArray()) continue;
+    for (const Node& c : items->items) {
+      if (api::StringOf(c.Find("name")) == name) return &c;
+    }
+  }
+  return nullptr;
+}
+
 std::optional<ExecRefusal> AttachCheck(const Node& pod, const ExecOptions& options) {
   if (options.stdin) {
-    return ExecRefusal{400, fmt::format("podlimits does not attach to a container's input: the "
-                                        "stdin of container {} is /dev/null (with tty, its "
-                                        "terminal, which the node reads); attach without -i",
-                                        options.container)};
+    const Node* spec = ContainerSpec(pod, options.container);
+    const Node* stdin = spec != nullptr ? spec->Find("stdin") : nullptr;
+    if (stdin == nullptr || !stdin->AsBool()) {
+      return ExecRefusal{400, fmt::format("podlimits does not attach to a container's input "
+                                          "unless it declares stdin: true: the stdin of container "
+                                          "{} is /dev/null; attach without -i",
+                                          options.container)};
+    }
   }
   return RunningContainerCheck(pod, options);
 }
 
 std::expected<ExecStreams, ExecRefusal> StartAttach(ObjectStore& store, const PodLogSource& logs,
-                                                    const ObjectKey& key, const Node& pod,
-                                                    const ExecOptions& options) {
+                                                    PodExecutor& executor, const ObjectKey& key,
+                                                    const Node& pod, const ExecOptions& options) {
   auto file = logs.ContainerLogFile(pod, options.container, false);
   if (!file) return std::unexpected(ExecRefusal{404, file.error().Message()});
   std::error_code ec;
@@ -65,6 +81,12 @@ std::expected<ExecStreams, ExecRefusal> StartAttach(ObjectStore& store, const Po
 
   ExecStreams streams;
   streams.tty = options.tty;
+  if (options.stdin) {
+    auto input = executor.AttachInput(pod, options);
+    if (!input) return std::unexpected(input.error());
+    streams.stdin_fd = std::move(input->stdin_fd);
+    streams.terminal = std::move(input->terminal);
+  }
   UniqueFd control, out, err;
   if (!StreamPair(control, streams.control, SOCK_SEQPACKET) ||
       (options.stdout && !StreamPair(out, streams.stdout_fd)) ||
@@ -97,11 +119,11 @@ std::expected<ExecStreams, ExecRefusal> StartAttach(ObjectStore& store, const Po
 
 }  // namespace
 
-HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs,
+HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
                             const HttpRequest& request, const ObjectKey& pod_key) {
   return ServeRemoteCommand(store, request, pod_key, true, AttachCheck,
                             [&](const Node& pod, const ExecOptions& options) {
-                              return StartAttach(store, logs, pod_key, pod, options);
+                              return StartAttach(store, logs, executor, pod_key, pod, options);
                             });
 }
 

@@ -56,11 +56,21 @@ struct ExecOptions {
   bool stdin = false, stdout = false, stderr = false, tty = false;
 };
 
+// A running container's input, handed to an attach session (`kubectl attach -i`).
+struct AttachedInput {
+  UniqueFd stdin_fd;  // the session writes the client's input here; closing it ends the input
+  UniqueFd terminal;  // with a terminal: its master (stdin_fd is a duplicate), for resizes
+};
+
 class PodExecutor {
  public:
   virtual ~PodExecutor() = default;
   virtual std::expected<ExecStreams, ExecRefusal> StartExec(const api::Node& pod,
                                                             const ExecOptions& options) = 0;
+  // Attaches to the input of `options.container` (declared `stdin: true`), with
+  // `options.tty` as the container has it.
+  virtual std::expected<AttachedInput, ExecRefusal> AttachInput(const api::Node& pod,
+                                                                const ExecOptions& options) = 0;
 };
 
 HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,

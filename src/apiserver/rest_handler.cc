@@ -107,8 +107,8 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   }
   if (info->resource == "pods" && info->subresource == "attach" &&
       (info->verb == "get" || info->verb == "create") && logs_ != nullptr &&
-      !info->namespace_.empty()) {
-    return ServePodAttach(store_, *logs_, request, {"pods", info->namespace_, info->name});
+      executor_ != nullptr && !info->namespace_.empty()) {
+    return ServePodAttach(store_, *logs_, *executor_, request, {"pods", info->namespace_, info->name});
   }
   if (info->resource == "pods" && info->subresource == "portforward" &&
       (info->verb == "get" || info->verb == "create") && port_dialer_ != nullptr &&

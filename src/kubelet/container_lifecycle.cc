@@ -135,7 +135,7 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   if (!spec) return fail(spec.error());
   if (auto w = WriteFile(inst.dir / "config.json", *spec); !w) return fail(w.error());
 
-  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, stdin_pipe[2] = {-1, -1};
   cri::ContainerStdio stdio;
   std::optional<cri::ConsoleSocket> console;
   if (plan.container.tty) {
@@ -157,12 +157,25 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
     fcntl(inst.stderr_fd, F_SETFL, O_NONBLOCK);
     stdio.stdout_fd = out[1];
     stdio.stderr_fd = err[1];
+    // stdin: true: a pipe whose write end the node keeps for `kubectl attach -i`; the
+    // process waits on it (no end of file) until an attach sends input, or stdinOnce ends it.
+    if (plan.container.stdin) {
+      if (pipe2(stdin_pipe, O_CLOEXEC) != 0) {
+        int e = errno;
+        CloseFd(out[1]), CloseFd(err[1]);
+        return fail(Error{"pipe", {}, e, fmt::format("for the stdin of container \"{}\"", inst.name)});
+      }
+      stdio.stdin_fd = stdin_pipe[0];
+      inst.input = std::make_shared<ContainerInput>(UniqueFd(stdin_pipe[1]), false,
+                                                    plan.container.stdin_once);
+    }
   }
   bool refused = false;
   auto pid = ctx.runtime->Create(inst.id, inst.dir, stdio, &refused);
   // The container process holds its own copies now; ours would keep the pipes open forever.
   CloseFd(out[1]);
   CloseFd(err[1]);
+  CloseFd(stdin_pipe[0]);
   if (!pid) {
     return fail(pid.error(), refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode);
   }
@@ -172,6 +185,10 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
     auto master = console->ReceiveMaster();
     if (!master) return fail(std::move(master.error().Wrap(fmt::format("container \"{}\"", inst.name))));
     inst.stdout_fd = master->Release();
+    if (plan.container.stdin) {
+      inst.input = std::make_shared<ContainerInput>(
+          UniqueFd(fcntl(inst.stdout_fd, F_DUPFD_CLOEXEC, 3)), true, plan.container.stdin_once);
+    }
   }
 
   // Verify before the workload runs: a limit the runtime lost is fixed now, and said so.
@@ -246,6 +263,10 @@ std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerI
   }
   CloseFd(inst.stdout_fd);
   CloseFd(inst.stderr_fd);
+  if (inst.input) {
+    inst.input->Close();
+    inst.input.reset();
+  }
   if (!inst.dir.empty()) {
     if (auto r = ctx.snapshotter->Release(inst.dir); !r) {
       errors.push_back(r.error().Message());

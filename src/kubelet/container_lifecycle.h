@@ -18,6 +18,7 @@
 
 #include <expected>
 #include <filesystem>
+#include <memory>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@
 #include "base/error.h"
 #include "cri/oci_runtime.h"
 #include "cri/process_limits.h"
+#include "kubelet/container_input.h"
 #include "kubelet/container_env.h"
 #include "kubelet/pod_volumes.h"
 #include "image/snapshotter.h"
@@ -84,6 +86,8 @@ struct ContainerInstance {
   pid_t pid = 0;              // the container's init process, in this pid namespace
   int stdout_fd = -1;         // read ends, non-blocking; -1 once closed
   int stderr_fd = -1;
+  // Its stdin pipe or terminal, with `stdin: true`: what `kubectl attach -i` writes to.
+  std::shared_ptr<ContainerInput> input;
   std::vector<cri::ProcessLimit> limits;  // /proc/<pid>/limits after any correction
   bool seccomp_wanted = false;            // the spec has a filter
   int seccomp_mode = 0;                   // /proc/<pid>/status Seccomp: 0, 1 or 2 (filter)

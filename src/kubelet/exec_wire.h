@@ -12,6 +12,16 @@
 //                       or {"error": "...", "notFound": true|false} and the connection closes
 //   monitor -> agent    {"exitCode": N} or {"error": "..."} once the command has ended
 //
+// `kubectl attach -i` to a container with `stdin: true`:
+//
+//   agent   -> monitor  {"attach": "app", "tty": false} with the read end of a pipe that
+//                       carries the client's input (none with a terminal)
+//   monitor -> agent    {"started": true} (with a terminal: its master, which the agent
+//                       writes and resizes) or {"error": "...", "notFound": ...}
+//
+// Without a terminal the monitor then copies the pipe into the container's stdin until the
+// agent closes its end (stdinOnce: the container's stdin closes with it).
+//
 // `kubectl port-forward`'s connections take one exchange each:
 //
 //   agent   -> monitor  {"portForward": 8080}

@@ -321,10 +321,11 @@ const std::vector<RawRule>& RawRules() {
        "FallbackToLogsOnError: the last 80 lines (2048 bytes) of output when the file is empty "
        "and the container failed",
        {"File", "FallbackToLogsOnError"}},
-      {"<c>.stdin", kNoNodeMeaning,
-       "nothing attaches to the input: /dev/null, or with tty the terminal"},
-      {"<c>.stdinOnce", kNoNodeMeaning,
-       "nothing attaches to the input: /dev/null, or with tty the terminal"},
+      {"<c>.stdin", kApplied,
+       "a pipe (with tty, the terminal) that `kubectl attach -i` writes; without it, /dev/null"},
+      {"<c>.stdinOnce", kApplied,
+       "the first attach session's end of input closes the container's stdin (not a "
+       "terminal's, as containerd)"},
       {"<c>.tty", kApplied,
        "a terminal (the runtime's console socket): stdout and stderr are its output, as one "
        "stream"},

@@ -6,11 +6,14 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace podlimits::kubelet {
+
+class ContainerInput;  // container_input.h
 
 struct TerminatedState {
   int exit_code = 0;
@@ -41,6 +44,8 @@ struct ContainerProgress {
   int restart_count = 0;
   bool started = false;  // running, postStart done, startup probe passed
   bool ready = false;    // started and its readiness probe (if any) passes
+  // kRunning with `stdin: true`: its input, for attach (the same object while it runs).
+  std::shared_ptr<ContainerInput> input;
 
   bool operator==(const ContainerProgress&) const = default;
 };

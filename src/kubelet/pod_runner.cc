@@ -967,7 +967,10 @@ PodProgress PodRun::Progress() const {
       case SlotState::kRunning:
         c.state = ContainerProgress::State::kRunning;
         c.started_at = s.wall_started;
-        if (s.instance) c.container_id = ContainerId(s.instance->id);
+        if (s.instance) {
+          c.container_id = ContainerId(s.instance->id);
+          c.input = s.instance->input;
+        }
         c.started = Started(s);
         c.ready = c.started;
         for (const auto& probe : s.probes) {

@@ -68,6 +68,21 @@ std::optional<std::int64_t> PortForwardPort(const std::string& json) {
   return api::IntOf(port).value_or(0);
 }
 
+struct AttachRequest {
+  std::string container;
+  bool tty = false;
+};
+
+// An attach's request ({"attach": "app", "tty": false}); nullopt for anything else.
+std::optional<AttachRequest> ParseAttach(const std::string& json) {
+  auto nodes = api::ParseJsonStream(json);
+  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
+  const Node* container = (*nodes)[0].Find("attach");
+  if (container == nullptr || !container->IsString()) return std::nullopt;
+  const Node* tty = (*nodes)[0].Find("tty");
+  return AttachRequest{container->scalar, tty != nullptr && tty->AsBool()};
+}
+
 std::optional<ExecRequest> ParseRequest(const std::string& json) {
   auto nodes = api::ParseJsonStream(json);
   if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
@@ -117,10 +132,13 @@ ExecServer::ExecServer(fs::path dir, UniqueFd dir_fd, UniqueFd listener, Runner 
       dir_fd_(std::move(dir_fd)),
       listener_(std::move(listener)),
       runner_(std::move(runner)),
-      dialer_(std::move(dialer)) {}
+      dialer_(std::move(dialer)),
+      stop_(eventfd(0, EFD_CLOEXEC)) {}
 
 ExecServer::~ExecServer() {
   stopping_ = true;
+  const std::uint64_t one = 1;
+  (void)write(stop_.get(), &one, sizeof one);
   shutdown(listener_.get(), SHUT_RDWR);
   if (accept_thread_.joinable()) accept_thread_.join();
   std::unique_lock lock(mu_);
@@ -131,7 +149,7 @@ ExecServer::~ExecServer() {
   unlink((dir_ / kExecSocketFile).c_str());
 }
 
-void ExecServer::SetRunning(std::map<std::string, std::string> running) {
+void ExecServer::SetRunning(std::map<std::string, RunningContainer> running) {
   std::lock_guard lock(mu_);
   running_ = std::move(running);
 }
@@ -176,10 +194,61 @@ void ExecServer::ServePortForward(int conn, int port) {
   (void)SendExecMessage(conn, R"({"started":true})", std::span<const int>(&fd, 1));
 }
 
+// {"attach": "app", "tty": false} with the read end of the client's input: copied into the
+// container's stdin until it ends. With a terminal, no descriptor: the reply carries the master.
+void ExecServer::ServeAttach(int conn, const std::string& container, bool tty,
+                             std::vector<UniqueFd> fds) {
+  std::shared_ptr<kubelet::ContainerInput> input;
+  bool running = false;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = running_.find(container); it != running_.end()) {
+      running = true;
+      input = it->second.input;
+    }
+  }
+  if (!running) {
+    (void)SendExecMessage(conn, ErrorMessage(kubelet::ContainerNotFound(container), true));
+    return;
+  }
+  if (!input) {
+    (void)SendExecMessage(conn, ErrorMessage(fmt::format("container {} does not have stdin: true: "
+                                                         "its stdin is /dev/null",
+                                                         container),
+                                             false));
+    return;
+  }
+  if (input->tty() != tty) {
+    (void)SendExecMessage(conn, ErrorMessage(fmt::format("container {} {} a terminal", container,
+                                                         input->tty() ? "has" : "does not have"),
+                                             false));
+    return;
+  }
+  if (tty) {
+    UniqueFd master = input->Duplicate();
+    if (!master) {
+      (void)SendExecMessage(conn, ErrorMessage(kubelet::ContainerNotFound(container), true));
+      return;
+    }
+    const int fd = master.get();
+    (void)SendExecMessage(conn, R"({"started":true})", std::span<const int>(&fd, 1));
+    return;
+  }
+  if (fds.size() != 1) {
+    (void)SendExecMessage(conn, ErrorMessage("attach without a terminal needs 1 descriptor", false));
+    return;
+  }
+  if (auto sent = SendExecMessage(conn, R"({"started":true})"); !sent) return;
+  input->CopyFrom(fds[0].get(), stop_.get());
+}
+
 void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   auto message = ReceiveExecMessage(conn.get());
   if (!message || message->json.empty()) return;
   if (auto port = PortForwardPort(message->json)) return ServePortForward(conn.get(), *port);
+  if (auto attach = ParseAttach(message->json)) {
+    return ServeAttach(conn.get(), attach->container, attach->tty, std::move(message->fds));
+  }
   auto request = ParseRequest(message->json);
   if (!request) {
     (void)SendExecMessage(conn.get(), ErrorMessage("malformed exec request", false));
@@ -188,7 +257,7 @@ void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   std::string id;
   {
     std::lock_guard lock(mu_);
-    if (auto it = running_.find(request->container); it != running_.end()) id = it->second;
+    if (auto it = running_.find(request->container); it != running_.end()) id = it->second.id;
   }
   if (id.empty()) {
     // The kubelet's words (findContainer), which kubectl shows after "unable to upgrade connection: ".

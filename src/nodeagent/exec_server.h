@@ -1,7 +1,8 @@
 // The monitor's side of the exec socket (kubelet/exec_wire.h): runs `kubectl exec` commands in the
 // pod's running containers through the OCI runtime, as containerd's shim runs a task's execs.
 //
-// It also connects `kubectl port-forward`'s connections to the pod's ports (PortDialer), and
+// It attaches `kubectl attach -i` to a running container's input (kubelet/container_input.h),
+// and connects `kubectl port-forward`'s connections to the pod's ports (PortDialer), and
 // hands the connected socket to the agent.
 //
 // One thread per exec: it looks the container up among the running ones, runs the runtime's
@@ -21,10 +22,12 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/error.h"
 #include "base/unique_fd.h"
 #include "cri/oci_runtime.h"
+#include "kubelet/container_input.h"
 
 namespace podlimits::nodeagent {
 
@@ -45,8 +48,12 @@ class ExecServer {
   ExecServer(const ExecServer&) = delete;
   ExecServer& operator=(const ExecServer&) = delete;
 
-  // The containers an exec can reach now: name -> runtime id of each running one.
-  void SetRunning(std::map<std::string, std::string> running);
+  struct RunningContainer {
+    std::string id;                                  // the runtime's
+    std::shared_ptr<kubelet::ContainerInput> input;  // with `stdin: true`
+  };
+  // The containers an exec or attach can reach now, by name.
+  void SetRunning(std::map<std::string, RunningContainer> running);
 
  private:
   ExecServer(std::filesystem::path dir, UniqueFd dir_fd, UniqueFd listener, Runner runner,
@@ -54,6 +61,7 @@ class ExecServer {
   void Accept();
   void Serve(UniqueFd conn, std::uint64_t serial);
   void ServePortForward(int conn, int port);
+  void ServeAttach(int conn, const std::string& container, bool tty, std::vector<UniqueFd> fds);
 
   std::filesystem::path dir_;
   UniqueFd dir_fd_;
@@ -65,7 +73,8 @@ class ExecServer {
 
   std::mutex mu_;
   std::condition_variable idle_;
-  std::map<std::string, std::string> running_;
+  std::map<std::string, RunningContainer> running_;
+  UniqueFd stop_;  // an eventfd, readable once the server stops: ends attach sessions' copies
   std::map<int, bool> connections_;  // open exec connections, shut down by the destructor
   int active_ = 0;
 };

@@ -125,6 +125,10 @@ class NodeAgent : public apiserver::PodLogSource,
   std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
       const api::Node& pod, const apiserver::ExecOptions& options) override;
 
+  // `kubectl attach -i`: the container's input through its monitor (nodeagent/node_exec.cc).
+  std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> AttachInput(
+      const api::Node& pod, const apiserver::ExecOptions& options) override;
+
   // `kubectl port-forward`: a socket connected to `port` on the pod's loopback, made by its
   // monitor in the pod's network namespace (nodeagent/node_exec.cc).
   std::expected<UniqueFd, std::string> DialPort(const api::Node& pod, int port) override;

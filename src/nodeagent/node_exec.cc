@@ -1,4 +1,4 @@
-// NodeAgent::StartExec and DialPort: the agent's half of the exec socket (exec_wire.h).
+// NodeAgent::StartExec, AttachInput and DialPort: the agent's half of the exec socket (exec_wire.h).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -129,6 +129,54 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   }
   streams.control = std::move(*conn);
   return streams;
+}
+
+std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::AttachInput(
+    const Node& pod, const apiserver::ExecOptions& options) {
+  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
+  const std::string not_found = kubelet::ContainerNotFound(options.container);
+  if (uid.empty()) return std::unexpected(Refused(404, not_found));
+  auto conn = ConnectExecSocket(MonitorDirectory(options_.data_dir, uid));
+  if (!conn) return std::unexpected(Refused(404, not_found));
+  Node request = Node::Object();
+  request.Set("attach", Node::String(options.container));
+  request.Set("tty", Node::Bool(options.tty));
+  apiserver::AttachedInput input;
+  UniqueFd read_end;
+  if (!options.tty) {
+    // The client's input goes through a pipe the monitor copies into the container's stdin.
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+      return std::unexpected(Refused(500, fmt::format("pipe: {}", std::strerror(errno))));
+    }
+    read_end.Reset(p[0]);
+    input.stdin_fd.Reset(p[1]);
+  }
+  const int fd = read_end.get();
+  auto sent = options.tty ? SendExecMessage(conn->get(), api::EncodeJson(request, 0))
+                          : SendExecMessage(conn->get(), api::EncodeJson(request, 0),
+                                            std::span<const int>(&fd, 1));
+  if (!sent) return std::unexpected(Refused(500, sent.error().Message()));
+  read_end.Reset();  // the monitor's copy is the only reader now
+  if (!AwaitReply(conn->get())) {
+    return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to attach"));
+  }
+  auto reply = ReceiveExecMessage(conn->get());
+  if (!reply || reply->json.empty()) return std::unexpected(Refused(404, not_found));
+  auto nodes = api::ParseJsonStream(reply->json);
+  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
+    return std::unexpected(Refused(500, "the pod's monitor sent a malformed reply"));
+  }
+  if (const Node* e = (*nodes)[0].Find("error"); e != nullptr) {
+    const Node* nf = (*nodes)[0].Find("notFound");
+    return std::unexpected(Refused(nf != nullptr && nf->AsBool() ? 404 : 400, api::StringOf(e)));
+  }
+  if (options.tty) {
+    if (reply->fds.size() != 1) return std::unexpected(Refused(500, "the pod's monitor sent no terminal"));
+    input.terminal = std::move(reply->fds[0]);
+    input.stdin_fd = UniqueFd(fcntl(input.terminal.get(), F_DUPFD_CLOEXEC, 3));
+  }
+  return input;
 }
 
 std::expected<UniqueFd, std::string> NodeAgent::DialPort(const Node& pod, int port) {

@@ -192,11 +192,11 @@ int RunPodMonitor(const PodMonitorOptions& options) {
       sandbox = {p.sandbox_pid, p.sandbox_id};
     }
     if (exec_server) {
-      std::map<std::string, std::string> running;
+      std::map<std::string, ExecServer::RunningContainer> running;
       for (const auto& c : p.containers) {
         constexpr std::string_view kScheme = "podlimits://";
         if (c.state == kubelet::ContainerProgress::State::kRunning && c.container_id.starts_with(kScheme)) {
-          running[c.name] = c.container_id.substr(kScheme.size());
+          running[c.name] = {c.container_id.substr(kScheme.size()), c.input};
         }
       }
       (*exec_server)->SetRunning(std::move(running));

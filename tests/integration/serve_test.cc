@@ -935,7 +935,8 @@ spec:
   ASSERT_EQ(ready.exit_code, 0) << ready.err;
   EXPECT_EQ(with_stdin.exit_code, 1);
   EXPECT_NE(with_stdin.err.find("Error from server (BadRequest): podlimits does not attach to a "
-                                "container's input: the stdin of container app is /dev/null"),
+                                "container's input unless it declares stdin: true: the stdin of "
+                                "container app is /dev/null"),
             std::string::npos)
       << with_stdin.err;
   // What came after attaching, to the end: the last lines, each on its own stream, and no line
@@ -950,6 +951,35 @@ spec:
   // kubectl's own check (the server's, `container not found ("app")`, is a unit test's).
   EXPECT_NE(after.err.find("cannot attach a container in a completed pod"), std::string::npos)
       << after.err;
+}
+
+// Input through attach, as `kubectl run` uses it: piped into a container with stdin and
+// stdinOnce (`run -i`), whose end of input is the container's end of file, so `cat` ends and
+// `--rm` deletes the pod; and typed into a shell on a terminal (`run -it`, kubectl under
+// script(1) for a terminal of its own), whose exit code kubectl reports. A container without
+// stdin keeps refusing input (KubectlAttachFollowsTheContainersOutput).
+TEST_F(ServePodsTest, KubectlRunAttachesInput) {
+  CommandResult piped, typed, left;
+  Serve([&](pid_t) {
+    piped = Kubectl({"run", "-i", "--rm", "--restart=Never", "cat", "--image=busybox:latest",
+                     "--", "cat"},
+                    "hello through stdin\n");
+    // The keystrokes wait in script's terminal until kubectl has attached and reads them.
+    const std::string run = kubectl_.string() + " --kubeconfig " +
+                            (dir_ / "node/kubeconfig").string() +
+                            " run -it --rm --restart=Never shell --image=busybox:latest -- sh";
+    typed = RunCommand({"/bin/sh", "-c",
+                        "(sleep 3; printf 'echo answer-$((6*7))\\n'; sleep 2; printf 'exit 3\\n'; "
+                        "sleep 5) | " + UtilLinux("script") + " -qec \"$0\" /dev/null",
+                        run});
+    left = Kubectl({"get", "pods", "-o", "name"});
+  });
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out, "hello through stdin\npod \"cat\" deleted\n") << piped.err;
+  EXPECT_EQ(typed.exit_code, 3) << typed.out << typed.err;
+  EXPECT_NE(typed.out.find("answer-42"), std::string::npos) << typed.out;
+  EXPECT_NE(typed.out.find("pod default/shell terminated (Error)"), std::string::npos) << typed.out;
+  EXPECT_EQ(left.out, "") << left.err;
 }
 
 // `kubectl port-forward`, kubectl's SPDY inside a WebSocket: a server the pod binds to its own

@@ -92,7 +92,7 @@ TEST_F(ExecServerTest, RunsTheCommandWithTheAgentsStdio) {
     return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{3, ""});
   });
   ASSERT_TRUE(server) << server.error().Message();
-  (*server)->SetRunning({{"app", "id-app"}});
+  (*server)->SetRunning({{"app", {"id-app", nullptr}}});
 
   auto conn = ConnectExecSocket(dir_.path());
   ASSERT_TRUE(conn) << conn.error().Message();
@@ -160,13 +160,52 @@ TEST_F(ExecServerTest, PortForwardHandsOverTheDialledSocket) {
   EXPECT_EQ(dialled, (std::vector<int>{80, 81}));
 }
 
+// `kubectl attach -i`: the client's pipe is copied into the running container's input until it
+// ends; a container without stdin, or one that is not running, is refused.
+TEST_F(ExecServerTest, AttachCopiesTheClientsInputIntoTheContainer) {
+  auto server = ExecServer::Start(dir_.path(), [](const std::string&, const cri::AttachedExec&) {
+    return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{0, ""});
+  });
+  ASSERT_TRUE(server);
+  int c[2];
+  ASSERT_EQ(pipe2(c, O_CLOEXEC), 0);
+  UniqueFd container_stdin(c[0]);
+  auto input = std::make_shared<kubelet::ContainerInput>(UniqueFd(c[1]), false, true);
+  (*server)->SetRunning({{"app", {"id-app", input}}, {"quiet", {"id-quiet", nullptr}}});
+  auto ask = [&](std::string_view json, int fd) {
+    auto conn = ConnectExecSocket(dir_.path());
+    EXPECT_TRUE(conn);
+    EXPECT_TRUE(fd < 0 ? SendExecMessage(conn->get(), json)
+                       : SendExecMessage(conn->get(), json, std::span<const int>(&fd, 1)));
+    auto reply = ReceiveExecMessage(conn->get());
+    EXPECT_TRUE(reply);
+    return reply->json;
+  };
+  EXPECT_EQ(ask(R"({"attach":"gone","tty":false})", -1),
+            R"j({"error":"container not found (\"gone\")","notFound":true})j");
+  EXPECT_EQ(ask(R"({"attach":"quiet","tty":false})", -1),
+            R"({"error":"container quiet does not have stdin: true: its stdin is /dev/null","notFound":false})");
+  EXPECT_EQ(ask(R"({"attach":"app","tty":true})", -1),
+            R"({"error":"container app does not have a terminal","notFound":false})");
+  int s[2];
+  ASSERT_EQ(pipe2(s, O_CLOEXEC), 0);
+  UniqueFd session_write(s[1]);
+  {
+    UniqueFd session_read(s[0]);
+    EXPECT_EQ(ask(R"({"attach":"app","tty":false})", session_read.get()), R"({"started":true})");
+  }
+  ASSERT_EQ(write(session_write.get(), "typed\n", 6), 6);
+  session_write.Reset();  // stdinOnce: the container reads its input, then end of file
+  EXPECT_EQ(podlimits::testing::ReadToEnd(container_stdin.get()), "typed\n");
+}
+
 TEST_F(ExecServerTest, ContainerNotRunning) {
   auto server = ExecServer::Start(dir_.path(), [](const std::string&, const cri::AttachedExec&) {
     ADD_FAILURE() << "nothing may run";
     return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{0, ""});
   });
   ASSERT_TRUE(server);
-  (*server)->SetRunning({{"app", "id-app"}});
+  (*server)->SetRunning({{"app", {"id-app", nullptr}}});
   auto conn = ConnectExecSocket(dir_.path());
   ASSERT_TRUE(conn);
   Pipes p;
@@ -183,7 +222,7 @@ TEST_F(ExecServerTest, RuntimeFailureIsReported) {
         cri::AttachedExecEnd{1, "crun exec id-app: executable file `nosuch` not found"});
   });
   ASSERT_TRUE(server);
-  (*server)->SetRunning({{"app", "id-app"}});
+  (*server)->SetRunning({{"app", {"id-app", nullptr}}});
   auto conn = ConnectExecSocket(dir_.path());
   ASSERT_TRUE(conn);
   Pipes p;
@@ -200,7 +239,7 @@ TEST_F(ExecServerTest, AgentGoneKillsTheCommand) {
   std::atomic<int> status{-1};
   auto server = ExecServer::Start(dir_.path(), UntilKilled(status));
   ASSERT_TRUE(server);
-  (*server)->SetRunning({{"app", "id-app"}});
+  (*server)->SetRunning({{"app", {"id-app", nullptr}}});
   ASSERT_TRUE(StartSleep());  // and gone at once
   for (int i = 0; i < 500 && status == -1; ++i) usleep(10000);
   ASSERT_NE(status.load(), -1) << "the command was not killed";
@@ -213,7 +252,7 @@ TEST_F(ExecServerTest, StoppingKillsRunningCommands) {
   std::atomic<int> status{-1};
   auto server = ExecServer::Start(dir_.path(), UntilKilled(status));
   ASSERT_TRUE(server);
-  (*server)->SetRunning({{"app", "id-app"}});
+  (*server)->SetRunning({{"app", {"id-app", nullptr}}});
   UniqueFd conn = StartSleep();
   ASSERT_TRUE(conn);
   server->reset();

@@ -22,6 +22,18 @@ class FakeExecutor : public PodExecutor {
     if (refusal) return std::unexpected(*refusal);
     return ExecStreams{};
   }
+  std::expected<AttachedInput, ExecRefusal> AttachInput(const Node&, const ExecOptions& options) override {
+    seen = options;
+    ++inputs;
+    if (refusal) return std::unexpected(*refusal);
+    int p[2];
+    EXPECT_EQ(pipe(p), 0);
+    close(p[0]);
+    AttachedInput in;
+    in.stdin_fd.Reset(p[1]);
+    return in;
+  }
+  int inputs = 0;
   ExecOptions seen;
   int calls = 0;
   std::optional<ExecRefusal> refusal;
@@ -56,6 +68,10 @@ class PodExecHandlerTest : public ::testing::Test {
     Add(R"({"metadata":{"name":"web","namespace":"default","uid":"u1"},
             "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Running",
             "containerStatuses":[{"name":"app","restartCount":0,"state":{"running":{}}}]}})");
+    Add(R"({"metadata":{"name":"interactive","namespace":"default","uid":"u6"},
+            "spec":{"nodeName":"n1","containers":[{"name":"app","stdin":true,"tty":true}]},
+            "status":{"phase":"Running",
+            "containerStatuses":[{"name":"app","restartCount":0,"state":{"running":{}}}]}})");
     Add(R"({"metadata":{"name":"waiting","namespace":"default","uid":"u5"},
             "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Running",
             "containerStatuses":[{"name":"app","restartCount":1,"state":{"waiting":{}}}]}})");
@@ -79,7 +95,7 @@ class PodExecHandlerTest : public ::testing::Test {
                         {"pods", "default", name});
   }
   HttpResponse Attach(const std::string& name, const std::string& query, bool websocket = true) {
-    return ServePodAttach(*store_, logs_, Request("attach", name, query, websocket),
+    return ServePodAttach(*store_, logs_, executor_, Request("attach", name, query, websocket),
                           {"pods", "default", name});
   }
   // A GET of pods/{name}/{subresource}; a WebSocket upgrade offering `protocols`, or else one
@@ -228,8 +244,8 @@ TEST_F(PodExecHandlerTest, AttachRefusalsAndStart) {
   HttpResponse input = Attach("web", "stdin=true&stdout=true");
   EXPECT_EQ(input.status, 400);
   EXPECT_EQ(Message(input),
-            "podlimits does not attach to a container's input: the stdin of container app is "
-            "/dev/null (with tty, its terminal, which the node reads); attach without -i");
+            "podlimits does not attach to a container's input unless it declares stdin: true: the "
+            "stdin of container app is /dev/null; attach without -i");
   HttpResponse spdy = Attach("web", "stdin=true&stdout=true", false);
   EXPECT_EQ(spdy.status, 400);
   EXPECT_TRUE(spdy.content_type.starts_with("application/json")) << spdy.content_type;
@@ -241,6 +257,18 @@ TEST_F(PodExecHandlerTest, AttachRefusalsAndStart) {
   EXPECT_TRUE(started.websocket);
   EXPECT_EQ(started.websocket_protocol, "v5.channel.k8s.io");
   EXPECT_EQ(executor_.calls, 0);
+  EXPECT_EQ(executor_.inputs, 0);
+  // A container that declares stdin: its input is attached through the node.
+  HttpResponse with_input = Attach("interactive", "stdin=true&stdout=true&tty=true");
+  EXPECT_TRUE(with_input.websocket) << with_input.body;
+  EXPECT_EQ(executor_.inputs, 1);
+  EXPECT_TRUE(executor_.seen.stdin);
+  EXPECT_TRUE(executor_.seen.tty);
+  // The node's refusal (the container went in between) is the answer before the upgrade.
+  executor_.refusal = ExecRefusal{404, "container not found (\"app\")"};
+  HttpResponse gone = Attach("interactive", "stdin=true&stdout=true");
+  EXPECT_EQ(gone.status, 404);
+  EXPECT_EQ(gone.body, "container not found (\"app\")");
 }
 
 TEST(ExecStatusTest, FinalStatus) {
