@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "apiserver/pod_container.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_follow.h"
 #include "kubelet/exec_wire.h"
@@ -44,21 +45,9 @@ bool PeerGone(int fd) {
   return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
-// The container's spec in the pod (app, init or ephemeral container), or null.
-const Node* ContainerSpec(const Node& pod, const std::string& name) {
-  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
-    const Node* items = pod.FindPath({"spec", list});
-    if (items == nullptr || !items->IsArray()) continue;
-    for (const Node& c : items->items) {
-      if (api::StringOf(c.Find("name")) == name) return &c;
-    }
-  }
-  return nullptr;
-}
-
 std::optional<ExecRefusal> AttachCheck(const Node& pod, const ExecOptions& options) {
   if (options.stdin) {
-    const Node* spec = ContainerSpec(pod, options.container);
+    const Node* spec = PodContainerSpec(pod, options.container);
     const Node* stdin = spec != nullptr ? spec->Find("stdin") : nullptr;
     if (stdin == nullptr || !stdin->AsBool()) {
       return ExecRefusal{400, fmt::format("podlimits does not attach to a container's input "

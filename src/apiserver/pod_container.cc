@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "apiserver/stored_object.h"
+
 namespace podlimits::apiserver {
 
 using api::Node;
@@ -39,6 +41,30 @@ std::expected<std::string, ApiError> ResolvePodContainer(const Node& pod,
         BadRequest(fmt::format("container {} is not valid for pod {}", requested, pod_name)));
   }
   return std::string(requested);
+}
+
+std::expected<api::Node, ApiError> LoadPod(ObjectStore& store, const ObjectKey& key) {
+  auto got = store.Get(key);
+  if (!got) {
+    if (got.error().kind == StoreError::Kind::kNotFound) {
+      return std::unexpected(NotFound("pods", key.name));
+    }
+    return std::unexpected(InternalError(got.error().error.Message()));
+  }
+  auto pod = ParseStoredObject(got->data);
+  if (!pod) return std::unexpected(InternalError("a stored object does not parse"));
+  return std::move(*pod);
+}
+
+const api::Node* PodContainerSpec(const api::Node& pod, std::string_view name) {
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+    const api::Node* items = pod.FindPath({"spec", list});
+    if (items == nullptr || !items->IsArray()) continue;
+    for (const api::Node& c : items->items) {
+      if (api::StringOf(c.Find("name")) == name) return &c;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace podlimits::apiserver

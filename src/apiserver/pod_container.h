@@ -1,5 +1,5 @@
-// Which container of a pod a log, exec or attach request names: the apiserver's
-// validateContainer, with its messages.
+// The pod a log, exec, attach or port-forward request is about, and which container of it the
+// request names: the apiserver's validateContainer, with its messages.
 #pragma once
 
 #include <expected>
@@ -9,8 +9,15 @@
 
 #include "api/node.h"
 #include "apiserver/api_errors.h"
+#include "apiserver/object_store.h"
 
 namespace podlimits::apiserver {
+
+// The stored pod: NotFound (`pods "x" not found`), or InternalError when the store fails.
+std::expected<api::Node, ApiError> LoadPod(ObjectStore& store, const ObjectKey& key);
+
+// The spec of the container called `name` (app, init or ephemeral), or null.
+const api::Node* PodContainerSpec(const api::Node& pod, std::string_view name);
 
 // Every container's name: init containers, containers, ephemeral containers, in that order.
 std::vector<std::string> PodContainerNames(const api::Node& pod);

@@ -99,13 +99,8 @@ HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
                                 const ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start) {
-  auto got = store.Get(pod_key);
-  if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) return NotFound("pods", pod_key.name).Response();
-    return InternalError(got.error().error.Message()).Response();
-  }
-  auto pod = ParseStoredObject(got->data);
-  if (!pod) return InternalError("a stored object does not parse").Response();
+  auto pod = LoadPod(store, pod_key);
+  if (!pod) return pod.error().Response();
   auto query = [&](const char* key) {
     auto it = request.query.find(key);
     return it == request.query.end() ? std::string() : it->second;

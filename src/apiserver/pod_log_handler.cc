@@ -33,15 +33,8 @@ HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const Htt
     if (it == request.query.end()) return std::nullopt;
     return it->second;
   };
-  auto got = store.Get(pod_key);
-  if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) {
-      return NotFound("pods", pod_key.name).Response();
-    }
-    return InternalError(got.error().error.Message()).Response();
-  }
-  auto pod = ParseStoredObject(got->data);
-  if (!pod) return InternalError("a stored object does not parse").Response();
+  auto pod = LoadPod(store, pod_key);
+  if (!pod) return pod.error().Response();
 
   auto resolved = ResolvePodContainer(*pod, query("container").value_or(""), pod_key.name);
   if (!resolved) return resolved.error().Response();

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "apiserver/api_errors.h"
+#include "apiserver/pod_container.h"
 #include "apiserver/portforward_session.h"
-#include "apiserver/stored_object.h"
 #include "apiserver/upgrade_request.h"
 
 namespace podlimits::apiserver {
@@ -24,14 +24,9 @@ constexpr std::string_view kTunnelledSpdy = "SPDY/3.1+portforward.k8s.io";
 
 HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
                                  const HttpRequest& request, const ObjectKey& pod_key) {
-  auto got = store.Get(pod_key);
-  if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) return NotFound("pods", pod_key.name).Response();
-    return InternalError(got.error().error.Message()).Response();
-  }
-  auto parsed = ParseStoredObject(got->data);
-  if (!parsed) return InternalError("a stored object does not parse").Response();
-  auto pod = std::make_shared<Node>(std::move(*parsed));
+  auto loaded = LoadPod(store, pod_key);
+  if (!loaded) return loaded.error().Response();
+  auto pod = std::make_shared<Node>(std::move(*loaded));
   if (api::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
     return BadRequest(fmt::format("pod {} does not have a host assigned", pod_key.name)).Response();
   }

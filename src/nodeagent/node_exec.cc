@@ -31,15 +31,35 @@ apiserver::ExecRefusal Refused(int status, std::string message) {
   return apiserver::ExecRefusal{status, std::move(message)};
 }
 
-// Waits for the monitor's answer; false when it did not come in time.
-bool AwaitReply(int fd) {
+// The monitor's answer to a request: one JSON object, with the descriptors it passed.
+struct MonitorReply {
+  std::string json;
+  Node object;
+  std::vector<UniqueFd> fds;
+};
+enum class NoReply {
+  kTimedOut,   // nothing within kStartTimeoutMs
+  kClosed,     // the monitor closed the connection: the pod or container is not there
+  kMalformed,  // not one JSON object
+};
+
+std::expected<MonitorReply, NoReply> AwaitReply(int fd) {
   pollfd ready{fd, POLLIN, 0};
   int polled;
   do {
     polled = poll(&ready, 1, kStartTimeoutMs);
   } while (polled < 0 && errno == EINTR);
-  return polled > 0;
+  if (polled <= 0) return std::unexpected(NoReply::kTimedOut);
+  auto message = ReceiveExecMessage(fd);
+  if (!message || message->json.empty()) return std::unexpected(NoReply::kClosed);
+  auto nodes = api::ParseJsonStream(message->json);
+  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
+    return std::unexpected(NoReply::kMalformed);
+  }
+  return MonitorReply{std::move(message->json), std::move((*nodes)[0]), std::move(message->fds)};
 }
+
+constexpr std::string_view kMalformedReply = "the pod's monitor sent a malformed reply";
 
 }  // namespace
 
@@ -100,16 +120,18 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   }
   child_ends.clear();  // the process's copies are the only ones now: EOF comes when it closes them
 
-  if (!AwaitReply(conn->get())) {
-    return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to start the command"));
+  auto reply = AwaitReply(conn->get());
+  if (!reply) {
+    switch (reply.error()) {
+      case NoReply::kTimedOut:
+        return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to start the command"));
+      case NoReply::kClosed:
+        return std::unexpected(Refused(404, not_found));
+      case NoReply::kMalformed:
+        return std::unexpected(Refused(500, std::string(kMalformedReply)));
+    }
   }
-  auto reply = ReceiveExecMessage(conn->get());
-  if (!reply || reply->json.empty()) return std::unexpected(Refused(404, not_found));
-  auto nodes = api::ParseJsonStream(reply->json);
-  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
-    return std::unexpected(Refused(500, "the pod's monitor sent a malformed reply"));
-  }
-  const Node& first = (*nodes)[0];
+  const Node& first = reply->object;
   if (const Node* e = first.Find("error"); e != nullptr) {
     if (const Node* nf = first.Find("notFound"); nf != nullptr && nf->AsBool()) {
       return std::unexpected(Refused(404, api::StringOf(e)));
@@ -158,17 +180,19 @@ std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::Attac
                                             std::span<const int>(&fd, 1));
   if (!sent) return std::unexpected(Refused(500, sent.error().Message()));
   read_end.Reset();  // the monitor's copy is the only reader now
-  if (!AwaitReply(conn->get())) {
-    return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to attach"));
+  auto reply = AwaitReply(conn->get());
+  if (!reply) {
+    switch (reply.error()) {
+      case NoReply::kTimedOut:
+        return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to attach"));
+      case NoReply::kClosed:
+        return std::unexpected(Refused(404, not_found));
+      case NoReply::kMalformed:
+        return std::unexpected(Refused(500, std::string(kMalformedReply)));
+    }
   }
-  auto reply = ReceiveExecMessage(conn->get());
-  if (!reply || reply->json.empty()) return std::unexpected(Refused(404, not_found));
-  auto nodes = api::ParseJsonStream(reply->json);
-  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
-    return std::unexpected(Refused(500, "the pod's monitor sent a malformed reply"));
-  }
-  if (const Node* e = (*nodes)[0].Find("error"); e != nullptr) {
-    const Node* nf = (*nodes)[0].Find("notFound");
+  if (const Node* e = reply->object.Find("error"); e != nullptr) {
+    const Node* nf = reply->object.Find("notFound");
     return std::unexpected(Refused(nf != nullptr && nf->AsBool() ? 404 : 400, api::StringOf(e)));
   }
   if (options.tty) {
@@ -194,18 +218,20 @@ std::expected<UniqueFd, std::string> NodeAgent::DialPort(const Node& pod, int po
   if (auto sent = SendExecMessage(conn->get(), fmt::format(R"({{"portForward":{}}})", port)); !sent) {
     return std::unexpected(sent.error().Message());
   }
-  if (!AwaitReply(conn->get())) {
-    return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : timed out waiting "
-                                       "for the pod's monitor",
-                                       port, uid));
+  auto reply = AwaitReply(conn->get());
+  if (!reply) {
+    switch (reply.error()) {
+      case NoReply::kTimedOut:
+        return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : timed out "
+                                           "waiting for the pod's monitor",
+                                           port, uid));
+      case NoReply::kClosed:
+        return no_sandbox();
+      case NoReply::kMalformed:
+        return std::unexpected(std::string(kMalformedReply));
+    }
   }
-  auto reply = ReceiveExecMessage(conn->get());
-  if (!reply || reply->json.empty()) return no_sandbox();
-  auto nodes = api::ParseJsonStream(reply->json);
-  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
-    return std::unexpected(std::string("the pod's monitor sent a malformed reply"));
-  }
-  if (const Node* e = (*nodes)[0].Find("error"); e != nullptr) return std::unexpected(api::StringOf(e));
+  if (const Node* e = reply->object.Find("error"); e != nullptr) return std::unexpected(api::StringOf(e));
   if (reply->fds.size() != 1) return std::unexpected(std::string("the pod's monitor sent no socket"));
   return std::move(reply->fds[0]);
 }

@@ -21,6 +21,7 @@
 #include "apiserver/pki.h"
 #include "kubelet/exec_wire.h"
 #include "temp_dir.h"
+#include "websocket_test_support.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -37,23 +38,12 @@ struct FakeProcess {
 
 class ExecSessionTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    PkiOptions options;
-    options.data_dir = dir_.path();
-    auto pki = EnsureNodePki(options);
-    ASSERT_TRUE(pki) << pki.error();
-    pki_ = *pki;
-  }
+  void SetUp() override { pki_ = podlimits::testing::TestNodePki(dir_.path()); }
 
   // Starts a server whose every request becomes an exec session over fresh pipes; the process's
   // ends go to `process_`.
   void StartServer(std::string protocol) {
-    HttpsServerOptions o;
-    o.port = 0;
-    o.cert_file = pki_.serving_cert;
-    o.key_file = pki_.serving_key;
-    o.client_ca_file = pki_.ca_cert;
-    auto server = HttpsServer::Start(o, [this, protocol](const HttpRequest&) {
+    auto server = HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this, protocol](const HttpRequest&) {
       auto streams = std::make_shared<ExecStreams>();
       int p[2];
       EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
@@ -84,24 +74,15 @@ class ExecSessionTest : public ::testing::Test {
   struct Client {
     asio::io_context io;
     asio::ssl::context ctx{asio::ssl::context::tls_client};
-    std::unique_ptr<websocket::stream<beast::ssl_stream<tcp::socket>>> ws;
+    std::unique_ptr<podlimits::testing::TestWebSocket> ws;
   };
   std::unique_ptr<Client> Connect(const std::string& protocol) {
     auto c = std::make_unique<Client>();
-    c->ctx.load_verify_file(pki_.ca_cert.string());
-    c->ctx.use_certificate_chain_file(pki_.admin_cert.string());
-    c->ctx.use_private_key_file(pki_.admin_key.string(), asio::ssl::context::pem);
-    c->ws = std::make_unique<websocket::stream<beast::ssl_stream<tcp::socket>>>(c->io, c->ctx);
-    beast::get_lowest_layer(*c->ws).connect(
-        tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
-    c->ws->next_layer().handshake(asio::ssl::stream_base::client);
-    c->ws->set_option(websocket::stream_base::decorator([protocol](websocket::request_type& req) {
-      req.set(beast::http::field::sec_websocket_protocol, protocol);
-    }));
-    websocket::response_type res;
-    c->ws->handshake(res, "localhost", "/api/v1/namespaces/default/pods/web/exec?command=sh");
-    EXPECT_EQ(res[beast::http::field::sec_websocket_protocol], protocol);
-    c->ws->binary(true);
+    std::string chosen;
+    c->ws = podlimits::testing::ConnectTestWebSocket(
+        c->io, c->ctx, pki_, server_->port(), "/api/v1/namespaces/default/pods/web/exec?command=sh",
+        protocol, &chosen);
+    EXPECT_EQ(chosen, protocol);
     return c;
   }
   static void Send(Client& c, std::string message) { c.ws->write(asio::buffer(message)); }

@@ -17,6 +17,7 @@
 
 #include "apiserver/pki.h"
 #include "temp_dir.h"
+#include "websocket_test_support.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -73,16 +74,8 @@ Reply Request(std::uint16_t port, const NodePki& pki, bool with_client_cert,
 class HttpsServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    PkiOptions options;
-    options.data_dir = dir_.path();
-    auto pki = EnsureNodePki(options);
-    ASSERT_TRUE(pki) << pki.error();
-    pki_ = *pki;
-    HttpsServerOptions o;
-    o.port = 0;
-    o.cert_file = pki_.serving_cert;
-    o.key_file = pki_.serving_key;
-    o.client_ca_file = pki_.ca_cert;
+    pki_ = podlimits::testing::TestNodePki(dir_.path());
+    HttpsServerOptions o = podlimits::testing::TestServerOptions(pki_);
     o.bearer_token = "s3cret-token";
     auto server = HttpsServer::Start(o, [](const HttpRequest& r) {
       std::string groups;

@@ -7,20 +7,13 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/ssl.hpp>
-#include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 #include <atomic>
 #include <thread>
 
-#include "apiserver/https_server.h"
-#include "apiserver/pki.h"
 #include "apiserver/portforward_session.h"
 #include "apiserver/spdy_frames.h"
 #include "temp_dir.h"
+#include "websocket_test_support.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -28,7 +21,6 @@ namespace {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
-using tcp = asio::ip::tcp;
 using spdy::Frame;
 using spdy::FrameType;
 
@@ -41,19 +33,10 @@ std::string ReadSome(int fd) {
 class PortForwardSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    PkiOptions options;
-    options.data_dir = dir_.path();
-    auto pki = EnsureNodePki(options);
-    ASSERT_TRUE(pki) << pki.error();
-    pki_ = *pki;
-    HttpsServerOptions o;
-    o.port = 0;
-    o.cert_file = pki_.serving_cert;
-    o.key_file = pki_.serving_key;
-    o.client_ca_file = pki_.ca_cert;
+    pki_ = podlimits::testing::TestNodePki(dir_.path());
     // Port 80 is a socketpair whose other end the test holds as the pod's; any other port
     // cannot be reached.
-    auto server = HttpsServer::Start(o, [this](const HttpRequest&) {
+    auto server = HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this](const HttpRequest&) {
       HttpResponse r;
       r.websocket_protocol = "SPDY/3.1+portforward.k8s.io";
       r.websocket = [this](WebSocketConnection& c) {
@@ -70,22 +53,9 @@ class PortForwardSessionTest : public ::testing::Test {
     });
     ASSERT_TRUE(server) << server.error();
     server_ = std::move(*server);
-    Connect();
-  }
-
-  void Connect() {
-    ctx_.load_verify_file(pki_.ca_cert.string());
-    ctx_.use_certificate_chain_file(pki_.admin_cert.string());
-    ctx_.use_private_key_file(pki_.admin_key.string(), asio::ssl::context::pem);
-    ws_ = std::make_unique<websocket::stream<beast::ssl_stream<tcp::socket>>>(io_, ctx_);
-    beast::get_lowest_layer(*ws_).connect(
-        tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
-    ws_->next_layer().handshake(asio::ssl::stream_base::client);
-    ws_->set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
-      req.set(beast::http::field::sec_websocket_protocol, "SPDY/3.1+portforward.k8s.io");
-    }));
-    ws_->handshake("localhost", "/api/v1/namespaces/default/pods/web/portforward");
-    ws_->binary(true);
+    ws_ = podlimits::testing::ConnectTestWebSocket(io_, ctx_, pki_, server_->port(),
+                                                   "/api/v1/namespaces/default/pods/web/portforward",
+                                                   "SPDY/3.1+portforward.k8s.io");
   }
 
   void Send(const std::string& bytes) { ws_->write(asio::buffer(bytes)); }
@@ -128,7 +98,7 @@ class PortForwardSessionTest : public ::testing::Test {
   std::unique_ptr<HttpsServer> server_;
   asio::io_context io_;
   asio::ssl::context ctx_{asio::ssl::context::tls_client};
-  std::unique_ptr<websocket::stream<beast::ssl_stream<tcp::socket>>> ws_;
+  std::unique_ptr<podlimits::testing::TestWebSocket> ws_;
   spdy::FrameWriter writer_;
   spdy::FrameReader reader_;
   std::atomic<int> dialled_{0};
