@@ -10,6 +10,7 @@
 #include "apiserver/exec_session.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
+#include "apiserver/request_info.h"
 #include "apiserver/stored_object.h"
 #include "apiserver/upgrade_request.h"
 #include "kubelet/exec_wire.h"
@@ -23,8 +24,6 @@ namespace {
 
 constexpr std::string_view kV5 = "v5.channel.k8s.io";
 constexpr std::string_view kV4 = "v4.channel.k8s.io";
-
-bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
 
 HttpResponse PlainText(int status, std::string text) {
   return {status, "text/plain; charset=utf-8", std::move(text)};
@@ -115,10 +114,10 @@ HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
   ExecOptions options;
   options.container = *container;
   if (!attach) options.command = QueryValues(request.target, "command");
-  options.stdin = Truthy(query("stdin"));
-  options.stdout = Truthy(query("stdout"));
-  options.stderr = Truthy(query("stderr"));
-  options.tty = Truthy(query("tty"));
+  options.stdin = QueryFlag(request, "stdin");
+  options.stdout = QueryFlag(request, "stdout");
+  options.stderr = QueryFlag(request, "stderr");
+  options.tty = QueryFlag(request, "tty");
   // The kubelet's stream options: a terminal carries stderr with stdout.
   if (options.tty) options.stderr = false;
   if (!options.stdin && !options.stdout && !options.stderr) {

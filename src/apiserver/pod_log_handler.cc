@@ -10,6 +10,7 @@
 #include "apiserver/api_errors.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
+#include "apiserver/request_info.h"
 #include "apiserver/stored_object.h"
 #include "base/numbers.h"
 #include "kubelet/container_log.h"
@@ -18,13 +19,6 @@ namespace podlimits::apiserver {
 
 namespace fs = std::filesystem;
 using api::Node;
-
-namespace {
-
-
-bool Truthy(const std::string& v) { return v == "true" || v == "1"; }
-
-}  // namespace
 
 HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const HttpRequest& request,
                          const ObjectKey& pod_key) {
@@ -40,9 +34,9 @@ HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const Htt
   if (!resolved) return resolved.error().Response();
   const std::string container = std::move(*resolved);
   kubelet::LogReadOptions options;
-  options.timestamps = Truthy(query("timestamps").value_or(""));
-  const bool previous = Truthy(query("previous").value_or(""));
-  const bool follow = Truthy(query("follow").value_or("")) && !previous;
+  options.timestamps = QueryFlag(request, "timestamps");
+  const bool previous = QueryFlag(request, "previous");
+  const bool follow = QueryFlag(request, "follow") && !previous;
   for (const char* key : {"tailLines", "limitBytes", "sinceSeconds"}) {
     auto v = query(key);
     if (!v) continue;

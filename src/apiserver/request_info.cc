@@ -1,5 +1,7 @@
 #include "apiserver/request_info.h"
 
+#include <cctype>
+#include <string>
 #include <vector>
 
 namespace podlimits::apiserver {
@@ -68,6 +70,14 @@ std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
     info.verb = m;  // refused by the caller as not supported
   }
   return info;
+}
+
+bool QueryFlag(const HttpRequest& request, std::string_view key) {
+  auto it = request.query.find(std::string(key));
+  if (it == request.query.end()) return false;
+  std::string lower = it->second;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower != "false" && lower != "0";
 }
 
 }  // namespace podlimits::apiserver

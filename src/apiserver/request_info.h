@@ -35,4 +35,9 @@ struct RequestInfo {
 // (discovery, /version, ... or a malformed one).
 std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request);
 
+// A boolean query parameter as the apiserver converts one (Convert_Slice_string_To_bool):
+// absent is false; "false" and "0", in any case, are false; any other value, empty included,
+// is true (`?follow` follows).
+bool QueryFlag(const HttpRequest& request, std::string_view key);
+
 }  // namespace podlimits::apiserver

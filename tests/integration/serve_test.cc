@@ -986,7 +986,7 @@ TEST_F(ServePodsTest, KubectlRunAttachesInput) {
 // loopback only (so the connection was made in the pod's network namespace) answers, by port
 // number and by port name, with a 5 MB body intact and eight connections at once; a port
 // nothing listens on gets the kubelet's message, after which kubectl ends. The daemon is left
-// with the descriptors it had.
+// with no more descriptors than it had.
 TEST_F(ServePodsTest, KubectlPortForwardReachesThePodsLoopback) {
   constexpr std::string_view kPod = R"(apiVersion: v1
 kind: Pod
@@ -1073,7 +1073,9 @@ spec:
             std::string::npos)
       << forward.err;
   EXPECT_NE(forward.err.find("error: lost connection to pod"), std::string::npos) << forward.err;
-  EXPECT_EQ(fds_after, fds_before);
+  // No forwarded connection's socket stays open in the daemon (its count may also drop: the
+  // exec before took descriptors that were still closing).
+  EXPECT_LE(fds_after, fds_before);
 }
 
 // The addresses host-local has handed out on `network` (its files named by IP).

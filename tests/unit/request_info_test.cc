@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace podlimits::apiserver {
 namespace {
 
@@ -58,6 +60,19 @@ TEST(RequestInfo, PathsAndVerbs) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.request.method + " " + c.request.path);
     EXPECT_EQ(Describe(ParseRequestInfo(c.request)), c.want);
+  }
+}
+
+// Boolean query parameters as the apiserver converts them: only false and 0 are false.
+TEST(QueryFlag, AsTheApiserverConvertsBooleans) {
+  const std::vector<std::pair<std::optional<std::string>, bool>> cases = {
+      {std::nullopt, false}, {"false", false}, {"FALSE", false}, {"0", false},
+      {"true", true},        {"1", true},       {"", true},       {"yes", true},
+  };
+  for (const auto& [value, want] : cases) {
+    HttpRequest r;
+    if (value) r.query["follow"] = *value;
+    EXPECT_EQ(QueryFlag(r, "follow"), want) << value.value_or("(absent)");
   }
 }
 
