@@ -166,14 +166,14 @@ class PortForwardSession {
     });
   }
 
-  void OnData(const Frame& f) {
+  void OnData(Frame& f) {
     auto it = by_stream_.find(f.stream_id);
     if (it == by_stream_.end()) return;  // a stream that has ended: its late bytes are dropped
     ForwardPtr fw = it->second;
     if (f.stream_id != fw->data_stream || fw->ended || !fw->socket) return;
     if (!f.data.empty()) {
       pending_to_pods_ += f.data.size();
-      fw->to_pod.push_back(f.data);
+      fw->to_pod.push_back(std::move(f.data));
     }
     if (f.fin()) fw->client_fin = true;
     WriteToPod(fw);

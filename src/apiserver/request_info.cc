@@ -19,11 +19,6 @@ std::vector<std::string> Segments(const std::string& path) {
   return out;
 }
 
-bool WatchAsked(const HttpRequest& request) {
-  auto it = request.query.find("watch");
-  return it != request.query.end() && (it->second == "true" || it->second == "1");
-}
-
 }  // namespace
 
 std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
@@ -53,7 +48,7 @@ std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
 
   const std::string& m = request.method;
   if (m == "GET" || m == "HEAD") {
-    if (WatchAsked(request)) {
+    if (QueryFlag(request, "watch")) {
       info.verb = "watch";
     } else {
       info.verb = info.name.empty() ? "list" : "get";

@@ -59,11 +59,9 @@ struct ExecRequest {
   bool tty = false;
 };
 
-// The port of a port-forward request ({"portForward": 8080}); nullopt for an exec.
-std::optional<std::int64_t> PortForwardPort(const std::string& json) {
-  auto nodes = api::ParseJsonStream(json);
-  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
-  const Node* port = (*nodes)[0].Find("portForward");
+// The port of a port-forward request ({"portForward": 8080}); nullopt for anything else.
+std::optional<std::int64_t> PortForwardPort(const Node& n) {
+  const Node* port = n.Find("portForward");
   if (port == nullptr) return std::nullopt;
   return api::IntOf(port).value_or(0);
 }
@@ -74,19 +72,14 @@ struct AttachRequest {
 };
 
 // An attach's request ({"attach": "app", "tty": false}); nullopt for anything else.
-std::optional<AttachRequest> ParseAttach(const std::string& json) {
-  auto nodes = api::ParseJsonStream(json);
-  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
-  const Node* container = (*nodes)[0].Find("attach");
+std::optional<AttachRequest> ParseAttach(const Node& n) {
+  const Node* container = n.Find("attach");
   if (container == nullptr || !container->IsString()) return std::nullopt;
-  const Node* tty = (*nodes)[0].Find("tty");
+  const Node* tty = n.Find("tty");
   return AttachRequest{container->scalar, tty != nullptr && tty->AsBool()};
 }
 
-std::optional<ExecRequest> ParseRequest(const std::string& json) {
-  auto nodes = api::ParseJsonStream(json);
-  if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
-  const Node& n = (*nodes)[0];
+std::optional<ExecRequest> ParseRequest(const Node& n) {
   ExecRequest r;
   r.container = api::StringOf(n.Find("container"));
   const Node* tty = n.Find("tty");
@@ -245,11 +238,17 @@ void ExecServer::ServeAttach(int conn, const std::string& container, bool tty,
 void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   auto message = ReceiveExecMessage(conn.get());
   if (!message || message->json.empty()) return;
-  if (auto port = PortForwardPort(message->json)) return ServePortForward(conn.get(), *port);
-  if (auto attach = ParseAttach(message->json)) {
-    return ServeAttach(conn.get(), attach->container, attach->tty, std::move(message->fds));
+  // One JSON object: a port-forward, an attach, or an exec.
+  auto nodes = api::ParseJsonStream(message->json);
+  const bool object = nodes && nodes->size() == 1 && (*nodes)[0].IsObject();
+  if (object) {
+    const Node& n = (*nodes)[0];
+    if (auto port = PortForwardPort(n)) return ServePortForward(conn.get(), *port);
+    if (auto attach = ParseAttach(n)) {
+      return ServeAttach(conn.get(), attach->container, attach->tty, std::move(message->fds));
+    }
   }
-  auto request = ParseRequest(message->json);
+  auto request = object ? ParseRequest((*nodes)[0]) : std::nullopt;
   if (!request) {
     (void)SendExecMessage(conn.get(), ErrorMessage("malformed exec request", false));
     return;

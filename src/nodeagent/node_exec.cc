@@ -61,17 +61,39 @@ std::expected<MonitorReply, NoReply> AwaitReply(int fd) {
 
 constexpr std::string_view kMalformedReply = "the pod's monitor sent a malformed reply";
 
+// The refusal for an exec or attach the monitor did not answer; `doing`: what it was asked to
+// do ("start the command").
+apiserver::ExecRefusal RefusalFor(NoReply why, std::string_view doing, const std::string& not_found) {
+  switch (why) {
+    case NoReply::kTimedOut:
+      return Refused(500, fmt::format("timed out waiting for the pod's monitor to {}", doing));
+    case NoReply::kClosed:
+      return Refused(404, not_found);
+    case NoReply::kMalformed:
+      break;
+  }
+  return Refused(500, std::string(kMalformedReply));
+}
+
+// A connection to the exec socket of the monitor of `pod`. No monitor listening: the pod is
+// not running here (yet, or any more), which the kubelet says as `container not found`.
+std::expected<UniqueFd, apiserver::ExecRefusal> ConnectMonitor(const fs::path& data_dir,
+                                                               const Node& pod,
+                                                               const std::string& not_found) {
+  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
+  if (uid.empty()) return std::unexpected(Refused(404, not_found));
+  auto conn = ConnectExecSocket(MonitorDirectory(data_dir, uid));
+  if (!conn) return std::unexpected(Refused(404, not_found));
+  return std::move(*conn);
+}
+
 }  // namespace
 
 std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartExec(
     const Node& pod, const apiserver::ExecOptions& options) {
-  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
   const std::string not_found = kubelet::ContainerNotFound(options.container);
-  if (uid.empty()) return std::unexpected(Refused(404, not_found));
-  const fs::path dir = MonitorDirectory(options_.data_dir, uid);
-  auto conn = ConnectExecSocket(dir);
-  // No monitor listening: the pod is not running here (yet, or any more).
-  if (!conn) return std::unexpected(Refused(404, not_found));
+  auto conn = ConnectMonitor(options_.data_dir, pod, not_found);
+  if (!conn) return std::unexpected(conn.error());
 
   apiserver::ExecStreams streams;
   streams.tty = options.tty;
@@ -121,16 +143,7 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   child_ends.clear();  // the process's copies are the only ones now: EOF comes when it closes them
 
   auto reply = AwaitReply(conn->get());
-  if (!reply) {
-    switch (reply.error()) {
-      case NoReply::kTimedOut:
-        return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to start the command"));
-      case NoReply::kClosed:
-        return std::unexpected(Refused(404, not_found));
-      case NoReply::kMalformed:
-        return std::unexpected(Refused(500, std::string(kMalformedReply)));
-    }
-  }
+  if (!reply) return std::unexpected(RefusalFor(reply.error(), "start the command", not_found));
   const Node& first = reply->object;
   if (const Node* e = first.Find("error"); e != nullptr) {
     if (const Node* nf = first.Find("notFound"); nf != nullptr && nf->AsBool()) {
@@ -155,11 +168,9 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
 
 std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::AttachInput(
     const Node& pod, const apiserver::ExecOptions& options) {
-  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
   const std::string not_found = kubelet::ContainerNotFound(options.container);
-  if (uid.empty()) return std::unexpected(Refused(404, not_found));
-  auto conn = ConnectExecSocket(MonitorDirectory(options_.data_dir, uid));
-  if (!conn) return std::unexpected(Refused(404, not_found));
+  auto conn = ConnectMonitor(options_.data_dir, pod, not_found);
+  if (!conn) return std::unexpected(conn.error());
   Node request = Node::Object();
   request.Set("attach", Node::String(options.container));
   request.Set("tty", Node::Bool(options.tty));
@@ -175,22 +186,13 @@ std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::Attac
     input.stdin_fd.Reset(p[1]);
   }
   const int fd = read_end.get();
-  auto sent = options.tty ? SendExecMessage(conn->get(), api::EncodeJson(request, 0))
-                          : SendExecMessage(conn->get(), api::EncodeJson(request, 0),
-                                            std::span<const int>(&fd, 1));
-  if (!sent) return std::unexpected(Refused(500, sent.error().Message()));
+  const auto fds = read_end ? std::span<const int>(&fd, 1) : std::span<const int>();
+  if (auto sent = SendExecMessage(conn->get(), api::EncodeJson(request, 0), fds); !sent) {
+    return std::unexpected(Refused(500, sent.error().Message()));
+  }
   read_end.Reset();  // the monitor's copy is the only reader now
   auto reply = AwaitReply(conn->get());
-  if (!reply) {
-    switch (reply.error()) {
-      case NoReply::kTimedOut:
-        return std::unexpected(Refused(500, "timed out waiting for the pod's monitor to attach"));
-      case NoReply::kClosed:
-        return std::unexpected(Refused(404, not_found));
-      case NoReply::kMalformed:
-        return std::unexpected(Refused(500, std::string(kMalformedReply)));
-    }
-  }
+  if (!reply) return std::unexpected(RefusalFor(reply.error(), "attach", not_found));
   if (const Node* e = reply->object.Find("error"); e != nullptr) {
     const Node* nf = reply->object.Find("notFound");
     return std::unexpected(Refused(nf != nullptr && nf->AsBool() ? 404 : 400, api::StringOf(e)));
