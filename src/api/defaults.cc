@@ -33,6 +33,7 @@ void SetDefaultsHandler(Node& handler) {
 }
 
 void SetDefaultsProbe(Node& probe) {
+  probe.members.reserve(probe.members.size() + 4);  // as in SetDefaultsContainer
   Default(probe, "timeoutSeconds", Node::Int(1));
   Default(probe, "periodSeconds", Node::Int(10));
   Default(probe, "successThreshold", Node::Int(1));
@@ -49,6 +50,9 @@ void SetDefaultsFieldRefs(Node& holder) {
 }
 
 void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
+  // A decoded object's members fill their vector exactly: room for the three defaults below
+  // at once, rather than a regrowth (and a move of every member) for each.
+  c.members.reserve(c.members.size() + 3);
   Default(c, "terminationMessagePath", Node::String("/dev/termination-log"));
   Default(c, "terminationMessagePolicy", Node::String("File"));
   if (!c.Find("imagePullPolicy")) {
@@ -155,9 +159,26 @@ void AliasServiceAccount(Node& spec) {
 
 }  // namespace
 
+namespace {
+// Digits and one of the suffixes whose unit is a whole multiple of 10⁻³ ("", m, k..E, Ki..Ei):
+// a quantity that RoundUp(-3) leaves as it is, so it need not be parsed to know. Nearly every
+// request and limit is written so ("500m", "256Mi", "2").
+bool PlainlyExactAtMilli(std::string_view q) {
+  std::size_t digits = 0;
+  while (digits < q.size() && q[digits] >= '0' && q[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  std::string_view suffix = q.substr(digits);
+  if (suffix.empty() || suffix == "m") return true;
+  if (suffix.size() == 1) return std::string_view("kMGTPE").find(suffix[0]) != std::string_view::npos;
+  return suffix.size() == 2 && suffix[1] == 'i' &&
+         std::string_view("KMGTPE").find(suffix[0]) != std::string_view::npos;
+}
+}  // namespace
+
 void RoundResourceListToMilli(Node& list) {
   if (!list.IsObject()) return;
   for (auto& m : list.members) {
+    if (m.value.IsString() && PlainlyExactAtMilli(m.value.scalar)) continue;
     auto q = Quantity::Parse(m.value.scalar);
     if (!q) continue;
     // RoundUp reports whether the value was already exact at milli scale.
@@ -172,6 +193,7 @@ void SetDefaultNamespace(Node& object, std::string_view ns) {
 
 void SetDefaultsPod(Node& pod) {
   Node& spec = pod.Ensure("spec");
+  spec.members.reserve(spec.members.size() + 6);  // as in SetDefaultsContainer
   Default(spec, "restartPolicy", Node::String("Always"));
   Default(spec, "terminationGracePeriodSeconds", Node::Int(30));
   Default(spec, "dnsPolicy", Node::String("ClusterFirst"));
@@ -258,8 +280,8 @@ std::vector<Placement> SortByFieldOrder(std::vector<Member>& members, const Type
   std::vector<Placement> order;
   order.reserve(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
-    auto it = type.index.find(members[i].key);
-    order.push_back({it == type.index.end() ? Placement::kUnknownField : it->second, i});
+    std::size_t position = type.index.Find(members[i].key);
+    order.push_back({position == FieldIndex::kAbsent ? Placement::kUnknownField : position, i});
   }
   if (std::is_sorted(order.begin(), order.end())) return order;
   std::sort(order.begin(), order.end());

@@ -1,8 +1,22 @@
 #include "api/json_codec.h"
 
+// rapidjson's 16-byte scans for whitespace and plain string runs (SSE2 is in every x86-64). They
+// load whole aligned blocks, past the end of the text within its block, which AddressSanitizer
+// would report: sanitized builds keep the byte-by-byte scan.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PODLIMITS_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PODLIMITS_ADDRESS_SANITIZER 1
+#endif
+#if defined(__SSE2__) && !defined(PODLIMITS_ADDRESS_SANITIZER)
+#define RAPIDJSON_SSE2 1
+#endif
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/filewritestream.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
@@ -25,9 +39,37 @@ constexpr std::size_t kMaxDepth = 256;
 // their count. A 10,000-pod List holds hundreds of thousands of small containers: growing each
 // vector in place, or reserving for a guess, costs a regrowth copy or hundreds of unused bytes
 // each, and with them most of the decode time goes to malloc and page faults.
+// The scratch vectors outlive a parse, one set per thread, so that a server decoding one review
+// after another does not allocate and grow them again for each (they were a tenth of a pod's
+// decode). Whatever a parse leaves in them is cleared by the next; capacity beyond kKeptScratch
+// elements (a large List) is released after the parse.
+struct TreeScratch {
+  std::vector<Node*> stack;
+  std::vector<std::vector<Member>> members;  // by depth of the open object
+  std::vector<std::vector<Node>> items;      // by depth of the open array
+
+  static constexpr std::size_t kKeptScratch = 4096;
+  void Reset() {
+    stack.clear();
+    for (auto& m : members) m.clear();
+    for (auto& i : items) i.clear();
+  }
+  void Trim() {
+    for (auto& m : members) {
+      if (m.capacity() > kKeptScratch) std::vector<Member>().swap(m);
+    }
+    for (auto& i : items) {
+      if (i.capacity() > kKeptScratch) std::vector<Node>().swap(i);
+    }
+  }
+};
+
 class TreeBuilder {
  public:
-  explicit TreeBuilder(std::vector<Node>& out) : out_(out) {}
+  TreeBuilder(std::vector<Node>& out, TreeScratch& scratch)
+      : out_(out), stack_(scratch.stack), members_(scratch.members), items_(scratch.items) {
+    scratch.Reset();
+  }
 
   bool Null() {
     Slot();
@@ -113,9 +155,9 @@ class TreeBuilder {
   }
 
   std::vector<Node>& out_;
-  std::vector<Node*> stack_;
-  std::vector<std::vector<Member>> members_;  // by depth of the open object
-  std::vector<std::vector<Node>> items_;      // by depth of the open array
+  std::vector<Node*>& stack_;
+  std::vector<std::vector<Member>>& members_;
+  std::vector<std::vector<Node>>& items_;
 };
 
 std::uint32_t LineAt(std::string_view text, std::size_t offset) {
@@ -225,12 +267,30 @@ void Write(const Node& n, Writer& w) {
 
 namespace {
 
+// What a thread keeps between parses: the tree builder's scratch, and the text's copy that
+// rapidjson parses in place (strings handed over without first being copied to its stack). A
+// copy beyond kKeptText bytes is released after the parse.
+struct ParseScratch {
+  static constexpr std::size_t kKeptText = 1 << 20;
+  TreeScratch tree;
+  std::string text;
+};
+
 template <unsigned kFlags>
 std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view text) {
+  thread_local ParseScratch scratch;
+  struct Trim {
+    ParseScratch& s;
+    ~Trim() {
+      s.tree.Trim();
+      if (s.text.capacity() > ParseScratch::kKeptText) std::string().swap(s.text);
+    }
+  } trim{scratch};
+  scratch.text.assign(text);  // NUL-terminated, which the in-place stream needs
   std::vector<Node> docs;
-  rapidjson::MemoryStream ms(text.data(), text.size());
+  rapidjson::InsituStringStream ms(scratch.text.data());
   rapidjson::Reader reader;
-  TreeBuilder builder(docs);  // one for the stream: its scratch vectors serve every document
+  TreeBuilder builder(docs, scratch.tree);  // its scratch vectors serve every document
   while (true) {
     // Skip whitespace between documents.
     while (ms.Peek() == ' ' || ms.Peek() == '\n' || ms.Peek() == '\r' || ms.Peek() == '\t')
@@ -257,7 +317,7 @@ bool IsAscii(std::string_view text) {
 
 std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text) {
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
-                              rapidjson::kParseStopWhenDoneFlag;
+                              rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseInsituFlag;
   // rapidjson's UTF-8 validation, byte by byte, was a tenth of a pod's decode and validation;
   // text that is all ASCII (nearly every manifest and review) cannot be invalid UTF-8, so it is
   // checked only when some byte is not. (\u escapes are checked either way.)

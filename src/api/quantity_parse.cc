@@ -342,6 +342,8 @@ std::string_view TrimGoSpace(std::string_view s) {
       s.remove_prefix(1);
       continue;
     }
+    // Every multi-byte space starts with a byte above 0x7F: ASCII text never compares them.
+    if (s.empty() || static_cast<unsigned char>(s.front()) < 0x80) break;
     bool trimmed = false;
     for (std::string_view space : kUnicodeSpaces) {
       if (s.starts_with(space)) {
@@ -357,6 +359,7 @@ std::string_view TrimGoSpace(std::string_view s) {
       s.remove_suffix(1);
       continue;
     }
+    if (s.empty() || static_cast<unsigned char>(s.back()) < 0x80) break;
     bool trimmed = false;
     for (std::string_view space : kUnicodeSpaces) {
       if (s.ends_with(space)) {

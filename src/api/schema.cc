@@ -14,6 +14,20 @@
 
 namespace podlimits::api {
 
+void FieldIndex::Build(const std::vector<std::string_view>& names) {
+  std::size_t size = 4;
+  while (size < names.size() * 2) size *= 2;
+  slots_.assign(size, Slot{});
+  mask_ = size - 1;
+  for (std::size_t position = 0; position < names.size(); ++position) {
+    std::string_view name = names[position];
+    if (name.empty() || Find(name) != kAbsent) continue;  // the first of a repeated name wins
+    std::size_t i = Hash(name) & mask_;
+    while (slots_[i].position != kEmpty) i = (i + 1) & mask_;
+    slots_[i] = Slot{name, static_cast<std::uint32_t>(position)};
+  }
+}
+
 std::string_view EmbeddedObjectSchema();  // generated from schema/k8s-v1-schema.json
 std::string_view EmbeddedConfigSchema();  // generated from schema/k8s-config-schema.json
 
@@ -91,7 +105,10 @@ Schema::Schema(std::string_view json) {
       parse_spec(f->value, def.spec);
       t.fields.push_back(std::move(def));
     }
-    for (std::size_t i = 0; i < t.fields.size(); ++i) t.index.emplace(t.fields[i].name, i);
+    std::vector<std::string_view> names;
+    names.reserve(t.fields.size());
+    for (const FieldDef& f : t.fields) names.push_back(f.name);
+    t.index.Build(names);
   }
   const auto& roots = doc["roots"];
   for (auto it = roots.MemberBegin(); it != roots.MemberEnd(); ++it) {
@@ -251,11 +268,11 @@ class Decoder {
     if (node.members.size() < 2) return false;
     std::uint64_t seen[4] = {0, 0, 0, 0};  // no Kubernetes type has 256 fields
     for (const auto& m : node.members) {
-      auto it = type.index.find(m.key);
-      if (it == type.index.end() || it->second >= 256) continue;
-      std::uint64_t bit = std::uint64_t{1} << (it->second % 64);
-      if (seen[it->second / 64] & bit) return true;
-      seen[it->second / 64] |= bit;
+      std::size_t position = type.index.Find(m.key);
+      if (position >= 256) continue;  // absent, or beyond the bits kept
+      std::uint64_t bit = std::uint64_t{1} << (position % 64);
+      if (seen[position / 64] & bit) return true;
+      seen[position / 64] |= bit;
     }
     return false;
   }

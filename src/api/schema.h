@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <cstdint>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -39,19 +41,56 @@ struct FieldDef {
   FieldSpec spec;
 };
 
+// A type's field names to their position in TypeDef::fields: open addressing over a power-of-two
+// table, hashed by length and three bytes. Every member of every decoded object is looked up
+// here, up to three times (duplicates, decoding, canonical order); std::unordered_map spent most
+// of a lookup hashing every byte and dividing by a prime.
+class FieldIndex {
+ public:
+  static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+
+  void Build(const std::vector<std::string_view>& names);
+  std::size_t Find(std::string_view name) const {
+    if (slots_.empty()) return kAbsent;
+    for (std::size_t i = Hash(name) & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.position == kEmpty) return kAbsent;
+      if (slot.name.size() == name.size() && slot.name[0] == name[0] &&
+          std::memcmp(slot.name.data(), name.data(), name.size()) == 0) {
+        return slot.position;
+      }
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = static_cast<std::uint32_t>(-1);
+  struct Slot {
+    std::string_view name;
+    std::uint32_t position = kEmpty;
+  };
+  static std::size_t Hash(std::string_view name) {
+    if (name.empty()) return 0;
+    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
+    return (name.size() * 0x9E3779B1u) ^ (byte(0) * 0x85EBCA77u) ^ (byte(name.size() - 1) * 0xC2B2AE3Du) ^
+           (byte(name.size() / 2) * 0x27D4EB2Fu);
+  }
+  std::vector<Slot> slots_;  // at most half full, so a probe always meets an empty slot
+  std::size_t mask_ = 0;
+};
+
 struct TypeDef {
   std::string id;                // io.k8s.api.core.v1.PodSpec
   std::string go_name;           // v1.PodSpec (as Go's errors name it)
   std::string short_name;        // PodSpec
   std::vector<FieldDef> fields;  // Go struct order = canonical encoding order
-  std::unordered_map<std::string_view, std::size_t> index;
+  FieldIndex index;
 
   // The apiVersion of a kubernetes/api kind, from its id: "v1" (core), "policy/v1".
   std::string ApiVersion() const;
 
   const FieldDef* Field(std::string_view name) const {
-    auto it = index.find(name);
-    return it == index.end() ? nullptr : &fields[it->second];
+    std::size_t i = index.Find(name);
+    return i == FieldIndex::kAbsent ? nullptr : &fields[i];
   }
 };
 

@@ -149,5 +149,25 @@ TEST(SetDefaultsPod, VolumeSourceDefaults) {
   EXPECT_EQ(env.FindPath({"valueFrom", "resourceFieldRef", "divisor"})->scalar, "0");
 }
 
+// RoundResourceListToMilli leaves a quantity exact at milli scale as written (the plain forms
+// without parsing, the rest after it) and rounds the others up, as the apiserver's defaulting does.
+TEST(RoundResourceListToMilli, KeepsExactQuantitiesAndRoundsTheRest) {
+  struct Case {
+    std::string in, out;
+  };
+  const Case cases[] = {
+      {"500m", "500m"}, {"2", "2"},       {"256Mi", "256Mi"}, {"1k", "1k"},     {"3E", "3E"},
+      {"1Ki", "1Ki"},   {"007", "007"},   {"1.5", "1.5"},     {"1e3", "1e3"},   {"0.0015", "2m"},
+      {"100u", "1m"},   {"1500n", "1m"},  {"1001u", "2m"},    {"1K", "1K"},     {"1ki", "1ki"},
+      {"-5m", "-5m"},   {"+2", "+2"},     {"1Mii", "1Mii"},   {"m", "m"},
+  };
+  for (const Case& c : cases) {
+    Node list = Node::Object();
+    list.Set("cpu", Node::String(c.in));
+    RoundResourceListToMilli(list);
+    EXPECT_EQ(list.Find("cpu")->scalar, c.out) << c.in;
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::api
