@@ -12,17 +12,17 @@ constexpr int kIndexesPerDraw = 63 / kIndexBits;
 
 }  // namespace
 
-NameGenerator::NameGenerator() : rng_(std::random_device{}()) {}
-
-NameGenerator::NameGenerator(std::uint64_t seed) : rng_(seed) {}
+NameGenerator::NameGenerator(std::uint64_t seed) : rng_(std::in_place, seed) {}
 
 std::string NameGenerator::GenerateName(std::string_view base) {
+  if (!rng_) rng_.emplace(std::random_device{}());
+  std::mt19937_64& rng = *rng_;
   std::string name(base.substr(0, kMaxGeneratedNameLength));
-  std::uint64_t draw = rng_() >> 1;  // Int63
+  std::uint64_t draw = rng() >> 1;  // Int63
   int remaining = kIndexesPerDraw;
   for (std::size_t added = 0; added < kRandomLength;) {
     if (remaining == 0) {
-      draw = rng_() >> 1;
+      draw = rng() >> 1;
       remaining = kIndexesPerDraw;
     }
     std::size_t index = draw & kIndexMask;
