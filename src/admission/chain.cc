@@ -96,9 +96,9 @@ class Chain {
     return o;
   }
 
-  static Outcome Admitted(std::string kind, std::string name, api::Node tree,
-                          std::vector<std::string> warnings) {
-    api::CanonicalizeOrder(tree, kind);
+  Outcome Admitted(std::string kind, std::string name, api::Node tree,
+                   std::vector<std::string> warnings) const {
+    if (options_.canonical_order) api::CanonicalizeOrder(tree, kind);
     Outcome o;
     o.admitted = true;
     o.kind = std::move(kind);

@@ -131,6 +131,14 @@ std::string ResolveFloat(const std::string& s) {
 
 Node ResolvePlainScalar(std::string_view text) {
   Node n;
+  // Only these first characters can start a null, a bool, a number or a special float; any
+  // other scalar (most keys and names) is a string without trying each form.
+  if (!text.empty() && std::string_view("~nNyYtTfFoO0123456789+-.").find(text.front()) ==
+                           std::string_view::npos) {
+    n.kind = Node::Kind::kString;
+    n.scalar = std::string(text);
+    return n;
+  }
   if (IsNull(text)) return n;
   if (int b = ResolveBool(text); b >= 0) {
     n.kind = Node::Kind::kBool;

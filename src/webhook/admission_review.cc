@@ -96,9 +96,18 @@ std::string LimitAnnotationsOf(const Node* pod) {
   return api::EncodeJsonSorted(kept);
 }
 
-api::DecodeResult Decoded(std::string_view kind, const Node& object) {
-  return api::DecodeObject(api::Schema::Objects(), kind, object, "request", 0,
+// The review's object as the chain takes it: decoded against the schema, fields it does not
+// know dropped (a newer apiserver's), as Go's decoder into the typed object drops them.
+api::DecodeResult Decoded(std::string_view kind, Node object) {
+  return api::DecodeObject(api::Schema::Objects(), kind, std::move(object), "request", 0,
                            api::FieldValidation::kIgnore);
+}
+
+// An object of the policy as the chain takes it. The policy's Namespaces and LimitRanges were
+// decoded when it was built (webhook_config.cc, cluster_sync.cc): they are not decoded again for
+// every review.
+api::DecodeResult PolicyObject(std::string_view kind, const Node& object) {
+  return api::DecodedObject{std::string(kind), object, "policy", 0, {}};
 }
 
 }  // namespace
@@ -107,7 +116,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   auto parsed = api::ParseJsonStream(body);
   if (!parsed) return Malformed("the body is not JSON: " + parsed.error().message);
   if (parsed->size() != 1 || !(*parsed)[0].IsObject()) return Malformed("not one JSON object");
-  const Node& review = (*parsed)[0];
+  Node& review = (*parsed)[0];
   const std::string api_version = api::StringOf(review.Find("apiVersion"));
   const std::string kind = api::StringOf(review.Find("kind"));
   if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview") {
@@ -117,7 +126,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   }
   // What is read of the review is read by type below (a request that is not an object, a uid
   // that is not a string are refused as missing); the pod itself is decoded with its schema.
-  const Node* request = review.Find("request");
+  Node* request = review.Find("request");
   if (request == nullptr || !request->IsObject()) return Malformed("it has no request");
   const std::string uid = api::StringOf(request->Find("uid"));
   if (uid.empty()) return Malformed("request.uid is missing");
@@ -135,10 +144,13 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                     api::StringOf(request->FindPath({"resource", "resource"})) == "pods" &&
                     api::StringOf(request->Find("subResource")).empty();
   if (!pods || (operation != "CREATE" && operation != "UPDATE")) return allow({});
-  const Node* object = request->Find("object");
+  Node* object = request->Find("object");
   if (object == nullptr || !object->IsObject()) return Malformed("request.object is not a Pod");
 
-  Node pod = *object;
+  // The review is not read again past this point but for these: the pod moves out of it.
+  const std::string runtime_class = api::StringOf(object->FindPath({"spec", "runtimeClassName"}));
+  const bool has_annotations = object->FindPath({"metadata", "annotations"}) != nullptr;
+  Node pod = std::move(*object);
   const std::string ns = api::StringOf(request->Find("namespace"));
   if (!ns.empty()) pod.Ensure("metadata").Set("namespace", Node::String(ns));
   const api::ObjectMeta meta = api::ReadObjectMeta(pod);
@@ -174,20 +186,22 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   // The namespace as the webhook knows it, its LimitRanges, then the pod: what `admit` reads.
   std::vector<api::DecodeResult> stream;
   if (auto it = policy.namespaces.find(ns); it != policy.namespaces.end()) {
-    stream.push_back(Decoded("Namespace", it->second));
+    stream.push_back(PolicyObject("Namespace", it->second));
   } else {
     Node bare = Node::Object();
     bare.Set("apiVersion", Node::String("v1"));
     bare.Set("kind", Node::String("Namespace"));
     bare.Ensure("metadata").Set("name", Node::String(ns.empty() ? "default" : ns));
-    stream.push_back(Decoded("Namespace", bare));
+    stream.push_back(PolicyObject("Namespace", bare));
   }
   if (auto it = policy.limit_ranges.find(ns); it != policy.limit_ranges.end()) {
-    for (const Node& lr : it->second) stream.push_back(Decoded("LimitRange", lr));
+    for (const Node& lr : it->second) stream.push_back(PolicyObject("LimitRange", lr));
   }
   const std::size_t context = stream.size();
-  stream.push_back(Decoded("Pod", pod));
+  const bool pid_given = pod.FindPath({"spec", "resources", "limits", "pid"}) != nullptr;
+  stream.push_back(Decoded("Pod", std::move(pod)));
   admission::ChainOptions options = policy.chain;
+  options.canonical_order = false;  // only fields of the outcome are read
   options.username = api::StringOf(request->FindPath({"userInfo", "username"}));
   std::vector<admission::Outcome> outcomes = admission::RunChain(std::move(stream), options);
   if (outcomes.size() != context + 1) return Malformed("the pod produced no admission outcome");
@@ -217,7 +231,6 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                                                    policy.runtime_classes.pod_pid_limit,
                                                    policy.runtime_classes.writable_cgroups};
   const std::size_t need = writable ? 2 : admitted != nullptr ? 1 : 0;
-  const std::string runtime_class = api::StringOf(object->FindPath({"spec", "runtimeClassName"}));
   if (runtime_class.empty()) {
     patch.items.push_back(
         AddOp("/spec/runtimeClassName", Node::String(std::string(classes[need]))));
@@ -231,9 +244,8 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
                 warnings);
   }
   // A pod PID limit from a LimitRange's default, for the node's runtime wrapper to read.
-  const Node* given = pod.FindPath({"spec", "resources", "limits", "pid"});
-  if (given == nullptr && admitted != nullptr) {
-    if (object->FindPath({"metadata", "annotations"}) == nullptr) {
+  if (!pid_given && admitted != nullptr) {
+    if (!has_annotations) {
       Node annotations = Node::Object();
       annotations.Set(kPodPidLimitKey, *admitted);
       patch.items.push_back(AddOp("/metadata/annotations", std::move(annotations)));
