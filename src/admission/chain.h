@@ -30,9 +30,10 @@ struct ChainOptions {
   std::string username;                            // the requesting user, for PSA exemptions
   // Names the objects that only set metadata.generateName; nullptr: a randomly seeded one.
   api::NameGenerator* name_generator = nullptr;
-  // true: an admitted object's members are put in the order the apiserver stores and prints
-  // them (Go struct order, sorted maps); false: they stay as decoded, for a caller that only
-  // reads fields of the outcome (the webhook), to which the ordering is a tenth of its work.
+  // true: an admitted object is put in the form the apiserver stores and prints (Go struct
+  // order, sorted maps, the empty structs Go's encoder writes such as `resources: {}`); false:
+  // it stays as decoded and defaulted, for a caller that only reads fields of the outcome (the
+  // webhook), to which the ordering was a tenth of its work.
   bool canonical_order = true;
 };
 

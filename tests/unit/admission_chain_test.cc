@@ -4,6 +4,8 @@
 
 #include "admission/chain.h"
 #include "api/decode.h"
+#include "api/defaults.h"
+#include "api/json_codec.h"
 
 namespace podlimits::admission {
 namespace {
@@ -104,6 +106,35 @@ spec:
             "pods \"podsecurity\" is forbidden: violates PodSecurity \"baseline:latest\": ulimits "
             "(container \"a\" must not set securityContext.ulimits)");
   EXPECT_TRUE(out[6].admitted) << out[6].message;
+}
+
+// Admitted objects are stored in the apiserver's order unless the caller only reads them.
+TEST(AdmissionChain, CanonicalOrderOnlyWhenAsked) {
+  constexpr std::string_view kPod = R"(spec:
+  containers: [{image: busybox, name: a}]
+metadata: {namespace: team, name: web}
+kind: Pod
+apiVersion: v1
+)";
+  auto keys = [](const api::Node& n) {
+    std::vector<std::string> out;
+    for (const auto& m : n.members) out.push_back(m.key);
+    return out;
+  };
+  auto ordered = Admit(kPod);
+  ASSERT_TRUE(ordered[0].admitted) << ordered[0].message;
+  EXPECT_THAT(keys(ordered[0].object),
+              ::testing::ElementsAre("kind", "apiVersion", "metadata", "spec", "status"));
+  ChainOptions as_read;
+  as_read.canonical_order = false;
+  auto unordered = Admit(kPod, as_read);
+  ASSERT_TRUE(unordered[0].admitted) << unordered[0].message;
+  EXPECT_EQ(keys(unordered[0].object)[0], "spec");
+  // The same object once put in order (which also writes the empty structs Go's encoder
+  // writes, such as a container's `resources: {}`).
+  api::Node put_in_order = unordered[0].object;
+  api::CanonicalizeOrder(put_in_order, "Pod");
+  EXPECT_EQ(api::EncodeJson(put_in_order, 0), api::EncodeJson(ordered[0].object, 0));
 }
 
 TEST(AdmissionChain, ValidateOnlySkipsTheAdmissionPlugins) {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <functional>
+#include <string>
+#include <thread>
 
 #include "api/json_codec.h"
 #include "api/yaml_codec.h"
@@ -64,6 +66,16 @@ TEST(YamlResolve, PlainScalarsResolveAsGoYamlV2) {
       {"500m", Node::Kind::kString, "500m"},
       {"1Gi", Node::Kind::kString, "1Gi"},
       {"busybox", Node::Kind::kString, "busybox"},
+      // Strings by their first character alone, and those whose first character could start
+      // another form.
+      {"RLIMIT_NOFILE", Node::Kind::kString, "RLIMIT_NOFILE"},
+      {"x", Node::Kind::kString, "x"},
+      {"\xC3\xB1", Node::Kind::kString, "\xC3\xB1"},
+      {"open", Node::Kind::kString, "open"},
+      {"Nullable", Node::Kind::kString, "Nullable"},
+      {"~x", Node::Kind::kString, "~x"},
+      {"yesterday", Node::Kind::kString, "yesterday"},
+      {"trueish", Node::Kind::kString, "trueish"},
       // Too big for int64 and uint64: go-yaml v2 falls back to a float.
       {"99999999999999999999", Node::Kind::kNumber, "100000000000000000000"},
       {"-9223372036854775809", Node::Kind::kNumber, "-9223372036854776000"},
@@ -269,6 +281,29 @@ TEST(JsonCodec, StreamsOfObjectsAndErrorsWithLines) {
   auto bad = ParseJsonStream("{\n\"a\": 1,\n}");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().line, 3u);
+}
+
+// The parser keeps its scratch per thread between parses: what one parse leaves there (a large
+// list, a syntax error half way) must not show in the next, in this thread or another.
+TEST(JsonCodec, ParsesAfterALargeOrFailedParseAreUnaffected) {
+  std::string big = "[";
+  for (int i = 0; i < 10000; ++i) big += std::string(i ? "," : "") + "{\"i\":" + std::to_string(i) + "}";
+  big += "]";
+  auto large = ParseJsonStream(big);
+  ASSERT_TRUE(large);
+  ASSERT_EQ((*large)[0].items.size(), 10000u);
+  EXPECT_EQ((*large)[0].items[9999].Find("i")->scalar, "9999");
+  EXPECT_FALSE(ParseJsonStream(R"({"a": [1, 2, {"b": )"));
+  auto small = ParseJsonStream(R"({"c": [3], "d": {"e": "f"}})");
+  ASSERT_TRUE(small);
+  ASSERT_EQ(small->size(), 1u);
+  EXPECT_EQ(EncodeJson((*small)[0], 0), R"({"c":[3],"d":{"e":"f"}})");
+  std::string other;
+  std::thread([&] {
+    auto parsed = ParseJsonStream(R"({"g": "\u00e9"} {"h": null})");
+    if (parsed && parsed->size() == 2) other = EncodeJson((*parsed)[0], 0);
+  }).join();
+  EXPECT_EQ(other, "{\"g\":\"\xC3\xA9\"}");
 }
 
 TEST(JsonCodec, DeepNestingIsRejectedNotACrash) {
