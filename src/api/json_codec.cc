@@ -31,6 +31,36 @@ namespace {
 // Limits that keep hostile input from exhausting the stack or memory.
 constexpr std::size_t kMaxDepth = 256;
 
+// The scratch vectors outlive a parse, one set per thread, so that a server decoding one review
+// after another does not allocate and grow them again for each (they were a tenth of a pod's
+// decode). Whatever a parse leaves in them is cleared by the next. After a parse, only the
+// first kKeptDepths depths are kept, each with room for at most kKeptPerDepth children (a pod
+// needs a few dozen): a large List or a deep document does not leave its memory to the thread.
+struct TreeScratch {
+  std::vector<Node*> stack;
+  std::vector<std::vector<Member>> members;  // by depth of the open object
+  std::vector<std::vector<Node>> items;      // by depth of the open array
+
+  static constexpr std::size_t kKeptDepths = 32;
+  static constexpr std::size_t kKeptPerDepth = 256;
+  void Reset() {
+    stack.clear();
+    for (auto& m : members) m.clear();
+    for (auto& i : items) i.clear();
+  }
+  void Trim() {
+    Reset();
+    if (members.size() > kKeptDepths) members.resize(kKeptDepths);
+    if (items.size() > kKeptDepths) items.resize(kKeptDepths);
+    for (auto& m : members) {
+      if (m.capacity() > kKeptPerDepth) std::vector<Member>().swap(m);
+    }
+    for (auto& i : items) {
+      if (i.capacity() > kKeptPerDepth) std::vector<Node>().swap(i);
+    }
+  }
+};
+
 // Builds Nodes in place: every SAX event fills the slot it belongs to (a new array item, the
 // value of the last key, or a new document) instead of building a temporary and moving it.
 //
@@ -39,31 +69,6 @@ constexpr std::size_t kMaxDepth = 256;
 // their count. A 10,000-pod List holds hundreds of thousands of small containers: growing each
 // vector in place, or reserving for a guess, costs a regrowth copy or hundreds of unused bytes
 // each, and with them most of the decode time goes to malloc and page faults.
-// The scratch vectors outlive a parse, one set per thread, so that a server decoding one review
-// after another does not allocate and grow them again for each (they were a tenth of a pod's
-// decode). Whatever a parse leaves in them is cleared by the next; capacity beyond kKeptScratch
-// elements (a large List) is released after the parse.
-struct TreeScratch {
-  std::vector<Node*> stack;
-  std::vector<std::vector<Member>> members;  // by depth of the open object
-  std::vector<std::vector<Node>> items;      // by depth of the open array
-
-  static constexpr std::size_t kKeptScratch = 4096;
-  void Reset() {
-    stack.clear();
-    for (auto& m : members) m.clear();
-    for (auto& i : items) i.clear();
-  }
-  void Trim() {
-    for (auto& m : members) {
-      if (m.capacity() > kKeptScratch) std::vector<Member>().swap(m);
-    }
-    for (auto& i : items) {
-      if (i.capacity() > kKeptScratch) std::vector<Node>().swap(i);
-    }
-  }
-};
-
 class TreeBuilder {
  public:
   TreeBuilder(std::vector<Node>& out, TreeScratch& scratch)
