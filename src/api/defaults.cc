@@ -157,9 +157,6 @@ void AliasServiceAccount(Node& spec) {
   spec.Set("serviceAccount", Node::String(std::move(account)));
 }
 
-}  // namespace
-
-namespace {
 // Digits and one of the suffixes whose unit is a whole multiple of 10⁻³ ("", m, k..E, Ki..Ei):
 // a quantity that RoundUp(-3) leaves as it is, so it need not be parsed to know. Nearly every
 // request and limit is written so ("500m", "256Mi", "2").
@@ -169,10 +166,12 @@ bool PlainlyExactAtMilli(std::string_view q) {
   if (digits == 0) return false;
   std::string_view suffix = q.substr(digits);
   if (suffix.empty() || suffix == "m") return true;
-  if (suffix.size() == 1) return std::string_view("kMGTPE").find(suffix[0]) != std::string_view::npos;
+  constexpr std::string_view kDecimal = "kMGTPE", kBinary = "KMGTPE";  // Ki..Ei
+  if (suffix.size() == 1) return kDecimal.find(suffix[0]) != std::string_view::npos;
   return suffix.size() == 2 && suffix[1] == 'i' &&
-         std::string_view("KMGTPE").find(suffix[0]) != std::string_view::npos;
+         kBinary.find(suffix[0]) != std::string_view::npos;
 }
+
 }  // namespace
 
 void RoundResourceListToMilli(Node& list) {

@@ -44,8 +44,8 @@ namespace {
 // they want (a container has a dozen), so this spares a libc call per member passed.
 bool SameKey(const std::string& stored, std::string_view key) {
   return stored.size() == key.size() &&
-         (key.empty() ||
-          (stored[0] == key[0] && std::memcmp(stored.data() + 1, key.data() + 1, key.size() - 1) == 0));
+         (key.empty() || (stored[0] == key[0] &&
+                          std::memcmp(stored.data() + 1, key.data() + 1, key.size() - 1) == 0));
 }
 }  // namespace
 

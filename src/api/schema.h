@@ -4,11 +4,11 @@
 // embedded into the binary at build time), so the list of known fields is never hand-typed.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <cstdint>
-#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -70,9 +70,11 @@ class FieldIndex {
   };
   static std::size_t Hash(std::string_view name) {
     if (name.empty()) return 0;
-    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
-    return (name.size() * 0x9E3779B1u) ^ (byte(0) * 0x85EBCA77u) ^ (byte(name.size() - 1) * 0xC2B2AE3Du) ^
-           (byte(name.size() / 2) * 0x27D4EB2Fu);
+    auto byte = [&](std::size_t i) {
+      return static_cast<std::size_t>(static_cast<unsigned char>(name[i]));
+    };
+    return (name.size() * 0x9E3779B1u) ^ (byte(0) * 0x85EBCA77u) ^
+           (byte(name.size() - 1) * 0xC2B2AE3Du) ^ (byte(name.size() / 2) * 0x27D4EB2Fu);
   }
   std::vector<Slot> slots_;  // at most half full, so a probe always meets an empty slot
   std::size_t mask_ = 0;

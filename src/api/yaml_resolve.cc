@@ -133,8 +133,8 @@ Node ResolvePlainScalar(std::string_view text) {
   Node n;
   // Only these first characters can start a null, a bool, a number or a special float; any
   // other scalar (most keys and names) is a string without trying each form.
-  if (!text.empty() && std::string_view("~nNyYtTfFoO0123456789+-.").find(text.front()) ==
-                           std::string_view::npos) {
+  constexpr std::string_view kCouldStartAnother = "~nNyYtTfFoO0123456789+-.";
+  if (!text.empty() && kCouldStartAnother.find(text.front()) == std::string_view::npos) {
     n.kind = Node::Kind::kString;
     n.scalar = std::string(text);
     return n;

@@ -287,7 +287,9 @@ TEST(JsonCodec, StreamsOfObjectsAndErrorsWithLines) {
 // list, a syntax error half way) must not show in the next, in this thread or another.
 TEST(JsonCodec, ParsesAfterALargeOrFailedParseAreUnaffected) {
   std::string big = "[";
-  for (int i = 0; i < 10000; ++i) big += std::string(i ? "," : "") + "{\"i\":" + std::to_string(i) + "}";
+  for (int i = 0; i < 10000; ++i) {
+    big += std::string(i ? "," : "") + "{\"i\":" + std::to_string(i) + "}";
+  }
   big += "]";
   auto large = ParseJsonStream(big);
   ASSERT_TRUE(large);

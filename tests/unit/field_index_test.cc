@@ -1,11 +1,11 @@
 // The schema's field index: every name found at its position, absent names not, the first of a
 // repeated name kept (as the unordered_map it replaced kept it).
-#include "api/schema.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "api/schema.h"
 
 namespace podlimits::api {
 namespace {
@@ -18,8 +18,8 @@ TEST(FieldIndex, FindsEveryNameAndNothingElse) {
   storage.push_back("nome");
   storage.push_back("a");
   std::vector<std::string_view> names(storage.begin(), storage.end());
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7},
-                        std::size_t{64}, names.size()}) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3},
+                        std::size_t{7}, std::size_t{64}, names.size()}) {
     FieldIndex index;
     std::vector<std::string_view> some(names.end() - static_cast<std::ptrdiff_t>(n), names.end());
     index.Build(some);
