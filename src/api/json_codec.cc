@@ -33,8 +33,8 @@ constexpr std::size_t kMaxDepth = 256;
 
 // The scratch vectors outlive a parse, one set per thread, so that a server decoding one review
 // after another does not allocate and grow them again for each (they were a tenth of a pod's
-// decode). Whatever a parse leaves in them is cleared by the next. After a parse, only the
-// first kKeptDepths depths are kept, each with room for at most kKeptPerDepth children (a pod
+// decode). A parse clears them when it ends (ParseDocuments' Trim, which runs on every way
+// out), so the next finds them empty. After a parse, only the first kKeptDepths depths are kept, each with room for at most kKeptPerDepth children (a pod
 // needs a few dozen): a large List or a deep document does not leave its memory to the thread.
 struct TreeScratch {
   std::vector<Node*> stack;
@@ -43,13 +43,10 @@ struct TreeScratch {
 
   static constexpr std::size_t kKeptDepths = 32;
   static constexpr std::size_t kKeptPerDepth = 256;
-  void Reset() {
+  void Trim() {
     stack.clear();
     for (auto& m : members) m.clear();
     for (auto& i : items) i.clear();
-  }
-  void Trim() {
-    Reset();
     if (members.size() > kKeptDepths) members.resize(kKeptDepths);
     if (items.size() > kKeptDepths) items.resize(kKeptDepths);
     for (auto& m : members) {
@@ -72,9 +69,7 @@ struct TreeScratch {
 class TreeBuilder {
  public:
   TreeBuilder(std::vector<Node>& out, TreeScratch& scratch)
-      : out_(out), stack_(scratch.stack), members_(scratch.members), items_(scratch.items) {
-    scratch.Reset();
-  }
+      : out_(out), stack_(scratch.stack), members_(scratch.members), items_(scratch.items) {}
 
   bool Null() {
     Slot();

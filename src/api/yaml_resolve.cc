@@ -135,9 +135,7 @@ Node ResolvePlainScalar(std::string_view text) {
   // other scalar (most keys and names) is a string without trying each form.
   constexpr std::string_view kCouldStartAnother = "~nNyYtTfFoO0123456789+-.";
   if (!text.empty() && kCouldStartAnother.find(text.front()) == std::string_view::npos) {
-    n.kind = Node::Kind::kString;
-    n.scalar = std::string(text);
-    return n;
+    return Node::String(std::string(text));
   }
   if (IsNull(text)) return n;
   if (int b = ResolveBool(text); b >= 0) {
@@ -170,9 +168,7 @@ Node ResolvePlainScalar(std::string_view text) {
       }
     }
   }
-  n.kind = Node::Kind::kString;
-  n.scalar = std::string(text);
-  return n;
+  return Node::String(std::string(text));
 }
 
 bool IsYamlSpecialFloat(const Node& n) {
