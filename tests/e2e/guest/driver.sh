@@ -4,8 +4,10 @@
 #
 #   E2E-RESULT <name> <PASS|FAIL> <seconds> <detail on one line>
 #
-# on fd 3 (the results channel) and on the console. Usage: driver.sh MODE TESTS, where TESTS is
-# "all" (every test whose `# e2e-mode:` is MODE) or a comma list of names.
+# on fd 3 (the results channel) and on the console. Before each test it writes
+# `E2E-BEGIN <name> <timeout seconds>` on fd 3, by which the host times the guest's progress.
+# Usage: driver.sh MODE TESTS, where TESTS is "all" (every test whose `# e2e-mode:` is MODE) or
+# a comma list of names.
 #
 # Each test runs as `sh` sourcing lib.sh and tests/NAME.sh, in its own session (so a timeout
 # can stop everything it started), with `# e2e-timeout:` seconds (default 60): then SIGTERM to
@@ -143,6 +145,7 @@ run_one() {
   : >"$dir/detail"
   snapshot "$dir/before"
   echo "=== e2e test $name (mode $mode, timeout ${limit}s)"
+  echo "E2E-BEGIN $name $limit" >&3
 
   t0=$(centis)
   E2E_TEST=$name E2E_DETAIL=$dir/detail E2E_WORK=$dir/tmp \
