@@ -34,8 +34,9 @@ constexpr std::size_t kMaxDepth = 256;
 // The scratch vectors outlive a parse, one set per thread, so that a server decoding one review
 // after another does not allocate and grow them again for each (they were a tenth of a pod's
 // decode). A parse clears them when it ends (ParseDocuments' Trim, which runs on every way
-// out), so the next finds them empty. After a parse, only the first kKeptDepths depths are kept, each with room for at most kKeptPerDepth children (a pod
-// needs a few dozen): a large List or a deep document does not leave its memory to the thread.
+// out), so the next finds them empty. After a parse, only the first kKeptDepths depths are
+// kept, each with room for at most kKeptPerDepth children (a pod needs a few dozen): a large
+// List or a deep document does not leave its memory to the thread.
 struct TreeScratch {
   std::vector<Node*> stack;
   std::vector<std::vector<Member>> members;  // by depth of the open object

@@ -1,7 +1,6 @@
 #include "api/node.h"
 
 #include <charconv>
-#include <cstring>
 
 namespace podlimits::api {
 
@@ -37,17 +36,6 @@ Node Node::Array() {
   n.kind = Kind::kArray;
   return n;
 }
-
-namespace {
-// Key equality with the first byte compared before memcmp: the members of one object rarely
-// share a length and a first letter, and most lookups pass over several members before the one
-// they want (a container has a dozen), so this spares a libc call per member passed.
-bool SameKey(const std::string& stored, std::string_view key) {
-  return stored.size() == key.size() &&
-         (key.empty() || (stored[0] == key[0] &&
-                          std::memcmp(stored.data() + 1, key.data() + 1, key.size() - 1) == 0));
-}
-}  // namespace
 
 const Node* Node::Find(std::string_view key) const {
   if (kind != Kind::kObject) return nullptr;
@@ -94,7 +82,7 @@ Node& Node::Set(std::string_view key, Node value) {
 
 bool Node::Erase(std::string_view key) {
   for (auto it = members.begin(); it != members.end(); ++it) {
-    if (it->key == key) {
+    if (SameKey(it->key, key)) {
       members.erase(it);
       return true;
     }

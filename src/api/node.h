@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,15 @@
 namespace podlimits::api {
 
 struct Member;
+
+// Whether two object keys (or field names) are equal: the lengths, then the first byte, then
+// memcmp of the rest. The members of one object rarely share a length and a first letter, and a
+// lookup passes over several members before the one it wants (a container has a dozen), so the
+// first-byte test spares a libc call for most members passed.
+inline bool SameKey(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return a.empty() || (a[0] == b[0] && std::memcmp(a.data() + 1, b.data() + 1, a.size() - 1) == 0);
+}
 
 struct Node {
   enum class Kind : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -55,10 +54,7 @@ class FieldIndex {
     for (std::size_t i = Hash(name) & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if (slot.position == kEmpty) return kAbsent;
-      if (slot.name.size() == name.size() && slot.name[0] == name[0] &&
-          std::memcmp(slot.name.data(), name.data(), name.size()) == 0) {
-        return slot.position;
-      }
+      if (SameKey(slot.name, name)) return slot.position;
     }
   }
 

@@ -1,5 +1,6 @@
 // The schema's field index: every name found at its position, absent names not, the first of a
-// repeated name kept (as the unordered_map it replaced kept it).
+// repeated name kept (as the unordered_map it replaced kept it). And SameKey, the key comparison
+// it shares with Node::Find and Node::Erase.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,40 @@
 
 namespace podlimits::api {
 namespace {
+
+TEST(SameKey, EqualOnlyWhenLengthAndEveryByteAgree) {
+  struct Case {
+    std::string_view a, b;
+    bool same;
+  } cases[] = {
+      {"", "", true},
+      {"a", "a", true},
+      {"name", "name", true},
+      {"", "a", false},
+      {"a", "", false},
+      {"a", "b", false},
+      {"name", "nome", false},  // the first byte agrees, a later one does not
+      {"name", "game", false},  // only the first byte differs
+      {"name", "names", false},
+      {"names", "name", false},
+      {std::string_view("a\0b", 3), std::string_view("a\0c", 3), false},  // bytes after a NUL count
+      {std::string_view("a\0b", 3), std::string_view("a\0b", 3), true},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(SameKey(c.a, c.b), c.same) << "'" << c.a << "' vs '" << c.b << "'";
+  }
+  // Node::Find and Node::Erase go through it.
+  Node object = Node::Object();
+  object.Set("name", Node::String("x"));
+  object.Set("nome", Node::String("y"));
+  ASSERT_NE(object.Find("nome"), nullptr);
+  EXPECT_EQ(object.Find("nome")->scalar, "y");
+  EXPECT_EQ(object.Find("nam"), nullptr);
+  EXPECT_FALSE(object.Erase("game"));
+  EXPECT_TRUE(object.Erase("name"));
+  EXPECT_EQ(object.Find("name"), nullptr);
+  EXPECT_NE(object.Find("nome"), nullptr);
+}
 
 TEST(FieldIndex, FindsEveryNameAndNothingElse) {
   // Enough names for several table sizes, many sharing a length and first and last letters.
