@@ -230,8 +230,9 @@ Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_
   return WriteThenRename(path, content, /*sync=*/true, mode);
 }
 
-Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content) {
-  return WriteThenRename(path, content, /*sync=*/false, 0644);
+Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content,
+                         mode_t mode) {
+  return WriteThenRename(path, content, /*sync=*/false, mode);
 }
 
 }  // namespace podlimits

@@ -72,6 +72,7 @@ Result<void> WriteFileAtomically(const std::filesystem::path& path, std::string_
 // file. For records about running pods, which a reboot makes meaningless anyway (their
 // processes, cgroups and mounts are gone): an fsync per run costs milliseconds of journal
 // commit on an ext4 disk.
-Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content);
+Result<void> ReplaceFile(const std::filesystem::path& path, std::string_view content,
+                         mode_t mode = 0644);
 
 }  // namespace podlimits

@@ -224,7 +224,10 @@ int RuncWrapperMain(int argc, char** argv) {
   if (*changed) {
     struct stat st {};
     mode_t mode = ::stat(spec_path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
-    if (auto ok = WriteFileAtomically(spec_path, api::EncodeJson(spec, 0), mode); !ok) {
+    // Renamed into place, not fsynced: the runtime reads it at once, and a bundle means nothing
+    // after a reboot (its container is gone). An fsync here was a journal commit per create on
+    // an ext4 state directory, milliseconds the shim waited for.
+    if (auto ok = ReplaceFile(spec_path, api::EncodeJson(spec, 0), mode); !ok) {
       return Refuse(log, ok.error().Message());
     }
   }
