@@ -11,7 +11,9 @@
 #
 #   bench/runc_wrapper_overhead.sh [PODLIMITS_BIN] [ROUNDS]     (default build/src/cli/podlimits, 30)
 #
-# Root only. Prints each variant's median, p90 and min in ms and the medians' differences.
+# Root only. Prints each variant's median, p90 and min in ms, and for each wrapper variant the
+# median of its per-round differences from the runtime run of the same round, with a 95%
+# confidence interval of that median.
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")/../tests/runc-wrapper" && pwd)
@@ -21,8 +23,10 @@ rounds=${2:-30}
 [ "$(id -u)" -eq 0 ] || { echo "runc_wrapper_overhead: needs root" >&2; exit 1; }
 . "$here/containerd-env.sh"
 
+# times[VARIANT] holds one wall time (µs) per round, in round order, so that each wrapper run can
+# be paired with the runtime run of its own round.
 declare -A times=()
-measure() {  # measure VARIANT ANNOTATIONS...: one run, its wall time appended in ms
+measure() {  # measure VARIANT ANNOTATIONS...: one run, its wall time appended in µs
   local variant=$1; shift
   run_ctr "$variant-$i" "$@" -- /bin/true
   [ "$rc" = 0 ] || fail "$variant: $out"
@@ -35,17 +39,28 @@ for ((i = 0; i < rounds + 2; i++)); do
   measure ulimits $(container app) 'ulimits.noderesource.dev/container.app=[{"type":"RLIMIT_NOFILE","soft":1024,"hard":2048}]'
 done
 
-stats() {  # stats MICROSECONDS...: median p90 min (ms), the first two runs dropped as warm-up
-  tr ' ' '\n' | sed '/^$/d' | tail -n +3 | sort -n | awk '{ v[NR] = $1 } END {
+warm() { tr ' ' '\n' | sed '/^$/d' | tail -n +3; }  # the first two rounds dropped as warm-up
+stats() {  # stats < MICROSECONDS: median p90 min (ms)
+  sort -n | awk '{ v[NR] = $1 } END {
     printf "%.2f %.2f %.2f", v[int((NR + 1) / 2)] / 1000, v[int(NR * 0.9 + 0.5)] / 1000, v[1] / 1000 }'
+}
+# paired < "RUNTIME VARIANT" lines: the median of the per-round differences (ms) and its 95%
+# confidence interval, distribution-free (the order statistics n/2 -+ 0.98 sqrt(n) of the sorted
+# differences, the binomial's normal approximation). Pairing within a round cancels the machine's
+# slow drifts, which move all three variants of a round together.
+paired() {
+  awk '{ print $2 - $1 }' | sort -n | awk '{ d[NR] = $1 } END {
+    n = NR; med = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
+    lo = int(n / 2 - 0.98 * sqrt(n)); hi = int(n / 2 + 1 + 0.98 * sqrt(n) + 0.999)
+    if (lo < 1) lo = 1; if (hi > n) hi = n
+    printf "%+.2f ms (95%% CI %+.2f to %+.2f ms, %d pairs)", med / 1000, d[lo] / 1000, d[hi] / 1000, n }'
 }
 echo "ctr run --rm of /bin/true, $rounds rounds interleaved, runtime $runtime, cgroup $mode"
 printf '%-12s %9s %9s %9s\n' variant median_ms p90_ms min_ms
-declare -A median=()
 for v in runtime passthrough ulimits; do
-  read -r med p90 min <<<"$(stats <<<"${times[$v]}")"
-  median[$v]=$med
+  read -r med p90 min <<<"$(warm <<<"${times[$v]}" | stats)"
   printf '%-12s %9s %9s %9s\n' "$v" "$med" "$p90" "$min"
 done
-awk -v r="${median[runtime]}" -v p="${median[passthrough]}" -v u="${median[ulimits]}" 'BEGIN {
-  printf "passthrough - runtime: %+.2f ms\nulimits - runtime:     %+.2f ms\n", p - r, u - r }'
+for v in passthrough ulimits; do
+  printf '%-22s %s\n' "$v - runtime:" "$(paste -d ' ' <(warm <<<"${times[runtime]}") <(warm <<<"${times[$v]}") | paired)"
+done
