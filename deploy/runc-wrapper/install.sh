@@ -12,9 +12,9 @@ install_file() {  # install_file SRC DEST MODE
   chmod "$3" "$2.podlimits-new"
   mv -f "$2.podlimits-new" "$2"
 }
+# podlimits first: the front (podlimits-runc) hands creates to the podlimits beside it.
 install_file /podlimits /host/bin/podlimits 0755
-ln -sfn podlimits /host/bin/podlimits-runc.podlimits-new
-mv -f /host/bin/podlimits-runc.podlimits-new /host/bin/podlimits-runc
+install_file /podlimits-runc /host/bin/podlimits-runc 0755
 install_file /config/runc.yaml /host/etc/runc.yaml 0644
 echo "podlimits-runc installed: /usr/local/bin/podlimits-runc, /etc/podlimits/runc.yaml"
 /host/bin/podlimits-runc --version | sed 's/^/runtime: /'

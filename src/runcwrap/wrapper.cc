@@ -19,6 +19,7 @@
 #include "cri/process_limits.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"
+#include "runcwrap/front_record.h"
 #include "runcwrap/runc_args.h"
 #include "runcwrap/runtime_log.h"
 #include "runcwrap/wrapper_config.h"
@@ -180,8 +181,12 @@ int RuncWrapperMain(int argc, char** argv) {
   auto call = ParseRuncCall(args);
   RuntimeLog log(call ? call->log_file : std::nullopt, call ? call->log_format : "text");
   if (!call) return Refuse(log, call.error().Message());
-  auto config = LoadWrapperConfig(std::getenv(std::string(kConfigEnv).c_str()));
+  const char* config_env = std::getenv(std::string(kConfigEnv).c_str());
+  auto config = LoadWrapperConfig(config_env);
   if (!config) return Refuse(log, config.error().Message());
+  // The front (front/runc_front.h) may now send this configuration's calls that create nothing
+  // straight to its runtime.
+  RecordRuntimeForFront(WrapperConfigPath(config_env), config->runtime);
   if (!call->Creates()) return Exec(config->runtime, std::move(args), log);
 
   const fs::path spec_path = call->bundle / "config.json";

@@ -54,12 +54,18 @@ Result<void> ResolveRuntime(WrapperConfig& config, std::string_view source) {
     return SystemError("runtime", config.runtime, errno == 0 ? ENOENT : errno,
                        fmt::format("the runtime {} names is not an executable file", source));
   }
-  // A runtime that is this wrapper again would call itself until the shim gives up.
-  // Compared by inode: one stat each, where resolving both paths costs a readlink per component
-  // on every runtime call.
-  struct stat self {}, target {};
-  if (::stat("/proc/self/exe", &self) == 0 && ::stat(config.runtime.c_str(), &target) == 0 &&
-      self.st_dev == target.st_dev && self.st_ino == target.st_ino) {
+  // A runtime that is this wrapper again, or its front (front/runc_front.h, podlimits-runc
+  // beside this binary), would call itself until the shim gives up. Compared by inode: one stat
+  // each, where resolving both paths costs a readlink per component on every runtime call.
+  struct stat target {};
+  auto same_file = [&](const char* path) {
+    struct stat st {};
+    return ::stat(path, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino;
+  };
+  std::error_code ec;
+  const fs::path front = fs::read_symlink("/proc/self/exe", ec).parent_path() / "podlimits-runc";
+  if (::stat(config.runtime.c_str(), &target) == 0 &&
+      (same_file("/proc/self/exe") || (!ec && same_file(front.c_str())))) {
     return Failure(fmt::format("{}: runtime: {} is podlimits-runc itself; name the real runtime "
                                "(crun or runc)",
                                source, config.runtime.string()));
@@ -113,9 +119,14 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
   return config;
 }
 
+fs::path WrapperConfigPath(const char* config_env) {
+  const bool named = config_env != nullptr && *config_env != '\0';
+  return named ? fs::path(config_env) : fs::path(kDefaultConfigPath);
+}
+
 Result<WrapperConfig> LoadWrapperConfig(const char* config_env) {
   const bool named = config_env != nullptr && *config_env != '\0';
-  const fs::path path = named ? fs::path(config_env) : fs::path(kDefaultConfigPath);
+  const fs::path path = WrapperConfigPath(config_env);
   WrapperConfig config;
   auto text = ReadSmallFile(path, 1 << 20);
   if (text) {

@@ -23,11 +23,13 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "runcwrap/front/runc_front.h"
 
 namespace podlimits::runcwrap {
 
-inline constexpr std::string_view kDefaultConfigPath = "/etc/podlimits/runc.yaml";
-inline constexpr std::string_view kConfigEnv = "PODLIMITS_RUNC_CONFIG";
+// The same names the front reads (front/runc_front.h).
+inline constexpr std::string_view kDefaultConfigPath = front::kDefaultConfig;
+inline constexpr std::string_view kConfigEnv = front::kConfigEnv;
 
 struct WrapperConfig {
   std::filesystem::path runtime;  // absolute, never podlimits-runc itself
@@ -39,6 +41,10 @@ struct WrapperConfig {
 // Parses the file's text; `source` names it in errors. The runtime is resolved by
 // ResolveRuntime afterwards.
 Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view source);
+
+// The configuration file the environment selects: `config_env` (getenv(kConfigEnv), or null)
+// when it names one, else kDefaultConfigPath.
+std::filesystem::path WrapperConfigPath(const char* config_env);
 
 // Reads the configuration the environment selects (`config_env` is getenv(kConfigEnv), or null)
 // and resolves the runtime: the configured path must be an executable file, and none found is

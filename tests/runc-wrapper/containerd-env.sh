@@ -9,7 +9,7 @@
 #
 # Provides: ctr_ (ctr on that socket), run_ctr NAME KEY=VALUE... -- COMMAND... ($out, $rc),
 # container NAME / sandbox (the CRI plugin's annotations of pod default/web), limit_row, fail,
-# $mode (v1 | v2), $cgroup_base, $pod_cgroup, $work, $runtime.
+# $mode (v1 | v2), $cgroup_base, $pod_cgroup, $work, $runtime, $front (yes when the front runs).
 work=$(mktemp -d /tmp/podlimits-runcwrap.XXXXXX)
 tag=plrw$$
 containerd_pid=""
@@ -18,12 +18,13 @@ cgroup_dirs=()  # pod cgroups this test made, deepest last
 fail() { echo "FAIL $*" >&2; exit 1; }
 
 # Processes this run started (containerd and the shims it spawned) are found by the scratch
-# directory in their command line or environment, and ended by pid.
+# directory in their command line, and ended by pid. A process may end between the glob and the
+# read: the redirection's error is silenced too.
 our_pids() {
   local p
   for p in /proc/[0-9]*; do
     p=${p#/proc/}
-    if tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF "$work"; then echo "$p"; fi
+    if tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -qF "$work"; then echo "$p"; fi
   done
 }
 
@@ -69,7 +70,15 @@ grep ' /sys/fs/cgroup cgroup2 ' /proc/self/mountinfo | grep -q nsdelegate && nsd
 mkdir -p "$work/rootfs/bin" "$work/rootfs/"{proc,sys,dev,tmp,etc} "$work/bin"
 cp "$(command -v busybox)" "$work/rootfs/bin/busybox"
 for applet in sh cat grep mount mkdir ls sleep true; do ln -s busybox "$work/rootfs/bin/$applet"; done
-ln -s "$bin" "$work/bin/podlimits-runc"
+# The front (src/runcwrap/front) when the build made one beside the binary, else the binary
+# itself under the name podlimits-runc: both are ways to install it (docs/runc-wrapper.md).
+if [ -f "$(dirname "$bin")/podlimits-runc" ] && [ ! -L "$(dirname "$bin")/podlimits-runc" ]; then
+  front=yes
+  ln -s "$(dirname "$bin")/podlimits-runc" "$work/bin/podlimits-runc"
+else
+  front=no
+  ln -s "$bin" "$work/bin/podlimits-runc"
+fi
 runtime=$(command -v crun || command -v runc)
 printf 'runtime: %s\n' "$runtime" > "$work/runc.yaml"
 

@@ -43,6 +43,10 @@ ctrd_stop() {
   for cg in $(echo "$CTRD_CGROUPS" | tr ' ' '\n' | sed '/^$/d' | sort -r); do rmdir "$cg" 2>/dev/null; done
   CTRD_CGROUPS=""
   rmdir /run/containerd/s /run/containerd 2>/dev/null
+  # podlimits-runc's record for this containerd's runc.yaml (docs/runc-wrapper.md, "The front"):
+  # a node keeps one per configuration file; this one's file goes with the test.
+  rm -f "/run/podlimits/runc-front/$(printf '%s' "$CTRD/runc.yaml" | sed 's|%|%25|g; s|/|%2F|g')"
+  rmdir /run/podlimits/runc-front 2>/dev/null
   return 0
 }
 

@@ -1,0 +1,199 @@
+// podlimits-runc's front: the small executable a CRI shim runs as its runtime binary. It hands
+// every call that creates nothing (start, delete, kill, state, ...) straight to the real runtime,
+// and every other call to the full wrapper (`podlimits`, beside it, called as podlimits-runc).
+//
+// Why a separate executable: the shim runs its runtime four times per container (create, start,
+// delete, delete --force), and each call through the full, glibc-linked wrapper cost about 0.7 ms
+// more than the runtime alone, mostly glibc's start-up (its CPUID queries trap to the hypervisor
+// on virtual machines). The front makes raw system calls and starts in microseconds.
+//
+// The front never reads runc.yaml. It takes the runtime from a record the full wrapper writes
+// after it has loaded and checked that configuration file: the record names the file's identity
+// (device, inode, size, modification and change times) and the runtime it resolved. When the file
+// is not that one any more, or there is no record, or anything is unexpected, the front hands the
+// call to the full wrapper, which decides as it always did and writes the record again. So the
+// front changes how fast a call is made, never what runs.
+//
+// This header is the front's whole logic, free of the C and C++ libraries (the front links
+// neither); the unit tests and the full wrapper include it too, so both sides agree.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace podlimits::runcwrap::front {
+
+// Where the full wrapper writes its records, one per configuration file path.
+inline constexpr char kRecordDir[] = "/run/podlimits/runc-front";
+inline constexpr char kDefaultConfig[] = "/etc/podlimits/runc.yaml";
+inline constexpr char kConfigEnv[] = "PODLIMITS_RUNC_CONFIG";
+inline constexpr size_t kMaxPath = 4096;
+inline constexpr size_t kMaxRecord = kMaxPath + 256;
+
+inline bool Same(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+inline bool SamePrefix(const char* s, const char* prefix, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] != prefix[i]) return false;
+  }
+  return true;
+}
+
+// Whether `name` (an option's name, up to `n` bytes, without dashes) is a global option of runc
+// or crun that takes a value: the same list as runc_args.cc's GlobalTakesValue.
+inline bool GlobalTakesValue(const char* name, size_t n) {
+  static constexpr const char* kNames[] = {"log",      "log-format",     "root",     "criu",
+                                           "rootless", "cgroup-manager", "log-level"};
+  for (const char* k : kNames) {
+    size_t len = 0;
+    while (k[len] != '\0') ++len;
+    if (len == n && SamePrefix(name, k, n)) return true;
+  }
+  return false;
+}
+
+// The index in argv of the command (the first argument after the global options), or -1 when
+// there is none. Reads the global options as ParseRuncCall does: `-x`, `--x`, `--x=v`, and
+// `--x v` for the options that take a value; `--` or a lone `-` ends them.
+inline int CommandIndex(int argc, char** argv) {
+  int i = 1;
+  for (; i < argc; ++i) {
+    const char* a = argv[i];
+    if (a[0] != '-' || a[1] == '\0' || (a[1] == '-' && a[2] == '\0')) break;
+    const char* name = a + (a[1] == '-' ? 2 : 1);
+    size_t n = 0;
+    bool attached = false;
+    while (name[n] != '\0') {
+      if (name[n] == '=') {
+        attached = true;
+        break;
+      }
+      ++n;
+    }
+    if (!attached && GlobalTakesValue(name, n) && i + 1 < argc) ++i;
+  }
+  return i < argc ? i : -1;
+}
+
+// Whether the front may hand the call to the runtime itself: a command that is not create or run.
+inline bool PassesThrough(int argc, char** argv) {
+  int i = CommandIndex(argc, argv);
+  return i > 0 && !Same(argv[i], "create") && !Same(argv[i], "run");
+}
+
+// The record's path for a configuration file: kRecordDir, "/", and the file's path with every
+// '%' written "%25" and every '/' written "%2F". False when it would not fit in `cap` bytes.
+inline bool RecordPath(const char* config, char* out, size_t cap) {
+  size_t o = 0;
+  auto put = [&](char c) {
+    if (o + 1 >= cap) return false;
+    out[o++] = c;
+    return true;
+  };
+  for (const char* p = kRecordDir; *p != '\0'; ++p) {
+    if (!put(*p)) return false;
+  }
+  if (!put('/')) return false;
+  for (const char* p = config; *p != '\0'; ++p) {
+    if (*p == '/' || *p == '%') {
+      if (!put('%') || !put('2') || !put(*p == '/' ? 'F' : '5')) return false;
+    } else if (!put(*p)) {
+      return false;
+    }
+  }
+  out[o] = '\0';
+  return true;
+}
+
+// The configuration file as it was when the full wrapper read it.
+struct Identity {
+  uint64_t dev = 0, ino = 0, size = 0;
+  uint64_t mtime_sec = 0, mtime_nsec = 0, ctime_sec = 0, ctime_nsec = 0;
+
+  bool operator==(const Identity&) const = default;
+};
+
+// A record: "podlimits-runc-front 1 DEV INO SIZE MTIME_S MTIME_NS CTIME_S CTIME_NS RUNTIME\n",
+// numbers in decimal. Returns the length written, 0 when it does not fit or the runtime is not an
+// absolute path without newlines.
+inline size_t FormatRecord(const Identity& id, const char* runtime, char* out, size_t cap) {
+  size_t o = 0;
+  auto put = [&](char c) {
+    if (o + 1 >= cap) return false;
+    out[o++] = c;
+    return true;
+  };
+  auto text = [&](const char* s) {
+    for (; *s != '\0'; ++s) {
+      if (!put(*s)) return false;
+    }
+    return true;
+  };
+  auto number = [&](uint64_t v) {
+    char digits[20];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0) {
+      if (!put(digits[--n])) return false;
+    }
+    return put(' ');
+  };
+  if (runtime[0] != '/') return 0;
+  for (const char* p = runtime; *p != '\0'; ++p) {
+    if (*p == '\n') return 0;
+  }
+  if (!text("podlimits-runc-front 1 ")) return 0;
+  const uint64_t values[] = {id.dev,        id.ino,       id.size,      id.mtime_sec,
+                             id.mtime_nsec, id.ctime_sec, id.ctime_nsec};
+  for (uint64_t v : values) {
+    if (!number(v)) return 0;
+  }
+  if (!text(runtime) || !put('\n')) return 0;
+  out[o] = '\0';
+  return o;
+}
+
+// Reads a record of `n` bytes in `text` (changed in place: the runtime is NUL-terminated where its
+// newline was). False for anything that is not exactly what FormatRecord writes.
+inline bool ParseRecord(char* text, size_t n, Identity* id, const char** runtime) {
+  static constexpr char kHeader[] = "podlimits-runc-front 1 ";
+  constexpr size_t kHeaderLength = sizeof(kHeader) - 1;
+  if (n < kHeaderLength || !SamePrefix(text, kHeader, kHeaderLength)) return false;
+  size_t i = kHeaderLength;
+  uint64_t* fields[] = {&id->dev,        &id->ino,       &id->size,      &id->mtime_sec,
+                        &id->mtime_nsec, &id->ctime_sec, &id->ctime_nsec};
+  for (uint64_t* field : fields) {
+    uint64_t v = 0;
+    size_t digits = 0;
+    while (i < n && text[i] >= '0' && text[i] <= '9') {
+      const auto d = static_cast<uint64_t>(text[i++] - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;  // more than 64 bits
+      v = v * 10 + d;
+      ++digits;
+    }
+    if (digits == 0 || i >= n || text[i] != ' ') return false;
+    ++i;
+    *field = v;
+  }
+  if (i >= n || text[i] != '/') return false;
+  size_t start = i;
+  while (i < n && text[i] != '\n') {
+    if (text[i] == '\0') return false;
+    ++i;
+  }
+  if (i + 1 != n) return false;  // exactly one line, ending in its newline
+  text[i] = '\0';
+  *runtime = text + start;
+  return true;
+}
+
+}  // namespace podlimits::runcwrap::front
