@@ -186,7 +186,8 @@ int RuncWrapperMain(int argc, char** argv) {
   if (!config) return Refuse(log, config.error().Message());
   // The front (front/runc_front.h) may now send this configuration's calls that create nothing
   // straight to its runtime.
-  RecordRuntimeForFront(WrapperConfigPath(config_env), config->runtime);
+  RecordRuntimeForFront(WrapperConfigPath(config_env),
+                        config->runtime_named ? config->text : std::nullopt, config->runtime);
   if (!call->Creates()) return Exec(config->runtime, std::move(args), log);
 
   const fs::path spec_path = call->bundle / "config.json";

@@ -133,6 +133,8 @@ Result<WrapperConfig> LoadWrapperConfig(const char* config_env) {
     auto parsed = ParseWrapperConfig(*text, path.string());
     if (!parsed) return parsed;
     config = std::move(*parsed);
+    config.runtime_named = !config.runtime.empty();
+    config.text = std::move(*text);
   } else if (named || text.error().errno_value != ENOENT) {
     return std::unexpected(std::move(text.error()).Wrap("read podlimits-runc's configuration"));
   }

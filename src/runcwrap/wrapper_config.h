@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "base/error.h"
@@ -33,6 +34,11 @@ inline constexpr std::string_view kConfigEnv = front::kConfigEnv;
 
 struct WrapperConfig {
   std::filesystem::path runtime;  // absolute, never podlimits-runc itself
+  // Whether the file named the runtime (else the default was resolved), and the file's bytes as
+  // they were parsed (none when the default file is absent): what the front's record is made of
+  // (front/runc_front.h).
+  bool runtime_named = false;
+  std::optional<std::string> text;
   std::int64_t max_descendants = 250;
   std::int64_t max_depth = 50;
   bool require_pod_annotations = false;

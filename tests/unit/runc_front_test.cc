@@ -82,29 +82,29 @@ TEST(RuncFront, RecordPathEscapesSlashAndPercent) {
   EXPECT_FALSE(front::RecordPath("/a", tiny, sizeof tiny));
 }
 
+TEST(RuncFront, DigestIsFnv1a64OfTheBytes) {
+  // FNV-1a's published 64-bit test vectors.
+  EXPECT_EQ(front::DigestOf("", 0), (front::Digest{0, 0xcbf29ce484222325u}));
+  EXPECT_EQ(front::DigestOf("a", 1), (front::Digest{1, 0xaf63dc4c8601ec8cu}));
+  EXPECT_EQ(front::DigestOf("foobar", 6), (front::Digest{6, 0x85944171f73967e8u}));
+  // The bytes, not the text: a NUL counts, and "runc" and "crun" (same size) differ.
+  EXPECT_NE(front::DigestOf("a\0b", 3), front::DigestOf("a\0c", 3));
+  EXPECT_NE(front::DigestOf("runtime: /usr/bin/crun\n", 23),
+            front::DigestOf("runtime: /usr/bin/runc\n", 23));
+}
+
 TEST(RuncFront, RecordRoundTrips) {
-  front::Identity id;
-  id.dev = 65024;
-  id.ino = 10952961;
-  id.size = 39;
-  id.mtime_sec = 1795772867;
-  id.mtime_nsec = 62089594;
-  id.ctime_sec = 1795772868;
-  id.ctime_nsec = 0;
+  const front::Digest digest{23, 0x85944171f73967e8u};
   char text[front::kMaxRecord];
-  std::size_t n = front::FormatRecord(id, "/usr/bin/crun", text, sizeof text);
+  std::size_t n = front::FormatRecord(digest, "/usr/bin/crun", text, sizeof text);
   ASSERT_GT(n, 0u);
-  EXPECT_EQ(std::string(text, n),
-            "podlimits-runc-front 1 65024 10952961 39 1795772867 62089594 1795772868 0 "
-            "/usr/bin/crun\n");
-  front::Identity read;
+  EXPECT_EQ(std::string(text, n), "podlimits-runc-front 2 23 9625390261332436968 /usr/bin/crun\n");
+  front::Digest read;
   const char* runtime = nullptr;
   ASSERT_TRUE(front::ParseRecord(text, n, &read, &runtime));
-  EXPECT_EQ(read, id);
+  EXPECT_EQ(read, digest);
   EXPECT_EQ(std::string(runtime), "/usr/bin/crun");
-  front::Identity max;
-  max.dev = max.ino = max.size = max.mtime_sec = max.mtime_nsec = max.ctime_sec = max.ctime_nsec =
-      UINT64_MAX;
+  const front::Digest max{UINT64_MAX, UINT64_MAX};
   n = front::FormatRecord(max, "/r", text, sizeof text);
   ASSERT_GT(n, 0u);
   ASSERT_TRUE(front::ParseRecord(text, n, &read, &runtime));
@@ -113,36 +113,36 @@ TEST(RuncFront, RecordRoundTrips) {
 
 TEST(RuncFront, FormatRefusesWhatItCouldNotReadBack) {
   char text[front::kMaxRecord];
-  front::Identity id;
-  EXPECT_EQ(front::FormatRecord(id, "crun", text, sizeof text), 0u);  // not absolute
-  EXPECT_EQ(front::FormatRecord(id, "/usr/bin/cr\nun", text, sizeof text), 0u);
+  const front::Digest digest{1, 2};
+  EXPECT_EQ(front::FormatRecord(digest, "crun", text, sizeof text), 0u);  // not absolute
+  EXPECT_EQ(front::FormatRecord(digest, "/usr/bin/cr\nun", text, sizeof text), 0u);
   char tiny[16];
-  EXPECT_EQ(front::FormatRecord(id, "/usr/bin/crun", tiny, sizeof tiny), 0u);
+  EXPECT_EQ(front::FormatRecord(digest, "/usr/bin/crun", tiny, sizeof tiny), 0u);
 }
 
 TEST(RuncFront, ParseTrustsOnlyExactlyAWrittenRecord) {
-  const std::string good = "podlimits-runc-front 1 1 2 3 4 5 6 7 /usr/bin/crun\n";
+  const std::string good = "podlimits-runc-front 2 1 7 /usr/bin/crun\n";
   const std::vector<std::string> bad = {
       "",
-      "podlimits-runc-front 1 1 2 3 4 5 6 7 /usr/bin/crun",    // no newline: a torn write
-      "podlimits-runc-front 2 1 2 3 4 5 6 7 /usr/bin/crun\n",  // another version
-      "podlimits-runc-front 1 1 2 3 4 5 6 /usr/bin/crun\n",    // a number missing
-      "podlimits-runc-front 1 1 2 3 4 5 6 x /usr/bin/crun\n",
-      "podlimits-runc-front 1 1 2 3 4 5 6 7 usr/bin/crun\n",  // not absolute
-      "podlimits-runc-front 1 1 2 3 4 5 6 7 /usr/bin/crun\nmore\n",
-      "podlimits-runc-front 1 1 2 3 4 5 6 7  /usr/bin/crun\n",
-      "podlimits-runc-front 1 1 2 3 4 5 6 18446744073709551616 /usr/bin/crun\n",  // 2^64
-      std::string("podlimits-runc-front 1 1 2 3 4 5 6 7 /usr/bin/c\0run\n", 52),
+      "podlimits-runc-front 2 1 7 /usr/bin/crun",    // no newline: a torn write
+      "podlimits-runc-front 1 1 7 /usr/bin/crun\n",  // another version
+      "podlimits-runc-front 2 1 /usr/bin/crun\n",    // a number missing
+      "podlimits-runc-front 2 1 x /usr/bin/crun\n",
+      "podlimits-runc-front 2 1 7 usr/bin/crun\n",  // not absolute
+      "podlimits-runc-front 2 1 7 /usr/bin/crun\nmore\n",
+      "podlimits-runc-front 2 1 7  /usr/bin/crun\n",
+      "podlimits-runc-front 2 1 18446744073709551616 /usr/bin/crun\n",  // 2^64
+      std::string("podlimits-runc-front 2 1 7 /usr/bin/c\0run\n", 42),
   };
-  front::Identity id;
+  front::Digest digest;
   const char* runtime = nullptr;
   std::string copy = good;
-  ASSERT_TRUE(front::ParseRecord(copy.data(), copy.size(), &id, &runtime));
+  ASSERT_TRUE(front::ParseRecord(copy.data(), copy.size(), &digest, &runtime));
   EXPECT_EQ(std::string(runtime), "/usr/bin/crun");
-  EXPECT_EQ(id.ctime_nsec, 7u);
+  EXPECT_EQ(digest, (front::Digest{1, 7}));
   for (const auto& b : bad) {
     std::string text = b;
-    EXPECT_FALSE(front::ParseRecord(text.data(), text.size(), &id, &runtime)) << b;
+    EXPECT_FALSE(front::ParseRecord(text.data(), text.size(), &digest, &runtime)) << b;
   }
 }
 

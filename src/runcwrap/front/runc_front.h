@@ -7,12 +7,14 @@
 // more than the runtime alone, mostly glibc's start-up (its CPUID queries trap to the hypervisor
 // on virtual machines). The front makes raw system calls and starts in microseconds.
 //
-// The front never reads runc.yaml. It takes the runtime from a record the full wrapper writes
-// after it has loaded and checked that configuration file: the record names the file's identity
-// (device, inode, size, modification and change times) and the runtime it resolved. When the file
-// is not that one any more, or there is no record, or anything is unexpected, the front hands the
-// call to the full wrapper, which decides as it always did and writes the record again. So the
-// front changes how fast a call is made, never what runs.
+// The front never parses runc.yaml. It takes the runtime from a record the full wrapper writes
+// after it has loaded and checked that file, and only when the file names its runtime (the
+// default, crun if installed, else runc, depends on more than the file). The record holds the
+// file's size and a 64-bit FNV-1a hash of the very bytes the full wrapper parsed, and the
+// runtime. The front reads the file (a few hundred bytes) and uses the record only when they
+// match; otherwise, with no record, or on anything unexpected, the call goes to the full wrapper,
+// which decides as it always did and writes the record again. So the front changes how fast a
+// call is made, never what runs, whatever the file's timestamps say.
 //
 // This header is the front's whole logic, free of the C and C++ libraries (the front links
 // neither); the unit tests and the full wrapper include it too, so both sides agree.
@@ -27,8 +29,11 @@ namespace podlimits::runcwrap::front {
 inline constexpr char kRecordDir[] = "/run/podlimits/runc-front";
 inline constexpr char kDefaultConfig[] = "/etc/podlimits/runc.yaml";
 inline constexpr char kConfigEnv[] = "PODLIMITS_RUNC_CONFIG";
+inline constexpr char kRecordHeader[] = "podlimits-runc-front 2 ";
 inline constexpr size_t kMaxPath = 4096;
 inline constexpr size_t kMaxRecord = kMaxPath + 256;
+// A larger runc.yaml is never matched by the front (the full wrapper reads up to 1 MiB).
+inline constexpr size_t kMaxConfig = 64 * 1024;
 
 inline bool Same(const char* a, const char* b) {
   while (*a != '\0' && *a == *b) {
@@ -111,18 +116,26 @@ inline bool RecordPath(const char* config, char* out, size_t cap) {
   return true;
 }
 
-// The configuration file as it was when the full wrapper read it.
-struct Identity {
-  uint64_t dev = 0, ino = 0, size = 0;
-  uint64_t mtime_sec = 0, mtime_nsec = 0, ctime_sec = 0, ctime_nsec = 0;
+// The configuration file's bytes, as the full wrapper parsed them: their count and their 64-bit
+// FNV-1a hash.
+struct Digest {
+  uint64_t size = 0, hash = 0;
 
-  bool operator==(const Identity&) const = default;
+  bool operator==(const Digest&) const = default;
 };
 
-// A record: "podlimits-runc-front 1 DEV INO SIZE MTIME_S MTIME_NS CTIME_S CTIME_NS RUNTIME\n",
-// numbers in decimal. Returns the length written, 0 when it does not fit or the runtime is not an
-// absolute path without newlines.
-inline size_t FormatRecord(const Identity& id, const char* runtime, char* out, size_t cap) {
+inline Digest DigestOf(const char* data, size_t n) {
+  uint64_t h = 0xcbf29ce484222325u;  // FNV-1a's offset basis and prime
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 0x100000001b3u;
+  }
+  return Digest{n, h};
+}
+
+// A record: "podlimits-runc-front 2 SIZE HASH RUNTIME\n", the numbers in decimal. Returns the
+// length written, 0 when it does not fit or the runtime is not an absolute path without newlines.
+inline size_t FormatRecord(const Digest& digest, const char* runtime, char* out, size_t cap) {
   size_t o = 0;
   auto put = [&](char c) {
     if (o + 1 >= cap) return false;
@@ -151,12 +164,7 @@ inline size_t FormatRecord(const Identity& id, const char* runtime, char* out, s
   for (const char* p = runtime; *p != '\0'; ++p) {
     if (*p == '\n') return 0;
   }
-  if (!text("podlimits-runc-front 1 ")) return 0;
-  const uint64_t values[] = {id.dev,        id.ino,       id.size,      id.mtime_sec,
-                             id.mtime_nsec, id.ctime_sec, id.ctime_nsec};
-  for (uint64_t v : values) {
-    if (!number(v)) return 0;
-  }
+  if (!text(kRecordHeader) || !number(digest.size) || !number(digest.hash)) return 0;
   if (!text(runtime) || !put('\n')) return 0;
   out[o] = '\0';
   return o;
@@ -164,13 +172,11 @@ inline size_t FormatRecord(const Identity& id, const char* runtime, char* out, s
 
 // Reads a record of `n` bytes in `text` (changed in place: the runtime is NUL-terminated where its
 // newline was). False for anything that is not exactly what FormatRecord writes.
-inline bool ParseRecord(char* text, size_t n, Identity* id, const char** runtime) {
-  static constexpr char kHeader[] = "podlimits-runc-front 1 ";
-  constexpr size_t kHeaderLength = sizeof(kHeader) - 1;
-  if (n < kHeaderLength || !SamePrefix(text, kHeader, kHeaderLength)) return false;
+inline bool ParseRecord(char* text, size_t n, Digest* digest, const char** runtime) {
+  constexpr size_t kHeaderLength = sizeof(kRecordHeader) - 1;
+  if (n < kHeaderLength || !SamePrefix(text, kRecordHeader, kHeaderLength)) return false;
   size_t i = kHeaderLength;
-  uint64_t* fields[] = {&id->dev,        &id->ino,       &id->size,      &id->mtime_sec,
-                        &id->mtime_nsec, &id->ctime_sec, &id->ctime_nsec};
+  uint64_t* fields[] = {&digest->size, &digest->hash};
   for (uint64_t* field : fields) {
     uint64_t v = 0;
     size_t digits = 0;

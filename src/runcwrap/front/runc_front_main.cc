@@ -2,10 +2,9 @@
 // wrapper recorded, the rest to the full wrapper beside this executable.
 //
 // On x86-64 release builds it links neither libc nor libstdc++ (PODLIMITS_FRONT_NOLIBC): its own
-// _start and five raw system calls. Elsewhere, and in sanitizer builds, the same flow runs from
+// _start and seven raw system calls. Elsewhere, and in sanitizer builds, the same flow runs from
 // an ordinary main() over libc's wrappers.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "runcwrap/front/runc_front.h"
@@ -31,10 +30,6 @@ long Read(long fd, char* buf, size_t n) {
 }
 void Close(long fd) {
   Syscall3(SYS_close, fd, 0, 0);
-}
-// The kernel's x86-64 struct stat is the one <sys/stat.h> declares.
-long Stat(const char* path, struct stat* st) {
-  return Syscall3(SYS_stat, reinterpret_cast<long>(path), reinterpret_cast<long>(st), 0);
 }
 long ReadLink(const char* path, char* buf, size_t n) {
   return Syscall3(SYS_readlink, reinterpret_cast<long>(path), reinterpret_cast<long>(buf),
@@ -62,9 +57,6 @@ long Read(long fd, char* buf, size_t n) {
 }
 void Close(long fd) {
   ::close(static_cast<int>(fd));
-}
-long Stat(const char* path, struct stat* st) {
-  return ::stat(path, st);
 }
 long ReadLink(const char* path, char* buf, size_t n) {
   return ::readlink(path, buf, n);
@@ -94,32 +86,42 @@ const char* GetEnv(char** envp, const char* name) {
   return nullptr;
 }
 
-// The runtime the full wrapper recorded for this configuration file, if the file is still the
-// one it read: a path in `record`, or null.
+// Reads a whole file of at most `cap` - 1 bytes into `buf`; its length, or -1 (absent, larger,
+// unreadable).
+long ReadWhole(const char* path, char* buf, size_t cap) {
+  long fd = Open(path);
+  if (fd < 0) return -1;
+  size_t n = 0;
+  long result = -1;
+  for (;;) {
+    long got = Read(fd, buf + n, cap - n);
+    if (got < 0) break;
+    if (got == 0) {
+      result = static_cast<long>(n);
+      break;
+    }
+    n += static_cast<size_t>(got);
+    if (n == cap) break;  // cap bytes: more than allowed
+  }
+  Close(fd);
+  return result;
+}
+
+// The runtime the full wrapper recorded for this configuration file, if the file still holds the
+// bytes it parsed: a path in `record`, or null.
 const char* RecordedRuntime(char** envp, char* record) {
   const char* config = GetEnv(envp, kConfigEnv);
   if (config == nullptr || *config == '\0') config = kDefaultConfig;
   char path[kMaxPath];
   if (!RecordPath(config, path, sizeof path)) return nullptr;
-  long fd = Open(path);
-  if (fd < 0) return nullptr;
-  long n = Read(fd, record, kMaxRecord);
-  Close(fd);
-  if (n <= 0 || static_cast<size_t>(n) >= kMaxRecord) return nullptr;
-  Identity recorded;
+  long n = ReadWhole(path, record, kMaxRecord);
+  Digest recorded;
   const char* runtime = nullptr;
-  if (!ParseRecord(record, static_cast<size_t>(n), &recorded, &runtime)) return nullptr;
-  struct stat st;
-  if (Stat(config, &st) != 0) return nullptr;
-  Identity now;
-  now.dev = st.st_dev;
-  now.ino = st.st_ino;
-  now.size = static_cast<uint64_t>(st.st_size);
-  now.mtime_sec = static_cast<uint64_t>(st.st_mtim.tv_sec);
-  now.mtime_nsec = static_cast<uint64_t>(st.st_mtim.tv_nsec);
-  now.ctime_sec = static_cast<uint64_t>(st.st_ctim.tv_sec);
-  now.ctime_nsec = static_cast<uint64_t>(st.st_ctim.tv_nsec);
-  return now == recorded ? runtime : nullptr;
+  if (n <= 0 || !ParseRecord(record, static_cast<size_t>(n), &recorded, &runtime)) return nullptr;
+  static char text[kMaxConfig + 1];
+  long size = ReadWhole(config, text, sizeof text);
+  if (size < 0) return nullptr;
+  return DigestOf(text, static_cast<size_t>(size)) == recorded ? runtime : nullptr;
 }
 
 [[noreturn]] void FrontMain(int argc, char** argv, char** envp) {
