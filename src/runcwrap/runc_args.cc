@@ -5,6 +5,8 @@
 #include <array>
 #include <string_view>
 
+#include "runcwrap/front/runc_front.h"
+
 namespace podlimits::runcwrap {
 namespace {
 
@@ -34,10 +36,9 @@ bool OneOf(std::string_view name, std::initializer_list<std::string_view> names)
   return false;
 }
 
-// Global options of runc 1.1 and crun 1.8 that take a value.
+// Global options that take a value: the front's list, so that both find the same command.
 bool GlobalTakesValue(std::string_view name) {
-  return OneOf(name, {"log", "log-format", "root", "criu", "rootless", "cgroup-manager",
-                      "log-level"});
+  return front::GlobalTakesValue(name.data(), name.size());
 }
 
 // create / run options of runc and crun that take a value.

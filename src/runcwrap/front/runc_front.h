@@ -51,7 +51,7 @@ inline bool SamePrefix(const char* s, const char* prefix, size_t n) {
 }
 
 // Whether `name` (an option's name, up to `n` bytes, without dashes) is a global option of runc
-// or crun that takes a value: the same list as runc_args.cc's GlobalTakesValue.
+// 1.1 or crun 1.8 that takes a value. The one list: ParseRuncCall (runc_args.cc) asks it too.
 inline bool GlobalTakesValue(const char* name, size_t n) {
   static constexpr const char* kNames[] = {"log",      "log-format",     "root",     "criu",
                                            "rootless", "cgroup-manager", "log-level"};
@@ -92,27 +92,42 @@ inline bool PassesThrough(int argc, char** argv) {
   return i > 0 && !Same(argv[i], "create") && !Same(argv[i], "run");
 }
 
-// The record's path for a configuration file: kRecordDir, "/", and the file's path with every
-// '%' written "%25" and every '/' written "%2F". False when it would not fit in `cap` bytes.
-inline bool RecordPath(const char* config, char* out, size_t cap) {
+// A bounded text buffer: every Put fails once only the terminating NUL would still fit.
+struct Out {
+  char* out;
+  size_t cap;
   size_t o = 0;
-  auto put = [&](char c) {
+
+  bool Put(char c) {
     if (o + 1 >= cap) return false;
     out[o++] = c;
     return true;
-  };
-  for (const char* p = kRecordDir; *p != '\0'; ++p) {
-    if (!put(*p)) return false;
   }
-  if (!put('/')) return false;
+  bool Text(const char* s) {
+    for (; *s != '\0'; ++s) {
+      if (!Put(*s)) return false;
+    }
+    return true;
+  }
+  size_t End() {
+    out[o] = '\0';
+    return o;
+  }
+};
+
+// The record's path for a configuration file: kRecordDir, "/", and the file's path with every
+// '%' written "%25" and every '/' written "%2F". False when it would not fit in `cap` bytes.
+inline bool RecordPath(const char* config, char* out, size_t cap) {
+  Out path{out, cap};
+  if (!path.Text(kRecordDir) || !path.Put('/')) return false;
   for (const char* p = config; *p != '\0'; ++p) {
     if (*p == '/' || *p == '%') {
-      if (!put('%') || !put('2') || !put(*p == '/' ? 'F' : '5')) return false;
-    } else if (!put(*p)) {
+      if (!path.Put('%') || !path.Put('2') || !path.Put(*p == '/' ? 'F' : '5')) return false;
+    } else if (!path.Put(*p)) {
       return false;
     }
   }
-  out[o] = '\0';
+  path.End();
   return true;
 }
 
@@ -136,18 +151,7 @@ inline Digest DigestOf(const char* data, size_t n) {
 // A record: "podlimits-runc-front 2 SIZE HASH RUNTIME\n", the numbers in decimal. Returns the
 // length written, 0 when it does not fit or the runtime is not an absolute path without newlines.
 inline size_t FormatRecord(const Digest& digest, const char* runtime, char* out, size_t cap) {
-  size_t o = 0;
-  auto put = [&](char c) {
-    if (o + 1 >= cap) return false;
-    out[o++] = c;
-    return true;
-  };
-  auto text = [&](const char* s) {
-    for (; *s != '\0'; ++s) {
-      if (!put(*s)) return false;
-    }
-    return true;
-  };
+  Out record{out, cap};
   auto number = [&](uint64_t v) {
     char digits[20];
     int n = 0;
@@ -156,18 +160,17 @@ inline size_t FormatRecord(const Digest& digest, const char* runtime, char* out,
       v /= 10;
     } while (v != 0);
     while (n > 0) {
-      if (!put(digits[--n])) return false;
+      if (!record.Put(digits[--n])) return false;
     }
-    return put(' ');
+    return record.Put(' ');
   };
   if (runtime[0] != '/') return 0;
   for (const char* p = runtime; *p != '\0'; ++p) {
     if (*p == '\n') return 0;
   }
-  if (!text(kRecordHeader) || !number(digest.size) || !number(digest.hash)) return 0;
-  if (!text(runtime) || !put('\n')) return 0;
-  out[o] = '\0';
-  return o;
+  if (!record.Text(kRecordHeader) || !number(digest.size) || !number(digest.hash)) return 0;
+  if (!record.Text(runtime) || !record.Put('\n')) return 0;
+  return record.End();
 }
 
 // Reads a record of `n` bytes in `text` (changed in place: the runtime is NUL-terminated where its
