@@ -79,7 +79,7 @@ else
   front=no
   ln -s "$bin" "$work/bin/podlimits-runc"
 fi
-runtime=$(command -v crun || command -v runc)
+runtime=${RUNC_WRAPPER_RUNTIME:-$(command -v crun || command -v runc)}
 printf 'runtime: %s\n' "$runtime" > "$work/runc.yaml"
 
 sed "s|@DIR@|$work|g" "$here/containerd.toml" > "$work/config.toml"
@@ -121,13 +121,21 @@ fi
 # The OCI spec ctr hands the shim: ctr's default spec with the CRI plugin's annotations, the
 # rootfs and the command. On a v1/hybrid host the device rules are dropped: they live in the v1
 # devices hierarchy, which podlimits never touches, so the view hides it (a real v1 node has it).
+# containerd 1.7 and 2.x write runtime-spec 1.2 (ociVersion 1.2.x), which Debian 12's crun 1.8
+# refuses ("unknown version specified") whoever calls it: with a runtime that declares an older
+# spec, the spec says that version, as a node pairing them would need. podlimits-runc passes
+# ociVersion through untouched either way.
 ctr oci spec > "$work/default-spec.json"
+runtime_spec=$("$runtime" --version | sed -n 's/^spec: *//p')
 spec_for() {  # spec_for NAME KEY=VALUE... -- COMMAND...  > config.json
-  python3 - "$work/default-spec.json" "$work/rootfs" "$pod_cgroup/$1" "$mode" "${@:2}" <<'PY'
+  python3 - "$work/default-spec.json" "$work/rootfs" "$pod_cgroup/$1" "$mode" "$runtime_spec" "${@:2}" <<'PY'
 import json, sys
-base, rootfs, cgroup, mode, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+base, rootfs, cgroup, mode, runtime_spec = sys.argv[1:6]
+rest = sys.argv[6:]
 split = rest.index("--")
 spec = json.load(open(base))
+if runtime_spec.startswith("1.0") and not spec["ociVersion"].startswith("1.0"):
+    spec["ociVersion"] = runtime_spec
 spec["root"] = {"path": rootfs}
 spec["process"]["args"] = rest[split + 1:]
 spec["process"]["env"] = ["PATH=/bin"]

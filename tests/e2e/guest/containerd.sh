@@ -1,7 +1,9 @@
 # shellcheck shell=sh
 # containerd in the guest for podlimits-runc's tests (sourced by tests/runc-wrapper-*.sh and
-# webhook-to-ctr.sh after lib.sh). Debian's containerd 1.6 with its own root, state, sockets,
-# runc root and fifos under $W; the busybox rootfs for `ctr run --rootfs`; and the pod cgroup a
+# webhook-to-ctr.sh after lib.sh). Debian 12's containerd 1.6, or with CTRD_LINE=2 the containerd
+# 2.x of Debian unstable (/opt/containerd-2: containerd, its runc shim and ctr, which
+# build-initramfs takes from scripts/fetch-containerd), with its own root, state, sockets, runc
+# root and fifos under $W; the busybox rootfs for `ctr run --rootfs`; and the pod cgroup a
 # kubelet would have made. Everything it starts or makes is undone by ctrd_stop (an EXIT trap).
 CTRD=$W/containerd
 CTRD_PID=
@@ -10,6 +12,11 @@ CTRD_CGROUPS=""  # cgroups made here, deepest last
 ctr_() { ctr -a "$CTRD/containerd.sock" "$@"; }
 
 ctrd_start() {  # ctrd_start RUNTIME: containerd whose shims run podlimits-runc over RUNTIME
+  if [ -n "${CTRD_LINE:-}" ]; then
+    [ -x "/opt/containerd-$CTRD_LINE/containerd" ] || fail "containerd $CTRD_LINE is not in the guest (build-initramfs)"
+    # containerd, the shim it starts and ctr_ all come from there.
+    PATH=/opt/containerd-$CTRD_LINE:$PATH
+  fi
   command -v containerd >/dev/null || fail "containerd is not in the guest (build-initramfs)"
   mkdir -p "$CTRD/rootfs/bin" "$CTRD/rootfs/proc" "$CTRD/rootfs/sys" "$CTRD/rootfs/dev" "$CTRD/rootfs/tmp"
   cp /bin/busybox "$CTRD/rootfs/bin/busybox"
@@ -25,7 +32,8 @@ ctrd_start() {  # ctrd_start RUNTIME: containerd whose shims run podlimits-runc 
     [ $i -lt 150 ] || fail "containerd did not answer in 30 s"
     sleep 0.2; i=$((i + 1))
   done
-  log "containerd $(ctr_ version | sed -n 's/^ *Version: *//p' | tail -n 1) on $CTRD/containerd.sock"
+  CTRD_VERSION=$(ctr_ version | sed -n 's/^ *Version: *//p' | tail -n 1)
+  log "containerd $CTRD_VERSION on $CTRD/containerd.sock"
 }
 
 ctrd_stop() {

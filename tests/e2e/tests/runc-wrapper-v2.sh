@@ -1,10 +1,11 @@
 # e2e-timeout: 150
-# podlimits-runc under containerd 1.6 (ctr) on cgroup v2 with nsdelegate: the sandbox's create
-# lowers the pod cgroup's pids.max to the pod's limit (never raises it), a container gets its
-# ulimits, and a writable container gets a cgroup namespace, an rw cgroup2 mount it can make
-# cgroups in, and the pod cgroup's descendant/depth bounds.
+# podlimits-runc under containerd 1.6 (ctr) over crun on cgroup v2 with nsdelegate: the
+# sandbox's create lowers the pod cgroup's pids.max to the pod's limit (never raises it), a
+# container gets its ulimits, and a writable container gets a cgroup namespace, an rw cgroup2
+# mount it can make cgroups in, and the pod cgroup's descendant/depth bounds.
+# runc-wrapper-v2-containerd2.sh runs these same cases with CTRD_LINE and CTRD_RUNTIME set.
 . "$E2E/containerd.sh"
-ctrd_start /usr/bin/crun
+ctrd_start "${CTRD_RUNTIME:-/usr/bin/crun}"
 make_pod_cgroup 0e2e0000-0000-4000-8000-0000000000c1 4096
 pc=$POD_CGROUP
 
@@ -47,4 +48,4 @@ ctr_run "$pc" bad $(cri_container default web bad) \
 expect_file_match "the refusal names the annotation" "$W/bad.out" \
   'OCI runtime create failed: container "bad" of pod default/web: metadata.annotations\[ulimits.noderesource.dev/container.bad\]: securityContext.ulimits\[0\].soft: Invalid value: 10: must be less than or equal to hard limit 5'
 ctrd_stop
-detail "pids.max 4096 -> 2048, nofile 1024/4096, writable + bounds 250/50"
+detail "containerd $CTRD_VERSION, $(basename "${CTRD_RUNTIME:-crun}"): pids.max 4096 -> 2048, nofile 1024/4096, writable + bounds 250/50"
