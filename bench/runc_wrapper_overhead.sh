@@ -11,6 +11,8 @@
 #
 #   bench/runc_wrapper_overhead.sh [PODLIMITS_BIN] [ROUNDS]     (default build/src/cli/podlimits, 30)
 #
+# RUNC_WRAPPER_CONTAINERD=DIR runs the containerd, shim and ctr in DIR instead (containerd 1.7
+# or 2.x from scripts/fetch-containerd, as tests/runc-wrapper/run does).
 # Root only. Prints each variant's median, p90 and min in ms, and for each wrapper variant the
 # median of its per-round differences from the runtime run of the same round, with a 95%
 # confidence interval of that median.
@@ -21,7 +23,9 @@ project=$(cd "$here/../.." && pwd)
 bin=$(realpath "${1:-$project/build/src/cli/podlimits}")
 rounds=${2:-30}
 [ "$(id -u)" -eq 0 ] || { echo "runc_wrapper_overhead: needs root" >&2; exit 1; }
+if [ -n "${RUNC_WRAPPER_CONTAINERD:-}" ]; then PATH=$(realpath "$RUNC_WRAPPER_CONTAINERD"):$PATH; fi
 . "$here/containerd-env.sh"
+echo "containerd $(containerd --version | cut -d' ' -f3), runtime $runtime"
 
 # times[VARIANT] holds one wall time (µs) per round, in round order, so that each wrapper run can
 # be paired with the runtime run of its own round.

@@ -11,8 +11,29 @@
 namespace podlimits::api {
 namespace {
 
+// Appends member `key` of kind `kind` to `obj`, built in place: a pod gets some twenty defaults,
+// and a temporary Node and Member for each, moved into the vector and destroyed, cost more than
+// the lookups that decide them.
+Node& Append(Node& obj, std::string_view key, Node::Kind kind) {
+  Member& m = obj.members.emplace_back();
+  m.key.assign(key.data(), key.size());
+  m.value.kind = kind;
+  return m.value;
+}
+
 void Default(Node& obj, std::string_view key, Node value) {
-  if (!obj.Find(key)) obj.members.push_back(Member{std::string(key), std::move(value)});
+  if (!obj.Find(key)) Append(obj, key, value.kind) = std::move(value);
+}
+
+// A default written as a literal: a string, or a number or bool as JSON writes it.
+void DefaultScalar(Node& obj, std::string_view key, Node::Kind kind, std::string_view literal) {
+  if (!obj.Find(key)) Append(obj, key, kind).scalar.assign(literal.data(), literal.size());
+}
+void DefaultString(Node& obj, std::string_view key, std::string_view value) {
+  DefaultScalar(obj, key, Node::Kind::kString, value);
+}
+void DefaultNumber(Node& obj, std::string_view key, std::string_view digits) {
+  DefaultScalar(obj, key, Node::Kind::kNumber, digits);
 }
 
 // kubelet/apiserver rule: images without a tag, or tagged :latest, are pulled Always.
@@ -27,17 +48,17 @@ std::string_view DefaultPullPolicy(std::string_view image) {
 
 void SetDefaultsHandler(Node& handler) {
   if (Node* http = handler.Find("httpGet")) {
-    Default(*http, "path", Node::String("/"));
-    Default(*http, "scheme", Node::String("HTTP"));
+    DefaultString(*http, "path", "/");
+    DefaultString(*http, "scheme", "HTTP");
   }
 }
 
 void SetDefaultsProbe(Node& probe) {
   probe.members.reserve(probe.members.size() + 4);  // as in SetDefaultsContainer
-  Default(probe, "timeoutSeconds", Node::Int(1));
-  Default(probe, "periodSeconds", Node::Int(10));
-  Default(probe, "successThreshold", Node::Int(1));
-  Default(probe, "failureThreshold", Node::Int(3));
+  DefaultNumber(probe, "timeoutSeconds", "1");
+  DefaultNumber(probe, "periodSeconds", "10");
+  DefaultNumber(probe, "successThreshold", "1");
+  DefaultNumber(probe, "failureThreshold", "3");
   SetDefaultsHandler(probe);
 }
 
@@ -45,23 +66,24 @@ void SetDefaultsProbe(Node& probe) {
 // resource.Quantity, which Go's encoder writes even when omitted (omitempty does not apply to
 // structs), so the stored object says `divisor: "0"`.
 void SetDefaultsFieldRefs(Node& holder) {
-  if (Node* ref = holder.Find("fieldRef")) Default(*ref, "apiVersion", Node::String("v1"));
-  if (Node* ref = holder.Find("resourceFieldRef")) Default(*ref, "divisor", Node::String("0"));
+  if (Node* ref = holder.Find("fieldRef")) DefaultString(*ref, "apiVersion", "v1");
+  if (Node* ref = holder.Find("resourceFieldRef")) DefaultString(*ref, "divisor", "0");
 }
 
 void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
   // A decoded object's members fill their vector exactly: room for the three defaults below
   // at once, rather than a regrowth (and a move of every member) for each.
   c.members.reserve(c.members.size() + 3);
-  Default(c, "terminationMessagePath", Node::String("/dev/termination-log"));
-  Default(c, "terminationMessagePolicy", Node::String("File"));
+  DefaultString(c, "terminationMessagePath", "/dev/termination-log");
+  DefaultString(c, "terminationMessagePolicy", "File");
   if (!c.Find("imagePullPolicy")) {
     const Node* image = c.Find("image");
-    c.Set("imagePullPolicy",
-          Node::String(std::string(DefaultPullPolicy(image ? image->Str() : ""))));
+    // A literal, not a view into `image`, which Append may move.
+    const std::string_view policy = DefaultPullPolicy(image ? image->Str() : "");
+    Append(c, "imagePullPolicy", Node::Kind::kString).scalar.assign(policy);
   }
   if (Node* ports = c.Find("ports"); ports && ports->IsArray()) {
-    for (auto& p : ports->items) Default(p, "protocol", Node::String("TCP"));
+    for (auto& p : ports->items) DefaultString(p, "protocol", "TCP");
   }
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
     if (Node* p = c.Find(probe)) SetDefaultsProbe(*p);
@@ -79,11 +101,13 @@ void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
     if (Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
     if (Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
     // "If limits are specified, but requests are not, default requests to limits."
-    if (Node* limits = resources->Find("limits");
+    if (const Node* limits = resources->Find("limits");
         copy_limits_to_requests && limits && limits->IsObject()) {
-      Node copy = *limits;
       Node& requests = resources->Ensure("requests");
-      for (auto& m : copy.members) Default(requests, m.key, std::move(m.value));
+      // Found again: Ensure may have grown resources' members and moved them.
+      for (const Member& m : resources->Find("limits")->members) {
+        if (!requests.Find(m.key)) requests.members.push_back(m);
+      }
     }
   }
 }
@@ -93,12 +117,11 @@ void SetDefaultsVolume(Node& v) {
                                 [](const Member& m) { return m.key != "name"; });
   if (!has_source) v.Set("emptyDir", Node::Object());
   for (const char* source : {"secret", "configMap", "downwardAPI", "projected"}) {
-    if (Node* s = v.Find(source)) Default(*s, "defaultMode", Node::Int(420));
+    if (Node* s = v.Find(source)) DefaultNumber(*s, "defaultMode", "420");
   }
   // The generated defaulters of the volume sources (zz_generated.defaults.go for Pod).
   if (Node* host_path = v.Find("hostPath")) {
-    Default(*host_path, "type",
-            Node::String(""));  // SetDefaults_HostPathVolumeSource: HostPathUnset
+    DefaultString(*host_path, "type", "");  // SetDefaults_HostPathVolumeSource: HostPathUnset
   }
   if (Node* items = v.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
     for (auto& item : items->items) SetDefaultsFieldRefs(item);
@@ -109,14 +132,14 @@ void SetDefaultsVolume(Node& v) {
         for (auto& item : items->items) SetDefaultsFieldRefs(item);
       }
       if (Node* token = source.Find("serviceAccountToken")) {
-        Default(*token, "expirationSeconds", Node::Int(3600));  // one hour
+        DefaultNumber(*token, "expirationSeconds", "3600");  // one hour
       }
     }
   }
   // A generic ephemeral volume's claim template gets PersistentVolumeClaimSpec's defaults.
   if (Node* spec = v.FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
       spec && spec->IsObject()) {
-    Default(*spec, "volumeMode", Node::String("Filesystem"));
+    DefaultString(*spec, "volumeMode", "Filesystem");
     if (Node* resources = spec->Find("resources")) {
       if (Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
       if (Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
@@ -193,12 +216,12 @@ void SetDefaultNamespace(Node& object, std::string_view ns) {
 void SetDefaultsPod(Node& pod) {
   Node& spec = pod.Ensure("spec");
   spec.members.reserve(spec.members.size() + 6);  // as in SetDefaultsContainer
-  Default(spec, "restartPolicy", Node::String("Always"));
-  Default(spec, "terminationGracePeriodSeconds", Node::Int(30));
-  Default(spec, "dnsPolicy", Node::String("ClusterFirst"));
+  DefaultString(spec, "restartPolicy", "Always");
+  DefaultNumber(spec, "terminationGracePeriodSeconds", "30");
+  DefaultString(spec, "dnsPolicy", "ClusterFirst");
   Default(spec, "securityContext", Node::Object());
-  Default(spec, "schedulerName", Node::String("default-scheduler"));
-  Default(spec, "enableServiceLinks", Node::Bool(true));
+  DefaultString(spec, "schedulerName", "default-scheduler");
+  DefaultScalar(spec, "enableServiceLinks", Node::Kind::kBool, "true");
   for (const char* list : {"containers", "initContainers"}) {
     if (Node* cs = spec.Find(list); cs && cs->IsArray()) {
       for (auto& c : cs->items) SetDefaultsContainer(c, true);
@@ -256,7 +279,7 @@ void SetDefaultsNamespace(Node& ns) {
     spec.Set("finalizers", std::move(finalizers));
   }
   Node& status = ns.Ensure("status");
-  Default(status, "phase", Node::String("Active"));
+  DefaultString(status, "phase", "Active");
 }
 
 namespace {

@@ -1,5 +1,10 @@
 #include "api/objects.h"
 
+#include <array>
+#include <utility>
+
+#include "api/member_lookup.h"
+
 namespace podlimits::api {
 namespace {
 
@@ -225,16 +230,42 @@ std::optional<Probe> ReadProbe(const Node* n) {
   return p;
 }
 
+// The members of a container that ReadContainer reads, found in one pass (member_lookup.h).
+constexpr KeyList kContainerKeys{std::to_array<std::string_view>({
+    "name",
+    "image",
+    "command",
+    "args",
+    "workingDir",
+    "ports",
+    "env",
+    "envFrom",
+    "resources",
+    "volumeMounts",
+    "restartPolicy",
+    "securityContext",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "tty",
+    "stdin",
+    "stdinOnce",
+})};
+
 Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
+  const Members<kContainerKeys> f(n);
   Container c;
   c.kind = kind;
   c.index = index;
-  c.name = api::StringOf(n.Find("name"));
-  c.image = api::StringOf(n.Find("image"));
-  c.command = Strings(n.Find("command"));
-  c.args = Strings(n.Find("args"));
-  c.working_dir = api::StringOf(n.Find("workingDir"));
-  if (const Node* ports = n.Find("ports"); ports && ports->IsArray()) {
+  c.name = api::StringOf(f["name"]);
+  c.image = api::StringOf(f["image"]);
+  c.command = Strings(f["command"]);
+  c.args = Strings(f["args"]);
+  c.working_dir = api::StringOf(f["workingDir"]);
+  if (const Node* ports = f["ports"]; ports && ports->IsArray()) {
     for (const auto& p : ports->items) {
       ContainerPort port;
       port.name = api::StringOf(p.Find("name"));
@@ -245,7 +276,7 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
       c.ports.push_back(std::move(port));
     }
   }
-  if (const Node* env = n.Find("env"); env && env->IsArray()) {
+  if (const Node* env = f["env"]; env && env->IsArray()) {
     for (const auto& e : env->items) {
       EnvVar var;
       var.name = api::StringOf(e.Find("name"));
@@ -259,7 +290,7 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
       c.env.push_back(std::move(var));
     }
   }
-  if (const Node* env_from = n.Find("envFrom"); env_from && env_from->IsArray()) {
+  if (const Node* env_from = f["envFrom"]; env_from && env_from->IsArray()) {
     for (const auto& e : env_from->items) {
       EnvFromSource source;
       source.prefix = api::StringOf(e.Find("prefix"));
@@ -271,11 +302,11 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
       c.env_from.push_back(std::move(source));
     }
   }
-  if (const Node* r = n.Find("resources")) {
+  if (const Node* r = f["resources"]) {
     c.resources = ReadResourceRequirements(*r);
     c.resources_set = true;
   }
-  if (const Node* mounts = n.Find("volumeMounts"); mounts && mounts->IsArray()) {
+  if (const Node* mounts = f["volumeMounts"]; mounts && mounts->IsArray()) {
     for (const auto& m : mounts->items) {
       VolumeMount vm;
       vm.name = api::StringOf(m.Find("name"));
@@ -286,17 +317,20 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
       c.volume_mounts.push_back(std::move(vm));
     }
   }
-  c.restart_policy = OptStr(n.Find("restartPolicy"));
-  c.security_context = ReadSecurityContext(n.Find("securityContext"));
-  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
-    if (const Node* p = n.Find(probe)) ReadHandlerHosts(*p, probe, c.handler_hosts);
+  c.restart_policy = OptStr(f["restartPolicy"]);
+  c.security_context = ReadSecurityContext(f["securityContext"]);
+  const std::pair<const char*, const Node*> probes[] = {{"livenessProbe", f["livenessProbe"]},
+                                                        {"readinessProbe", f["readinessProbe"]},
+                                                        {"startupProbe", f["startupProbe"]}};
+  for (const auto& [name, probe] : probes) {
+    if (probe) ReadHandlerHosts(*probe, name, c.handler_hosts);
   }
-  c.termination_message_path = api::StringOf(n.Find("terminationMessagePath"));
-  c.termination_message_policy = api::StringOf(n.Find("terminationMessagePolicy"));
-  c.liveness_probe = ReadProbe(n.Find("livenessProbe"));
-  c.readiness_probe = ReadProbe(n.Find("readinessProbe"));
-  c.startup_probe = ReadProbe(n.Find("startupProbe"));
-  if (const Node* lifecycle = n.Find("lifecycle")) {
+  c.termination_message_path = api::StringOf(f["terminationMessagePath"]);
+  c.termination_message_policy = api::StringOf(f["terminationMessagePolicy"]);
+  c.liveness_probe = ReadProbe(f["livenessProbe"]);
+  c.readiness_probe = ReadProbe(f["readinessProbe"]);
+  c.startup_probe = ReadProbe(f["startupProbe"]);
+  if (const Node* lifecycle = f["lifecycle"]) {
     for (const char* hook : {"postStart", "preStop"}) {
       if (const Node* h = lifecycle->Find(hook)) {
         ReadHandlerHosts(*h, std::string("lifecycle.") + hook, c.handler_hosts);
@@ -305,9 +339,9 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
     if (const Node* h = lifecycle->Find("postStart")) c.post_start = ReadHandlerAction(*h);
     if (const Node* h = lifecycle->Find("preStop")) c.pre_stop = ReadHandlerAction(*h);
   }
-  c.tty = OptBool(n.Find("tty")).value_or(false);
-  c.stdin = OptBool(n.Find("stdin")).value_or(false);
-  c.stdin_once = OptBool(n.Find("stdinOnce")).value_or(false);
+  c.tty = OptBool(f["tty"]).value_or(false);
+  c.stdin = OptBool(f["stdin"]).value_or(false);
+  c.stdin_once = OptBool(f["stdinOnce"]).value_or(false);
   return c;
 }
 
@@ -350,24 +384,54 @@ ResourceRequirements ReadResourceRequirements(const Node& node) {
   return r;
 }
 
+// The members of a pod's spec that ReadPod reads, found in one pass (member_lookup.h).
+constexpr KeyList kPodSpecKeys{std::to_array<std::string_view>({
+    "os",
+    "hostPID",
+    "hostNetwork",
+    "hostIPC",
+    "hostUsers",
+    "shareProcessNamespace",
+    "securityContext",
+    "containers",
+    "initContainers",
+    "ephemeralContainers",
+    "volumes",
+    "resources",
+    "resourceClaims",
+    "overhead",
+    "restartPolicy",
+    "runtimeClassName",
+    "serviceAccountName",
+    "hostname",
+    "subdomain",
+    "setHostnameAsFQDN",
+    "dnsPolicy",
+    "dnsConfig",
+    "hostAliases",
+    "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds",
+})};
+
 Pod ReadPod(const Node& object) {
   Pod pod;
   pod.metadata = ReadObjectMeta(object);
   const Node* spec = object.Find("spec");
   if (!spec) return pod;
+  const Members<kPodSpecKeys> f(*spec);
   PodSpec& s = pod.spec;
-  if (const Node* os = spec->Find("os")) s.os_name = api::StringOf(os->Find("name"));
-  s.host_pid = OptBool(spec->Find("hostPID")).value_or(false);
-  s.host_network = OptBool(spec->Find("hostNetwork")).value_or(false);
-  s.host_ipc = OptBool(spec->Find("hostIPC")).value_or(false);
-  s.host_users = OptBool(spec->Find("hostUsers"));
-  s.share_process_namespace = OptBool(spec->Find("shareProcessNamespace"));
-  s.security_context = ReadPodSecurityContext(spec->Find("securityContext"));
-  s.containers = ReadContainers(spec->Find("containers"), ContainerKind::kContainer);
-  s.init_containers = ReadContainers(spec->Find("initContainers"), ContainerKind::kInit);
+  if (const Node* os = f["os"]) s.os_name = api::StringOf(os->Find("name"));
+  s.host_pid = OptBool(f["hostPID"]).value_or(false);
+  s.host_network = OptBool(f["hostNetwork"]).value_or(false);
+  s.host_ipc = OptBool(f["hostIPC"]).value_or(false);
+  s.host_users = OptBool(f["hostUsers"]);
+  s.share_process_namespace = OptBool(f["shareProcessNamespace"]);
+  s.security_context = ReadPodSecurityContext(f["securityContext"]);
+  s.containers = ReadContainers(f["containers"], ContainerKind::kContainer);
+  s.init_containers = ReadContainers(f["initContainers"], ContainerKind::kInit);
   s.ephemeral_containers =
-      ReadContainers(spec->Find("ephemeralContainers"), ContainerKind::kEphemeral);
-  if (const Node* vols = spec->Find("volumes"); vols && vols->IsArray()) {
+      ReadContainers(f["ephemeralContainers"], ContainerKind::kEphemeral);
+  if (const Node* vols = f["volumes"]; vols && vols->IsArray()) {
     for (const auto& v : vols->items) {
       Volume vol;
       for (const auto& m : v.members) {
@@ -405,22 +469,22 @@ Pod ReadPod(const Node& object) {
       s.volumes.push_back(std::move(vol));
     }
   }
-  if (const Node* r = spec->Find("resources")) s.resources = ReadResourceRequirements(*r);
-  if (const Node* claims = spec->Find("resourceClaims"); claims && claims->IsArray()) {
+  if (const Node* r = f["resources"]) s.resources = ReadResourceRequirements(*r);
+  if (const Node* claims = f["resourceClaims"]; claims && claims->IsArray()) {
     for (const auto& c : claims->items) s.resource_claim_names.push_back(api::StringOf(c.Find("name")));
   }
-  if (const Node* o = spec->Find("overhead")) {
+  if (const Node* o = f["overhead"]) {
     s.overhead = ReadResourceList(o);
     s.overhead_set = true;
   }
-  s.restart_policy = api::StringOf(spec->Find("restartPolicy"));
-  s.runtime_class_name = OptStr(spec->Find("runtimeClassName"));
-  s.service_account_name = api::StringOf(spec->Find("serviceAccountName"));
-  s.hostname = api::StringOf(spec->Find("hostname"));
-  s.subdomain = api::StringOf(spec->Find("subdomain"));
-  s.set_hostname_as_fqdn = OptBool(spec->Find("setHostnameAsFQDN"));
-  s.dns_policy = api::StringOf(spec->Find("dnsPolicy"));
-  if (const Node* dns = spec->Find("dnsConfig"); dns && dns->IsObject()) {
+  s.restart_policy = api::StringOf(f["restartPolicy"]);
+  s.runtime_class_name = OptStr(f["runtimeClassName"]);
+  s.service_account_name = api::StringOf(f["serviceAccountName"]);
+  s.hostname = api::StringOf(f["hostname"]);
+  s.subdomain = api::StringOf(f["subdomain"]);
+  s.set_hostname_as_fqdn = OptBool(f["setHostnameAsFQDN"]);
+  s.dns_policy = api::StringOf(f["dnsPolicy"]);
+  if (const Node* dns = f["dnsConfig"]; dns && dns->IsObject()) {
     PodDNSConfig config;
     config.nameservers = Strings(dns->Find("nameservers"));
     config.searches = Strings(dns->Find("searches"));
@@ -431,13 +495,13 @@ Pod ReadPod(const Node& object) {
     }
     s.dns_config = std::move(config);
   }
-  if (const Node* aliases = spec->Find("hostAliases"); aliases && aliases->IsArray()) {
+  if (const Node* aliases = f["hostAliases"]; aliases && aliases->IsArray()) {
     for (const auto& a : aliases->items) {
       s.host_aliases.push_back({api::StringOf(a.Find("ip")), Strings(a.Find("hostnames"))});
     }
   }
-  s.termination_grace_period_seconds = OptInt(spec->Find("terminationGracePeriodSeconds"));
-  s.active_deadline_seconds = OptInt(spec->Find("activeDeadlineSeconds"));
+  s.termination_grace_period_seconds = OptInt(f["terminationGracePeriodSeconds"]);
+  s.active_deadline_seconds = OptInt(f["activeDeadlineSeconds"]);
   return pod;
 }
 
