@@ -5,6 +5,7 @@
 # them); the patched pod's runtime class selects podlimits-runc and its annotations become the
 # sandbox's and the container's (as containerd's pod_annotations passes them); under containerd
 # 1.6 the container's /proc/self/limits and the pod cgroup's pids.max are what the pod asked for.
+# webhook-to-ctr-containerd2.sh runs it with CTRD_LINE and CTRD_RUNTIME set.
 . "$E2E/containerd.sh"
 tls=$E2E/webhook-tls
 cat >"$W/webhook.yaml" <<'YAML'
@@ -83,7 +84,7 @@ jflat "$W/validate.json" >"$W/validate.flat"
 jexpect "$W/validate.flat" response.allowed true
 
 # The node: every podlimits runtime class has the handler whose BinaryName is podlimits-runc.
-ctrd_start /usr/bin/crun
+ctrd_start "${CTRD_RUNTIME:-/usr/bin/crun}"
 make_pod_cgroup 0e2e0000-0000-4000-8000-0000000000c3 4096
 pc=$POD_CGROUP
 pod_annotations="ulimits.noderesource.dev/container.app=$ulimits$extra"
@@ -96,4 +97,4 @@ expect_eq "container create" "$CTR_RC" 0
 expect_eq "nofile of the container" "$(limit_of "$W/app.out" 'Max open files')" "1024 4096"
 expect_eq "pids.max of the pod cgroup" "$(cg_read "/sys/fs/cgroup$pc/pids.max")" 2048
 stop_webhook
-detail "runtimeClassName podlimits-pid, pid default 2048 -> pids.max 2048, nofile 1024/4096"
+detail "containerd $CTRD_VERSION: runtimeClassName podlimits-pid, pid default 2048 -> pids.max 2048, nofile 1024/4096"
