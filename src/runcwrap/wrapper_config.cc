@@ -119,13 +119,17 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
   return config;
 }
 
+namespace {
+// Whether PODLIMITS_RUNC_CONFIG names a file: then that file must exist; the default may not.
+bool NamesAFile(const char* config_env) { return config_env != nullptr && *config_env != '\0'; }
+}  // namespace
+
 fs::path WrapperConfigPath(const char* config_env) {
-  const bool named = config_env != nullptr && *config_env != '\0';
-  return named ? fs::path(config_env) : fs::path(kDefaultConfigPath);
+  return NamesAFile(config_env) ? fs::path(config_env) : fs::path(kDefaultConfigPath);
 }
 
 Result<WrapperConfig> LoadWrapperConfig(const char* config_env) {
-  const bool named = config_env != nullptr && *config_env != '\0';
+  const bool named = NamesAFile(config_env);
   const fs::path path = WrapperConfigPath(config_env);
   WrapperConfig config;
   auto text = ReadSmallFile(path, 1 << 20);
