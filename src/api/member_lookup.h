@@ -1,6 +1,6 @@
 // Many members of one decoded object, found in one pass over its members.
 //
-// A typed view (objects.cc) asks a container for some thirty keys, of which a typical container
+// A typed view (objects.cc) asks a container for some twenty keys, of which a typical container
 // has a dozen: a Node::Find per key scans the members once per key, and every absent key passes
 // all of them. Members<kKeys> walks the members once, files each wanted one under its position in
 // the compile-time list kKeys, and answers f["image"] from that array. A key that is not in the

@@ -231,29 +231,13 @@ std::optional<Probe> ReadProbe(const Node* n) {
 }
 
 // The members of a container that ReadContainer reads, found in one pass (member_lookup.h).
+// clang-format off
 constexpr KeyList kContainerKeys{std::to_array<std::string_view>({
-    "name",
-    "image",
-    "command",
-    "args",
-    "workingDir",
-    "ports",
-    "env",
-    "envFrom",
-    "resources",
-    "volumeMounts",
-    "restartPolicy",
-    "securityContext",
-    "terminationMessagePath",
-    "terminationMessagePolicy",
-    "livenessProbe",
-    "readinessProbe",
-    "startupProbe",
-    "lifecycle",
-    "tty",
-    "stdin",
-    "stdinOnce",
-})};
+    "name", "image", "command", "args", "workingDir", "ports", "env", "envFrom", "resources",
+    "volumeMounts", "restartPolicy", "securityContext", "terminationMessagePath",
+    "terminationMessagePolicy", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle",
+    "tty", "stdin", "stdinOnce"})};
+// clang-format on
 
 Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   const Members<kContainerKeys> f(n);
@@ -385,33 +369,14 @@ ResourceRequirements ReadResourceRequirements(const Node& node) {
 }
 
 // The members of a pod's spec that ReadPod reads, found in one pass (member_lookup.h).
+// clang-format off
 constexpr KeyList kPodSpecKeys{std::to_array<std::string_view>({
-    "os",
-    "hostPID",
-    "hostNetwork",
-    "hostIPC",
-    "hostUsers",
-    "shareProcessNamespace",
-    "securityContext",
-    "containers",
-    "initContainers",
-    "ephemeralContainers",
-    "volumes",
-    "resources",
-    "resourceClaims",
-    "overhead",
-    "restartPolicy",
-    "runtimeClassName",
-    "serviceAccountName",
-    "hostname",
-    "subdomain",
-    "setHostnameAsFQDN",
-    "dnsPolicy",
-    "dnsConfig",
-    "hostAliases",
-    "terminationGracePeriodSeconds",
-    "activeDeadlineSeconds",
-})};
+    "os", "hostPID", "hostNetwork", "hostIPC", "hostUsers", "shareProcessNamespace",
+    "securityContext", "containers", "initContainers", "ephemeralContainers", "volumes",
+    "resources", "resourceClaims", "overhead", "restartPolicy", "runtimeClassName",
+    "serviceAccountName", "hostname", "subdomain", "setHostnameAsFQDN", "dnsPolicy", "dnsConfig",
+    "hostAliases", "terminationGracePeriodSeconds", "activeDeadlineSeconds"})};
+// clang-format on
 
 Pod ReadPod(const Node& object) {
   Pod pod;
