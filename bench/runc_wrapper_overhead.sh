@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What podlimits-runc costs a container start (issue 14: within +5 ms of the plain runc shim,
-# median): `ctr run --rm` of a `true` container under Debian's containerd 1.6, side by side and
-# interleaved, N rounds of three variants:
+# median): `ctr run --rm` of a `true` container under containerd (Debian 12's 1.6, or the one
+# below), side by side and interleaved, N rounds of three variants:
 #
 #   runtime       the shim runs the real runtime (crun, else runc) as its BinaryName
 #   passthrough   the shim runs podlimits-runc; the bundle asks nothing (it reads config.json and
@@ -23,7 +23,6 @@ project=$(cd "$here/../.." && pwd)
 bin=$(realpath "${1:-$project/build/src/cli/podlimits}")
 rounds=${2:-30}
 [ "$(id -u)" -eq 0 ] || { echo "runc_wrapper_overhead: needs root" >&2; exit 1; }
-if [ -n "${RUNC_WRAPPER_CONTAINERD:-}" ]; then PATH=$(realpath "$RUNC_WRAPPER_CONTAINERD"):$PATH; fi
 . "$here/containerd-env.sh"
 echo "containerd $(containerd --version | cut -d' ' -f3), runtime $runtime"
 
@@ -56,7 +55,7 @@ paired() {
   awk '{ print $2 - $1 }' | sort -n | awk '{ d[NR] = $1 } END {
     n = NR; med = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
     lo = int(n / 2 - 0.98 * sqrt(n)); hi = int(n / 2 + 1 + 0.98 * sqrt(n) + 0.999)
-    if (lo < 1) lo = 1; if (hi > n) hi = n
+    if (lo < 1 || hi > n) { printf "%+.2f ms (%d pairs: too few for a 95%% CI)", med / 1000, n; exit }
     printf "%+.2f ms (95%% CI %+.2f to %+.2f ms, %d pairs)", med / 1000, d[lo] / 1000, d[hi] / 1000, n }'
 }
 echo "ctr run --rm of /bin/true, $rounds rounds interleaved, runtime $runtime, cgroup $mode"

@@ -21,10 +21,6 @@ Node& Append(Node& obj, std::string_view key, Node::Kind kind) {
   return m.value;
 }
 
-void Default(Node& obj, std::string_view key, Node value) {
-  if (!obj.Find(key)) Append(obj, key, value.kind) = std::move(value);
-}
-
 // A default written as a literal: a string, or a number or bool as JSON writes it.
 void DefaultScalar(Node& obj, std::string_view key, Node::Kind kind, std::string_view literal) {
   if (!obj.Find(key)) Append(obj, key, kind).scalar.assign(literal.data(), literal.size());
@@ -219,7 +215,7 @@ void SetDefaultsPod(Node& pod) {
   DefaultString(spec, "restartPolicy", "Always");
   DefaultNumber(spec, "terminationGracePeriodSeconds", "30");
   DefaultString(spec, "dnsPolicy", "ClusterFirst");
-  Default(spec, "securityContext", Node::Object());
+  if (!spec.Find("securityContext")) Append(spec, "securityContext", Node::Kind::kObject);
   DefaultString(spec, "schedulerName", "default-scheduler");
   DefaultScalar(spec, "enableServiceLinks", Node::Kind::kBool, "true");
   for (const char* list : {"containers", "initContainers"}) {

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -11,15 +13,14 @@
 
 namespace podlimits::runcwrap {
 
-void RecordRuntimeForFront(const std::filesystem::path& config_file,
-                           const std::optional<std::string>& text,
-                           const std::filesystem::path& runtime) {
+void RecordRuntimeForFront(const WrapperConfig& config) {
   std::array<char, front::kMaxPath> path{};
-  if (!front::RecordPath(config_file.c_str(), path.data(), path.size())) return;
+  if (!front::RecordPath(config.source.c_str(), path.data(), path.size())) return;
   std::array<char, front::kMaxRecord> record{};
   std::size_t n = 0;
+  const std::optional<std::string>& text = config.runtime_naming_text;
   if (text && text->size() <= front::kMaxConfig) {  // a larger file the front would never match
-    n = front::FormatRecord(front::DigestOf(text->data(), text->size()), runtime.c_str(),
+    n = front::FormatRecord(front::DigestOf(text->data(), text->size()), config.runtime.c_str(),
                             record.data(), record.size());
   }
   if (n == 0) {

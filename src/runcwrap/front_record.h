@@ -2,19 +2,15 @@
 // resolved from which configuration file's bytes, written after the file was loaded and checked.
 #pragma once
 
-#include <filesystem>
-#include <optional>
-#include <string>
+#include "runcwrap/wrapper_config.h"
 
 namespace podlimits::runcwrap {
 
-// Writes (or leaves, when it already says the same) the record for `config_file`, whose bytes
-// as parsed are `text` and which names `runtime`. Without text (no file, or a file that does not
-// name its runtime: the default depends on what is installed, which the front does not look at)
-// it removes the record instead. A failure is not an error of the call: without a record the
-// front is only slower, and a stale one never matches.
-void RecordRuntimeForFront(const std::filesystem::path& config_file,
-                           const std::optional<std::string>& text,
-                           const std::filesystem::path& runtime);
+// Writes (or leaves, when it already says the same) the record for `config.source`: the size
+// and hash of its bytes as parsed, and the runtime they name. Without those bytes (no file, or a
+// file that does not name its runtime: the default depends on what is installed, which the front
+// does not look at) it removes the record instead. A failure is not an error of the call:
+// without a record the front is only slower, and a stale one never matches.
+void RecordRuntimeForFront(const WrapperConfig& config);
 
 }  // namespace podlimits::runcwrap

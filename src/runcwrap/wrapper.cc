@@ -181,13 +181,11 @@ int RuncWrapperMain(int argc, char** argv) {
   auto call = ParseRuncCall(args);
   RuntimeLog log(call ? call->log_file : std::nullopt, call ? call->log_format : "text");
   if (!call) return Refuse(log, call.error().Message());
-  const char* config_env = std::getenv(std::string(kConfigEnv).c_str());
-  auto config = LoadWrapperConfig(config_env);
+  auto config = LoadWrapperConfig(std::getenv(std::string(kConfigEnv).c_str()));
   if (!config) return Refuse(log, config.error().Message());
   // The front (front/runc_front.h) may now send this configuration's calls that create nothing
   // straight to its runtime.
-  RecordRuntimeForFront(WrapperConfigPath(config_env),
-                        config->runtime_named ? config->text : std::nullopt, config->runtime);
+  RecordRuntimeForFront(*config);
   if (!call->Creates()) return Exec(config->runtime, std::move(args), log);
 
   const fs::path spec_path = call->bundle / "config.json";

@@ -119,29 +119,21 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
   return config;
 }
 
-namespace {
-// Whether PODLIMITS_RUNC_CONFIG names a file: then that file must exist; the default may not.
-bool NamesAFile(const char* config_env) { return config_env != nullptr && *config_env != '\0'; }
-}  // namespace
-
-fs::path WrapperConfigPath(const char* config_env) {
-  return NamesAFile(config_env) ? fs::path(config_env) : fs::path(kDefaultConfigPath);
-}
-
 Result<WrapperConfig> LoadWrapperConfig(const char* config_env) {
-  const bool named = NamesAFile(config_env);
-  const fs::path path = WrapperConfigPath(config_env);
+  // A file the environment names must exist; the default may not.
+  const bool named = config_env != nullptr && *config_env != '\0';
+  const fs::path path = named ? fs::path(config_env) : fs::path(kDefaultConfigPath);
   WrapperConfig config;
   auto text = ReadSmallFile(path, 1 << 20);
   if (text) {
     auto parsed = ParseWrapperConfig(*text, path.string());
     if (!parsed) return parsed;
     config = std::move(*parsed);
-    config.runtime_named = !config.runtime.empty();
-    config.text = std::move(*text);
+    if (!config.runtime.empty()) config.runtime_naming_text = std::move(*text);
   } else if (named || text.error().errno_value != ENOENT) {
     return std::unexpected(std::move(text.error()).Wrap("read podlimits-runc's configuration"));
   }
+  config.source = path;
   if (auto ok = ResolveRuntime(config, path.string()); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -34,11 +34,12 @@ inline constexpr std::string_view kConfigEnv = front::kConfigEnv;
 
 struct WrapperConfig {
   std::filesystem::path runtime;  // absolute, never podlimits-runc itself
-  // Whether the file named the runtime (else the default was resolved), and the file's bytes as
-  // they were parsed (none when the default file is absent): what the front's record is made of
-  // (front/runc_front.h).
-  bool runtime_named = false;
-  std::optional<std::string> text;
+  // The file this was read from (the default path even when that file is absent).
+  std::filesystem::path source;
+  // The file's bytes as they were parsed, when the file named the runtime: what the front's
+  // record is made of (front_record.h). None when the default runtime was resolved, which
+  // depends on what is installed, not on the file alone.
+  std::optional<std::string> runtime_naming_text;
   std::int64_t max_descendants = 250;
   std::int64_t max_depth = 50;
   bool require_pod_annotations = false;
@@ -47,10 +48,6 @@ struct WrapperConfig {
 // Parses the file's text; `source` names it in errors. The runtime is resolved by
 // ResolveRuntime afterwards.
 Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view source);
-
-// The configuration file the environment selects: `config_env` (getenv(kConfigEnv), or null)
-// when it names one, else kDefaultConfigPath.
-std::filesystem::path WrapperConfigPath(const char* config_env);
 
 // Reads the configuration the environment selects (`config_env` is getenv(kConfigEnv), or null)
 // and resolves the runtime: the configured path must be an executable file, and none found is

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # A containerd of its own for podlimits-runc's test and benchmark (sourced by tests/runc-wrapper/run
-# and bench/runc_wrapper_overhead.sh, after they set $bin to the podlimits binary and checked for
-# root and the tools). Debian's containerd 1.6 with its root, state, sockets, runc root and fifos
-# in a scratch directory, in a private mount namespace whose /sys/fs/cgroup shows only the
+# and bench/runc_wrapper_overhead.sh, after they set $bin to the podlimits binary and $project,
+# and checked for root). Debian 12's containerd 1.6 (or RUNC_WRAPPER_CONTAINERD's, below) with its
+# root, state, sockets, runc root and fifos in a scratch directory, in a private mount namespace whose /sys/fs/cgroup shows only the
 # hierarchies podlimits manages (the pids hierarchy on a v1 or hybrid host, as
 # reference/environment.md describes; on a v2 host the unified tree) and whose /run is its own.
 # An EXIT trap ends every process it started (by pid) and removes every cgroup and file it made.
@@ -10,6 +10,19 @@
 # Provides: ctr_ (ctr on that socket), run_ctr NAME KEY=VALUE... -- COMMAND... ($out, $rc),
 # container NAME / sandbox (the CRI plugin's annotations of pod default/web), limit_row, fail,
 # $mode (v1 | v2), $cgroup_base, $pod_cgroup, $work, $runtime, $front (yes when the front runs).
+# The containerd: the machine's, or the one in RUNC_WRAPPER_CONTAINERD=DEST/<line>, fetched there
+# by scripts/fetch-containerd DEST when missing (containerd 1.7 and 2.x from Debian's archive).
+if [ -n "${RUNC_WRAPPER_CONTAINERD:-}" ]; then
+  [ -x "$RUNC_WRAPPER_CONTAINERD/containerd" ] \
+    || "$project/scripts/fetch-containerd" "$(dirname "$RUNC_WRAPPER_CONTAINERD")"
+  [ -x "$RUNC_WRAPPER_CONTAINERD/containerd" ] \
+    || { echo "no containerd in $RUNC_WRAPPER_CONTAINERD (scripts/fetch-containerd)" >&2; exit 1; }
+  PATH=$(realpath "$RUNC_WRAPPER_CONTAINERD"):$PATH
+fi
+for tool in containerd ctr containerd-shim-runc-v2 unshare busybox python3; do
+  command -v "$tool" >/dev/null || { echo "$tool not found (scripts/install-deps)" >&2; exit 1; }
+done
+
 work=$(mktemp -d /tmp/podlimits-runcwrap.XXXXXX)
 tag=plrw$$
 containerd_pid=""
