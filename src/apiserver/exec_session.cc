@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "api/json_codec.h"
+#include "apiserver/strand_session.h"
 #include "kubelet/exec_wire.h"
 
 namespace podlimits::apiserver {
@@ -26,8 +27,7 @@ using Descriptor = asio::posix::stream_descriptor;
 using error_code = boost::system::error_code;
 
 // The channels of the remotecommand protocol.
-constexpr unsigned char kStdin = 0, kStdout = 1, kStderr = 2, kError = 3, kResize = 4,
-                        kClose = 255;
+constexpr unsigned char kStdin = 0, kStdout = 1, kStderr = 2, kError = 3, kResize = 4, kClose = 255;
 // Past this much stdin the process has not taken yet, the client is not read (backpressure).
 constexpr std::size_t kMaxPendingStdin = 4 << 20;
 // After the command ended, what it wrote is still sent for this long (a process it left
@@ -38,31 +38,34 @@ class ExecSession {
  public:
   ExecSession(WebSocketConnection& connection, ExecStreams streams,
               std::vector<std::string> command, bool v5)
-      : io_(connection.io),
+      : session_(connection.executor),
         ws_(connection.ws),
         command_(std::move(command)),
         v5_(v5),
-        control_(io_),
-        drain_timer_(io_) {
+        control_(session_.executor()),
+        drain_timer_(session_.executor()) {
     producer_ = std::move(streams.producer);
     terminal_ = std::move(streams.terminal);
     final_message_ = std::move(streams.final_message);
     if (streams.control) control_.assign(streams.control.Release());
-    if (streams.stdin_fd) stdin_.emplace(io_, streams.stdin_fd.Release());
-    if (streams.stdout_fd) outputs_.push_back({Descriptor(io_, streams.stdout_fd.Release()), kStdout});
-    if (streams.stderr_fd) outputs_.push_back({Descriptor(io_, streams.stderr_fd.Release()), kStderr});
+    if (streams.stdin_fd) stdin_.emplace(session_.executor(), streams.stdin_fd.Release());
+    if (streams.stdout_fd)
+      outputs_.push_back({Descriptor(session_.executor(), streams.stdout_fd.Release()), kStdout});
+    if (streams.stderr_fd)
+      outputs_.push_back({Descriptor(session_.executor(), streams.stderr_fd.Release()), kStderr});
   }
 
   void Run() {
-    ws_.binary(true);
-    ReadClient();
-    for (Output& o : outputs_) Pump(o);
-    if (final_message_) {
-      Ended(*final_message_);
-    } else {
-      WatchControl();
-    }
-    io_.run();
+    session_.Run([this] {
+      ws_.binary(true);
+      ReadClient();
+      for (Output& o : outputs_) Pump(o);
+      if (final_message_) {
+        Ended(*final_message_);
+      } else {
+        WatchControl();
+      }
+    });
   }
 
  private:
@@ -81,7 +84,7 @@ class ExecSession {
   // The client's messages: stdin, resizes, v5's close of stdin.
   void ReadClient() {
     reading_ = true;
-    ws_.async_read(read_buffer_, [this](error_code ec, std::size_t) {
+    ws_.async_read(read_buffer_, session_.Track([this](error_code ec, std::size_t) {
       reading_ = false;
       if (ec) return Abort();
       const auto data = read_buffer_.cdata();
@@ -89,7 +92,7 @@ class ExecSession {
       read_buffer_.consume(read_buffer_.size());
       OnClientMessage(message);
       if (!over_ && pending_stdin_ < kMaxPendingStdin) ReadClient();
-    });
+    }));
   }
 
   void OnClientMessage(const std::string& message) {
@@ -111,7 +114,7 @@ class ExecSession {
 
   void WriteStdin() {
     asio::async_write(*stdin_, asio::buffer(stdin_queue_.front()),
-                      [this](error_code ec, std::size_t n) {
+                      session_.Track([this](error_code ec, std::size_t n) {
                         if (ec || !stdin_) {  // the process closed its stdin: drop the rest
                           stdin_queue_.clear();
                           pending_stdin_ = 0;
@@ -126,7 +129,7 @@ class ExecSession {
                           }
                         }
                         if (!over_ && !reading_ && pending_stdin_ < kMaxPendingStdin) ReadClient();
-                      });
+                      }));
   }
 
   void CloseStdin() {
@@ -150,18 +153,19 @@ class ExecSession {
 
   // The process's output, a message per read, the next read once that message is sent.
   void Pump(Output& o) {
-    o.fd.async_read_some(asio::buffer(o.buffer), [this, &o](error_code ec, std::size_t n) {
-      if (ec || n == 0) {  // end of file; EIO once a terminal's last writer closed it
-        o.done = true;
-        MaybeFinish();
-        return;
-      }
-      std::string frame(1, static_cast<char>(o.channel));
-      frame.append(o.buffer.data(), n);
-      Send({std::move(frame), false, [this, &o] {
-              if (!over_) Pump(o);
-            }});
-    });
+    o.fd.async_read_some(
+        asio::buffer(o.buffer), session_.Track([this, &o](error_code ec, std::size_t n) {
+          if (ec || n == 0) {  // end of file; EIO once a terminal's last writer closed it
+            o.done = true;
+            MaybeFinish();
+            return;
+          }
+          std::string frame(1, static_cast<char>(o.channel));
+          frame.append(o.buffer.data(), n);
+          Send({std::move(frame), false, [this, &o] {
+                  if (!over_) Pump(o);
+                }});
+        }));
   }
 
   void Send(Frame frame) {
@@ -179,15 +183,16 @@ class ExecSession {
       if (!frames_.empty()) WriteNext();
     };
     if (f.close) {
-      ws_.async_close(websocket::close_code::normal, [done](error_code ec) { done(ec); });
+      ws_.async_close(websocket::close_code::normal,
+                      session_.Track([done](error_code ec) { done(ec); }));
     } else {
-      ws_.async_write(asio::buffer(f.bytes), done);
+      ws_.async_write(asio::buffer(f.bytes), session_.Track(done));
     }
   }
 
   // The node's last message: how the command ended.
   void WatchControl() {
-    control_.async_wait(Descriptor::wait_read, [this](error_code ec) {
+    control_.async_wait(Descriptor::wait_read, session_.Track([this](error_code ec) {
       if (ec) return;  // cancelled: the session is over
       auto message = kubelet::ReceiveExecMessage(control_.native_handle());
       std::string text;
@@ -197,15 +202,15 @@ class ExecSession {
         text = std::move(message->json);
       }
       Ended(text);
-    });
+    }));
   }
 
   void Ended(const std::string& node_message) {
     status_ = ExecStatusJson(node_message, command_);
     drain_timer_.expires_after(kDrainAfterEnd);
-    drain_timer_.async_wait([this](error_code ec) {
+    drain_timer_.async_wait(session_.Track([this](error_code ec) {
       if (!ec) SendStatus();
-    });
+    }));
     MaybeFinish();
   }
 
@@ -228,7 +233,8 @@ class ExecSession {
   }
 
   // The end, either way: every descriptor closed (the node kills a command still running when
-  // its connection closes), every pending operation cancelled, so that io.run() returns.
+  // its connection closes), every pending operation cancelled, so that the session's Run
+  // returns once their handlers have run.
   void Abort() {
     if (over_) return;
     over_ = true;
@@ -244,7 +250,7 @@ class ExecSession {
 
   // First: joined after every descriptor below has closed, which is what stops it.
   std::jthread producer_;
-  asio::io_context& io_;
+  StrandSession session_;
   WebSocketStream& ws_;
   std::vector<std::string> command_;
   bool v5_;

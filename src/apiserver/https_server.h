@@ -7,13 +7,23 @@
 //   - else the apiserver's 401 Status (`Unauthorized`), which kubectl reports as "You must be
 //     logged in to the server (Unauthorized)".
 //
-// Bodies beyond the apiserver's 3 MiB limit get its 413. One thread per connection (so that a
-// streaming watch can later hold its connection without holding up others): requests on a
-// connection are answered in order; beyond max_connections a new connection is closed at once,
-// and a connection that stalls for a minute (reading or writing) is dropped.
-// Stop() closes the listener and every connection and waits for their threads; Drain() first
-// lets the requests in flight finish. Without authentication (a webhook) every request reaches
-// the handler; the serving certificate may be reloaded when its files change.
+// What a client can hold, and for how long (kube-apiserver's http.Server is the model:
+// ReadHeaderTimeout 32 s, IdleTimeout 90 s; https_listener.h says which thread does what):
+//
+//   - a connection costs a socket and no thread until a whole request has arrived: the TLS
+//     handshake, the request header and the body are read asynchronously, each with a deadline
+//     (the handshake and the header: read_header_timeout; the wait for the next request on
+//     keep-alive: idle_timeout; the body: body_timeout; writing a response: write_timeout);
+//   - connections are capped per source address and in all (connection_table.h): a new
+//     connection over a cap takes the slot of the oldest connection that is only waiting, so
+//     idle connections cannot lock anyone out; it is refused only when all are busy;
+//   - a request header over max_header_bytes gets Go's `431 Request Header Fields Too Large`, a
+//     malformed request Go's `400 Bad Request`, a body beyond the apiserver's 3 MiB its 413
+//     Status; each closes the connection.
+//
+// Stop() closes the listener and every connection and waits for them; Drain() first lets every
+// request the server has received be answered. Without authentication (a webhook) every
+// request reaches the handler; the serving certificate may be reloaded when its files change.
 #pragma once
 
 #include <atomic>
@@ -28,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "apiserver/connection_table.h"
 #include "base/error.h"
 
 namespace podlimits::apiserver {
@@ -35,9 +46,9 @@ namespace podlimits::apiserver {
 inline constexpr std::size_t kMaxRequestBodyBytes = 3 * 1024 * 1024;
 
 struct HttpRequest {
-  std::string method;  // "GET", ...
-  std::string target;  // "/api/v1/pods?watch=1"
-  std::string path;    // "/api/v1/pods"
+  std::string method;                          // "GET", ...
+  std::string target;                          // "/api/v1/pods?watch=1"
+  std::string path;                            // "/api/v1/pods"
   std::map<std::string, std::string> query;    // decoded; the last of a repeated key
   std::map<std::string, std::string> headers;  // lowercase names
   std::string body;
@@ -87,19 +98,27 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 struct HttpsServerOptions {
   std::string address = "127.0.0.1";
-  std::uint16_t port = 6443;  // 0: any free port (port() says which)
+  std::uint16_t port = 6443;                  // 0: any free port (port() says which)
   std::filesystem::path cert_file, key_file;  // the serving certificate
   // false: every request reaches the handler unauthenticated (an admission webhook, which the
   // apiserver calls without credentials); client_ca_file and bearer_token are then unused.
   bool authenticate = true;
-  std::filesystem::path client_ca_file;       // client certificates must chain to it
-  std::string bearer_token;                   // "" : no token accepted
+  std::filesystem::path client_ca_file;  // client certificates must chain to it
+  std::string bearer_token;              // "" : no token accepted
   // The serving certificate and key are read again, for the connections that follow, when
   // either file changes (a rotated certificate, a renewed Secret); a pair that does not load
   // leaves the one in use in place until the files change again.
   bool reload_certificate = false;
-  // Connections served at once (a thread each); one more is closed as soon as it is accepted.
-  int max_connections = 1024;
+  // Connections held at once, in all and from one source address (connection_table.h). The
+  // global cap is lowered to what the process's open-file limit leaves room for.
+  ConnectionCaps caps;
+  std::chrono::milliseconds read_header_timeout{32'000};
+  std::chrono::milliseconds idle_timeout{90'000};
+  std::chrono::milliseconds body_timeout{60'000};
+  std::chrono::milliseconds write_timeout{60'000};
+  std::size_t max_header_bytes = 64 * 1024;
+  // Threads driving the sockets; 0: one per core, at most four.
+  int io_threads = 0;
 };
 
 class HttpsServer {
@@ -113,6 +132,16 @@ class HttpsServer {
   // Stops accepting, lets every request being answered finish (an idle keep-alive connection
   // is closed at once, a busy one after its response) for up to `grace`, then Stop().
   void Drain(std::chrono::milliseconds grace);
+
+  struct Stats {
+    std::size_t open = 0;     // connections held
+    std::size_t waiting = 0;  // of them, waiting for a request
+    std::size_t worker_threads = 0;
+    std::uint64_t displaced_total = 0;  // waiting connections closed to make room
+    std::uint64_t refused_total = 0;    // connections refused: every slot busy
+    std::uint64_t timed_out_total = 0;  // connections closed at a deadline
+  };
+  Stats stats() const;
 
   struct Impl;
 

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "apiserver/spdy_frames.h"
+#include "apiserver/strand_session.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -61,12 +62,13 @@ std::optional<int> PortOf(std::string_view text) {
 class PortForwardSession {
  public:
   PortForwardSession(WebSocketConnection& connection, PortDial dial)
-      : io_(connection.io), ws_(connection.ws), dial_(std::move(dial)) {}
+      : session_(connection.executor), ws_(connection.ws), dial_(std::move(dial)) {}
 
   void Run() {
-    ws_.binary(true);
-    ReadClient();
-    io_.run();
+    session_.Run([this] {
+      ws_.binary(true);
+      ReadClient();
+    });
   }
 
  private:
@@ -74,7 +76,7 @@ class PortForwardSession {
 
   void ReadClient() {
     reading_ = true;
-    ws_.async_read(read_buffer_, [this](error_code ec, std::size_t) {
+    ws_.async_read(read_buffer_, session_.Track([this](error_code ec, std::size_t) {
       reading_ = false;
       if (ec) return Abort();
       const auto data = read_buffer_.cdata();
@@ -90,7 +92,7 @@ class PortForwardSession {
         OnFrame(**next);
       }
       MaybeReadClient();
-    });
+    }));
   }
 
   void MaybeReadClient() {
@@ -151,19 +153,20 @@ class PortForwardSession {
       Send(FrameWriter::Data(fw->error_stream, socket.error(), false));
       return End(fw, true);
     }
-    fw->socket.emplace(io_, socket->Release());
+    fw->socket.emplace(session_.executor(), socket->Release());
     PumpFromPod(fw);
   }
 
   void PumpFromPod(const ForwardPtr& fw) {
-    fw->socket->async_read_some(asio::buffer(fw->buffer), [this, fw](error_code ec, std::size_t n) {
-      if (over_ || fw->ended) return;
-      if (ec || n == 0) return End(fw, true);  // the pod closed its side (or reset it)
-      Send(FrameWriter::Data(fw->data_stream, std::string_view(fw->buffer.data(), n), false),
-           [this, fw] {
-             if (!over_ && !fw->ended) PumpFromPod(fw);
-           });
-    });
+    fw->socket->async_read_some(
+        asio::buffer(fw->buffer), session_.Track([this, fw](error_code ec, std::size_t n) {
+          if (over_ || fw->ended) return;
+          if (ec || n == 0) return End(fw, true);  // the pod closed its side (or reset it)
+          Send(FrameWriter::Data(fw->data_stream, std::string_view(fw->buffer.data(), n), false),
+               [this, fw] {
+                 if (!over_ && !fw->ended) PumpFromPod(fw);
+               });
+        }));
   }
 
   void OnData(Frame& f) {
@@ -188,7 +191,7 @@ class PortForwardSession {
     }
     fw->writing = true;
     asio::async_write(*fw->socket, asio::buffer(fw->to_pod.front()),
-                      [this, fw](error_code ec, std::size_t) {
+                      session_.Track([this, fw](error_code ec, std::size_t) {
                         fw->writing = false;
                         if (over_ || fw->ended) return;
                         pending_to_pods_ -= fw->to_pod.front().size();
@@ -196,7 +199,7 @@ class PortForwardSession {
                         if (ec) return End(fw, true);  // the pod is gone: nowhere to write
                         WriteToPod(fw);
                         MaybeReadClient();
-                      });
+                      }));
   }
 
   // The forwarded connection is over: its socket closes, and unless the client reset a stream
@@ -228,14 +231,15 @@ class PortForwardSession {
   }
 
   void WriteNext() {
-    ws_.async_write(asio::buffer(out_.front().bytes), [this](error_code ec, std::size_t) {
-      auto sent = std::move(out_.front());
-      out_.pop_front();
-      if (ec) return Abort();
-      if (sent.after) sent.after();
-      if (!out_.empty() && !over_) WriteNext();
-      if (out_.empty() && closing_) Abort();
-    });
+    ws_.async_write(asio::buffer(out_.front().bytes),
+                    session_.Track([this](error_code ec, std::size_t) {
+                      auto sent = std::move(out_.front());
+                      out_.pop_front();
+                      if (ec) return Abort();
+                      if (sent.after) sent.after();
+                      if (!out_.empty() && !over_) WriteNext();
+                      if (out_.empty() && closing_) Abort();
+                    }));
   }
 
   // Ends the session once what is queued (a GOAWAY) is sent.
@@ -244,8 +248,8 @@ class PortForwardSession {
     if (out_.empty()) Abort();
   }
 
-  // The end, either way: every pod socket closed, the connection shut down, so that io.run()
-  // returns once the cancelled operations have run.
+  // The end, either way: every pod socket closed, the connection shut down, so that the
+  // session's Run returns once the cancelled operations' handlers have run.
   void Abort() {
     if (over_) return;
     over_ = true;
@@ -265,7 +269,7 @@ class PortForwardSession {
     std::function<void()> after;
   };
 
-  asio::io_context& io_;
+  StrandSession session_;
   WebSocketStream& ws_;
   PortDial dial_;
   beast::flat_buffer read_buffer_;

@@ -21,6 +21,7 @@
 #include "apiserver/pki.h"
 #include "apiserver/rest_handler.h"
 #include "base/fs.h"
+#include "base/server_process.h"
 #include "apiserver/human_duration.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/node_config.h"
@@ -71,6 +72,8 @@ std::filesystem::path PodLogsDir(const kubelet::NodeConfig& config,
 }  // namespace
 
 int ServeCommand(const ServeFlags& flags) {
+  IgnoreBrokenPipes();
+  RaiseOpenFileLimit();
   auto listen = ParseListen(flags.listen);
   if (!listen) {
     return Fail("--listen \"" + flags.listen + "\": want ADDRESS:PORT with an IP address",

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "apiserver/https_server.h"
+#include "base/server_process.h"
 #include "cli/listen_address.h"
 #include "webhook/cluster_sync.h"
 #include "webhook/kube_client.h"
@@ -26,6 +27,8 @@ constexpr int kExitFailure = 3;
 }  // namespace
 
 int WebhookCommand(const WebhookFlags& flags) {
+  IgnoreBrokenPipes();
+  RaiseOpenFileLimit();
   auto listen = ParseListen(flags.listen, /*any_port=*/true);
   if (!listen) {
     std::fprintf(stderr, "error: --listen \"%s\": want ADDRESS:PORT with an IP address\n",

@@ -1,5 +1,6 @@
 #include "nodeagent/pod_monitor.h"
 
+
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include "base/clock_text.h"
 #include "api/qos.h"
 #include "base/fs.h"
+#include "base/server_process.h"
 #include "kubelet/eviction_manager.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/pod_api_status.h"
@@ -145,7 +147,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   kubelet::PodStop stop;
   // SIGTERM (from the agent) stops the pod with the grace period of the `stop` file; SIGINT and
   // SIGHUP with the pod's own. A closed pipe is an error, not a death.
-  signal(SIGPIPE, SIG_IGN);
+  IgnoreBrokenPipes();
   kubelet::StopSignals signals(stop, {SIGHUP, SIGINT, SIGTERM}, [&dir](int sig) {
     return sig == SIGTERM ? ReadStopGrace(dir) : std::nullopt;
   });

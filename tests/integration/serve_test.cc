@@ -832,7 +832,8 @@ spec:
       - {name: core, soft: 0, hard: 0}
 )";
   CommandResult created, waited, limits, main_limits, cgroup, main_cgroup, failed, input, tty,
-      bad_container, no_such, killed_client, after_kill, deleted;
+      bad_container, no_such, killed_client, after_kill, unread_input, ignored_input, still_there,
+      deleted;
   Serve([&](pid_t) {
     created = Kubectl({"create", "-f", "-"}, std::string(kPod));
     waited = Kubectl({"wait", "--for=condition=Ready", "pod/shell", "--timeout=60s"});
@@ -842,6 +843,13 @@ spec:
     main_cgroup = Kubectl({"exec", "shell", "--", "cat", "/tmp/main-cgroup"});
     failed = Kubectl({"exec", "shell", "--", "sh", "-c", "echo out; echo err >&2; exit 3"});
     input = Kubectl({"exec", "-i", "shell", "--", "sh", "-c", "cat; echo done"}, "hello\n");
+    // More input than the command reads: the pipe's reader goes while kubectl still sends (the
+    // daemon once died of SIGPIPE here, exit 141, with every pod left running).
+    std::string numbers;
+    for (int i = 1; i <= 100000; ++i) numbers += std::to_string(i) + "\n";
+    unread_input = Kubectl({"exec", "-i", "shell", "--", "head", "-n", "1"}, numbers);
+    ignored_input = Kubectl({"exec", "-i", "shell", "--", "true"}, std::string(200 * 1024, 'x'));
+    still_there = Kubectl({"get", "pod", "shell", "-o", "name"});
     // A terminal: kubectl's stdin and stdout must be one, which script(1) gives it.
     RunOptions in_terminal;
     in_terminal.timeout = std::chrono::seconds(60);
@@ -885,6 +893,11 @@ spec:
   EXPECT_EQ(failed.err, "err\ncommand terminated with exit code 3\n");
   EXPECT_EQ(input.exit_code, 0) << input.err;
   EXPECT_EQ(input.out, "hello\ndone\n");
+  EXPECT_EQ(unread_input.exit_code, 0) << unread_input.err;
+  EXPECT_EQ(unread_input.out, "1\n");
+  EXPECT_EQ(ignored_input.exit_code, 0) << ignored_input.err;
+  EXPECT_EQ(ignored_input.out, "");
+  EXPECT_EQ(still_there.out, "pod/shell\n") << "the daemon is gone: " << still_there.err;
   EXPECT_EQ(tty.exit_code, 4) << tty.out << tty.err;
   EXPECT_NE(tty.out.find("/dev/pts/"), std::string::npos) << tty.out;
   EXPECT_NE(tty.out.find("TERM=xterm"), std::string::npos) << tty.out;
@@ -980,6 +993,36 @@ TEST_F(ServePodsTest, KubectlRunAttachesInput) {
   EXPECT_NE(typed.out.find("answer-42"), std::string::npos) << typed.out;
   EXPECT_NE(typed.out.find("pod default/shell terminated (Error)"), std::string::npos) << typed.out;
   EXPECT_EQ(left.out, "") << left.err;
+}
+
+// Input for a container that has closed its stdin: the write to it fails, which ends the input
+// of that one session (the output goes on until the container ends), never the daemon (it once
+// died of SIGPIPE here).
+TEST_F(ServePodsTest, AttachingInputToAClosedStdinEndsOnlyThatInput) {
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: closer}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: busybox:latest
+    stdin: true
+    command: [sh, -c, 'exec 0<&-; echo closed; sleep 4; echo bye']
+)";
+  CommandResult created, ready, attached, still_there;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/closer", "--timeout=60s"});
+    attached = Kubectl({"attach", "-i", "closer"}, std::string(200 * 1024, 'x'));
+    still_there = Kubectl({"get", "pod", "closer", "-o", "name"});
+    Kubectl({"delete", "pod", "closer", "--timeout=60s"});
+  });
+  ASSERT_EQ(created.out, "pod/closer created\n") << created.err;
+  ASSERT_EQ(ready.exit_code, 0) << ready.err;
+  EXPECT_EQ(attached.exit_code, 0) << attached.err;
+  EXPECT_TRUE(attached.out.ends_with("bye\n")) << attached.out << attached.err;
+  EXPECT_EQ(still_there.out, "pod/closer\n") << "the daemon is gone: " << still_there.err;
 }
 
 // `kubectl port-forward`, kubectl's SPDY inside a WebSocket: a server the pod binds to its own

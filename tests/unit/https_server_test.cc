@@ -121,31 +121,6 @@ TEST_F(HttpsServerTest, BodiesOverTheApiserversLimit) {
   EXPECT_NE(big.body.find("Request entity too large: limit is 3145728"), std::string::npos);
 }
 
-TEST(HttpsServerLimits, ConnectionsBeyondTheCapAreClosed) {
-  podlimits::testing::TempDir dir("podlimits-https-cap");
-  PkiOptions pki_options;
-  pki_options.data_dir = dir.path();
-  auto pki = EnsureNodePki(pki_options);
-  ASSERT_TRUE(pki) << pki.error();
-  HttpsServerOptions o;
-  o.port = 0;
-  o.cert_file = pki->serving_cert;
-  o.key_file = pki->serving_key;
-  o.client_ca_file = pki->ca_cert;
-  o.max_connections = 1;
-  auto server = HttpsServer::Start(o, [](const HttpRequest&) { return HttpResponse{}; });
-  ASSERT_TRUE(server) << server.error();
-  asio::io_context io;
-  tcp::socket held(io);  // takes the one slot (no handshake yet)
-  held.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), (*server)->port()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  auto refused = Request((*server)->port(), *pki, true, "/api");
-  EXPECT_NE(refused.error, "") << refused.status;
-  held.close();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_EQ(Request((*server)->port(), *pki, true, "/api").status, 200);
-}
-
 TEST_F(HttpsServerTest, StopsWithConnectionsOpen) {
   // An idle connection (handshake done, no request) must not hold Stop up.
   asio::io_context io;
