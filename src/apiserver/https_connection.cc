@@ -277,6 +277,7 @@ void HttpsConnection::Dispatch() {
   auto& req = parser_->get();
   const bool keep_alive = req.keep_alive();
   const bool upgrade = websocket::is_upgrade(req);
+  if (!shared_.options.handler_blocks) return Handle(BuildRequest(req), keep_alive, upgrade);
   shared_.workers.Run(
       [self = shared_from_this(), request = BuildRequest(req), keep_alive, upgrade]() mutable {
         self->Handle(std::move(request), keep_alive, upgrade);
@@ -298,9 +299,14 @@ void HttpsConnection::Handle(HttpRequest request, bool keep_alive, bool upgrade)
     if (!authenticated) response = Unauthorized().Response();
   }
   if (authenticated) response = shared_.handler(request);
+  if (!shared_.options.handler_blocks && (response.websocket || response.stream)) {
+    // A handler declared not to block answered with a stream: refused, not a hung io thread.
+    response = InternalError("the handler streams, but was declared not to block").Response();
+  }
   if (response.websocket && upgrade) return AcceptWebSocket(response);
   if (response.websocket) response = BadRequest("Upgrade request required").Response();
   if (response.stream) return StreamResponse(response);
+  if (!shared_.options.handler_blocks) return WriteResponse(std::move(response), keep_alive);
   asio::post(executor_,
              [self = shared_from_this(), response = std::move(response), keep_alive]() mutable {
                self->WriteResponse(std::move(response), keep_alive);

@@ -119,6 +119,9 @@ struct HttpsServerOptions {
   std::size_t max_header_bytes = 64 * 1024;
   // Threads driving the sockets; 0: one per core, at most four.
   int io_threads = 0;
+  // false: the handler never blocks and never streams (a webhook's, CPU only), so it runs on the
+  // connection's io thread, without the two thread hand-offs a worker costs.
+  bool handler_blocks = true;
 };
 
 class HttpsServer {

@@ -88,6 +88,7 @@ int WebhookCommand(const WebhookFlags& flags) {
   options.key_file = flags.key_file;
   options.authenticate = false;  // the apiserver calls webhooks without credentials
   options.reload_certificate = true;
+  options.handler_blocks = false;  // a review is CPU only: answered on the io thread
   auto server = apiserver::HttpsServer::Start(
       options, [&handler](const apiserver::HttpRequest& r) { return handler(r); });
   if (!server) {

@@ -311,6 +311,27 @@ TEST_F(ListenerLimitsTest, AStreamToAReaderThatStoppedEnds) {
   EXPECT_EQ(stream_ended.wait_for(5s), std::future_status::ready);
 }
 
+// A handler that never blocks (the webhook's) runs on the io thread; one that streams anyway is a
+// bug answered with a 500, never a blocked io thread.
+TEST_F(ListenerLimitsTest, AHandlerThatNeverBlocksIsAnsweredInline) {
+  Start([](HttpsServerOptions& o) { o.handler_blocks = false; },
+        [](const HttpRequest& r) {
+          if (r.path != "/stream") return Ok(r);
+          HttpResponse streamed;
+          streamed.stream = [](ResponseStream& out) { out.Write("never"); };
+          return streamed;
+        });
+  auto c = Connect();
+  for (int i = 0; i < 3; ++i) {
+    c->Send(Get("/api"));
+    auto answer = c->Read();
+    EXPECT_EQ(answer.result_int(), 200);
+    EXPECT_EQ(answer.body(), "ok /api");
+  }
+  EXPECT_EQ(Status("/stream"), 500);
+  EXPECT_EQ(server_->stats().worker_threads, 0u);
+}
+
 // A TLS 1.3 client's Finished and its first request in one segment, as a fast client sends them
 // (Python's http.client did, a third of the time): the server reads them together, so the
 // request's records wait in the TLS stream's buffer while the socket shows nothing. Its answer
