@@ -43,6 +43,10 @@ constexpr std::uint64_t kMaxDrainedBytes = 64ull << 20;
 // for this long before the socket closes: closing with unread bytes sends a reset, which can
 // destroy the response in the client's receive buffer (Go's rstAvoidanceDelay, 500 ms).
 constexpr auto kLingerAfterClose = std::chrono::milliseconds(500);
+// A draining server keeps a connection that waits for a request this long, for the request its
+// client may be sending at this moment (answered with `Connection: close`): closing it at once
+// would lose a request already on the wire.
+constexpr auto kDrainWait = std::chrono::milliseconds(1000);
 // A WebSocket session's peer that neither sends nor answers a ping for this long is gone.
 constexpr auto kWebSocketIdle = std::chrono::seconds(60);
 
@@ -139,6 +143,8 @@ void HttpsConnection::Arm(std::chrono::milliseconds deadline) {
   timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
     // A wait that completed just before it was re-armed is not this deadline's.
     if (ec || generation != self->timer_generation_ || self->closed_) return;
+    // Draining, a waiting connection takes what has arrived and closes otherwise.
+    if (self->shared_.draining && self->phase_ == Phase::kWaiting) return self->CancelWait();
     self->shared_.timed_out_total++;
     self->DoClose();
   });
@@ -175,7 +181,11 @@ void HttpsConnection::NextRequest() {
   // The body's limit is checked after the header (Beast would refuse an announced length over
   // it while reading the header, without a way to answer).
   parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
-  if (!first_request_) Arm(shared_.options.idle_timeout);
+  if (shared_.draining) {
+    Arm(kDrainWait);
+  } else if (!first_request_) {
+    Arm(shared_.options.idle_timeout);
+  }
   // The first request's header is due within read_header_timeout of the accept (armed then).
   if (buffer_.size() > 0) return ReadHeader();  // the client sent it with the last one
   // The wait is a read of the TLS stream, not a wait on the socket: the request's records may
@@ -189,11 +199,11 @@ void HttpsConnection::NextRequest() {
                                return self->End();  // gone, timed out, or cancelled by a drain
                              self->ReadHeader();
                            });
-  // A draining server takes what has arrived and closes the connection otherwise: cancelling
-  // the socket's read leaves a read that the stream's buffer can satisfy alone complete.
-  if (shared_.draining || shared_.stopping) CancelWait();
+  if (shared_.stopping) CancelWait();
 }
 
+// Takes what has arrived and closes the connection otherwise: cancelling the socket's read
+// leaves a read that the stream's buffer can satisfy alone complete.
 void HttpsConnection::CancelWait() {
   error_code ignored;
   Socket().cancel(ignored);
@@ -396,11 +406,11 @@ void HttpsConnection::Close() {
 void HttpsConnection::Drain() {
   asio::post(executor_, [self = shared_from_this()] {
     if (self->closed_) return;
-    // A handshake under way has sent no request: it ends. A connection waiting for one ends
-    // unless what it has received makes a request (its read completes with it); anything else
-    // is answered (with `Connection: close`) first.
-    if (self->phase_ == Phase::kHandshake) return self->End();
-    if (self->phase_ == Phase::kWaiting) self->CancelWait();
+    // A connection that has not sent a whole request (its handshake, or its next request, under
+    // way) gets kDrainWait for it; anything else is answered (with `Connection: close`) first.
+    if (self->phase_ == Phase::kHandshake || self->phase_ == Phase::kWaiting) {
+      self->Arm(kDrainWait);
+    }
   });
 }
 

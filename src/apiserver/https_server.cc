@@ -77,37 +77,44 @@ struct HttpsServer::Impl {
 
   void Accept();
   void Admit(tcp::socket socket);
-  // Stops accepting: the acceptor closes on its strand.
-  void CloseAcceptor();
+  // Stops accepting: the acceptor closes on its strand (draining, after taking in what its
+  // backlog holds).
+  void CloseAcceptor(bool drain);
   void CloseAll(bool drain);
   // Waits until no connection is left, or `deadline` passes; true when none is left.
   bool WaitForNone(std::chrono::steady_clock::time_point deadline);
 };
 
 void HttpsServer::Impl::Accept() {
-  acceptor.async_accept(
-      asio::make_strand(io), [this](boost::system::error_code ec, tcp::socket socket) {
-        if (shared->stopping || shared->draining || ec == asio::error::operation_aborted) return;
-        if (ec) {
-          // Out of descriptors (or kernel memory) the accept fails at once, again and again: make
-          // room by closing a waiting connection, and wait a little before the next try, so the
-          // accept loop never spins.
-          auto delay = std::chrono::milliseconds(0);
-          if (OutOfDescriptors(ec)) {
-            auto displaced = shared->table.DisplaceOne();
-            shared->displaced_total += displaced.size();
-            shared->CloseConnections(displaced);
-            delay = std::chrono::milliseconds(displaced.empty() ? 100 : 10);
-          }
-          backoff.expires_after(delay);
-          backoff.async_wait([this](boost::system::error_code waited) {
-            if (!waited) Accept();
-          });
-          return;
-        }
-        Admit(std::move(socket));
-        Accept();
-      });
+  acceptor.async_accept(asio::make_strand(io),
+                        [this](boost::system::error_code ec, tcp::socket socket) {
+                          if (ec == asio::error::operation_aborted || shared->stopping) return;
+                          // A connection the kernel accepted before a drain began is served, not
+                          // reset.
+                          if (shared->draining) {
+                            if (!ec) Admit(std::move(socket));
+                            return;
+                          }
+                          if (ec) {
+                            // Out of descriptors (or kernel memory) the accept fails at once, again
+                            // and again: make room by closing a waiting connection, and wait a
+                            // little before the next try, so the accept loop never spins.
+                            auto delay = std::chrono::milliseconds(0);
+                            if (OutOfDescriptors(ec)) {
+                              auto displaced = shared->table.DisplaceOne();
+                              shared->displaced_total += displaced.size();
+                              shared->CloseConnections(displaced);
+                              delay = std::chrono::milliseconds(displaced.empty() ? 100 : 10);
+                            }
+                            backoff.expires_after(delay);
+                            backoff.async_wait([this](boost::system::error_code waited) {
+                              if (!waited) Accept();
+                            });
+                            return;
+                          }
+                          Admit(std::move(socket));
+                          Accept();
+                        });
 }
 
 void HttpsServer::Impl::Admit(tcp::socket socket) {
@@ -124,10 +131,21 @@ void HttpsServer::Impl::Admit(tcp::socket socket) {
   asio::post(connection->executor(), [connection] { connection->Start(); });
 }
 
-void HttpsServer::Impl::CloseAcceptor() {
+void HttpsServer::Impl::CloseAcceptor(bool drain) {
   std::promise<void> closed;
-  asio::post(acceptor.get_executor(), [this, &closed] {
+  asio::post(acceptor.get_executor(), [this, drain, &closed] {
     boost::system::error_code ignored;
+    if (drain) {
+      // Closing a listening socket resets the connections waiting in its backlog, whose clients
+      // have sent their requests already: they are taken in first, and answered.
+      acceptor.non_blocking(true, ignored);
+      while (acceptor.is_open()) {
+        boost::system::error_code ec;
+        tcp::socket socket = acceptor.accept(asio::make_strand(io), ec);
+        if (ec) break;
+        Admit(std::move(socket));
+      }
+    }
     acceptor.close(ignored);
     backoff.cancel();
     closed.set_value();
@@ -195,7 +213,7 @@ Result<std::unique_ptr<HttpsServer>> HttpsServer::Start(const HttpsServerOptions
 
 void HttpsServer::Stop() {
   if (!impl_ || impl_->shared->stopping.exchange(true)) return;
-  impl_->CloseAcceptor();
+  impl_->CloseAcceptor(/*drain=*/false);
   // Every connection closes on its strand; a worker in a handler returns once its writes fail
   // or, in a stream, once it sees the server stopping.
   impl_->CloseAll(/*drain=*/false);
@@ -210,7 +228,7 @@ void HttpsServer::Stop() {
 void HttpsServer::Drain(std::chrono::milliseconds grace) {
   if (!impl_ || impl_->shared->stopping) return;
   impl_->shared->draining = true;
-  impl_->CloseAcceptor();
+  impl_->CloseAcceptor(/*drain=*/true);
   // Connections with nothing received close now; the rest answer what they received (with
   // `Connection: close`) and close.
   impl_->CloseAll(/*drain=*/true);

@@ -132,8 +132,10 @@ class HttpsServer {
                                                     HttpHandler handler);
   std::uint16_t port() const { return port_; }
   void Stop();
-  // Stops accepting, lets every request being answered finish (an idle keep-alive connection
-  // is closed at once, a busy one after its response) for up to `grace`, then Stop().
+  // Stops accepting and answers, with `Connection: close`, every request the server has
+  // received and every request that arrives within a second on a connection that was waiting
+  // (one already on the wire is not lost); connections with nothing received then close. Waits
+  // for up to `grace`, then Stop().
   void Drain(std::chrono::milliseconds grace);
 
   struct Stats {
