@@ -18,9 +18,9 @@
 //     where the text nests them, "exceeded max depth of 256" (go-yaml's words) where an alias
 //     of a deep node would.
 // Measured worst cases of the heap one parse takes, per byte of text (bytes requested, for
-// 1 MiB of text): 90 for the densest text without anchors (`{a,a,...}`: a 120-byte Member per
-// 2 bytes, in vectors that double), 120 for that text under one anchor, 96 for aliases stopped
-// at their bound.
+// 1 MiB of text): 180 for the densest text (`{a,a,...}`: a 120-byte Member per 2 bytes, in a
+// vector that holds three times that while it doubles), 120 for a dense text under one anchor,
+// 96 for aliases stopped at their bound; at most some 250 in all.
 #pragma once
 
 #include <expected>

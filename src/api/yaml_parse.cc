@@ -50,7 +50,7 @@ constexpr std::size_t kMaxDepth = 256;
 // relative to the text's length, which is what a caller can bound (a request body's limit).
 // 64 bytes per input byte: one copy of any document fits (the densest text, `{a,a,...}`, makes
 // a 120-byte Member per 2 bytes, 60 a byte), so an anchor on a whole document is never refused,
-// and aliases at most about double the memory the text's own tree may take (90 a byte at
+// and aliases add at most a third to the memory the text's own tree may take (180 a byte at
 // worst, measured: docs/serve.md). The floor lets small documents use anchors freely (256 KiB
 // is some 2,900 copied nodes); a ulimits annotation's bomb of 62 KB stops at 4 MB.
 constexpr std::size_t kCopyBytesPerInputByte = 64;
