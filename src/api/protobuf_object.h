@@ -17,7 +17,11 @@ namespace podlimits::api {
 
 inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
 
-// The error says what was malformed, for the apiserver's 400.
+// The error says what was malformed, for the apiserver's 400. Bounds: 64 levels of messages;
+// time linear in the body (a map's repeated keys are found through an index). Measured, the
+// heap one decode takes is at most 132 bytes per byte of body (a repeated message field of
+// empty messages: an 88-byte Node per 2 bytes, in a vector that doubles), 88 for a packed
+// integer list, which is allocated once at its size (docs/serve.md, "Decoding limits").
 std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, const Schema& schema);
 
 }  // namespace podlimits::api
