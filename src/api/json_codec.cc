@@ -1,5 +1,7 @@
 #include "api/json_codec.h"
 
+#include <fmt/format.h>
+
 // rapidjson's 16-byte scans for whitespace and plain string runs (SSE2 is in every x86-64). They
 // load whole aligned blocks, past the end of the text within its block, which AddressSanitizer
 // would report: sanitized builds keep the byte-by-byte scan.
@@ -69,14 +71,23 @@ struct TreeScratch {
 // each, and with them most of the decode time goes to malloc and page faults.
 class TreeBuilder {
  public:
-  TreeBuilder(std::vector<Node>& out, TreeScratch& scratch)
-      : out_(out), stack_(scratch.stack), members_(scratch.members), items_(scratch.items) {}
+  TreeBuilder(std::vector<Node>& out, TreeScratch& scratch, std::size_t max_values)
+      : out_(out),
+        stack_(scratch.stack),
+        members_(scratch.members),
+        items_(scratch.items),
+        max_values_(max_values) {}
+
+  // The value cap stopped the parse (rather than the nesting bound).
+  bool too_many_values() const { return too_many_values_; }
 
   bool Null() {
+    if (!Count()) return false;
     Slot();
     return true;
   }
   bool Bool(bool b) {
+    if (!Count()) return false;
     Node& n = Slot();
     n.kind = Node::Kind::kBool;
     n.scalar = b ? "true" : "false";
@@ -88,12 +99,14 @@ class TreeBuilder {
   bool Uint64(uint64_t) { return false; }
   bool Double(double) { return false; }
   bool RawNumber(const char* s, rapidjson::SizeType len, bool) {
+    if (!Count()) return false;
     Node& n = Slot();
     n.kind = Node::Kind::kNumber;
     n.scalar.assign(s, len);
     return true;
   }
   bool String(const char* s, rapidjson::SizeType len, bool) {
+    if (!Count()) return false;
     Node& n = Slot();
     n.kind = Node::Kind::kString;
     n.scalar.assign(s, len);
@@ -120,8 +133,14 @@ class TreeBuilder {
   }
 
  private:
+  bool Count() {
+    if (max_values_ == 0 || ++values_ <= max_values_) return true;
+    too_many_values_ = true;
+    return false;
+  }
+
   bool Open(Node::Kind kind) {
-    if (stack_.size() >= kMaxDepth) return false;
+    if (!Count() || stack_.size() >= kMaxDepth) return false;
     Node& n = Slot();
     n.kind = kind;
     stack_.push_back(&n);
@@ -159,6 +178,9 @@ class TreeBuilder {
   std::vector<Node*>& stack_;
   std::vector<std::vector<Member>>& members_;
   std::vector<std::vector<Node>>& items_;
+  const std::size_t max_values_;
+  std::size_t values_ = 0;
+  bool too_many_values_ = false;
 };
 
 std::uint32_t LineAt(std::string_view text, std::size_t offset) {
@@ -278,7 +300,8 @@ struct ParseScratch {
 };
 
 template <unsigned kFlags>
-std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view text) {
+std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view text,
+                                                             std::size_t max_values) {
   thread_local ParseScratch scratch;
   struct Trim {
     ParseScratch& s;
@@ -291,7 +314,7 @@ std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view te
   std::vector<Node> docs;
   rapidjson::InsituStringStream ms(scratch.text.data());
   rapidjson::Reader reader;
-  TreeBuilder builder(docs, scratch.tree);  // its scratch vectors serve every document
+  TreeBuilder builder(docs, scratch.tree, max_values);  // its scratch serves every document
   while (true) {
     // Skip whitespace between documents.
     while (ms.Peek() == ' ' || ms.Peek() == '\n' || ms.Peek() == '\r' || ms.Peek() == '\t')
@@ -301,7 +324,11 @@ std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view te
     if (!ok) {
       std::size_t at = ok.Offset();
       std::string message = rapidjson::GetParseError_En(ok.Code());
-      if (ok.Code() == rapidjson::kParseErrorTermination) message = "nesting too deep";
+      if (ok.Code() == rapidjson::kParseErrorTermination) {
+        message = builder.too_many_values()
+                      ? fmt::format("more than {} values", max_values)
+                      : "nesting too deep";
+      }
       return std::unexpected(SyntaxError{std::move(message), LineAt(text, at)});
     }
   }
@@ -316,14 +343,15 @@ bool IsAscii(std::string_view text) {
 
 }  // namespace
 
-std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text) {
+std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text,
+                                                              std::size_t max_values) {
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
                               rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseInsituFlag;
   // rapidjson's UTF-8 validation, byte by byte, was a tenth of a pod's decode and validation;
   // text that is all ASCII (nearly every manifest and review) cannot be invalid UTF-8, so it is
   // checked only when some byte is not. (\u escapes are checked either way.)
-  if (IsAscii(text)) return ParseDocuments<kFlags>(text);
-  return ParseDocuments<kFlags | rapidjson::kParseValidateEncodingFlag>(text);
+  if (IsAscii(text)) return ParseDocuments<kFlags>(text, max_values);
+  return ParseDocuments<kFlags | rapidjson::kParseValidateEncodingFlag>(text, max_values);
 }
 
 namespace {

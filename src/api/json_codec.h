@@ -21,12 +21,15 @@ struct SyntaxError {
 };
 
 // Parses a stream of one or more JSON values (whitespace-separated, as kubectl accepts).
-// Bounds: 256 levels of nesting ("nesting too deep"); nothing else is needed, as the tree is
-// linear in the text. Measured, the heap one parse takes is at most 133 bytes per byte of text
+// Bounds: 256 levels of nesting ("nesting too deep"), and with `max_values` (0: none) at most
+// that many values, objects' and arrays' own included ("more than N values"): the tree is
+// linear in the text, but at 88 bytes a value a caller that holds its memory to a bound (the
+// webhook, unauthenticated) needs the count too. Measured, the heap one parse takes is at most 133 bytes per byte of text
 // (`[0,0,...]`: an 88-byte Node per 2 bytes, in a scratch vector that holds three times that
 // while it doubles), 74 for `[[],...]` or `["",...]`, 9 for ordinary manifests (docs/serve.md,
 // "Decoding limits").
-std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text);
+std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text,
+                                                              std::size_t max_values = 0);
 
 // Serialises a node. indent 0 writes compact JSON; otherwise pretty-printed with that many
 // spaces (kubectl's -o json uses 4).

@@ -47,6 +47,13 @@ constexpr auto kLingerAfterClose = std::chrono::milliseconds(500);
 // client may be sending at this moment (answered with `Connection: close`): closing it at once
 // would lose a request already on the wire.
 constexpr auto kDrainWait = std::chrono::milliseconds(1000);
+// kube-apiserver's answer when its requests in flight are at their limit (max-in-flight's
+// tooManyRequests: Go's http.Error, plain text), here when bodies being read and handled would
+// pass max_buffered_body_bytes.
+constexpr std::string_view kTooManyRequests =
+    "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: "
+    "1\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: 43\r\n\r\n"
+    "Too many requests, please try again later.\n";
 // A WebSocket session's peer that neither sends nor answers a ping for this long is gone.
 constexpr auto kWebSocketIdle = std::chrono::seconds(60);
 
@@ -111,6 +118,7 @@ HttpsConnection::HttpsConnection(ListenerShared& shared, ConnectionTable::Id id,
       timer_(executor_) {}
 
 HttpsConnection::~HttpsConnection() {
+  ReleaseBody();
   shared_.table.Remove(id_);
   shared_.Unregister(id_);
 }
@@ -222,6 +230,11 @@ void HttpsConnection::ReadHeader() {
         self->first_request_ = false;
         const auto length = self->parser_->content_length();
         if (length && *length > kMaxRequestBodyBytes) return self->RefuseBody();
+        // No length and not chunked: no body at all.
+        const std::uint64_t body = length                     ? *length
+                                   : self->parser_->chunked() ? kMaxRequestBodyBytes
+                                                              : 0;
+        if (!self->ReserveBody(body)) return self->WriteRaw(std::string(kTooManyRequests));
         const auto expect = self->parser_->get()[http::field::expect];
         if (beast::iequals(expect, "100-continue")) {
           // curl asks before sending a large body; Go's server answers when the handler reads it.
@@ -235,6 +248,23 @@ void HttpsConnection::ReadHeader() {
         }
         self->ReadBody();
       });
+}
+
+bool HttpsConnection::ReserveBody(std::uint64_t bytes) {
+  if (bytes == 0) return true;
+  std::uint64_t held = shared_.buffered_body_bytes.load();
+  do {
+    if (held + bytes > shared_.options.max_buffered_body_bytes) {
+      shared_.too_many_total++;
+      return false;
+    }
+  } while (!shared_.buffered_body_bytes.compare_exchange_weak(held, held + bytes));
+  reserved_body_ = bytes;
+  return true;
+}
+
+void HttpsConnection::ReleaseBody() {
+  shared_.buffered_body_bytes -= reserved_body_.exchange(0);
 }
 
 void HttpsConnection::ReadBody() {
@@ -309,6 +339,8 @@ void HttpsConnection::Handle(HttpRequest request, bool keep_alive, bool upgrade)
     if (!authenticated) response = Unauthorized().Response();
   }
   if (authenticated) response = shared_.handler(request);
+  std::string().swap(request.body);
+  ReleaseBody();
   if (!shared_.options.handler_blocks && (response.websocket || response.stream)) {
     // A handler declared not to block answered with a stream: refused, not a hung io thread.
     response = InternalError("the handler streams, but was declared not to block").Response();

@@ -55,7 +55,10 @@ struct ListenerShared {
   WorkerPool workers;
   std::atomic<bool> stopping{false};
   std::atomic<bool> draining{false};
-  std::atomic<std::uint64_t> displaced_total{0}, refused_total{0}, timed_out_total{0};
+  std::atomic<std::uint64_t> displaced_total{0}, refused_total{0}, timed_out_total{0},
+      too_many_total{0};
+  // Bytes of request bodies being read or handled, each counted at its announced length.
+  std::atomic<std::uint64_t> buffered_body_bytes{0};
 
   // Every connection object alive, by id; Stop waits for it to empty.
   std::mutex mu;
@@ -99,6 +102,10 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   void NextRequest();
   void CancelWait();
   void ReadHeader();
+  // Counts the body (its announced length; a chunked one at the 3 MiB it may reach) against
+  // max_buffered_body_bytes; false when it would pass it.
+  bool ReserveBody(std::uint64_t bytes);
+  void ReleaseBody();  // any thread; once the body is no longer held
   void ReadBody();
   void RefuseBody();
   void DropBody();
@@ -135,6 +142,7 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   std::string raw_;
   std::vector<char> scratch_;
   std::uint64_t refused_left_ = 0;
+  std::atomic<std::uint64_t> reserved_body_{0};
   Phase phase_ = Phase::kHandshake;
   bool first_request_ = true;
   bool closing_ = false;  // closed while busy: the worker's operations fail, then it closes

@@ -246,6 +246,7 @@ HttpsServer::Stats HttpsServer::stats() const {
   out.displaced_total = s.displaced_total;
   out.refused_total = s.refused_total;
   out.timed_out_total = s.timed_out_total;
+  out.too_many_total = s.too_many_total;
   return out;
 }
 

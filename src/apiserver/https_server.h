@@ -117,6 +117,11 @@ struct HttpsServerOptions {
   std::chrono::milliseconds body_timeout{60'000};
   std::chrono::milliseconds write_timeout{60'000};
   std::size_t max_header_bytes = 64 * 1024;
+  // Request bodies being read and handled at once, in all (each at its announced length; a
+  // chunked one at the 3 MiB it may reach): a request beyond gets kube-apiserver's 429 "Too
+  // many requests, please try again later." with Retry-After: 1. Without it, connections each
+  // sending a 3 MiB body slowly hold 3 MiB apiece.
+  std::uint64_t max_buffered_body_bytes = 64ull << 20;
   // Threads driving the sockets; 0: one per core, at most four.
   int io_threads = 0;
   // false: the handler never blocks and never streams (a webhook's, CPU only), so it runs on the
@@ -145,6 +150,7 @@ class HttpsServer {
     std::uint64_t displaced_total = 0;  // waiting connections closed to make room
     std::uint64_t refused_total = 0;    // connections refused: every slot busy
     std::uint64_t timed_out_total = 0;  // connections closed at a deadline
+    std::uint64_t too_many_total = 0;   // requests answered 429: bodies over their budget
   };
   Stats stats() const;
 

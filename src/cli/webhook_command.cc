@@ -89,6 +89,9 @@ int WebhookCommand(const WebhookFlags& flags) {
   options.authenticate = false;  // the apiserver calls webhooks without credentials
   options.reload_certificate = true;
   options.handler_blocks = false;  // a review is CPU only: answered on the io thread
+  // deploy/webhook gives the webhook 128 MiB: five reviews of the largest size at once, each
+  // decoded within its value cap (admission_review.cc), fit in it with room to spare.
+  options.max_buffered_body_bytes = 16ull << 20;
   auto server = apiserver::HttpsServer::Start(
       options, [&handler](const apiserver::HttpRequest& r) { return handler(r); });
   if (!server) {

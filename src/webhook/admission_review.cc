@@ -19,6 +19,13 @@ using api::Node;
 
 namespace {
 
+// The JSON values one review may hold. Anyone who reaches the webhook may send one (it has no
+// authentication), and a value costs an 88-byte node: 3 MiB of `[0,0,...]` took 400 MB and the
+// webhook down under its 128 MiB limit. A pod's review (the pod, and the old one on UPDATE) is a
+// few thousand values; 100,000 is twenty times a pod with a thousand environment variables, and
+// at most some 25 MB while it is decoded.
+constexpr std::size_t kMaxReviewValues = 100'000;
+
 Node StatusOf(int code, std::string_view reason, const std::string& message) {
   Node status = Node::Object();
   status.Set("metadata", Node::Object());
@@ -113,7 +120,7 @@ api::DecodeResult PolicyObject(std::string_view kind, const Node& object) {
 }  // namespace
 
 ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPolicy& policy) {
-  auto parsed = api::ParseJsonStream(body);
+  auto parsed = api::ParseJsonStream(body, kMaxReviewValues);
   if (!parsed) return Malformed("the body is not JSON: " + parsed.error().message);
   if (parsed->size() != 1 || !(*parsed)[0].IsObject()) return Malformed("not one JSON object");
   Node& review = (*parsed)[0];

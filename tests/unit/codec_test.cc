@@ -252,6 +252,29 @@ TEST(YamlCodec, EncodeRoundTripsThroughTheParser) {
   EXPECT_NE(encoded.find("  containers:\n  - args:\n    - -c\n"), std::string::npos) << encoded;
 }
 
+TEST(JsonCodec, AValueCapCountsEveryValue) {
+  struct Case {
+    std::string name, text;
+    std::size_t cap;
+    bool ok;
+  };
+  const std::vector<Case> cases = {
+      {"no cap", "[0,0,0,0]", 0, true},
+      {"exactly the cap: the array and its four items", "[0,0,0,0]", 5, true},
+      {"one over", "[0,0,0,0]", 4, false},
+      {"keys are not values", R"({"a":1,"b":2})", 3, true},
+      {"nested containers count", "[[[]]]", 2, false},
+      {"every document of a stream counts", "{} {} {}", 2, false},
+  };
+  for (const auto& c : cases) {
+    auto got = ParseJsonStream(c.text, c.cap);
+    EXPECT_EQ(got.has_value(), c.ok) << c.name;
+    if (!c.ok && !got) {
+      EXPECT_EQ(got.error().message, "more than " + std::to_string(c.cap) + " values") << c.name;
+    }
+  }
+}
+
 TEST(JsonCodec, NumbersKeepTheirLiteral) {
   auto docs = ParseJsonStream(R"({"a": 1.50, "b": -0, "c": 12345678901234567890})");
   ASSERT_TRUE(docs);

@@ -277,6 +277,44 @@ TEST_F(ListenerLimitsTest, GarbageGetsGos400) {
             "close\r\n\r\n400 Bad Request");
 }
 
+TEST_F(ListenerLimitsTest, BodiesBeyondTheirBudgetGetTheApiserversTooManyRequests) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> entered{false};
+  Start([](HttpsServerOptions& o) { o.max_buffered_body_bytes = 3000; },
+        [&](const HttpRequest& r) {
+          if (r.path == "/hold") {
+            entered = true;
+            released.wait();
+          }
+          return Ok(r);
+        });
+  auto post = [](const std::string& path, std::size_t size) {
+    return "POST " + path +
+           " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n" +
+           std::string(size, 'b');
+  };
+  auto holder = Connect();  // 2,000 of the 3,000 bytes, held while its handler waits
+  holder->Send(post("/hold", 2000));
+  while (!entered) std::this_thread::sleep_for(5ms);
+  auto over = Connect();
+  over->Send(post("/api", 1500));
+  EXPECT_EQ(over->ReadAll(),
+            "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            "Retry-After: 1\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n"
+            "Content-Length: 43\r\n\r\nToo many requests, please try again later.\n");
+  auto fits = Connect();
+  fits->Send(post("/api", 900));
+  EXPECT_EQ(fits->Read().result_int(), 200);
+  EXPECT_EQ(Status("/api"), 200);  // a request without a body needs no budget
+  release.set_value();
+  EXPECT_EQ(holder->Read().result_int(), 200);
+  auto after = Connect();  // the held bytes are given back once their handler is done
+  after->Send(post("/api", 2900));
+  EXPECT_EQ(after->Read().result_int(), 200);
+  EXPECT_EQ(server_->stats().too_many_total, 1u);
+}
+
 TEST_F(ListenerLimitsTest, AResponseNobodyReadsIsDroppedAtTheWriteDeadline) {
   Start([](HttpsServerOptions& o) { o.write_timeout = 300ms; },
         [](const HttpRequest&) {

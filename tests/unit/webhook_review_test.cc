@@ -182,6 +182,14 @@ TEST(WebhookReviewTest, OtherRequestsAreAllowed) {
             R"("uid":"u-2","allowed":true}})");
 }
 
+// "0,0,...,0": `count` values.
+std::string Zeros(std::size_t count) {
+  std::string out;
+  out.reserve(count * 2);
+  for (std::size_t i = 0; i < count; ++i) out += i == 0 ? "0" : ",0";
+  return out;
+}
+
 TEST(WebhookReviewTest, MalformedBodiesAreA400) {
   struct Case {
     std::string name, body, message;
@@ -206,6 +214,9 @@ TEST(WebhookReviewTest, MalformedBodiesAreA400) {
        R"("kind":{"kind":"Pod"},"resource":{"resource":"pods"},"operation":"CREATE",)"
        R"("object":[]}})",
        "malformed AdmissionReview"},
+      // 3 MiB of zeros: 400 MB as a tree, beyond the webhook's 128 MiB; refused by count.
+      {"more values than a review holds", "[" + Zeros(1'500'000) + "]",
+       "the body is not JSON: more than 100000 values"},
   };
   for (const auto& c : cases) {
     ReviewAnswer a = AnswerReview(c.body, ReviewMode::kValidate, Policy());
