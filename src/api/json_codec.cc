@@ -308,13 +308,13 @@ std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view te
   return docs;
 }
 
+}  // namespace
+
 bool IsAscii(std::string_view text) {
   unsigned char any = 0;
   for (char c : text) any |= static_cast<unsigned char>(c);  // vectorised: no early exit
   return any < 0x80;
 }
-
-}  // namespace
 
 std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text) {
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
