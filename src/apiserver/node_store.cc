@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <fstream>
 #include <optional>
 
 #include "base/fs.h"
@@ -18,13 +19,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::string StorePath(const fs::path& db, std::string_view suffix) {
+  return db.string() + std::string(suffix);
+}
+
 // What is at DATA_DIR/state.db before serve opens it.
 enum class StoreFile {
   kMissing,
   kEmpty,     // 0 bytes: SQLite would take it for a new database
   kNoTables,  // a database without the store's tables
   kPresent,   // the store's tables, or something SQLite cannot read (Open's checks say what)
+  // A database in rollback journal mode (a backup put in place: the store itself is always in
+  // WAL mode) with a -wal beside it: the lost store's, which SQLite would replay over it.
+  kBesideAnOldWal,
 };
+
+// Whether the database's header says rollback journal mode (bytes 18 and 19 are 1; WAL mode
+// makes them 2). False when it is no SQLite header at all.
+bool InRollbackJournalMode(const fs::path& db) {
+  std::ifstream in(db, std::ios::binary);
+  char header[20] = {};
+  if (!in.read(header, sizeof header)) return false;
+  return std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16) &&
+         header[18] == 1 && header[19] == 1;
+}
 
 Result<StoreFile> InspectStoreFile(const fs::path& db) {
   struct stat st {};
@@ -34,6 +52,10 @@ Result<StoreFile> InspectStoreFile(const fs::path& db) {
   }
   // Decided before SQLite opens it: opening a 0-byte database deletes a -wal beside it.
   if (st.st_size == 0) return StoreFile::kEmpty;
+  std::error_code ec;
+  if (InRollbackJournalMode(db) && fs::file_size(StorePath(db, "-wal"), ec) > 0 && !ec) {
+    return StoreFile::kBesideAnOldWal;
+  }
   sqlite3* handle = nullptr;
   // Read-write, as serve opens it next: a -wal left by a kill -9 is read (a first start's
   // tables may be in it alone).
@@ -101,10 +123,6 @@ NodeTraces FindNodeTraces(const fs::path& data_dir) {
     traces.pods = n;
   }
   return traces;
-}
-
-std::string StorePath(const fs::path& db, std::string_view suffix) {
-  return db.string() + std::string(suffix);
 }
 
 // The two ways on from a lost or damaged store. `aside` is what --reinitialize-store does with
@@ -197,6 +215,14 @@ Result<NodeStore> OpenNodeStore(const NodeStoreOptions& options) {
   NodeStore out;
   auto state = InspectStoreFile(db);
   if (!state) return std::unexpected(state.error());
+  if (*state == StoreFile::kBesideAnOldWal) {
+    return Failure(fmt::format(
+        "refusing to start: {0} is in rollback journal mode, as a backup is (podlimits serve "
+        "backup), but {0}-wal is there too: it belongs to the store the backup replaces, and "
+        "SQLite would replay it over the backup. Remove {0}-wal and {0}-shm, then start serve "
+        "again.",
+        db.string()));
+  }
   const NodeTraces traces = FindNodeTraces(options.data_dir);
   bool reinitialized = false;
   if (*state != StoreFile::kPresent && traces.Any()) {

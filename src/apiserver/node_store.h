@@ -16,7 +16,10 @@
 //   3. A damaged store: the integrity check (quick_check by default) fails, or SQLite cannot read
 //      the file as a database. Refused with the check's first lines and the same two ways on
 //      (`reinitialize` moves it aside as state.db.corrupt-TIME).
-//   4. Another store: one whose identity is not the marker's (a backup of another node, or from
+//   4. A backup put in place beside the old store's -wal: refused (a backup is in rollback
+//      journal mode; the store always runs in WAL mode). SQLite would replay that -wal over the
+//      backup and, with no error, leave the lost store's last state instead of the backup's.
+//   5. Another store: one whose identity is not the marker's (a backup of another node, or from
 //      before a reinitialization, put in place). Accepted, since restoring a backup is how a node
 //      comes back, with a notice; the marker then names it. A store without an identity (made
 //      before the marker existed) is given one.

@@ -305,6 +305,40 @@ TEST(NodeStore, ARestoredBackupIsAccepted) {
   EXPECT_EQ(Marker(data), other_id);
 }
 
+// The restore's one trap: a -wal of the lost store left beside the backup. SQLite would replay
+// it over the backup without an error (the lost store's last state, not the backup's), so it is
+// refused until removed.
+TEST(NodeStore, ABackupBesideTheOldStoresWalIsRefused) {
+  podlimits::testing::TempDir dir("podlimits-node-store");
+  const fs::path data = dir / "node";
+  MakeNode(data);
+  ASSERT_TRUE(BackupStore(data / "state.db", dir / "node.backup"));
+  // The store as a kill -9 leaves it, with writes after the backup in its -wal.
+  auto live = OpenNodeStore({data});
+  ASSERT_TRUE(live);
+  ASSERT_TRUE(live->store->Create({"secrets", "default", "after-backup"}, Text("{}")));
+  fs::copy_file(data / "state.db-wal", dir / "wal");
+  live->store.reset();
+  fs::copy_file(dir / "wal", data / "state.db-wal", fs::copy_options::overwrite_existing);
+  fs::rename(dir / "node.backup", data / "state.db");
+
+  auto refused = OpenNodeStore({data});
+  ASSERT_FALSE(refused);
+  const std::string db = (data / "state.db").string();
+  EXPECT_EQ(refused.error().Message(),
+            "refusing to start: " + db + " is in rollback journal mode, as a backup is "
+            "(podlimits serve backup), but " + db + "-wal is there too: it belongs to the store "
+            "the backup replaces, and SQLite would replay it over the backup. Remove " + db +
+            "-wal and " + db + "-shm, then start serve again.");
+  EXPECT_TRUE(fs::exists(data / "state.db-wal")) << "left for the operator";
+
+  fs::remove(data / "state.db-wal");
+  fs::remove(data / "state.db-shm");
+  auto restored = OpenNodeStore({data});
+  ASSERT_TRUE(restored) << restored.error();
+  EXPECT_EQ(Objects(*restored->store), 3u) << "the backup's objects, not the -wal's";
+}
+
 // A node that ran before the marker existed: its store has no identity and the directory no
 // marker. It starts as it did, and gets both.
 TEST(NodeStore, AStoreFromBeforeTheMarkerGetsOne) {
