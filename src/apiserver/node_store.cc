@@ -155,11 +155,22 @@ std::string DamagedStoreMessage(const fs::path& db, const Error& found) {
 }
 
 // Renames the store's files (the database, -wal, -shm) to state.db.WHY-TIME, keeping SQLite's
-// pairing of them; the moved database's new name, or "" when there was none.
+// pairing of them; the moved database's new name, or "" when there was none. A name taken
+// already (twice in one second) gets a number: nothing kept aside is ever replaced.
 Result<std::string> MoveStoreAside(const fs::path& db, std::string_view why) {
   const std::tm now =
       fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
-  const std::string base = fmt::format("{}.{}-{:%Y%m%dT%H%M%SZ}", db.string(), why, now);
+  std::string base = fmt::format("{}.{}-{:%Y%m%dT%H%M%SZ}", db.string(), why, now);
+  auto taken = [](const std::string& name) {
+    std::error_code ec;
+    for (std::string_view suffix : {"", "-wal", "-shm"}) {
+      if (fs::exists(name + std::string(suffix), ec)) return true;
+    }
+    return false;
+  };
+  for (int n = 1; taken(base); ++n) {
+    base = fmt::format("{}.{}-{:%Y%m%dT%H%M%SZ}-{}", db.string(), why, now, n);
+  }
   std::string moved;
   for (std::string_view suffix : {"", "-wal", "-shm"}) {
     const std::string from = StorePath(db, suffix);
@@ -277,7 +288,7 @@ Result<NodeStore> OpenNodeStore(const NodeStoreOptions& options) {
       return std::unexpected(written.error());
     }
   }
-  if (options.reinitialize && !reinitialized) {
+  if (options.reinitialize && !reinitialized && *state == StoreFile::kPresent) {
     out.notices.push_back(fmt::format(
         "--reinitialize-store: {} is sound; nothing was reinitialized (the flag only acts on a "
         "lost or damaged store)",

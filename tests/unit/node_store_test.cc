@@ -271,6 +271,21 @@ TEST(NodeStore, ReinitializeStartsAfreshOnlyWhenTheStoreIsLost) {
   const std::uint64_t new_id = *afresh->store->Identity();
   EXPECT_NE(new_id, old_id);
   EXPECT_EQ(Marker(data), new_id) << "the marker names the new store";
+  afresh->store.reset();
+  // Again within the same second: what was kept aside first is not replaced.
+  fs::resize_file(data / "state.db", 0);
+  ASSERT_TRUE(OpenNodeStore({data, IntegrityCheck::kQuick, true}));
+  const auto kept_twice = Named(data, "state.db.lost-");
+  EXPECT_EQ(kept_twice.size(), 3u) << ::testing::PrintToString(kept_twice);
+  EXPECT_EQ(podlimits::testing::ReadText(data / kept[1]), "an old wal");
+}
+
+TEST(NodeStore, ReinitializeOnANewDataDirectoryIsAFirstStart) {
+  podlimits::testing::TempDir dir("podlimits-node-store");
+  auto opened = OpenNodeStore({dir.path(), IntegrityCheck::kQuick, true});
+  ASSERT_TRUE(opened) << opened.error();
+  EXPECT_TRUE(opened->notices.empty()) << ::testing::PrintToString(opened->notices);
+  EXPECT_TRUE(Named(dir.path(), "state.db.").empty());
 }
 
 // Restoring is how a node comes back: its own backup goes in without a word; another store (a
