@@ -103,10 +103,10 @@ int RunCommand(const RunFlags& flags) {
 
   // One node per cgroup root (nodeagent/cgroup_root_claim.h): a one-shot pod in a serving node's
   // root would rewrite that node's kubepods pids.max. Checked before anything is created.
-  if (auto free = nodeagent::CheckCgroupRootUnclaimed(nodeagent::kCgroupRootClaimsDir,
-                                                      node.config().cgroup_root);
-      !free) {
-    const std::string message = free.error().Message();
+  if (auto unclaimed = nodeagent::CheckCgroupRootUnclaimed(nodeagent::kCgroupRootClaimsDir,
+                                                           node.config().cgroup_root);
+      !unclaimed) {
+    const std::string message = unclaimed.error().Message();
     return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
   }
   if (auto started = node.Start(); !started) {
