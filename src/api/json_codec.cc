@@ -25,6 +25,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 namespace podlimits::api {
@@ -335,13 +336,21 @@ std::expected<std::vector<Node>, SyntaxError> ParseDocuments(std::string_view te
   return docs;
 }
 
-bool IsAscii(std::string_view text) {
-  unsigned char any = 0;
-  for (char c : text) any |= static_cast<unsigned char>(c);  // vectorised: no early exit
-  return any < 0x80;
-}
-
 }  // namespace
+
+bool IsAscii(std::string_view text) {
+  // Eight bytes at a time, with no early exit: a byte loop ran at a third of the speed (g++ 12
+  // at -O2 does not vectorise it), and this runs over every stored object a list sends.
+  std::uint64_t any = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    any |= word;
+  }
+  for (; i < text.size(); ++i) any |= static_cast<unsigned char>(text[i]);
+  return (any & 0x8080808080808080ULL) == 0;
+}
 
 std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text,
                                                               std::size_t max_values) {

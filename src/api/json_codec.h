@@ -31,6 +31,10 @@ struct SyntaxError {
 std::expected<std::vector<Node>, SyntaxError> ParseJsonStream(std::string_view text,
                                                               std::size_t max_values = 0);
 
+// Whether every byte is below 0x80: such text cannot be invalid UTF-8, so a parser need not
+// validate its encoding (a tenth of a pod's decode when done byte by byte).
+bool IsAscii(std::string_view text);
+
 // Serialises a node. indent 0 writes compact JSON; otherwise pretty-printed with that many
 // spaces (kubectl's -o json uses 4).
 std::string EncodeJson(const Node& node, int indent = 4);

@@ -118,6 +118,17 @@ ApiError InternalError(std::string_view what) {
   return Make(500, "InternalError", fmt::format("Internal error occurred: {}", what));
 }
 
+ApiError CorruptObject(std::string_view resource, std::string_view namespace_,
+                       std::string_view name, std::string_view problem) {
+  const std::string key = namespace_.empty()
+                              ? fmt::format("/registry/{}/{}", resource, name)
+                              : fmt::format("/registry/{}/{}/{}", resource, namespace_, name);
+  return InternalError(fmt::format("StorageError: corrupt object, Code: 7, Key: {}, "
+                                   "ResourceVersion: 0, AdditionalErrorMsg: object not "
+                                   "decodable: {}",
+                                   key, problem));
+}
+
 ApiError Unauthorized() { return Make(401, "Unauthorized", "Unauthorized"); }
 
 ApiError PathNotFound() {

@@ -49,6 +49,13 @@ ApiError Forbidden(std::string_view resource, std::string_view name, std::string
 ApiError BadRequest(std::string message);
 // 500 `Internal error occurred: ...`
 ApiError InternalError(std::string_view what);
+// 500 for an object whose stored bytes do not decode, in the words the apiserver reports a
+// corrupt object with (storage.NewCorruptObjError through NewInternalError), its key naming it:
+// `Internal error occurred: StorageError: corrupt object, Code: 7, Key:
+// /registry/pods/default/web, ResourceVersion: 0, AdditionalErrorMsg: object not decodable:
+// PROBLEM`. `namespace_` is "" for a cluster-scoped object.
+ApiError CorruptObject(std::string_view resource, std::string_view namespace_,
+                       std::string_view name, std::string_view problem);
 // 401 `Unauthorized`: no client certificate of the node's CA and no valid token.
 ApiError Unauthorized();
 // 404 for a path that names no resource: `the server could not find the requested resource`.

@@ -16,6 +16,11 @@
 // Durability: a write is acknowledged after its commit; with WAL and synchronous=NORMAL a commit
 // survives the process being killed at any point (kill -9), which is what a node daemon needs;
 // a power cut may lose the last commits (synchronous=FULL would fsync each one).
+//
+// The files (the database, its -wal and -shm) are the owner's alone, 0600: the store holds the
+// node's Secrets. Open can check the database's structure first (PRAGMA quick_check or
+// integrity_check), so that a damaged file is refused at start instead of answering every list
+// with "database disk image is malformed".
 #pragma once
 
 #include <chrono>
@@ -68,6 +73,7 @@ struct StoreError {
     kConflict,       // the expected revision is not the stored one
     kGone,           // the change log no longer reaches back to the revision asked for
     kInternal,       // SQLite failed
+    kCorrupt,        // Open: the file is not a sound SQLite database (its check's lines)
   };
   Kind kind = Kind::kInternal;
   Error error;
@@ -97,10 +103,28 @@ class DryRunScope {
   static bool Active();
 };
 
+// How much of the database Open reads to check it before use.
+enum class IntegrityCheck {
+  kNone,
+  // PRAGMA quick_check: every page's b-tree structure and record format, without comparing
+  // indexes with their tables; linear in the file's size (docs/benchmarks.md has the figure).
+  kQuick,
+  // PRAGMA integrity_check: quick_check plus every index entry against its row.
+  kFull,
+};
+
+struct OpenOptions {
+  IntegrityCheck integrity_check = IntegrityCheck::kNone;
+};
+
 class ObjectStore {
  public:
-  // Opens (creating when missing) the database at `path`, a file of its own directory's.
-  static StoreResult<std::unique_ptr<ObjectStore>> Open(const std::filesystem::path& path);
+  // Opens (creating when missing) the database at `path`, a file of its own directory's, and
+  // makes it and its -wal and -shm 0600 (also those of a store made before that rule). A
+  // database whose check fails, or that SQLite cannot read as one, is kCorrupt, with the
+  // check's first lines.
+  static StoreResult<std::unique_ptr<ObjectStore>> Open(const std::filesystem::path& path,
+                                                        const OpenOptions& options = {});
   ~ObjectStore();
   ObjectStore(const ObjectStore&) = delete;
   ObjectStore& operator=(const ObjectStore&) = delete;
@@ -134,6 +158,12 @@ class ObjectStore {
   // Drops change-log entries so that at most `keep` remain; watches from before the oldest kept
   // one then get kGone.
   StoreResult<void> Compact(std::int64_t keep);
+
+  // The store's identity: a random number written into the database once (apiserver/node_store.h
+  // names it in the data directory's marker, so that a store that is not the node's own is
+  // seen). 0 while none was set.
+  StoreResult<std::uint64_t> Identity();
+  StoreResult<void> SetIdentity(std::uint64_t id);
 
   // Blocks until a write after `revision` has committed or `timeout` passed; returns the newest
   // committed revision. What watches and the node's pod workers wait on between reads of

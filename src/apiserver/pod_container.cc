@@ -52,7 +52,7 @@ std::expected<api::Node, ApiError> LoadPod(ObjectStore& store, const ObjectKey& 
     return std::unexpected(InternalError(got.error().error.Message()));
   }
   auto pod = ParseStoredObject(got->data);
-  if (!pod) return std::unexpected(InternalError("a stored object does not parse"));
+  if (!pod) return std::unexpected(CorruptStoredObject(*got));
   return std::move(*pod);
 }
 

@@ -59,6 +59,12 @@ bool WantsTable(const HttpRequest& request) {
          it->second.find("g=meta.k8s.io") != std::string::npos;
 }
 
+// What a read answers for an object whose stored bytes are not one JSON object, instead of
+// sending them or a list built on them.
+HttpResponse CorruptResponse(const StoredObject& object) {
+  return CorruptStoredObject(object).Response();
+}
+
 }  // namespace
 
 RestHandler::RestHandler(ObjectStore& store, admission::ChainOptions options, Clock clock)
@@ -183,11 +189,14 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
       }
       return InternalResponse(ns.error());
     }
+    // False for a damaged object: admission without it (a LimitRange left out) would let
+    // through what it refuses.
     auto add = [&](const std::string& kind, const std::string& data) {
-      if (auto tree = ParseStoredObject(data)) {
-        stream.push_back(api::DecodeObject(api::Schema::Objects(), kind, std::move(*tree),
-                                           "store", 0, api::FieldValidation::kIgnore));
-      }
+      auto tree = ParseStoredObject(data);
+      if (!tree) return false;
+      stream.push_back(api::DecodeObject(api::Schema::Objects(), kind, std::move(*tree), "store",
+                                         0, api::FieldValidation::kIgnore));
+      return true;
     };
     // NamespaceLifecycle: nothing new in a namespace being deleted (updates go on).
     if (info.verb == "create") {
@@ -204,13 +213,13 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
             .Response();
       }
     }
-    add("Namespace", ns->data);
+    if (!add("Namespace", ns->data)) return CorruptResponse(*ns);
     auto ranges = store_.List("limitranges", info.namespace_, false);
     if (!ranges) return InternalResponse(ranges.error());
     for (const auto& lr : ranges->items) {
       // An update of a LimitRange is admitted without its stored self.
       if (info.resource == "limitranges" && lr.key.name == info.name) continue;
-      add("LimitRange", lr.data);
+      if (!add("LimitRange", lr.data)) return CorruptResponse(lr);
     }
   }
   const std::size_t context = stream.size();
@@ -273,7 +282,7 @@ std::variant<HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKe
     return InternalResponse(got.error());
   }
   auto tree = ParseStoredObject(got->data);
-  if (!tree) return InternalError("a stored object does not parse").Response();
+  if (!tree) return CorruptResponse(*got);
   return Loaded{std::move(*got), std::move(*tree)};
 }
 
@@ -327,12 +336,13 @@ HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& inf
   }
   if (WantsTable(request)) {
     auto tree = ParseStoredObject(got->data);
-    if (!tree) return InternalError("a stored object does not parse").Response();
+    if (!tree) return CorruptResponse(*got);
     return JsonResponse(
         200, api::EncodeJson(BuildTable(info.resource, {std::move(*tree)},
                                         std::to_string(got->revision), clock_()),
                              0));
   }
+  if (StoredJsonProblem(got->data)) return CorruptResponse(*got);
   return JsonResponse(200, std::move(got->data));
 }
 
@@ -351,19 +361,28 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
                             !resource.namespaced || info.namespace_.empty());
   if (!listed) return InternalResponse(listed.error());
   const std::string rv = std::to_string(listed->revision);
+  // A damaged object fails the whole list, as the apiserver's does: left out, it would look
+  // deleted to a client that syncs from lists.
   if (selecting) {
+    std::optional<StoredObject> corrupt;  // a copy: erase_if moves the items
     std::erase_if(listed->items, [&](const StoredObject& item) {
       auto tree = ParseStoredObject(item.data);
-      if (!tree) return true;
+      if (!tree) {
+        if (!corrupt) corrupt = item;
+        return true;
+      }
       const Node fields_of = SelectableFields(info.resource, *tree);
       return !labels->Matches(tree->FindPath({"metadata", "labels"})) ||
              !fields->Matches(&fields_of);
     });
+    if (corrupt) return CorruptResponse(*corrupt);
   }
   if (WantsTable(request)) {
     std::vector<Node> objects;
     for (const auto& item : listed->items) {
-      if (auto tree = ParseStoredObject(item.data)) objects.push_back(std::move(*tree));
+      auto tree = ParseStoredObject(item.data);
+      if (!tree) return CorruptResponse(item);
+      objects.push_back(std::move(*tree));
     }
     return JsonResponse(200, api::EncodeJson(BuildTable(info.resource, objects, rv, clock_()), 0));
   }
@@ -372,6 +391,7 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
       R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}"}},"items":[)",
       resource.kind, resource.GroupVersion(), rv);
   for (std::size_t i = 0; i < listed->items.size(); ++i) {
+    if (StoredJsonProblem(listed->items[i].data)) return CorruptResponse(listed->items[i]);
     if (i > 0) body += ',';
     AppendListItem(body, listed->items[i].data);
   }

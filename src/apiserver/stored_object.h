@@ -8,11 +8,23 @@
 #include <string_view>
 
 #include "api/node.h"
+#include "apiserver/api_errors.h"
+#include "apiserver/object_store.h"
 
 namespace podlimits::apiserver {
 
 // The object in stored bytes, or nullopt when they are not one JSON object.
 std::optional<api::Node> ParseStoredObject(std::string_view data);
+
+// Why stored bytes are not one JSON object ("invalid JSON at byte 120: Missing a comma or '}'
+// after an object member."), or nullopt when they are one. What every path that sends stored
+// bytes out as they are checks first, so that a damaged row is an error naming the object and
+// never a response that is not JSON: RapidJSON's SAX reader over the bytes, no tree built.
+std::optional<std::string> StoredJsonProblem(std::string_view data);
+
+// The 500 that names `object`, whose stored bytes are not one JSON object (api_errors.h's
+// CorruptObject, with StoredJsonProblem's reason).
+ApiError CorruptStoredObject(const StoredObject& object);
 
 // The stored object as an item of a list response: without its kind and apiVersion, which a
 // typed list (PodList.items) leaves out; the list names them once. Stored objects begin with

@@ -52,7 +52,13 @@ std::optional<Node> Parse(const std::string& data) { return ParseStoredObject(da
 
 bool Watch::Send(WatchEventType type, const StoredObject& object, ResponseStream& out) {
   auto tree = Parse(object.data);
-  if (!tree) return true;
+  if (!tree) {
+    // A damaged object ends the watch with the error that names it, as a list fails on it:
+    // skipped, its change would be lost to the client without a word.
+    const Node status = CorruptStoredObject(object).Status();
+    out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", api::EncodeJson(status, 0)) + "\n");
+    return false;
+  }
   const auto key = std::make_pair(object.key.namespace_, object.key.name);
   const bool matches = Matches(*tree);
   // What the client had before this change: known for an object this watch has sent; for one

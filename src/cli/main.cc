@@ -181,6 +181,26 @@ int Main(int argc, char** argv) {
   serve->add_option("--eviction-monitoring-period", serve_flags.eviction_monitoring_period,
                     "How often pid.available is compared with the eviction thresholds "
                     "(default 10s, the kubelet's)");
+  serve
+      ->add_option_function<std::string>(
+          "--store-integrity-check",
+          [&serve_flags](const std::string& check) {
+            serve_flags.store_integrity_check = check == "full"
+                                                    ? apiserver::IntegrityCheck::kFull
+                                                    : apiserver::IntegrityCheck::kQuick;
+          },
+          "What of the store is checked at start: quick (PRAGMA quick_check, the default) or "
+          "full (PRAGMA integrity_check)")
+      ->check(CLI::IsMember({"quick", "full"}));
+  serve->add_flag("--reinitialize-store", serve_flags.reinitialize_store,
+                  "Start on an empty store when the node's is lost or damaged (its objects are "
+                  "gone and its pods are stopped); what is left of it is kept aside");
+  ServeBackupFlags backup_flags;
+  CLI::App* serve_backup = serve->add_subcommand(
+      "backup", "Copy the node's store to FILE, while serve runs or not (restore: docs/serve.md)");
+  serve_backup->add_option("--data-dir", backup_flags.data_dir,
+                           "The node's data directory (default /var/lib/podlimits)");
+  serve_backup->add_option("FILE", backup_flags.file, "Where the backup goes")->required();
 
   WebhookFlags webhook_flags;
   CLI::App* webhook_cmd = app.add_subcommand(
@@ -259,6 +279,7 @@ int Main(int argc, char** argv) {
   }
   if (node_info->parsed()) return NodeInfoCommand(node_config, node_info_output);
   if (run->parsed()) return RunCommand(run_flags);
+  if (serve_backup->parsed()) return ServeBackupCommand(backup_flags);
   if (serve->parsed()) return ServeCommand(serve_flags);
   if (webhook_cmd->parsed()) return WebhookCommand(webhook_flags);
   if (labels_cmd->parsed()) return NodeLabelsCommand(labels_flags);

@@ -18,6 +18,7 @@
 #include "kubelet/node_config.h"
 #include "kubelet/pod_status.h"
 #include "kubelet/stop_signals.h"
+#include "nodeagent/cgroup_root_claim.h"
 
 namespace podlimits::cli {
 namespace {
@@ -100,6 +101,14 @@ int RunCommand(const RunFlags& flags) {
                    std::string(api::Name(api::ComputePodQos(pod, gates.pod_level_resources))), "",
                    ""});
 
+  // One node per cgroup root (nodeagent/cgroup_root_claim.h): a one-shot pod in a serving node's
+  // root would rewrite that node's kubepods pids.max. Checked before anything is created.
+  if (auto unclaimed = nodeagent::CheckCgroupRootUnclaimed(nodeagent::kCgroupRootClaimsDir,
+                                                           node.config().cgroup_root);
+      !unclaimed) {
+    const std::string message = unclaimed.error().Message();
+    return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
+  }
   if (auto started = node.Start(); !started) {
     const kubelet::NodeError& e = started.error();
     const std::string message = e.error.Message();

@@ -16,10 +16,12 @@
 #include "apiserver/api_handler.h"
 #include "apiserver/https_server.h"
 #include "apiserver/namespace_controller.h"
+#include "apiserver/node_store.h"
 #include "apiserver/store_maintenance.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pki.h"
 #include "apiserver/rest_handler.h"
+#include "apiserver/store_backup.h"
 #include "base/fs.h"
 #include "base/server_process.h"
 #include "apiserver/human_duration.h"
@@ -137,6 +139,16 @@ int ServeCommand(const ServeFlags& flags) {
     return Fail(claimed.error().Message());
   }
 
+  // The store before the certificates: a data directory whose store is lost still shows the
+  // node by its pki/ (apiserver/node_store.h).
+  auto node_store = apiserver::OpenNodeStore(
+      {data_dir, flags.store_integrity_check, flags.reinitialize_store});
+  if (!node_store) return Fail(node_store.error().Message());
+  for (const auto& notice : node_store->notices) {
+    std::fprintf(stderr, "podlimits serve: %s\n", notice.c_str());
+  }
+  apiserver::ObjectStore& store = *node_store->store;
+
   apiserver::PkiOptions pki_options;
   pki_options.data_dir = data_dir;
   const std::string url_host = listen->host.find(':') != std::string::npos
@@ -148,9 +160,6 @@ int ServeCommand(const ServeFlags& flags) {
   }
   auto pki = apiserver::EnsureNodePki(pki_options);
   if (!pki) return Fail(pki.error().Message());
-
-  auto store = apiserver::ObjectStore::Open(data_dir / "state.db");
-  if (!store) return Fail(store.error().error.Message());
 
   // SIGINT and SIGTERM are read here, not delivered: the listener's threads must not get them.
   sigset_t stop_signals;
@@ -169,7 +178,7 @@ int ServeCommand(const ServeFlags& flags) {
   // The API's feature gates are the node config's, as for `run` (one machine, one set of gates).
   admission::ChainOptions chain;
   chain.gates = config->feature_gates;
-  apiserver::RestHandler rest(**store, chain);
+  apiserver::RestHandler rest(store, chain);
   if (auto ns = rest.EnsureSystemNamespaces(); !ns) return Fail(ns.error().error.Message());
   std::error_code exe_error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", exe_error);
@@ -226,14 +235,14 @@ int ServeCommand(const ServeFlags& flags) {
   agent_options.static_pod_path = config->static_pod_path;
   agent_options.gates = config->feature_gates;
   agent_options.api = &rest;
-  nodeagent::NodeAgent agent(**store, agent_options);
+  nodeagent::NodeAgent agent(store, agent_options);
   if (auto started = agent.Start(); !started) return Fail(started.error().Message());
   rest.set_pod_logs(&agent);
   rest.set_pod_executor(&agent);
   rest.set_pod_port_dialer(&agent);
-  apiserver::NamespaceController namespaces(**store, rest);
+  apiserver::NamespaceController namespaces(store, rest);
   namespaces.Start();
-  apiserver::StoreMaintenance maintenance(**store, {});
+  apiserver::StoreMaintenance maintenance(store, {});
   maintenance.Start();
   auto server = apiserver::HttpsServer::Start(
       options, [&rest, &agent](const apiserver::HttpRequest& r) {
@@ -260,6 +269,16 @@ int ServeCommand(const ServeFlags& flags) {
                                std::filesystem::absolute(data_dir), config->cgroup_root);
   std::fprintf(stderr, "podlimits serve: stopped (%s)\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
   close(lock);
+  return 0;
+}
+
+int ServeBackupCommand(const ServeBackupFlags& flags) {
+  auto backup = apiserver::BackupStore(
+      std::filesystem::path(flags.data_dir) / apiserver::kStoreFileName, flags.file);
+  if (!backup) return Fail("backup: " + backup.error().Message());
+  std::printf("backed up %lld objects at resourceVersion %lld to %s (%ju bytes)\n",
+              static_cast<long long>(backup->objects), static_cast<long long>(backup->revision),
+              flags.file.c_str(), backup->bytes);
   return 0;
 }
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "apiserver/object_store.h"
+
 namespace podlimits::cli {
 
 struct ServeFlags {
@@ -16,9 +18,23 @@ struct ServeFlags {
   // How often the eviction manager looks at pid.available (the kubelet's evictionMonitoringPeriod,
   // 10s); a Go duration.
   std::string eviction_monitoring_period = "10s";
+  // What serve checks of its store before it starts (apiserver/node_store.h).
+  apiserver::IntegrityCheck store_integrity_check = apiserver::IntegrityCheck::kQuick;
+  // Start on an empty store when the node's is lost or damaged: its objects are gone and the
+  // pods it runs are stopped.
+  bool reinitialize_store = false;
 };
 
 int ServeCommand(const ServeFlags& flags);
+
+// `podlimits serve backup --data-dir DIR FILE`: a copy of the node's store, taken while serve
+// runs or not (apiserver/store_backup.h).
+struct ServeBackupFlags {
+  std::string data_dir = "/var/lib/podlimits";
+  std::string file;
+};
+
+int ServeBackupCommand(const ServeBackupFlags& flags);
 
 // `podlimits pod-monitor`: one pod of a serving node (nodeagent/pod_monitor.h); started by
 // `serve`, not by users.

@@ -47,6 +47,15 @@ Result<std::string> Owner(const fs::path& record) {
   return owner;
 }
 
+// The refusal of a second user of `cgroup_root` while the node of `owner` lives.
+std::unexpected<Error> ClaimedBy(const std::string& cgroup_root, const std::string& owner) {
+  return Failure(fmt::format(
+      "cgroupRoot \"{}\" belongs to the node of {}, which is still running (its serve or its "
+      "pods): two nodes cannot share {}kubepods, whose pids.max is a node's allocatable; give "
+      "this node its own cgroupRoot and stateDirectory in --node-config",
+      cgroup_root, owner, cgroup_root.ends_with('/') ? cgroup_root : cgroup_root + "/"));
+}
+
 }  // namespace
 
 bool NodeAlive(const fs::path& data_dir) {
@@ -79,11 +88,7 @@ Result<void> ClaimCgroupRoot(const fs::path& claims_dir, const fs::path& data_di
   if (!owner) return std::unexpected(owner.error());
   const std::string& current = *owner;
   if (!current.empty() && fs::path(current) != data_dir && NodeAlive(current)) {
-    return Failure(fmt::format(
-        "cgroupRoot \"{}\" belongs to the node of {}, which is still running (its serve or its "
-        "pods): two nodes cannot share {}kubepods, whose pids.max is a node's allocatable; give "
-        "this node its own cgroupRoot and stateDirectory in --node-config",
-        cgroup_root, current, cgroup_root.ends_with('/') ? cgroup_root : cgroup_root + "/"));
+    return ClaimedBy(cgroup_root, current);
   }
   if (current != data_dir.string()) {
     const std::string text = data_dir.string() + "\n";
@@ -92,6 +97,24 @@ Result<void> ClaimCgroupRoot(const fs::path& claims_dir, const fs::path& data_di
       return SystemError("write", record, errno);
     }
   }
+  return {};
+}
+
+Result<void> CheckCgroupRootUnclaimed(const fs::path& claims_dir, const std::string& cgroup_root) {
+  const fs::path record = claims_dir / Hex(cgroup_root);
+  UniqueFd fd(::open(record.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return {};  // no node ever claimed it (or the last one released it)
+    // Records are root's (0600): a user who may not read them may not run a pod either, which
+    // `run` says in its own words (kubelet::Kubelet::Start).
+    if (errno == EACCES) return {};
+    return SystemError("open", record, errno);
+  }
+  // Shared: a serve claiming or releasing it meanwhile finishes first; other runs do not wait.
+  if (::flock(fd.get(), LOCK_SH) != 0) return SystemError("flock", record, errno);
+  auto owner = Owner(record);
+  if (!owner) return std::unexpected(owner.error());
+  if (!owner->empty() && NodeAlive(*owner)) return ClaimedBy(cgroup_root, *owner);
   return {};
 }
 

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -1253,6 +1254,286 @@ TEST_F(ServePodsTest, PodNetworkThroughCni) {
     EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
   }
   EXPECT_TRUE(fs::exists(dir_ / "net.d/10-podlimits.conflist"));
+}
+
+// Issue 29: the store is never silently empty, and a damaged one is refused, never served.
+
+void RemoveStoreFiles(const fs::path& data) {
+  for (const char* f : {"state.db", "state.db-wal", "state.db-shm"}) fs::remove(data / f);
+}
+
+bool Alive(const std::string& pid) {
+  return !pid.empty() && ::kill(static_cast<pid_t>(std::atoll(pid.c_str())), 0) == 0;
+}
+
+// Stopped with a pod running, its store removed (then zeroed): serve refuses to start, saying
+// what it found and how to go on, and the pod runs on untouched. --reinitialize-store starts the
+// node afresh on purpose: the old store kept aside, the objects gone, the pod stopped.
+TEST_F(ServePodsTest, ALostStoreIsRefusedAndThePodRunsOn) {
+  const fs::path data = dir_ / "node";
+  CommandResult created, ready, uid, secret;
+  std::string monitor;
+  auto first = Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, LoopingPod("web", "web", "started", 3));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    uid = Kubectl({"get", "pod", "web", "-o", "jsonpath={.metadata.uid}"});
+    monitor = MonitorPid(uid.out);
+    secret = Kubectl({"create", "secret", "generic", "token", "--from-literal=t=s3cret"});
+  });
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(ready.exit_code, 0) << ready.err;
+  ASSERT_EQ(secret.exit_code, 0) << secret.err;
+  ASSERT_TRUE(Alive(monitor));
+  // The store's files are the owner's alone.
+  EXPECT_EQ(fs::status(data / "state.db").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  const std::string marker = ReadText(data / "store-id");
+  ASSERT_FALSE(marker.empty());
+  const fs::path log = data / "log/pods" / ("default_web_" + uid.out) / "web/0.log";
+  ASSERT_TRUE(fs::exists(log));
+
+  const std::string db = (data / "state.db").string();
+  RemoveStoreFiles(data);
+  auto missing = Serve([&](pid_t) { ADD_FAILURE() << "serve started without its store"; });
+  ASSERT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_TRUE(missing.err.starts_with("error: refusing to start: the node's store " + db +
+                                      " is missing, but " + data.string() +
+                                      " held a node: store-id names store "))
+      << missing.err;
+  EXPECT_NE(missing.err.find("pki/ (its certificates) is there and pods/ holds 1 pod."),
+            std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.err.find("start serve once with --reinitialize-store"), std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(fs::exists(data / "state.db")) << "no empty store was made";
+  EXPECT_TRUE(Alive(monitor)) << "the pod's monitor was stopped";
+  EXPECT_EQ(MonitorPid(uid.out), monitor);
+  EXPECT_TRUE(fs::exists(log)) << "the pod's logs were removed";
+
+  WriteText(data / "state.db", "");
+  auto zeroed = Serve([&](pid_t) { ADD_FAILURE() << "serve started on a zeroed store"; });
+  ASSERT_EQ(zeroed.exit_code, 3) << zeroed.err;
+  EXPECT_TRUE(zeroed.err.starts_with("error: refusing to start: the node's store " + db +
+                                     " is empty (0 bytes), but "))
+      << zeroed.err;
+  EXPECT_TRUE(Alive(monitor));
+  EXPECT_EQ(fs::file_size(data / "state.db"), 0u);
+
+  // Afresh, on purpose: the node has no objects, and the pod it ran is stopped and removed.
+  CommandResult pods, secrets;
+  bool pod_gone = false;
+  auto afresh = RunCommand(
+      {PodlimitsBinary(), "serve", "--data-dir", data.string(), "--listen", listen_,
+       "--node-config", (dir_ / "node.yaml").string(), "--reinitialize-store"},
+      [&] {
+        RunOptions o;
+        o.interrupt_on = "listening on";
+        o.signal = SIGTERM;
+        o.before_signal = [&](pid_t) {
+          pods = Kubectl({"get", "pods"});
+          secrets = Kubectl({"get", "secrets"});
+          for (int i = 0; i < 300 && !pod_gone; ++i) {
+            pod_gone = !Alive(monitor) && !fs::exists(data / "pods" / uid.out);
+            if (!pod_gone) ::usleep(100'000);
+          }
+        };
+        return o;
+      }());
+  EXPECT_EQ(afresh.exit_code, 0) << afresh.err;
+  EXPECT_NE(afresh.err.find("podlimits serve: --reinitialize-store: the lost store is kept as " +
+                            db + ".lost-"),
+            std::string::npos)
+      << afresh.err;
+  EXPECT_EQ(pods.err, "No resources found in default namespace.\n");
+  EXPECT_EQ(secrets.err, "No resources found in default namespace.\n");
+  EXPECT_TRUE(pod_gone) << "the pod of the old store still runs";
+  EXPECT_NE(ReadText(data / "store-id"), marker) << "the marker names the new store";
+  std::vector<std::string> kept;
+  for (const auto& e : fs::directory_iterator(data)) {
+    if (e.path().filename().string().starts_with("state.db.lost-")) kept.push_back(e.path());
+  }
+  EXPECT_EQ(kept.size(), 1u) << "the zeroed state.db, kept aside";
+}
+
+// A backup taken while serve runs and writes, put in place after the store is lost: serve starts
+// with every object the backup holds, and adopts the pod that kept running.
+TEST_F(ServePodsTest, ABackupTakenWhileServingIsRestored) {
+  const fs::path data = dir_ / "node", backup = dir_ / "node.backup";
+  constexpr const char* kListing =
+      "{range .items[*]}{.kind} {.metadata.namespace}/{.metadata.name} {.metadata.uid}\n{end}";
+  CommandResult created, ready, uid, objects_before, backed_up, after_backup;
+  std::string monitor;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"},
+                      "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n---\n"
+                      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: team}\n"
+                      "data: {a: \"1\"}\n---\n"
+                      "apiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: team}\n"
+                      "stringData: {t: s3cret}\n---\n"
+                      "apiVersion: v1\nkind: LimitRange\nmetadata: {name: pids, namespace: team}\n"
+                      "spec:\n  limits:\n  - type: Container\n    max: {cpu: \"2\"}\n---\n" +
+                          LoopingPod("web", "web", "started", 3));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    uid = Kubectl({"get", "pod", "web", "-o", "jsonpath={.metadata.uid}"});
+    monitor = MonitorPid(uid.out);
+    objects_before = Kubectl({"get", "namespaces,configmaps,secrets,limitranges,pods", "-A", "-o",
+                              std::string("jsonpath=") + kListing});
+    backed_up = RunCommand({PodlimitsBinary(), "serve", "backup", "--data-dir", data.string(),
+                            backup.string()});
+    after_backup = Kubectl({"create", "configmap", "after-backup", "-n", "team"});
+  });
+  ASSERT_EQ(ready.exit_code, 0) << created.err << ready.err;
+  ASSERT_EQ(backed_up.exit_code, 0) << backed_up.err;
+  EXPECT_TRUE(backed_up.out.starts_with("backed up ")) << backed_up.out;
+  EXPECT_NE(backed_up.out.find(" to " + backup.string() + " ("), std::string::npos)
+      << backed_up.out;
+  EXPECT_EQ(fs::status(backup).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_EQ(after_backup.exit_code, 0) << after_backup.err;
+
+  // The store lost; the backup put in place as docs/serve.md says.
+  RemoveStoreFiles(data);
+  fs::copy_file(backup, data / "state.db");
+  CommandResult objects_after, phase, logs, deleted;
+  std::string adopted_monitor;
+  auto restored = Serve([&](pid_t) {
+    objects_after = Kubectl({"get", "namespaces,configmaps,secrets,limitranges,pods", "-A", "-o",
+                             std::string("jsonpath=") + kListing});
+    phase = Kubectl({"get", "pod", "web", "-o",
+                     "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}"});
+    adopted_monitor = MonitorPid(uid.out);
+    logs = Kubectl({"logs", "web"});
+    deleted = Kubectl({"delete", "pod", "web", "--timeout=60s"});
+  });
+  EXPECT_EQ(restored.exit_code, 0) << restored.err;
+  EXPECT_EQ(restored.err.find("store-id"), std::string::npos) << "its own store: no notice\n"
+                                                              << restored.err;
+  EXPECT_FALSE(objects_before.out.empty());
+  EXPECT_EQ(objects_after.out, objects_before.out) << "every object of the backup, none after it";
+  EXPECT_EQ(objects_after.out.find("after-backup"), std::string::npos);
+  EXPECT_EQ(phase.out, "Running 0") << phase.err;
+  EXPECT_EQ(adopted_monitor, monitor) << "the pod was adopted, not restarted";
+  EXPECT_EQ(logs.out, "started\n") << logs.err;
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+}
+
+// Garbage in the middle of the file (a bad block, a stray write) is found by quick_check at
+// start: serve refuses with the check's first lines, instead of answering every list with
+// "database disk image is malformed".
+TEST_F(ServePodsTest, ADamagedStoreIsRefusedAtStart) {
+  const fs::path data = dir_ / "node";
+  std::string many;
+  for (int i = 0; i < 400; ++i) {
+    many += "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c" + std::to_string(i) +
+            "}\ndata: {text: \"" + std::string(500, 'x') + "\"}\n---\n";
+  }
+  CommandResult created;
+  auto first = Serve([&](pid_t) { created = Kubectl({"create", "-f", "-"}, many); });
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_FALSE(fs::exists(data / "state.db-wal")) << "a stopped serve leaves everything in state.db";
+  {
+    const auto size = fs::file_size(data / "state.db");
+    std::string garbage(4096, '\0');
+    std::mt19937 random(29);
+    for (char& c : garbage) c = static_cast<char>(random());
+    std::fstream f(data / "state.db", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size / 4096 / 2 * 4096));
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  auto damaged = Serve([&](pid_t) { ADD_FAILURE() << "serve started on a damaged store"; });
+  EXPECT_EQ(damaged.exit_code, 3) << damaged.err;
+  EXPECT_TRUE(damaged.err.starts_with(
+      "error: refusing to start: the node's store is damaged: PRAGMA quick_check \"" +
+      (data / "state.db").string() + "\": the database is damaged:\n  "))
+      << damaged.err;
+  EXPECT_NE(damaged.err.find("To restore a backup (podlimits serve backup)"), std::string::npos)
+      << damaged.err;
+}
+
+// A row whose bytes are damaged: the reads that would send it answer the apiserver's 500 for a
+// corrupt object, naming it, instead of a 200 that is not JSON (or a list without it).
+TEST_F(ServePodsTest, ACorruptRowIsA500NamingTheObject) {
+  const fs::path data = dir_ / "node";
+  auto first = Serve([&](pid_t) {
+    Kubectl({"create", "namespace", "team"});
+    Kubectl({"create", "configmap", "app", "-n", "team", "--from-literal=a=1"});
+    Kubectl({"create", "configmap", "zed", "-n", "team", "--from-literal=z=1"});
+  });
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((data / "state.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "UPDATE objects SET data = substr(data, 1, 40) WHERE resource = "
+                           "'configmaps' AND namespace = 'team' AND name = 'app'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+  }
+  CommandResult table, raw, get, zed;
+  auto second = Serve([&](pid_t) {
+    table = Kubectl({"get", "configmaps", "-n", "team"});
+    raw = Kubectl({"get", "--raw", "/api/v1/namespaces/team/configmaps"});
+    get = Kubectl({"get", "configmap", "app", "-n", "team", "-o", "json"});
+    zed = Kubectl({"get", "configmap", "zed", "-n", "team", "-o", "jsonpath={.data.z}"});
+  });
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  const std::string message =
+      "Internal error occurred: StorageError: corrupt object, Code: 7, Key: "
+      "/registry/configmaps/team/app, ResourceVersion: 0, AdditionalErrorMsg: object not "
+      "decodable: invalid JSON at byte 40: ";
+  for (const auto* r : {&table, &get}) {
+    EXPECT_EQ(r->exit_code, 1) << r->out;
+    EXPECT_TRUE(r->err.starts_with("Error from server (InternalError): " + message)) << r->err;
+  }
+  EXPECT_EQ(raw.exit_code, 1) << raw.out;
+  EXPECT_NE(raw.err.find(message), std::string::npos) << raw.err;
+  EXPECT_EQ(raw.out, "") << "a list that is not JSON went out";
+  EXPECT_EQ(zed.out, "1") << zed.err;
+}
+
+// `podlimits run` with a node config of its own but serve's cgroupRoot: refused with serve's
+// message for a second node, before anything is created (its state directory, the kubepods
+// pids.max serve set).
+TEST_F(ServePodsTest, RunIsRefusedTheCgroupRootOfARunningServe) {
+  std::ofstream(dir_ / "run.yaml")
+      << "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+      << "systemReserved: {pid: \"1000\"}\n---\n"
+      << "apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\nstateDirectory: "
+      << (dir_ / "run-state").string() << "\n";
+  const fs::path kubepods = fs::exists("/sys/fs/cgroup/cgroup.controllers")
+                                ? fs::path("/sys/fs/cgroup/kubepods")
+                                : fs::path("/sys/fs/cgroup/pids/kubepods");
+  CommandResult ready, run, deleted;
+  std::string pids_max_before, pids_max_after;
+  Serve([&](pid_t) {
+    Kubectl({"create", "-f", "-"}, LoopingPod("web", "web", "started", 3));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    pids_max_before = ReadText(kubepods / "pids.max");
+    RunOptions input;
+    input.stdin_text =
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  restartPolicy: Never\n"
+        "  containers:\n  - name: c\n    image: busybox:latest\n    command: [echo, hi]\n";
+    run = RunCommand({PodlimitsBinary(), "run", "-f", "-", "--node-config",
+                      (dir_ / "run.yaml").string(), "--image-root",
+                      (dir_ / "node/images").string()},
+                     input);
+    pids_max_after = ReadText(kubepods / "pids.max");
+    deleted = Kubectl({"delete", "pod", "web", "--timeout=60s"});
+  });
+  ASSERT_EQ(ready.exit_code, 0) << ready.err;
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_EQ(run.err,
+            "error: cgroupRoot \"/\" belongs to the node of " + (dir_ / "node").string() +
+                ", which is still running (its serve or its pods): two nodes cannot share "
+                "/kubepods, whose pids.max is a node's allocatable; give this node its own "
+                "cgroupRoot and stateDirectory in --node-config\n");
+  EXPECT_FALSE(pids_max_before.empty());
+  EXPECT_EQ(pids_max_after, pids_max_before) << "run rewrote serve's kubepods pids.max";
+  EXPECT_FALSE(fs::exists(dir_ / "run-state")) << "run created its state directory";
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
 }
 
 }  // namespace

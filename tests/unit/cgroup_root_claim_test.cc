@@ -86,3 +86,42 @@ TEST(CgroupRootClaim, ReleasedWhenNothingOfTheNodeRuns) {
 
 }  // namespace
 }  // namespace podlimits::nodeagent
+
+namespace podlimits::nodeagent {
+namespace {
+
+// `podlimits run` in a cgroupRoot: refused with serve's own words while a live node owns it;
+// free when nobody claimed it or its node has nothing left. It never claims or creates anything.
+TEST(CgroupRootClaim, RunIsRefusedTheRootOfALiveNodeAndClaimsNothing) {
+  podlimits::testing::TempDir dir("podlimits-claims");
+  const fs::path claims = dir / "claims", a = dir / "a";
+  // Nobody claimed anything: free, and no claims directory is made.
+  EXPECT_TRUE(CheckCgroupRootUnclaimed(claims, "/"));
+  EXPECT_FALSE(fs::exists(claims));
+  {
+    UniqueFd serve_a = Hold(a / "serve.lock");
+    ASSERT_TRUE(ClaimCgroupRoot(claims, a, "/"));
+    auto refused = CheckCgroupRootUnclaimed(claims, "/");
+    ASSERT_FALSE(refused);
+    // What serve says to a second node.
+    EXPECT_EQ(refused.error(), ClaimCgroupRoot(claims, dir / "b", "/").error());
+    EXPECT_EQ(refused.error().Message(),
+              "cgroupRoot \"/\" belongs to the node of " + a.string() +
+                  ", which is still running (its serve or its pods): two nodes cannot share "
+                  "/kubepods, whose pids.max is a node's allocatable; give this node its own "
+                  "cgroupRoot and stateDirectory in --node-config");
+    EXPECT_TRUE(CheckCgroupRootUnclaimed(claims, "/elsewhere")) << "another root is free";
+    // Two runs at once: neither waits for nor blocks the other (a shared lock each).
+    UniqueFd record(::open((claims / "2f").c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(record);
+    ASSERT_EQ(::flock(record.get(), LOCK_SH), 0);
+    EXPECT_FALSE(CheckCgroupRootUnclaimed(claims, "/"));
+  }
+  // a's serve stopped with no pod running: its claim no longer binds anyone, and stays a's.
+  EXPECT_TRUE(CheckCgroupRootUnclaimed(claims, "/"));
+  EXPECT_EQ(podlimits::testing::ReadText(claims / "2f"), a.string() + "\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(claims), fs::directory_iterator()), 1);
+}
+
+}  // namespace
+}  // namespace podlimits::nodeagent

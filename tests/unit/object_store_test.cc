@@ -1,14 +1,18 @@
 // The SQLite object store: revisions, optimistic concurrency, the change log and compaction,
-// and what survives a kill -9.
+// what survives a kill -9, its files' modes, the integrity check at open and its identity.
 #include "apiserver/object_store.h"
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <random>
 #include <string>
 
 #include "temp_dir.h"
@@ -219,6 +223,127 @@ TEST_F(ObjectStoreTest, AcknowledgedWritesSurviveKill9) {
   auto next = store_->Create(Pod("default", "after"), Body("y"));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->revision, static_cast<std::int64_t>(all->items.size()) + 1);
+}
+
+namespace fs = std::filesystem;
+
+fs::perms ModeOf(const fs::path& file) { return fs::status(file).permissions() & fs::perms::all; }
+
+constexpr fs::perms kOwnerOnly = fs::perms::owner_read | fs::perms::owner_write;
+
+// The store holds Secrets: its database, -wal and -shm are 0600 whatever the umask, also when
+// SQLite makes the -wal and -shm, and a store made 0644 before is tightened when opened.
+TEST_F(ObjectStoreTest, FilesAreTheOwnersAlone) {
+  struct Umask {
+    mode_t before = ::umask(022);  // SQLite alone would make its files 0644
+    ~Umask() { ::umask(before); }
+  } umask;
+  ASSERT_TRUE(store_->Create(Pod("default", "a"), Body("a")));  // the -wal and -shm now exist
+  for (const char* name : {"state.db", "state.db-wal", "state.db-shm"}) {
+    ASSERT_TRUE(fs::exists(dir_ / name)) << name;
+    EXPECT_EQ(ModeOf(dir_ / name), kOwnerOnly) << name;
+  }
+  // A store made before the rule, closed: it left only state.db, whose -wal and -shm of a
+  // running node empty files stand for.
+  store_.reset();
+  dir_.Write("state.db-wal", "");
+  dir_.Write("state.db-shm", "");
+  for (const char* name : {"state.db", "state.db-wal", "state.db-shm"}) {
+    ASSERT_EQ(::chmod((dir_ / name).c_str(), 0644), 0);
+  }
+  Reopen();
+  ASSERT_TRUE(store_->Create(Pod("default", "b"), Body("b")));
+  for (const char* name : {"state.db", "state.db-wal", "state.db-shm"}) {
+    EXPECT_EQ(ModeOf(dir_ / name), kOwnerOnly) << name;
+  }
+}
+
+// A store of a few thousand rows, closed (so that everything is in the main file).
+void WriteStore(const fs::path& path) {
+  auto store = ObjectStore::Open(path);
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE((*store)->Create(Pod("default", "p" + std::to_string(i)), [](std::int64_t rv) {
+      return std::string(600, 'x') + std::to_string(rv);
+    }));
+  }
+}
+
+// Overwrites the page in the middle of the file with random bytes: what a bad disk block or a
+// stray write does.
+void DamageMiddlePage(const fs::path& path) {
+  constexpr std::uintmax_t kPage = 4096;
+  std::mt19937 random(7);
+  std::string garbage(kPage, '\0');
+  for (char& c : garbage) c = static_cast<char>(random());
+  FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  std::fseek(f, static_cast<long>(fs::file_size(path) / kPage / 2 * kPage), SEEK_SET);
+  std::fwrite(garbage.data(), 1, garbage.size(), f);
+  std::fclose(f);
+}
+
+TEST(ObjectStoreIntegrity, ADamagedFileIsRefusedWithTheChecksFirstLines) {
+  struct Case {
+    const char* name;
+    IntegrityCheck check;
+    bool damaged;
+    bool refused;
+    const char* pragma;  // what the refusal names
+  };
+  const Case cases[] = {
+      {"sound, quick check", IntegrityCheck::kQuick, false, false, ""},
+      {"sound, full check", IntegrityCheck::kFull, false, false, ""},
+      {"a damaged page, quick check", IntegrityCheck::kQuick, true, true, "PRAGMA quick_check"},
+      {"a damaged page, full check", IntegrityCheck::kFull, true, true, "PRAGMA integrity_check"},
+      {"a damaged page, no check: opens (every read then fails)", IntegrityCheck::kNone, true,
+       false, ""},
+  };
+  for (const auto& c : cases) {
+    podlimits::testing::TempDir dir("podlimits-store-check");
+    const fs::path path = dir / "state.db";
+    WriteStore(path);
+    if (c.damaged) DamageMiddlePage(path);
+    auto opened = ObjectStore::Open(path, {c.check});
+    if (!c.refused) {
+      EXPECT_TRUE(opened) << c.name << ": " << opened.error().error.Message();
+      continue;
+    }
+    ASSERT_FALSE(opened) << c.name;
+    EXPECT_EQ(opened.error().kind, StoreError::Kind::kCorrupt) << c.name;
+    const std::string message = opened.error().error.Message();
+    // What the check found, line by line; when it cannot go on past a page, SQLite's error.
+    EXPECT_THAT(message, ::testing::StartsWith(std::string(c.pragma) + " \"" + path.string() +
+                                               "\": the database is damaged:\n  "))
+        << c.name;
+    EXPECT_THAT(message, ::testing::AnyOf(::testing::HasSubstr("\n  *** in database main ***"),
+                                          ::testing::HasSubstr("database disk image is malformed")))
+        << c.name;
+    // At most the first ten lines of what the check found, and SQLite's error.
+    EXPECT_LE(std::count(message.begin(), message.end(), '\n'), 11) << c.name << "\n" << message;
+  }
+}
+
+// A file SQLite does not take for a database at all is kCorrupt too, whatever the check.
+TEST(ObjectStoreIntegrity, NotADatabaseIsCorrupt) {
+  podlimits::testing::TempDir dir("podlimits-store-check");
+  dir.Write("state.db", std::string(8192, 'g'));
+  auto opened = ObjectStore::Open(dir / "state.db");
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().kind, StoreError::Kind::kCorrupt);
+  EXPECT_EQ(opened.error().error.Message(),
+            "PRAGMA journal_mode=WAL \"" + (dir / "state.db").string() +
+                "\": file is not a database");
+}
+
+TEST_F(ObjectStoreTest, IdentityIsWrittenOnceAndKept) {
+  auto none = store_->Identity();
+  ASSERT_TRUE(none);
+  EXPECT_EQ(*none, 0u);
+  ASSERT_TRUE(store_->SetIdentity(0xfeedfacecafebeefULL));  // above INT64_MAX: kept as it is
+  Reopen();
+  EXPECT_EQ(*store_->Identity(), 0xfeedfacecafebeefULL);
+  EXPECT_EQ(*store_->Revision(), 0) << "the identity is no write of an object";
 }
 
 }  // namespace

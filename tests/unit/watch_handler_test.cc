@@ -137,5 +137,29 @@ TEST_F(WatchTest, TablesForKubectlGetW) {
   EXPECT_THAT(lines[0], HasSubstr(R"("cells":["a")"));
 }
 
+// A damaged object ends the watch with the error that names it (its change is not skipped),
+// both in the initial list and among the changes.
+TEST_F(WatchTest, ADamagedObjectEndsTheWatchNamingIt) {
+  Put("a", "{}");
+  const std::int64_t before = Put("b", "{}");
+  ASSERT_TRUE(store_->Update({"configmaps", "default", "b"}, 0,
+                             [](std::int64_t) { return std::string("{\"kind\":"); }));
+  for (const bool from_revision : {false, true}) {
+    WatchRequest w;
+    if (from_revision) w.from = before;
+    auto lines = Run(w, 10);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_THAT(lines.back(), HasSubstr(R"({"type":"ERROR","object":{"kind":"Status")"));
+    EXPECT_THAT(lines.back(),
+                HasSubstr("StorageError: corrupt object, Code: 7, Key: "
+                          "/registry/configmaps/default/b, ResourceVersion: 0, "
+                          "AdditionalErrorMsg: object not decodable: invalid JSON at byte 8: "
+                          "Invalid value."));
+    EXPECT_THAT(lines.back(), HasSubstr(R"("code":500)"));
+    // From the start: a's ADDED, then the error; from b's revision: the error alone.
+    EXPECT_EQ(lines.size(), from_revision ? 1u : 2u);
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::apiserver
