@@ -446,6 +446,13 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
     s.Bind(6, request.limit == 0 ? std::int64_t{-1} : static_cast<std::int64_t>(request.limit) + 1);
     int rc;
     while ((rc = s.Step()) == SQLITE_ROW) {
+      // A row the log cannot tell the contents of is an object that was there (its first
+      // change after the revision was an update or a delete): as the one past the page it
+      // only says that more follow.
+      if (request.limit != 0 && page.items.size() == request.limit) {
+        page.more = true;
+        break;
+      }
       ObjectKey key{request.resource, s.Text(0), s.Text(1)};
       if (s.Int(4) != 0) {
         return finish(std::unexpected(
@@ -454,10 +461,6 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
                            "before it was compacted away",
                            Describe(key), page.revision),
                *compacted)));
-      }
-      if (request.limit != 0 && page.items.size() == request.limit) {
-        page.more = true;
-        break;
       }
       page.items.push_back(StoredObject{std::move(key), s.Int(2), s.Blob(3)});
     }

@@ -153,9 +153,10 @@ class ObjectStore {
                                                    const ObjectKey& after, std::size_t limit);
   // Up to `limit` objects from `start` as they were at `revision`, read with a LIMIT (a page
   // never holds more than it returns, plus one object to know whether more follow), in one read
-  // transaction. kGone when the log cannot rebuild that revision (before the compaction, or a
-  // key the old compaction lost: see above), with the compaction revision; kTooNew when the
-  // store has not reached it yet, with the store's revision.
+  // transaction. kGone when the log cannot rebuild that revision (before the compaction, or an
+  // object of the page whose last write before it the old compaction lost: see above), with
+  // the compaction revision; kTooNew when the store has not reached it yet, with the store's
+  // revision. `remaining` counts the objects that were there, known or not.
   StoreResult<Page> ListPage(const PageRequest& request);
   // Replaces the object. `expected_revision` 0 means unconditional (the apiserver's update
   // without a resourceVersion).

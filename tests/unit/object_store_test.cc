@@ -380,6 +380,13 @@ TEST_F(ObjectStoreHistoryTest, ALogCompactedTheOldWayIsGoneWhereItCannotTell) {
     ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
     EXPECT_EQ(Items(*page), *c.items) << c.name;
   }
+  // An object the log cannot tell past the end of a page only says that more follow: it was
+  // there (its first change after the revision was an update or a delete).
+  auto before_them = store_->ListPage(Pods(1, 4));
+  ASSERT_TRUE(before_them) << before_them.error().error.Message();
+  EXPECT_EQ(Items(*before_them), (std::vector<std::string>{"a/p1=p1v2@4"}));
+  EXPECT_TRUE(before_them->more);
+  EXPECT_EQ(before_them->remaining, 2);  // p2 and p3
   auto gone = store_->ListPage(Pods(0, 3));
   EXPECT_EQ(gone.error().error.Message(),
             "the change log cannot say what pods \"a/p1\" was at revision 3: its last write "
