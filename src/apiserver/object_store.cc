@@ -366,10 +366,13 @@ namespace {
 // from (or after) the start.
 std::string PageRange(const PageRequest& r, const ListStart& start, std::string_view t) {
   const std::string_view op = start.after ? ">" : ">=";
+  const bool from_the_first = !start.after && start.namespace_.empty() && start.name.empty();
   // A row value, so that SQLite seeks to the start in the key's index rather than scanning.
   if (r.all_namespaces) {
+    if (from_the_first) return fmt::format("{0}.resource = ?1", t);
     return fmt::format("{0}.resource = ?1 AND ({0}.namespace, {0}.name) {1} (?3, ?4)", t, op);
   }
+  if (from_the_first) return fmt::format("{0}.resource = ?1 AND {0}.namespace = ?5", t);
   return fmt::format("{0}.resource = ?1 AND {0}.namespace = ?5 AND {0}.name {1} ?4", t, op);
 }
 
@@ -414,8 +417,6 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
   };
   const auto current = CurrentRevision(db_);
   if (!current) return finish(std::unexpected(Internal(db_, "read the revision")));
-  const auto compacted = CompactedThrough(db_);
-  if (!compacted) return finish(std::unexpected(Internal(db_, "read the compaction")));
   Page page;
   page.revision = request.revision == 0 ? *current : request.revision;
   if (page.revision > *current) {
@@ -424,16 +425,23 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
                                                  page.revision, *current),
                                      *current)));
   }
-  if (page.revision < *compacted) {
-    return finish(std::unexpected(Of(StoreError::Kind::kGone,
-                                     fmt::format("revision {} is compacted ({})", page.revision,
-                                                 *compacted),
-                                     *compacted)));
-  }
-  // The newest state is the table's alone; an older one is rebuilt from the log.
+  // The newest state is the table's alone (and never compacted); an older one is rebuilt from
+  // the log, as far as it reaches.
   const bool now = page.revision == *current;
+  std::int64_t compacted = 0;
+  if (!now) {
+    const auto through = CompactedThrough(db_);
+    if (!through) return finish(std::unexpected(Internal(db_, "read the compaction")));
+    compacted = *through;
+    if (page.revision < compacted) {
+      return finish(std::unexpected(Of(StoreError::Kind::kGone,
+                                       fmt::format("revision {} is compacted ({})", page.revision,
+                                                   compacted),
+                                       compacted)));
+    }
+  }
   auto select = [&](const ListStart& start) {
-    return now ? fmt::format("SELECT o.namespace, o.name, o.revision, o.data, 0 FROM objects o "
+    return now ? fmt::format("SELECT o.namespace, o.name, o.revision, o.data FROM objects o "
                              "WHERE {}",
                              PageRange(request, start, "o"))
                : PageAtRevision(request, start);
@@ -453,16 +461,17 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
         page.more = true;
         break;
       }
-      ObjectKey key{request.resource, s.Text(0), s.Text(1)};
-      if (s.Int(4) != 0) {
+      if (!now && s.Int(4) != 0) {
+        const ObjectKey key{request.resource, s.Text(0), s.Text(1)};
         return finish(std::unexpected(
             Of(StoreError::Kind::kGone,
                fmt::format("the change log cannot say what {} was at revision {}: its last write "
                            "before it was compacted away",
                            Describe(key), page.revision),
-               *compacted)));
+               compacted)));
       }
-      page.items.push_back(StoredObject{std::move(key), s.Int(2), s.Blob(3)});
+      page.items.push_back(
+          StoredObject{{request.resource, s.Text(0), s.Text(1)}, s.Int(2), s.Blob(3)});
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
       return finish(std::unexpected(Internal(db_, "list " + request.resource)));
@@ -470,7 +479,9 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
   }
   if (page.more && request.count_remaining) {
     const ListStart after{page.items.back().key.namespace_, page.items.back().key.name, true};
-    Statement s(db_, "SELECT COUNT(*) FROM (" + select(after) + ")");
+    Statement s(db_, now ? fmt::format("SELECT COUNT(*) FROM objects o WHERE {}",
+                                       PageRange(request, after, "o"))
+                         : "SELECT COUNT(*) FROM (" + select(after) + ")");
     if (!s.ok()) return finish(std::unexpected(Internal(db_, "prepare")));
     BindPage(s, request, after, page.revision);
     if (s.Step() != SQLITE_ROW) return finish(std::unexpected(Internal(db_, "count")));

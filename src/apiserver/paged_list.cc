@@ -129,6 +129,12 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
     revision = page->revision;
     more = page->more;
     remaining = page->remaining;
+    if (!keep) {
+      // Without selectors one read is the page (at most `limit` objects): taken whole.
+      out.items = std::move(page->items);
+      if (!out.items.empty()) last = out.items.back().key;
+      break;
+    }
     for (StoredObject& item : page->items) {
       if (paging && out.items.size() >= limit) {
         more = true;  // the page is full and this object follows it
