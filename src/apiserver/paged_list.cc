@@ -109,8 +109,10 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
   };
 
   ListedPage out;
-  std::size_t batch = paging ? static_cast<std::size_t>(options.limit) : 0;
   const auto limit = static_cast<std::size_t>(std::max<std::int64_t>(options.limit, 0));
+  // Without selectors one read is the page (all objects, unpaged). With them, reads of a bounded
+  // size also when unpaged: what one list holds is the objects that match, not all of them.
+  std::size_t batch = paging ? limit : keep ? kMaxBatch : 0;
   std::optional<ObjectKey> last;  // the last object looked at
   bool more = false;
   std::int64_t remaining = 0;
@@ -141,9 +143,9 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
         break;
       }
       last = item.key;
-      if (!keep || keep(item)) out.items.push_back(std::move(item));
+      if (keep(item)) out.items.push_back(std::move(item));
     }
-    if (!more || !paging || out.items.size() >= limit) break;
+    if (!more || (paging && out.items.size() >= limit)) break;
     if (batch < kMaxBatch) batch = std::min(batch * 2, kMaxBatch);
     start = ListStart{last->namespace_, last->name, true};
   }

@@ -11,7 +11,8 @@
 //      not full and more objects follow, read on after the last one looked at, each read twice
 //      as many up to kMaxBatch (upstream doubles to 10,000 against etcd; here each read is a local
 //      query, so smaller reads cost little and bound what one list holds at a time). So a page
-//      holds `limit` matching objects, or the last of them.
+//      holds `limit` matching objects, or the last of them. An unpaged list with selectors reads
+//      kMaxBatch at a time too (at one revision), keeping only what matches.
 //   4. metadata.continue when objects follow the last one looked at (with selectors the rest may
 //      not match: the next page can be empty); metadata.remainingItemCount, how many follow,
 //      only without selectors, as upstream (with them the count would not be exact).

@@ -1,6 +1,7 @@
 // Paged lists (limit and continue) through the REST handler, as kube-apiserver pages them: every
 // page at the first page's revision, tokens in upstream's format, remainingItemCount only
 // without selectors, upstream's 400, 410, 422 and 504 answers, and Tables paged the same way.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -194,6 +195,46 @@ TEST_F(RestHandlerPagingTest, PagesFollowTheirContinueTokens) {
       EXPECT_EQ(pages[i].resource_version, pages[0].resource_version) << c.name << " page " << i;
     }
   }
+}
+
+// More objects than one read holds (kMaxBatch): with selectors the store reads on, in batches,
+// paged or not, and every match is found once.
+TEST_F(RestHandlerPagingTest, SelectorsReadOnAcrossBatches) {
+  constexpr int kMany = 1234;
+  for (int i = 0; i < kMany; ++i) {
+    const std::string name = fmt::format("many-{:04}", i);
+    const std::string labels = i % 100 == 7 ? R"("labels":{"every":"hundredth"},)" : "";
+    ASSERT_TRUE(store_->Create({"configmaps", "team", name}, [&](std::int64_t rv) {
+      return R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":")" + name +
+             R"(","namespace":"team",)" + labels + R"("resourceVersion":")" + std::to_string(rv) +
+             R"("}})";
+    }));
+  }
+  std::vector<std::string> expected;
+  for (int i = 7; i < kMany; i += 100) expected.push_back(fmt::format("team/many-{:04}", i));
+  ASSERT_EQ(expected.size(), 13u);
+  auto unpaged = List("/api/v1/namespaces/team/configmaps", {{"labelSelector", "every=hundredth"}});
+  EXPECT_EQ(unpaged.names, expected);
+  EXPECT_TRUE(unpaged.continue_token.empty());
+  std::vector<std::string> seen;
+  const auto pages = Pages("/api/v1/namespaces/team/configmaps",
+                           {{"limit", "5"}, {"labelSelector", "every=hundredth"}});
+  ASSERT_EQ(pages.size(), 3u);
+  for (const auto& page : pages) {
+    EXPECT_EQ(page.remaining, std::nullopt);
+    seen.insert(seen.end(), page.names.begin(), page.names.end());
+  }
+  EXPECT_EQ(pages[0].names.size(), 5u);
+  EXPECT_EQ(pages[1].names.size(), 5u);
+  EXPECT_EQ(seen, expected);
+  auto none = List("/api/v1/namespaces/team/configmaps", {{"limit", "1"}, {"labelSelector", "every=never"}});
+  EXPECT_EQ(none.status, 200);
+  EXPECT_TRUE(none.names.empty());
+  EXPECT_TRUE(none.continue_token.empty());
+  // Without selectors, the count of what follows.
+  auto counted = List("/api/v1/namespaces/team/configmaps", {{"limit", "1000"}});
+  EXPECT_EQ(counted.names.size(), 1000u);
+  EXPECT_EQ(counted.remaining, kMany - 1000);
 }
 
 // The token is upstream's: the last key below the list's prefix, then NUL, and the revision.
