@@ -22,7 +22,8 @@ using namespace podlimits::apiserver;
 constexpr int kPods = 1000;
 
 constexpr std::string_view kTableAccept =
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/"
+    "json;as=Table;v=v1beta1;g=meta.k8s.io,"
     "application/json";
 
 // A running two-container pod as the store keeps it (kind and apiVersion first).
@@ -160,9 +161,13 @@ void PagedList(benchmark::State& state, std::string_view accept) {
   }
   Report(state, bytes);
 }
-void BM_ListPodsJsonPaged(benchmark::State& state) { PagedList(state, "application/json"); }
+void BM_ListPodsJsonPaged(benchmark::State& state) {
+  PagedList(state, "application/json");
+}
 BENCHMARK(BM_ListPodsJsonPaged)->Unit(benchmark::kMillisecond);
-void BM_ListPodsTablePaged(benchmark::State& state) { PagedList(state, kTableAccept); }
+void BM_ListPodsTablePaged(benchmark::State& state) {
+  PagedList(state, kTableAccept);
+}
 BENCHMARK(BM_ListPodsTablePaged)->Unit(benchmark::kMillisecond);
 
 }  // namespace

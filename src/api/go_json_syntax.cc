@@ -10,9 +10,15 @@ namespace {
 // encoding/json's nesting limit.
 constexpr std::size_t kMaxDepth = 10000;
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool IsHex(char c) {
+  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // Go's quoteChar: the byte as a rune in strconv.Quote's form, between single quotes.
 std::string QuoteChar(char ch) {
@@ -20,14 +26,22 @@ std::string QuoteChar(char ch) {
   if (c == '\'') return R"('\'')";
   if (c == '"') return R"('"')";
   switch (c) {
-    case '\a': return R"('\a')";
-    case '\b': return R"('\b')";
-    case '\f': return R"('\f')";
-    case '\n': return R"('\n')";
-    case '\r': return R"('\r')";
-    case '\t': return R"('\t')";
-    case '\v': return R"('\v')";
-    case '\\': return R"('\\')";
+    case '\a':
+      return R"('\a')";
+    case '\b':
+      return R"('\b')";
+    case '\f':
+      return R"('\f')";
+    case '\n':
+      return R"('\n')";
+    case '\r':
+      return R"('\r')";
+    case '\t':
+      return R"('\t')";
+    case '\v':
+      return R"('\v')";
+    case '\\':
+      return R"('\\')";
   }
   if (c < 0x20 || c == 0x7f) return fmt::format(R"('\x{:02x}')", c);
   if (c < 0x80) return fmt::format("'{}'", static_cast<char>(c));

@@ -68,13 +68,27 @@ std::string GoJsonString(std::string_view s) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == '<' || c == '>' || c == '&') {
           out += fmt::format("\\u{:04x}", c);
@@ -174,8 +188,8 @@ bool IsCleanPath(std::string_view p) {
 }  // namespace
 
 std::string EncodeContinueToken(std::string_view start, std::int64_t revision) {
-  return Base64RawUrlEncode(fmt::format(R"({{"v":"{}","rv":{},"start":{}}})", kVersion, revision,
-                                        GoJsonString(start)));
+  return Base64RawUrlEncode(
+      fmt::format(R"({{"v":"{}","rv":{},"start":{}}})", kVersion, revision, GoJsonString(start)));
 }
 
 std::expected<ContinueToken, std::string> DecodeContinueToken(std::string_view text) {

@@ -382,8 +382,9 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
     return JsonResponse(200, api::EncodeJson(table, 0));
   }
   // The stored bytes go out as they are, less each item's kind and apiVersion.
-  std::string body = fmt::format(R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}")",
-                                 resource.kind, resource.GroupVersion(), rv);
+  std::string body =
+      fmt::format(R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}")",
+                  resource.kind, resource.GroupVersion(), rv);
   if (!listed->continue_token.empty()) {
     body += fmt::format(R"(,"continue":"{}")", listed->continue_token);  // base64url: no escapes
   }

@@ -171,7 +171,8 @@ TEST(ServeTest, PagedListsAndAKubeconfigThatFollowsListen) {
     EXPECT_TRUE(rows[i - 1].starts_with("p" + std::to_string(i) + " ")) << chunked.out;
   }
   EXPECT_TRUE(chunked.out.starts_with("NAME   READY   STATUS    RESTARTS   AGE\n")) << chunked.out;
-  const auto requests = LinesWith(chunked.err, "GET https://" + first + "/api/v1/namespaces/default/pods?");
+  const auto requests =
+      LinesWith(chunked.err, "GET https://" + first + "/api/v1/namespaces/default/pods?");
   ASSERT_EQ(requests.size(), 3u) << chunked.err;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     EXPECT_NE(requests[i].find("limit=2"), std::string::npos) << requests[i];

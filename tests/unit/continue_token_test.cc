@@ -73,7 +73,8 @@ TEST(ContinueToken, MalformedOnesGetDecodeContinuesErrors) {
        "continue key is not valid: illegal base64 data at input byte 2"},
       {"not JSON", json("x"),
        "continue key is not valid: invalid character 'x' looking for beginning of value"},
-      {"JSON cut short", json(R"({"v":)"), "continue key is not valid: unexpected end of JSON input"},
+      {"JSON cut short", json(R"({"v":)"),
+       "continue key is not valid: unexpected end of JSON input"},
       {"an array", json("[]"),
        "continue key is not valid: json: cannot unmarshal array into Go value of type "
        "storage.continueToken"},

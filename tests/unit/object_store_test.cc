@@ -179,7 +179,9 @@ TEST_F(ObjectStoreTest, ChangesAndCompaction) {
 // "ns/name=data" for each item of a page.
 std::vector<std::string> Items(const Page& page) {
   std::vector<std::string> out;
-  for (const auto& o : page.items) out.push_back(o.key.namespace_ + "/" + o.key.name + "=" + o.data);
+  for (const auto& o : page.items) {
+    out.push_back(o.key.namespace_ + "/" + o.key.name + "=" + o.data);
+  }
   return out;
 }
 
@@ -344,7 +346,8 @@ TEST_F(ObjectStoreHistoryTest, CompactionKeepsWhatLaterRevisionsAreBuiltFrom) {
   EXPECT_EQ(LoggedRevisions(), (std::vector<std::int64_t>{4, 8, 9, 10}));
   auto at_10 = store_->ListPage(Pods(0, 10));
   ASSERT_TRUE(at_10);
-  EXPECT_EQ(Items(*at_10), (std::vector<std::string>{"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4v2@9"}));
+  EXPECT_EQ(Items(*at_10),
+            (std::vector<std::string>{"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4v2@9"}));
 }
 
 // A store whose log was compacted before it kept each key's last entry: where a page needs an

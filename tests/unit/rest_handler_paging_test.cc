@@ -56,7 +56,9 @@ Answer Read(const HttpResponse& r) {
 }
 
 // The JSON inside a token.
-std::string TokenJson(const std::string& token) { return Base64RawUrlDecode(token).value_or("?"); }
+std::string TokenJson(const std::string& token) {
+  return Base64RawUrlDecode(token).value_or("?");
+}
 
 class RestHandlerPagingTest : public RestHandlerTest {
  protected:
@@ -64,8 +66,9 @@ class RestHandlerPagingTest : public RestHandlerTest {
     RestHandlerTest::SetUp();
     // default: cm-a .. cm-e (a, c and e labelled app=web); kube-system: cm-k.
     for (const char* name : {"cm-a", "cm-b", "cm-c", "cm-d", "cm-e"}) {
-      Put("default", name, "1", name == std::string("cm-a") || name == std::string("cm-c") ||
-                                    name == std::string("cm-e"));
+      Put("default", name, "1",
+          name == std::string("cm-a") || name == std::string("cm-c") ||
+              name == std::string("cm-e"));
     }
     Put("kube-system", "cm-k", "1", false);
   }
@@ -110,9 +113,10 @@ class RestHandlerPagingTest : public RestHandlerTest {
   void CompactTheOldWay(std::int64_t through) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((dir_ / "state.db").c_str(), &db), SQLITE_OK);
-    const std::string sql = "DELETE FROM changes WHERE revision <= " + std::to_string(through) +
-                            "; INSERT OR REPLACE INTO store_state(key, value) VALUES('compacted', " +
-                            std::to_string(through) + ")";
+    const std::string sql =
+        "DELETE FROM changes WHERE revision <= " + std::to_string(through) +
+        "; INSERT OR REPLACE INTO store_state(key, value) VALUES('compacted', " +
+        std::to_string(through) + ")";
     EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
   }
@@ -146,17 +150,20 @@ TEST_F(RestHandlerPagingTest, PagesFollowTheirContinueTokens) {
       {"a limit as large as the list",
        "/api/v1/namespaces/default/configmaps",
        {{"limit", "5"}},
-       {{{"default/cm-a", "default/cm-b", "default/cm-c", "default/cm-d", "default/cm-e"}, false,
+       {{{"default/cm-a", "default/cm-b", "default/cm-c", "default/cm-d", "default/cm-e"},
+         false,
          std::nullopt}}},
       {"no limit, no paging",
        "/api/v1/namespaces/default/configmaps",
        {},
-       {{{"default/cm-a", "default/cm-b", "default/cm-c", "default/cm-d", "default/cm-e"}, false,
+       {{{"default/cm-a", "default/cm-b", "default/cm-c", "default/cm-d", "default/cm-e"},
+         false,
          std::nullopt}}},
       {"a limit of 0 or less is none",
        "/api/v1/namespaces/default/configmaps",
        {{"limit", "-1"}},
-       {{{"default/cm-a", "default/cm-b", "default/cm-c", "default/cm-d", "default/cm-e"}, false,
+       {{{"default/cm-a", "default/cm-b", "default/cm-c", "default/cm-d", "default/cm-e"},
+         false,
          std::nullopt}}},
       {"resourceVersion=0 pages too",
        "/api/v1/namespaces/default/configmaps",
@@ -189,7 +196,8 @@ TEST_F(RestHandlerPagingTest, PagesFollowTheirContinueTokens) {
     for (std::size_t i = 0; i < pages.size(); ++i) {
       EXPECT_EQ(pages[i].status, 200) << c.name << " page " << i << ": " << pages[i].message;
       EXPECT_EQ(pages[i].names, c.pages[i].names) << c.name << " page " << i;
-      EXPECT_EQ(!pages[i].continue_token.empty(), c.pages[i].has_continue) << c.name << " page " << i;
+      EXPECT_EQ(!pages[i].continue_token.empty(), c.pages[i].has_continue)
+          << c.name << " page " << i;
       EXPECT_EQ(pages[i].remaining, c.pages[i].remaining) << c.name << " page " << i;
       // Every page shows the first page's revision.
       EXPECT_EQ(pages[i].resource_version, pages[0].resource_version) << c.name << " page " << i;
@@ -227,7 +235,8 @@ TEST_F(RestHandlerPagingTest, SelectorsReadOnAcrossBatches) {
   EXPECT_EQ(pages[0].names.size(), 5u);
   EXPECT_EQ(pages[1].names.size(), 5u);
   EXPECT_EQ(seen, expected);
-  auto none = List("/api/v1/namespaces/team/configmaps", {{"limit", "1"}, {"labelSelector", "every=never"}});
+  auto none = List("/api/v1/namespaces/team/configmaps",
+                   {{"limit", "1"}, {"labelSelector", "every=never"}});
   EXPECT_EQ(none.status, 200);
   EXPECT_TRUE(none.names.empty());
   EXPECT_TRUE(none.continue_token.empty());
@@ -240,18 +249,18 @@ TEST_F(RestHandlerPagingTest, SelectorsReadOnAcrossBatches) {
 // The token is upstream's: the last key below the list's prefix, then NUL, and the revision.
 TEST_F(RestHandlerPagingTest, TokensInTheApiserversFormat) {
   auto in_default = List("/api/v1/namespaces/default/configmaps", {{"limit", "2"}});
-  EXPECT_EQ(TokenJson(in_default.continue_token),
-            R"({"v":"meta.k8s.io/v1","rv":)" + in_default.resource_version +
-                R"(,"start":"cm-b\u0000"})");
+  EXPECT_EQ(
+      TokenJson(in_default.continue_token),
+      R"({"v":"meta.k8s.io/v1","rv":)" + in_default.resource_version + R"(,"start":"cm-b\u0000"})");
   auto everywhere = List("/api/v1/configmaps", {{"limit", "2"}});
-  EXPECT_EQ(TokenJson(everywhere.continue_token),
-            R"({"v":"meta.k8s.io/v1","rv":)" + everywhere.resource_version +
-                R"(,"start":"default/cm-b\u0000"})");
+  EXPECT_EQ(TokenJson(everywhere.continue_token), R"({"v":"meta.k8s.io/v1","rv":)" +
+                                                      everywhere.resource_version +
+                                                      R"(,"start":"default/cm-b\u0000"})");
   auto namespaces = List("/api/v1/namespaces", {{"limit", "1"}});
   EXPECT_EQ(namespaces.names, (std::vector<std::string>{"/default"}));
-  EXPECT_EQ(TokenJson(namespaces.continue_token),
-            R"({"v":"meta.k8s.io/v1","rv":)" + namespaces.resource_version +
-                R"(,"start":"default\u0000"})");
+  EXPECT_EQ(TokenJson(namespaces.continue_token), R"({"v":"meta.k8s.io/v1","rv":)" +
+                                                      namespaces.resource_version +
+                                                      R"(,"start":"default\u0000"})");
 }
 
 // A continued list shows every object as it was at the first page's revision, whatever was
@@ -262,10 +271,10 @@ TEST_F(RestHandlerPagingTest, EveryPageIsAtTheFirstPagesRevision) {
   Put("default", "cm-bb", "1", false);  // created between the pages, after the first page's last
   Put("default", "cm-c", "2", true);    // updated
   ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/default/configmaps/cm-d").status, 200);
-  Put("default", "cm-f", "1", false);   // created at the end
+  Put("default", "cm-f", "1", false);  // created at the end
   Put("default", "cm-e", "2", true);
   ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/default/configmaps/cm-e").status, 200);
-  Put("default", "cm-e", "3", true);    // deleted and created again
+  Put("default", "cm-e", "3", true);  // deleted and created again
 
   auto second = List("/api/v1/namespaces/default/configmaps",
                      {{"limit", "2"}, {"continue", first.continue_token}});
@@ -291,13 +300,14 @@ TEST_F(RestHandlerPagingTest, EveryPageIsAtTheFirstPagesRevision) {
                      {{"limit", "10"}, {"resourceVersion", first.resource_version}});
   EXPECT_EQ(legacy.names, (std::vector<std::string>{"default/cm-a", "default/cm-b", "default/cm-c",
                                                     "default/cm-d", "default/cm-e"}));
-  auto exact = List("/api/v1/namespaces/default/configmaps",
-                    {{"resourceVersion", first.resource_version}, {"resourceVersionMatch", "Exact"}});
+  auto exact =
+      List("/api/v1/namespaces/default/configmaps",
+           {{"resourceVersion", first.resource_version}, {"resourceVersionMatch", "Exact"}});
   EXPECT_EQ(exact.names, legacy.names);
   EXPECT_EQ(exact.resource_version, first.resource_version);
   // Without a limit a resourceVersion is "not older than": the newest.
-  auto not_older = List("/api/v1/namespaces/default/configmaps",
-                        {{"resourceVersion", first.resource_version}});
+  auto not_older =
+      List("/api/v1/namespaces/default/configmaps", {{"resourceVersion", first.resource_version}});
   EXPECT_EQ(not_older.names, now.names);
 }
 
@@ -324,19 +334,21 @@ TEST_F(RestHandlerPagingTest, AnExpiredTokenIsGoneWithATokenForTheRest) {
   EXPECT_EQ(TokenJson(expired.continue_token),
             R"({"v":"meta.k8s.io/v1","rv":-1,"start":"default/cm-b\u0000"})");
   // The rest, at the newest revision: what changed meanwhile shows.
-  const auto rest = Pages("/api/v1/configmaps", {{"limit", "2"}, {"continue", expired.continue_token}});
+  const auto rest =
+      Pages("/api/v1/configmaps", {{"limit", "2"}, {"continue", expired.continue_token}});
   ASSERT_EQ(rest.size(), 3u);
   EXPECT_EQ(rest[0].names, (std::vector<std::string>{"default/cm-c", "default/cm-d"}));
   EXPECT_EQ(rest[0].data, (std::vector<std::string>{"2", "1"}));
   EXPECT_EQ(rest[1].names, (std::vector<std::string>{"default/cm-e", "default/cm-z"}));
   EXPECT_EQ(rest[2].names, (std::vector<std::string>{"kube-system/cm-k"}));
   EXPECT_NE(rest[0].resource_version, first.resource_version);
-  EXPECT_EQ(TokenJson(rest[0].continue_token),
-            R"({"v":"meta.k8s.io/v1","rv":)" + rest[0].resource_version +
-                R"(,"start":"default/cm-d\u0000"})");
+  EXPECT_EQ(TokenJson(rest[0].continue_token), R"({"v":"meta.k8s.io/v1","rv":)" +
+                                                   rest[0].resource_version +
+                                                   R"(,"start":"default/cm-d\u0000"})");
 
   // An exact read before the compaction: the list's own 410.
-  const Answer old = List("/api/v1/configmaps", {{"limit", "2"}, {"resourceVersion", first.resource_version}});
+  const Answer old =
+      List("/api/v1/configmaps", {{"limit", "2"}, {"resourceVersion", first.resource_version}});
   EXPECT_EQ(old.status, 410);
   EXPECT_EQ(old.reason, "Expired");
   EXPECT_EQ(old.message, "The resourceVersion for the provided list is too old.");
@@ -375,47 +387,78 @@ TEST_F(RestHandlerPagingTest, UpstreamsAnswersToBadOptions) {
     std::string message;
   };
   const Case cases[] = {
-      {"a limit that is not a number", {{"limit", "ten"}}, 400, "BadRequest",
+      {"a limit that is not a number",
+       {{"limit", "ten"}},
+       400,
+       "BadRequest",
        "strconv.ParseInt: parsing \"ten\": invalid syntax"},
-      {"a limit past int64", {{"limit", "9223372036854775808"}}, 400, "BadRequest",
+      {"a limit past int64",
+       {{"limit", "9223372036854775808"}},
+       400,
+       "BadRequest",
        "strconv.ParseInt: parsing \"9223372036854775808\": value out of range"},
-      {"a token that is not base64", {{"limit", "1"}, {"continue", "not-a-token!"}}, 400,
+      {"a token that is not base64",
+       {{"limit", "1"}, {"continue", "not-a-token!"}},
+       400,
        "BadRequest",
        "invalid continue token: continue key is not valid: illegal base64 data at input byte 11"},
       {"a token of another version",
-       {{"continue", Base64RawUrlEncode(R"({"v":"meta.k8s.io/v0","rv":5,"start":"a"})")}}, 400,
+       {{"continue", Base64RawUrlEncode(R"({"v":"meta.k8s.io/v0","rv":5,"start":"a"})")}},
+       400,
        "BadRequest",
        "invalid continue token: continue key is not valid: server does not recognize this "
        "encoded version meta.k8s.io/v0"},
       {"a token reaching above the prefix",
-       {{"continue", Base64RawUrlEncode(R"({"v":"meta.k8s.io/v1","rv":5,"start":"../secrets/x"})")}},
-       400, "BadRequest", "invalid continue token: continue key is not valid: ../secrets/x"},
-      {"a token and a resourceVersion", {{"continue", token}, {"resourceVersion", "5"}}, 400,
-       "BadRequest", "specifying resource version is not allowed when using continue"},
+       {{"continue",
+         Base64RawUrlEncode(R"({"v":"meta.k8s.io/v1","rv":5,"start":"../secrets/x"})")}},
+       400,
+       "BadRequest",
+       "invalid continue token: continue key is not valid: ../secrets/x"},
+      {"a token and a resourceVersion",
+       {{"continue", token}, {"resourceVersion", "5"}},
+       400,
+       "BadRequest",
+       "specifying resource version is not allowed when using continue"},
       {"a token and resourceVersionMatch",
        {{"continue", token}, {"resourceVersion", "5"}, {"resourceVersionMatch", "NotOlderThan"}},
-       422, "Invalid",
+       422,
+       "Invalid",
        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
        "resourceVersionMatch is forbidden when continue is provided"},
-      {"resourceVersionMatch alone", {{"resourceVersionMatch", "Exact"}}, 422, "Invalid",
+      {"resourceVersionMatch alone",
+       {{"resourceVersionMatch", "Exact"}},
+       422,
+       "Invalid",
        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
        "resourceVersionMatch is forbidden unless resourceVersion is provided"},
       {"Exact at 0 and a bad match",
-       {{"resourceVersion", "0"}, {"resourceVersionMatch", "exact"}}, 422, "Invalid",
+       {{"resourceVersion", "0"}, {"resourceVersionMatch", "exact"}},
+       422,
+       "Invalid",
        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Unsupported value: "
        "\"exact\": supported values: \"Exact\", \"NotOlderThan\", \"\""},
-      {"Exact at 0", {{"resourceVersion", "0"}, {"resourceVersionMatch", "Exact"}}, 422,
+      {"Exact at 0",
+       {{"resourceVersion", "0"}, {"resourceVersionMatch", "Exact"}},
+       422,
        "Invalid",
        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""},
-      {"sendInitialEvents", {{"sendInitialEvents", "true"}}, 422, "Invalid",
+      {"sendInitialEvents",
+       {{"sendInitialEvents", "true"}},
+       422,
+       "Invalid",
        "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents "
        "is forbidden for list"},
-      {"a resourceVersion that is not a number", {{"resourceVersion", "abc"}}, 400, "BadRequest",
+      {"a resourceVersion that is not a number",
+       {{"resourceVersion", "abc"}},
+       400,
+       "BadRequest",
        "invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: "
        "parsing \"abc\": invalid syntax"},
       {"an exact read the store has not reached",
-       {{"limit", "1"}, {"resourceVersion", too_new}}, 504, "Timeout",
+       {{"limit", "1"}, {"resourceVersion", too_new}},
+       504,
+       "Timeout",
        "Timeout: Too large resource version: " + too_new + ", current: " + first.resource_version},
   };
   for (const auto& c : cases) {
@@ -425,7 +468,8 @@ TEST_F(RestHandlerPagingTest, UpstreamsAnswersToBadOptions) {
     EXPECT_EQ(a.message, c.message) << c.name;
   }
   // A token with resourceVersion "0" is fine, as upstream.
-  EXPECT_EQ(List("/api/v1/configmaps", {{"continue", token}, {"resourceVersion", "0"}}).status, 200);
+  EXPECT_EQ(List("/api/v1/configmaps", {{"continue", token}, {"resourceVersion", "0"}}).status,
+            200);
 }
 
 // kubectl get asks for Tables with limit=500: the Table carries the list's continue and
@@ -448,22 +492,23 @@ TEST_F(RestHandlerPagingTest, TablesPageAsListsDo) {
   r.headers["accept"] = std::string(kTableAccept);
   auto raw = rest_->Handle(r);
   ASSERT_TRUE(raw);
-  EXPECT_THAT(raw->body, ::testing::StartsWith(
-                             R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{)"
-                             R"("resourceVersion":")" + pages[0].resource_version +
-                             R"(","continue":")" + pages[0].continue_token +
-                             R"(","remainingItemCount":2},"columnDefinitions":)"));
+  EXPECT_THAT(raw->body,
+              ::testing::StartsWith(R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{)"
+                                    R"("resourceVersion":")" +
+                                    pages[0].resource_version + R"(","continue":")" +
+                                    pages[0].continue_token +
+                                    R"(","remainingItemCount":2},"columnDefinitions":)"));
 }
 
 // A plain list's metadata in ListMeta's order.
 TEST_F(RestHandlerPagingTest, ListMetaInItsOrder) {
   auto r = Call("GET", "/api/v1/namespaces/default/configmaps?limit=2");
   const Answer a = Read(r);
-  EXPECT_THAT(r.body, ::testing::StartsWith(R"({"kind":"ConfigMapList","apiVersion":"v1",)"
-                                            R"("metadata":{"resourceVersion":")" +
-                                            a.resource_version + R"(","continue":")" +
-                                            a.continue_token +
-                                            R"(","remainingItemCount":3},"items":[{"metadata":)"));
+  EXPECT_THAT(r.body,
+              ::testing::StartsWith(R"({"kind":"ConfigMapList","apiVersion":"v1",)"
+                                    R"("metadata":{"resourceVersion":")" +
+                                    a.resource_version + R"(","continue":")" + a.continue_token +
+                                    R"(","remainingItemCount":3},"items":[{"metadata":)"));
 }
 
 }  // namespace
