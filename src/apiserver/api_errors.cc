@@ -45,11 +45,13 @@ api::Node ApiError::Status() const {
   api::Node status = api::Node::Object();
   status.Set("kind", api::Node::String("Status"));
   status.Set("apiVersion", api::Node::String("v1"));
-  status.Set("metadata", api::Node::Object());
+  api::Node metadata = api::Node::Object();
+  if (!list_continue.empty()) metadata.Set("continue", api::Node::String(list_continue));
+  status.Set("metadata", std::move(metadata));
   status.Set("status", api::Node::String("Failure"));
   status.Set("message", api::Node::String(message));
   status.Set("reason", api::Node::String(reason));
-  if (!name.empty() || !kind.empty() || !causes.empty()) {
+  if (!name.empty() || !kind.empty() || !causes.empty() || retry_after_seconds != 0) {
     api::Node details = api::Node::Object();
     if (!name.empty()) details.Set("name", api::Node::String(name));
     if (!group.empty()) details.Set("group", api::Node::String(group));
@@ -60,10 +62,13 @@ api::Node ApiError::Status() const {
         api::Node cause = api::Node::Object();
         cause.Set("reason", api::Node::String(c.reason));
         cause.Set("message", api::Node::String(c.message));
-        cause.Set("field", api::Node::String(c.field));
+        if (!c.field.empty()) cause.Set("field", api::Node::String(c.field));  // omitempty
         list.items.push_back(std::move(cause));
       }
       details.Set("causes", std::move(list));
+    }
+    if (retry_after_seconds != 0) {
+      details.Set("retryAfterSeconds", api::Node::Int(retry_after_seconds));
     }
     status.Set("details", std::move(details));
   }
@@ -148,6 +153,15 @@ ApiError MethodNotSupported(std::string_view resource, std::string_view verb) {
 }
 
 ApiError ResourceExpired(std::string message) { return Make(410, "Expired", std::move(message)); }
+
+ApiError TooLargeResourceVersion(std::int64_t asked, std::int64_t current) {
+  ApiError e = Make(504, "Timeout",
+                    fmt::format("Timeout: Too large resource version: {}, current: {}", asked,
+                                current));
+  e.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
+  e.retry_after_seconds = 1;
+  return e;
+}
 
 ApiError UnsupportedMediaType(const std::vector<std::string>& accepted) {
   std::string list;

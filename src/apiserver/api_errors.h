@@ -28,6 +28,10 @@ struct ApiError {
   std::string group;  // the resource's API group, "" for the core group
   std::string kind;
   std::vector<StatusCause> causes;
+  int retry_after_seconds = 0;  // details.retryAfterSeconds, when not 0
+  // The Status's metadata.continue: the token a 410 for an expired continue token offers to go
+  // on with (inconsistently).
+  std::string list_continue;
 
   HttpResponse Response() const;  // the Status object as the response body
   api::Node Status() const;       // the Status object (a watch's ERROR event carries it)
@@ -66,6 +70,10 @@ ApiError RequestEntityTooLarge(std::size_t limit);
 ApiError MethodNotSupported(std::string_view resource, std::string_view verb);
 // Gone: `too old resource version: 5 (20)` (Expired, 410)
 ApiError ResourceExpired(std::string message);
+// 504 `Timeout: Too large resource version: 50, current: 12`, with the cause
+// ResourceVersionTooLarge and a retry after a second (storage's TooLargeResourceVersionError):
+// a read at a revision the store has not reached.
+ApiError TooLargeResourceVersion(std::int64_t asked, std::int64_t current);
 // 415: the body's content type is not one of `accepted` (negotiation's
 // NewUnsupportedMediaTypeError).
 ApiError UnsupportedMediaType(const std::vector<std::string>& accepted);

@@ -9,6 +9,16 @@
 // long as the log still reaches back to N; compaction keeps the newest entries, and a watch from
 // before them is told so (the apiserver's 410 Gone, "too old resource version").
 //
+// The log also answers what a list looked like at an earlier revision R, as etcd's MVCC store
+// does (a paged list shows every page as at its first page's revision): an object written at or
+// before R is in the table as it was; one written after R is its newest log entry at or before R
+// (absent when that is a DELETED, or when its first entry after R is its ADDED); an object
+// deleted after R comes back from the log. Compaction is etcd's: up to revision C it drops every
+// entry except each key's newest one (and that too when it is a DELETED), and records C; so the
+// state at any R >= C can be rebuilt. A log compacted the older way (every entry up to C dropped)
+// cannot say what an object changed after R was at R when its last write before R is gone: such a
+// page is kGone, as one before C is.
+//
 // The store does not interpret objects: the caller renders each object's bytes for the revision
 // it is given (so metadata.resourceVersion is inside what is stored and read back as is), and
 // optimistic concurrency compares the caller's expected revision with the stored one.
@@ -72,6 +82,7 @@ struct StoreError {
     kAlreadyExists,  // create of an existing key
     kConflict,       // the expected revision is not the stored one
     kGone,           // the change log no longer reaches back to the revision asked for
+    kTooNew,         // the revision asked for is newer than the store's (current_revision)
     kInternal,       // SQLite failed
     kCorrupt,        // Open: the file is not a sound SQLite database (its check's lines)
   };
@@ -89,6 +100,31 @@ using Render = std::function<std::string(std::int64_t revision)>;
 struct ListResult {
   std::vector<StoredObject> items;  // sorted by namespace, then name
   std::int64_t revision = 0;        // the store's revision when listed
+};
+
+// Where a page of a list begins: at the key (namespace_, name), or just after it. Keys compare
+// as the list is ordered: namespace, then name, as byte strings.
+struct ListStart {
+  std::string namespace_;
+  std::string name;
+  bool after = false;  // false: from the key itself
+};
+
+struct PageRequest {
+  std::string resource;
+  std::string namespace_;  // the one namespace, unless all_namespaces
+  bool all_namespaces = false;
+  ListStart start;            // default: from the first object
+  std::int64_t revision = 0;  // the objects as they were at this revision; 0: the newest
+  std::size_t limit = 0;      // at most this many; 0: all
+  bool count_remaining = false;  // count the objects after the page (when there are any)
+};
+
+struct Page {
+  std::vector<StoredObject> items;  // sorted by namespace, then name
+  std::int64_t revision = 0;        // the revision they show
+  bool more = false;                // objects come after the last item
+  std::int64_t remaining = 0;       // with count_remaining and more: how many
 };
 
 // While one lives, the writes this thread makes are dry runs (the API's dryRun=All): checked
@@ -139,6 +175,13 @@ class ObjectStore {
   // all at once (the store's maintenance over thousands of events).
   StoreResult<std::vector<StoredObject>> ListAfter(std::string_view resource,
                                                    const ObjectKey& after, std::size_t limit);
+  // Up to `limit` objects from `start` as they were at `revision`, read with a LIMIT (a page
+  // never holds more than it returns, plus one object to know whether more follow), in one read
+  // transaction. kGone when the log cannot rebuild that revision (before the compaction, or an
+  // object of the page whose last write before it the old compaction lost: see above), with
+  // the compaction revision; kTooNew when the store has not reached it yet, with the store's
+  // revision. `remaining` counts the objects that were there, known or not.
+  StoreResult<Page> ListPage(const PageRequest& request);
   // Replaces the object. `expected_revision` 0 means unconditional (the apiserver's update
   // without a resourceVersion).
   StoreResult<StoredObject> Update(const ObjectKey& key, std::int64_t expected_revision,
@@ -155,9 +198,13 @@ class ObjectStore {
 
   // The newest revision (0 for an empty store).
   StoreResult<std::int64_t> Revision();
-  // Drops change-log entries so that at most `keep` remain; watches from before the oldest kept
-  // one then get kGone.
+  // Compacts the log to its newest `keep` revisions, as etcd compacts (see above): entries at
+  // or before the compaction revision go, except each key's newest one unless that is a
+  // DELETED. Watches from before the compaction revision then get kGone; lists at or after it
+  // still see what was.
   StoreResult<void> Compact(std::int64_t keep);
+  // The revision the log was last compacted at (0: never).
+  StoreResult<std::int64_t> CompactedRevision();
 
   // The store's identity: a random number written into the database once (apiserver/node_store.h
   // names it in the data directory's marker, so that a store that is not the node's own is

@@ -161,6 +161,35 @@ Result<Cert> ReadCert(const fs::path& path) {
   return cert;
 }
 
+// The serving certificate's subjectAltName: localhost, the host name, 127.0.0.1 and ::1, and the
+// names and addresses asked for.
+std::string ServingNames(const PkiOptions& options) {
+  std::string sans = "DNS:localhost";
+  const std::string host = cri::HostName();
+  if (!host.empty() && host != "localhost") sans += ",DNS:" + host;
+  for (const auto& d : options.dns_names) {
+    if (d != "localhost" && d != host) sans += ",DNS:" + d;
+  }
+  sans += ",IP:127.0.0.1,IP:::1";
+  for (const auto& ip : options.ip_addresses) {
+    if (ip != "127.0.0.1" && ip != "::1") sans += ",IP:" + ip;
+  }
+  return sans;
+}
+
+constexpr std::string_view kServingName = "podlimits-apiserver";
+
+// Whether `cert` is valid for every name and address asked for.
+bool Covers(X509* cert, const PkiOptions& options) {
+  for (const auto& ip : options.ip_addresses) {
+    if (X509_check_ip_asc(cert, ip.c_str(), 0) != 1) return false;
+  }
+  for (const auto& d : options.dns_names) {
+    if (X509_check_host(cert, d.c_str(), d.size(), 0, nullptr) != 1) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string KubeconfigText(const std::string& cluster_name, const std::string& server_url,
@@ -198,9 +227,9 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
               options.data_dir / "kubeconfig", false};
   if (mkdir(pki.c_str(), 0700) != 0 && errno != EEXIST) return SystemError("mkdir", pki, errno);
 
-  const std::vector<fs::path> all = {out.ca_cert,   out.ca_key,     out.serving_cert,
-                                     out.serving_key, out.admin_cert, out.admin_key,
-                                     out.kubeconfig};
+  // The certificates and keys; the kubeconfig is derived from them.
+  const std::vector<fs::path> all = {out.ca_cert,      out.ca_key,     out.serving_cert,
+                                     out.serving_key,  out.admin_cert, out.admin_key};
   std::size_t present = 0;
   for (const auto& p : all) present += fs::exists(p) ? 1 : 0;
   if (present == all.size()) {
@@ -220,6 +249,36 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
       if (X509_verify(cert->get(), ca_public) != 1) {
         return Failure("verify certificate", cert_path, "not signed by " + out.ca_cert.string());
       }
+      if (cert_path == out.serving_cert && !Covers(cert->get(), options)) {
+        // The same key, so only the certificate file changes (atomically): no moment where a
+        // crash leaves a key beside a certificate that is not its own.
+        auto ca_key = ReadKey(out.ca_key);
+        if (!ca_key) return std::unexpected(ca_key.error());
+        auto serving = Issue({std::string(kServingName), "", kLeafValidity, false, "serverAuth",
+                              ServingNames(options)},
+                             key->get(), ca->get(), ca_key->get());
+        if (!serving) return std::unexpected(serving.error());
+        if (auto w = WriteFileAtomically(out.serving_cert, ToPem(serving->get()), 0644); !w) {
+          return std::unexpected(w.error());
+        }
+        out.serving_reissued = true;
+      }
+    }
+    auto ca_pem = ReadSmallFile(out.ca_cert, 64 * 1024);
+    if (!ca_pem) return std::unexpected(ca_pem.error());
+    auto admin_pem = ReadSmallFile(out.admin_cert, 64 * 1024);
+    if (!admin_pem) return std::unexpected(admin_pem.error());
+    auto admin_key_pem = ReadSmallFile(out.admin_key, 64 * 1024);
+    if (!admin_key_pem) return std::unexpected(admin_key_pem.error());
+    const std::string kubeconfig = KubeconfigText(options.cluster_name, options.server_url,
+                                                  *ca_pem, *admin_pem, *admin_key_pem);
+    auto current = fs::exists(out.kubeconfig) ? ReadSmallFile(out.kubeconfig, 256 * 1024)
+                                              : Result<std::string>(std::string());
+    if (!current || *current != kubeconfig) {
+      if (auto w = WriteFileAtomically(out.kubeconfig, kubeconfig, 0600); !w) {
+        return std::unexpected(w.error());
+      }
+      out.kubeconfig_written = true;
     }
     return out;
   }
@@ -239,15 +298,10 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
                   nullptr, ca_key->get());
   if (!ca) return std::unexpected(ca.error());
 
-  std::string sans = "DNS:localhost";
-  const std::string host = cri::HostName();
-  if (!host.empty() && host != "localhost") sans += ",DNS:" + host;
-  for (const auto& d : options.dns_names) sans += ",DNS:" + d;
-  sans += ",IP:127.0.0.1,IP:::1";
-  for (const auto& ip : options.ip_addresses) sans += ",IP:" + ip;
   auto serving_key = NewKey();
   if (!serving_key) return std::unexpected(serving_key.error());
-  auto serving = Issue({"podlimits-apiserver", "", kLeafValidity, false, "serverAuth", sans},
+  auto serving = Issue({std::string(kServingName), "", kLeafValidity, false, "serverAuth",
+                        ServingNames(options)},
                        serving_key->get(), ca->get(), ca_key->get());
   if (!serving) return std::unexpected(serving.error());
 
@@ -280,6 +334,7 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
     }
   }
   out.created = true;
+  out.kubeconfig_written = true;
   return out;
 }
 

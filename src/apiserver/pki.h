@@ -9,9 +9,17 @@
 //   kubeconfig                          cluster, user and context for kubectl, the three PEMs
 //                                       embedded; mode 0600
 //
-// Keys are written 0600 in a 0700 directory. Files that exist are reused, so a restart keeps
-// the kubeconfig users already have; a missing or unreadable piece is an error naming the file,
-// never silently replaced.
+// Keys are written 0600 in a 0700 directory. Certificates and keys that exist are reused, so a
+// restart keeps the credentials users already have; a missing or unreadable one is an error
+// naming the file, never silently replaced. What follows the address serve listens on follows
+// it on every start, as k3s rewrites its kubeconfig:
+//
+//   - the serving certificate is issued again, for the same key and by the same CA, when it
+//     does not cover an address or name asked for (a --listen address other than 127.0.0.1 and
+//     ::1); the CA and the admin certificate stay;
+//   - the kubeconfig is derived: written again (atomically, 0600) whenever it is missing or is
+//     not what the certificates and `server_url` give, so it names the address and port serve
+//     listens on now.
 #pragma once
 
 #include <filesystem>
@@ -27,6 +35,7 @@ struct PkiOptions {
   std::string server_url = "https://127.0.0.1:6443";  // what the kubeconfig points at
   std::vector<std::string> dns_names;  // extra serving names beyond localhost and the host name
   std::vector<std::string> ip_addresses;  // extra serving IPs beyond 127.0.0.1 and ::1
+                                          // (those two may be named too: they are not repeated)
   std::string cluster_name = "podlimits";
 };
 
@@ -35,7 +44,9 @@ struct NodePki {
   std::filesystem::path serving_cert, serving_key;
   std::filesystem::path admin_cert, admin_key;
   std::filesystem::path kubeconfig;
-  bool created = false;  // made by this call (first start)
+  bool created = false;            // made by this call (first start)
+  bool serving_reissued = false;   // the serving certificate did not cover an address asked for
+  bool kubeconfig_written = false;  // written by this call (first start, or it had changed)
 };
 
 // Makes what is missing, or checks and reuses what is there.

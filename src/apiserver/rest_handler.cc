@@ -11,6 +11,8 @@
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/human_duration.h"
+#include "apiserver/list_options.h"
+#include "apiserver/paged_list.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
@@ -356,27 +358,30 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
   if (!labels) return BadRequest(labels.error()).Response();
   auto fields = ParseFieldSelector(query("fieldSelector"), info.resource);
   if (!fields) return BadRequest(fields.error()).Response();
-  const bool selecting = !labels->requirements.empty() || !fields->requirements.empty();
-  auto listed = store_.List(info.resource, info.namespace_,
-                            !resource.namespaced || info.namespace_.empty());
-  if (!listed) return InternalResponse(listed.error());
-  const std::string rv = std::to_string(listed->revision);
+  auto options = ParseListOptions(request);
+  if (!options) return options.error().Response();
+  ListFilter keep;
   // A damaged object fails the whole list, as the apiserver's does: left out, it would look
   // deleted to a client that syncs from lists.
-  if (selecting) {
-    std::optional<StoredObject> corrupt;  // a copy: erase_if moves the items
-    std::erase_if(listed->items, [&](const StoredObject& item) {
+  std::optional<StoredObject> corrupt;
+  if (!labels->requirements.empty() || !fields->requirements.empty()) {
+    keep = [&](const StoredObject& item) {
       auto tree = ParseStoredObject(item.data);
       if (!tree) {
         if (!corrupt) corrupt = item;
         return true;
       }
       const Node fields_of = SelectableFields(info.resource, *tree);
-      return !labels->Matches(tree->FindPath({"metadata", "labels"})) ||
-             !fields->Matches(&fields_of);
-    });
-    if (corrupt) return CorruptResponse(*corrupt);
+      return labels->Matches(tree->FindPath({"metadata", "labels"})) &&
+             fields->Matches(&fields_of);
+    };
   }
+  const ListScope scope{info.resource, resource.namespaced ? info.namespace_ : "",
+                        !resource.namespaced || info.namespace_.empty(), resource.namespaced};
+  auto listed = ReadListPage(store_, scope, *options, keep);
+  if (!listed) return listed.error().Response();
+  if (corrupt) return CorruptResponse(*corrupt);
+  const std::string rv = std::to_string(listed->revision);
   if (WantsTable(request)) {
     std::vector<Node> objects;
     for (const auto& item : listed->items) {
@@ -384,12 +389,28 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
       if (!tree) return CorruptResponse(item);
       objects.push_back(std::move(*tree));
     }
-    return JsonResponse(200, api::EncodeJson(BuildTable(info.resource, objects, rv, clock_()), 0));
+    Node table = BuildTable(info.resource, objects, rv, clock_());
+    // The list's ListMeta, as upstream's table convertor copies it.
+    Node& meta = table.Ensure("metadata");
+    if (!listed->continue_token.empty()) {
+      meta.Set("continue", Node::String(listed->continue_token));
+    }
+    if (listed->remaining_item_count) {
+      meta.Set("remainingItemCount", Node::Int(*listed->remaining_item_count));
+    }
+    return JsonResponse(200, api::EncodeJson(table, 0));
   }
   // The stored bytes go out as they are, less each item's kind and apiVersion.
-  std::string body = fmt::format(
-      R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}"}},"items":[)",
-      resource.kind, resource.GroupVersion(), rv);
+  std::string body =
+      fmt::format(R"({{"kind":"{}List","apiVersion":"{}","metadata":{{"resourceVersion":"{}")",
+                  resource.kind, resource.GroupVersion(), rv);
+  if (!listed->continue_token.empty()) {
+    body += fmt::format(R"(,"continue":"{}")", listed->continue_token);  // base64url: no escapes
+  }
+  if (listed->remaining_item_count) {
+    body += fmt::format(R"(,"remainingItemCount":{})", *listed->remaining_item_count);
+  }
+  body += R"(},"items":[)";
   for (std::size_t i = 0; i < listed->items.size(); ++i) {
     if (StoredJsonProblem(listed->items[i].data)) return CorruptResponse(listed->items[i]);
     if (i > 0) body += ',';

@@ -5,7 +5,8 @@
 //   namespaces                          create, get, list
 //   configmaps, secrets, limitranges    create, get, list, delete
 //   every served resource               watch (watch_handler.h)
-// Lists take label and field selectors (selectors.h).
+// Lists take label and field selectors (selectors.h) and are paged as the apiserver pages them
+// (limit, continue: paged_list.h).
 // Every other verb or resource answers the apiserver's 405 MethodNotAllowed (a served resource)
 // or 404 (an unknown one). Creating in a namespace that does not exist is the apiserver's
 // NamespaceLifecycle 404 (`namespaces "x" not found`); the stored object gets a uid, a

@@ -1,8 +1,10 @@
 // What keeps a long-running node's store bounded, as kube-apiserver's periodic etcd compaction
 // and its --event-ttl do:
 //
-//   - the change log is compacted to its newest `keep_changes` entries (a watch from before them
-//     gets 410 Gone and lists again, as against a compacted etcd);
+//   - the change log is compacted to its newest `keep_changes` revisions, as etcd is compacted
+//     (a watch from before them gets 410 Gone and lists again; each object's newest entry at or
+//     before the compaction stays, so a paged list can go on at any later revision: see
+//     object_store.h);
 //   - events whose lastTimestamp (or eventTime) is older than `event_ttl` (upstream's default:
 //     one hour) are deleted.
 #pragma once

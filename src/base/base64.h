@@ -16,4 +16,10 @@ std::string Base64Encode(std::string_view bytes);
 // as Go skips them.
 std::expected<std::string, std::size_t> Base64Decode(std::string_view text);
 
+// URL-safe base64 without padding (RFC 4648 §5), Go's base64.RawURLEncoding: the form of the
+// apiserver's continue tokens. Decoding reports the offset Go's decoder does: a symbol outside
+// the alphabet ('=' included), or a last quantum of one symbol.
+std::string Base64RawUrlEncode(std::string_view bytes);
+std::expected<std::string, std::size_t> Base64RawUrlDecode(std::string_view text);
+
 }  // namespace podlimits

@@ -52,6 +52,16 @@ bool IsLoopback(const std::string& host) {
   return host == "::1";
 }
 
+// The address kubectl dials for a listener on `host`: the host itself, or for the wildcard
+// address (0.0.0.0, ::) loopback of the same family, which it answers on too.
+std::string DialAddress(const std::string& host) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return v4.s_addr == 0 ? "127.0.0.1" : host;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_UNSPECIFIED(&v6)) return "::1";
+  return host;
+}
+
 int Fail(const std::string& message, int code = kExitNodeFailure) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return code;
@@ -151,15 +161,22 @@ int ServeCommand(const ServeFlags& flags) {
 
   apiserver::PkiOptions pki_options;
   pki_options.data_dir = data_dir;
-  const std::string url_host = listen->host.find(':') != std::string::npos
-                                   ? "[" + listen->host + "]"
-                                   : listen->host;
+  // The kubeconfig follows --listen on every start, and the serving certificate names the
+  // address it points at (pki.h).
+  const std::string dial = DialAddress(listen->host);
+  const std::string url_host = dial.find(':') != std::string::npos ? "[" + dial + "]" : dial;
   pki_options.server_url = "https://" + url_host + ":" + std::to_string(listen->port);
-  if (!IsLoopback(listen->host) && listen->host != "0.0.0.0" && listen->host != "::") {
-    pki_options.ip_addresses.push_back(listen->host);
-  }
+  pki_options.ip_addresses.push_back(dial);
   auto pki = apiserver::EnsureNodePki(pki_options);
   if (!pki) return Fail(pki.error().Message());
+  if (!pki->created && pki->serving_reissued) {
+    std::fprintf(stderr, "podlimits serve: serving certificate issued again to cover %s\n",
+                 dial.c_str());
+  }
+  if (!pki->created && pki->kubeconfig_written) {
+    std::fprintf(stderr, "podlimits serve: %s now points at %s\n", pki->kubeconfig.c_str(),
+                 pki_options.server_url.c_str());
+  }
 
   // SIGINT and SIGTERM are read here, not delivered: the listener's threads must not get them.
   sigset_t stop_signals;
@@ -254,8 +271,10 @@ int ServeCommand(const ServeFlags& flags) {
         return apiserver::HandleApiRequest(r, &rest);
       });
   if (!server) return Fail(server.error().Message());
+  const std::string listen_host =
+      listen->host.find(':') != std::string::npos ? "[" + listen->host + "]" : listen->host;
   std::fprintf(stderr, "podlimits serve: listening on https://%s:%u (KUBECONFIG=%s)\n",
-               url_host.c_str(), (*server)->port(), pki->kubeconfig.c_str());
+               listen_host.c_str(), (*server)->port(), pki->kubeconfig.c_str());
   std::fflush(stderr);
 
   int signal = 0;

@@ -124,6 +124,85 @@ TEST(ServeTest, KubectlTalksToIt) {
             fs::perms::owner_read | fs::perms::owner_write);
 }
 
+// kubectl pages its lists (kubectl get's --chunk-size, 500 by default) and follows the continue
+// tokens; a raw list with limit=1 is one item and a token. Then serve starts again on another
+// port, and the same kubeconfig reaches it there.
+TEST(ServeTest, PagedListsAndAKubeconfigThatFollowsListen) {
+  const fs::path kubectl = "/usr/bin/kubectl";
+  ASSERT_TRUE(fs::exists(kubectl)) << "these tests drive the machine's kubectl (v1.32)";
+  TempDir dir("podlimits-serve");
+  const std::string kubeconfig = (dir / "node/kubeconfig").string();
+  auto run_kubectl = [&](std::vector<std::string> args, std::string stdin_text = "") {
+    args.insert(args.begin(), {kubectl.string(), "--kubeconfig", kubeconfig});
+    RunOptions options;
+    options.stdin_text = std::move(stdin_text);
+    options.timeout = std::chrono::seconds(60);
+    return RunCommand(args, options);
+  };
+  // Five pods bound to another node: stored, listed, never run here.
+  std::string pods;
+  for (int i = 1; i <= 5; ++i) {
+    pods += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p" + std::to_string(i) +
+            "}\nspec:\n  nodeName: elsewhere\n  containers: [{name: c, image: busybox:latest}]\n";
+  }
+  CommandResult created, chunked, raw, after_restart;
+  auto serve_on = [&](const std::string& listen, const std::function<void()>& during) {
+    RunOptions options;
+    options.interrupt_on = "listening on";
+    options.signal = SIGTERM;
+    options.timeout = std::chrono::seconds(60);
+    options.before_signal = [&](pid_t) { during(); };
+    return RunCommand(
+        {PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(), "--listen", listen},
+        options);
+  };
+  const std::string first = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
+  auto serve = serve_on(first, [&] {
+    created = run_kubectl({"create", "-f", "-"}, pods);
+    // -v=6 logs each request: three pages of two.
+    chunked = run_kubectl({"get", "pods", "--chunk-size=2", "-v=6"});
+    raw = run_kubectl({"get", "--raw", "/api/v1/pods?limit=1"});
+  });
+  EXPECT_EQ(serve.exit_code, 0) << serve.err;
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(chunked.exit_code, 0) << chunked.err;
+  const auto rows = LinesWith(chunked.out, "Pending");
+  ASSERT_EQ(rows.size(), 5u) << chunked.out;
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_TRUE(rows[i - 1].starts_with("p" + std::to_string(i) + " ")) << chunked.out;
+  }
+  EXPECT_TRUE(chunked.out.starts_with("NAME   READY   STATUS    RESTARTS   AGE\n")) << chunked.out;
+  const auto requests =
+      LinesWith(chunked.err, "GET https://" + first + "/api/v1/namespaces/default/pods?");
+  ASSERT_EQ(requests.size(), 3u) << chunked.err;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_NE(requests[i].find("limit=2"), std::string::npos) << requests[i];
+    EXPECT_EQ(requests[i].find("continue=") != std::string::npos, i > 0) << requests[i];
+  }
+  EXPECT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_NE(raw.out.find(R"("continue":")"), std::string::npos) << raw.out;
+  EXPECT_NE(raw.out.find(R"("remainingItemCount":4})"), std::string::npos) << raw.out;
+  std::size_t items = 0;
+  for (std::size_t at = raw.out.find(R"({"metadata":{"name":)"); at != std::string::npos;
+       at = raw.out.find(R"({"metadata":{"name":)", at + 1)) {
+    ++items;
+  }
+  EXPECT_EQ(items, 1u) << raw.out;
+
+  // Another port: the kubeconfig follows it.
+  const std::string second = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
+  ASSERT_NE(first, second);
+  serve = serve_on(second, [&] { after_restart = run_kubectl({"get", "pods", "-o", "name"}); });
+  EXPECT_EQ(serve.exit_code, 0) << serve.err;
+  EXPECT_NE(serve.err.find(kubeconfig + " now points at https://" + second), std::string::npos)
+      << serve.err;
+  EXPECT_NE(ReadText(kubeconfig).find("    server: https://" + second + "\n"), std::string::npos);
+  EXPECT_EQ(after_restart.exit_code, 0) << after_restart.err;
+  EXPECT_EQ(after_restart.out, "pod/p1\npod/p2\npod/p3\npod/p4\npod/p5\n");
+  EXPECT_EQ(fs::status(kubeconfig).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
 }  // namespace
 }  // namespace podlimits::testing
 

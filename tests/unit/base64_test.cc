@@ -44,5 +44,52 @@ TEST(Base64, ErrorOffsetsAreGos) {
   EXPECT_EQ(*wrapped, "foobar");
 }
 
+// RawURLEncoding, the continue tokens' form: URL-safe symbols, no padding.
+TEST(Base64RawUrl, RoundTripsWithoutPadding) {
+  struct Case {
+    std::string bytes;
+    const char* encoded;
+  };
+  const Case cases[] = {
+      {"", ""},
+      {"f", "Zg"},
+      {"fo", "Zm8"},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg"},
+      {"\xfb\xff", "-_8"},  // the two symbols StdEncoding writes as '+' and '/'
+      {R"({"v":"meta.k8s.io/v1","rv":7,"start":"a/b\u0000"})",
+       "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Nywic3RhcnQiOiJhL2JcdTAwMDAifQ"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Base64RawUrlEncode(c.bytes), c.encoded) << c.encoded;
+    auto decoded = Base64RawUrlDecode(c.encoded);
+    ASSERT_TRUE(decoded.has_value()) << c.encoded;
+    EXPECT_EQ(*decoded, c.bytes);
+  }
+}
+
+TEST(Base64RawUrl, ErrorOffsetsAreGos) {
+  struct Case {
+    const char* text;
+    std::size_t offset;
+  };
+  const Case cases[] = {
+      {"a", 0},         // a last quantum of one symbol
+      {"Zm9vY", 4},
+      {"Zm8=", 3},      // padding is not part of this encoding
+      {"Zm+v", 2},      // StdEncoding's symbols are not either
+      {"Zm/v", 2},
+      {"Zm9v YmFy", 4},
+  };
+  for (const auto& c : cases) {
+    auto decoded = Base64RawUrlDecode(c.text);
+    ASSERT_FALSE(decoded.has_value()) << c.text;
+    EXPECT_EQ(decoded.error(), c.offset) << c.text;
+  }
+  auto wrapped = Base64RawUrlDecode("Zm9v\nYmFy\r\n");
+  ASSERT_TRUE(wrapped.has_value());
+  EXPECT_EQ(*wrapped, "foobar");
+}
+
 }  // namespace
 }  // namespace podlimits

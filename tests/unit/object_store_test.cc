@@ -6,14 +6,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "temp_dir.h"
 
@@ -175,6 +178,226 @@ TEST_F(ObjectStoreTest, ChangesAndCompaction) {
   Reopen();  // the compaction point is stored
   EXPECT_EQ(store_->ChangesSince("pods", "", true, 1).error().kind, Kind::kGone);
   EXPECT_TRUE(store_->Compact(10));  // nothing more to drop
+}
+
+// "ns/name=data" for each item of a page.
+std::vector<std::string> Items(const Page& page) {
+  std::vector<std::string> out;
+  for (const auto& o : page.items) {
+    out.push_back(o.key.namespace_ + "/" + o.key.name + "=" + o.data);
+  }
+  return out;
+}
+
+PageRequest Pods(std::size_t limit, std::int64_t revision = 0, ListStart start = {}) {
+  PageRequest r;
+  r.resource = "pods";
+  r.all_namespaces = true;
+  r.limit = limit;
+  r.revision = revision;
+  r.start = std::move(start);
+  r.count_remaining = true;
+  return r;
+}
+
+TEST_F(ObjectStoreTest, PagesInKeyOrderWithALimit) {
+  for (const auto& [ns, name] : std::vector<std::pair<std::string, std::string>>{
+           {"b", "z"}, {"a", "y"}, {"b", "x"}, {"a", "w"}, {"c", "a"}}) {
+    ASSERT_TRUE(store_->Create(Pod(ns, name), Body(name)));
+  }
+  ASSERT_TRUE(store_->Create({"configmaps", "a", "a"}, Body("not a pod")));
+  PageRequest in_b = Pods(1);
+  in_b.all_namespaces = false;
+  in_b.namespace_ = "b";
+  PageRequest in_b_after_x = in_b;
+  in_b_after_x.start = {"b", "x", true};
+  struct Case {
+    const char* name;
+    PageRequest request;
+    std::vector<std::string> items;
+    bool more;
+    std::int64_t remaining;
+  };
+  const Case cases[] = {
+      {"first page", Pods(2), {"a/w=w@4", "a/y=y@2"}, true, 3},
+      {"middle page", Pods(2, 0, {"a", "y", true}), {"b/x=x@3", "b/z=z@1"}, true, 1},
+      {"last page", Pods(2, 0, {"b", "z", true}), {"c/a=a@5"}, false, 0},
+      {"from a key itself", Pods(2, 0, {"b", "x", false}), {"b/x=x@3", "b/z=z@1"}, true, 1},
+      {"from a namespace", Pods(1, 0, {"b", "", false}), {"b/x=x@3"}, true, 2},
+      {"past the end", Pods(2, 0, {"c", "a", true}), {}, false, 0},
+      {"no limit", Pods(0), {"a/w=w@4", "a/y=y@2", "b/x=x@3", "b/z=z@1", "c/a=a@5"}, false, 0},
+      {"the limit exactly", Pods(5), {"a/w=w@4", "a/y=y@2", "b/x=x@3", "b/z=z@1", "c/a=a@5"},
+       false, 0},
+      {"one namespace", in_b, {"b/x=x@3"}, true, 1},
+      {"one namespace, after a name", in_b_after_x, {"b/z=z@1"}, false, 0},
+  };
+  for (const auto& c : cases) {
+    auto page = store_->ListPage(c.request);
+    ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
+    EXPECT_EQ(Items(*page), c.items) << c.name;
+    EXPECT_EQ(page->more, c.more) << c.name;
+    EXPECT_EQ(page->remaining, c.remaining) << c.name;
+    EXPECT_EQ(page->revision, 6) << c.name;
+  }
+}
+
+// The writes every test below starts from, and what the pods were after each.
+class ObjectStoreHistoryTest : public ObjectStoreTest {
+ protected:
+  void SetUp() override {
+    ObjectStoreTest::SetUp();
+    ASSERT_TRUE(store_->Create(Pod("a", "p1"), Body("p1")));       // 1
+    ASSERT_TRUE(store_->Create(Pod("a", "p2"), Body("p2")));       // 2
+    ASSERT_TRUE(store_->Create(Pod("a", "p3"), Body("p3")));       // 3
+    ASSERT_TRUE(store_->Update(Pod("a", "p1"), 0, Body("p1v2")));  // 4
+    ASSERT_TRUE(store_->Delete(Pod("a", "p2"), 0, Body("p2")));    // 5
+    ASSERT_TRUE(store_->Create(Pod("a", "p4"), Body("p4")));       // 6
+    ASSERT_TRUE(store_->Delete(Pod("a", "p3"), 0, Body("p3")));    // 7
+    ASSERT_TRUE(store_->Create(Pod("a", "p3"), Body("p3new")));    // 8
+    ASSERT_TRUE(store_->Update(Pod("a", "p4"), 0, Body("p4v2")));  // 9
+    ASSERT_TRUE(store_->Create({"secrets", "a", "s"}, Body("s")));  // 10: another resource
+  }
+
+  // The revisions the log holds, read from the database itself.
+  std::vector<std::int64_t> LoggedRevisions() {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open((dir_ / "state.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, "SELECT revision FROM changes ORDER BY revision", -1, &s, nullptr);
+    std::vector<std::int64_t> out;
+    while (sqlite3_step(s) == SQLITE_ROW) out.push_back(sqlite3_column_int64(s, 0));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+  }
+
+  // What the store's compaction did before it kept each key's last entry: every entry up to
+  // `through` dropped.
+  void CompactTheOldWay(std::int64_t through) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "state.db").c_str(), &db), SQLITE_OK);
+    const std::string sql =
+        "DELETE FROM changes WHERE revision <= " + std::to_string(through) +
+        "; INSERT OR REPLACE INTO store_state(key, value) VALUES('compacted', " +
+        std::to_string(through) + ")";
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+};
+
+// Every page of a list shows the objects as they were at one revision, whatever was created,
+// updated or deleted since.
+TEST_F(ObjectStoreHistoryTest, APageShowsTheObjectsAsTheyWereAtItsRevision) {
+  struct Case {
+    const char* name;
+    PageRequest request;
+    std::vector<std::string> items;
+    bool more;
+    std::int64_t remaining;
+  };
+  const Case cases[] = {
+      {"before any change", Pods(0, 3), {"a/p1=p1@1", "a/p2=p2@2", "a/p3=p3@3"}, false, 0},
+      {"a first page", Pods(2, 3), {"a/p1=p1@1", "a/p2=p2@2"}, true, 1},
+      {"the page after it", Pods(2, 3, {"a", "p2", true}), {"a/p3=p3@3"}, false, 0},
+      {"updated, deleted, created", Pods(0, 6), {"a/p1=p1v2@4", "a/p3=p3@3", "a/p4=p4@6"}, false,
+       0},
+      {"between a delete and its re-create", Pods(0, 7), {"a/p1=p1v2@4", "a/p4=p4@6"}, false, 0},
+      {"a count at a revision", Pods(1, 6), {"a/p1=p1v2@4"}, true, 2},
+      {"the newest", Pods(0, 9), {"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4v2@9"}, false, 0},
+      {"the newest, asked for as 0", Pods(0), {"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4v2@9"},
+       false, 0},
+  };
+  for (const auto& c : cases) {
+    auto page = store_->ListPage(c.request);
+    ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
+    EXPECT_EQ(Items(*page), c.items) << c.name;
+    EXPECT_EQ(page->more, c.more) << c.name;
+    EXPECT_EQ(page->remaining, c.remaining) << c.name;
+    EXPECT_EQ(page->revision, c.request.revision == 0 ? 10 : c.request.revision) << c.name;
+  }
+  auto ahead = store_->ListPage(Pods(0, 11));
+  ASSERT_FALSE(ahead);
+  EXPECT_EQ(ahead.error().kind, Kind::kTooNew);
+  EXPECT_EQ(ahead.error().current_revision, 10);
+}
+
+// etcd's compaction: each key's newest entry at or before the compaction revision stays (unless
+// it is a DELETED), so every revision from there on can still be listed; watches from before
+// it are Gone as they were.
+TEST_F(ObjectStoreHistoryTest, CompactionKeepsWhatLaterRevisionsAreBuiltFrom) {
+  ASSERT_TRUE(store_->Compact(3));  // through revision 7
+  EXPECT_EQ(*store_->CompactedRevision(), 7);
+  // p1's update (4) and p4's create (6) stay; p2 and p3 end in DELETEs at or before 7.
+  EXPECT_EQ(LoggedRevisions(), (std::vector<std::int64_t>{4, 6, 8, 9, 10}));
+  auto at_7 = store_->ListPage(Pods(0, 7));
+  ASSERT_TRUE(at_7) << at_7.error().error.Message();
+  EXPECT_EQ(Items(*at_7), (std::vector<std::string>{"a/p1=p1v2@4", "a/p4=p4@6"}));
+  auto at_8 = store_->ListPage(Pods(0, 8));
+  ASSERT_TRUE(at_8) << at_8.error().error.Message();
+  EXPECT_EQ(Items(*at_8), (std::vector<std::string>{"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4@6"}));
+  auto at_6 = store_->ListPage(Pods(0, 6));
+  ASSERT_FALSE(at_6);
+  EXPECT_EQ(at_6.error().kind, Kind::kGone);
+  EXPECT_EQ(at_6.error().current_revision, 7);
+  // Watches see no difference: from 7 on, the changes after it; before, Gone.
+  auto watched = store_->ChangesSince("pods", "", true, 7);
+  ASSERT_TRUE(watched);
+  ASSERT_EQ(watched->size(), 2u);
+  EXPECT_EQ((*watched)[0].object.revision, 8);
+  EXPECT_EQ(store_->ChangesSince("pods", "", true, 6).error().kind, Kind::kGone);
+  // Compacting again past the kept entries drops those whose key changed since.
+  ASSERT_TRUE(store_->Compact(0));  // through 10
+  EXPECT_EQ(LoggedRevisions(), (std::vector<std::int64_t>{4, 8, 9, 10}));
+  auto at_10 = store_->ListPage(Pods(0, 10));
+  ASSERT_TRUE(at_10);
+  EXPECT_EQ(Items(*at_10),
+            (std::vector<std::string>{"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4v2@9"}));
+}
+
+// A store whose log was compacted before it kept each key's last entry: where a page needs an
+// object's state from before the compaction, the log cannot give it, and the page is Gone;
+// pages that do not need one are served.
+TEST_F(ObjectStoreHistoryTest, ALogCompactedTheOldWayIsGoneWhereItCannotTell) {
+  CompactTheOldWay(3);
+  struct Case {
+    const char* name;
+    PageRequest request;
+    std::optional<std::vector<std::string>> items;  // nullopt: kGone
+  };
+  const Case cases[] = {
+      // p1 was updated at 4 and its entry of 1 is gone.
+      {"p1 before its update", Pods(0, 3), std::nullopt},
+      // p2 was deleted at 5 and its ADDED is gone.
+      {"p2 before its delete", Pods(0, 4, {"a", "p1", true}), std::nullopt},
+      // p3 was deleted at 7 and its ADDED (3) is gone.
+      {"p3 before its delete", Pods(0, 6, {"a", "p3", false}), std::nullopt},
+      // After every change to what was there before the compaction: the table and the log say.
+      {"after those changes", Pods(0, 7), std::vector<std::string>{"a/p1=p1v2@4", "a/p4=p4@6"}},
+      // p4 came after the compaction: its ADDED says it was not there before.
+      {"a key added later", Pods(0, 5, {"a", "p4", false}), std::vector<std::string>{}},
+  };
+  for (const auto& c : cases) {
+    auto page = store_->ListPage(c.request);
+    if (!c.items) {
+      ASSERT_FALSE(page) << c.name;
+      EXPECT_EQ(page.error().kind, Kind::kGone) << c.name;
+      EXPECT_EQ(page.error().current_revision, 3) << c.name;
+      continue;
+    }
+    ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
+    EXPECT_EQ(Items(*page), *c.items) << c.name;
+  }
+  // An object the log cannot tell past the end of a page only says that more follow: it was
+  // there (its first change after the revision was an update or a delete).
+  auto before_them = store_->ListPage(Pods(1, 4));
+  ASSERT_TRUE(before_them) << before_them.error().error.Message();
+  EXPECT_EQ(Items(*before_them), (std::vector<std::string>{"a/p1=p1v2@4"}));
+  EXPECT_TRUE(before_them->more);
+  EXPECT_EQ(before_them->remaining, 2);  // p2 and p3
+  auto gone = store_->ListPage(Pods(0, 3));
+  EXPECT_EQ(gone.error().error.Message(),
+            "the change log cannot say what pods \"a/p1\" was at revision 3: its last write "
+            "before it was compacted away");
 }
 
 // Every write the store acknowledged is there after the process that made it is killed with

@@ -40,6 +40,57 @@ TEST(StoreMaintenanceTest, ExpiresOldEventsAndCompacts) {
   EXPECT_EQ(changes.error().kind, StoreError::Kind::kGone);
 }
 
+// The round's compaction is etcd's: lists at or after the compaction revision still show the
+// objects as they were then (every page of a paged list does), lists before it are Gone.
+TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
+  podlimits::testing::TempDir dir{"podlimits-maint"};
+  auto store = ObjectStore::Open(dir / "state.db");
+  ASSERT_TRUE(store);
+  auto write = [&](bool create, const std::string& name, const std::string& text) {
+    auto render = [&](std::int64_t rv) { return text + "@" + std::to_string(rv); };
+    return create ? (*store)->Create({"configmaps", "default", name}, render)
+                  : (*store)->Update({"configmaps", "default", name}, 0, render);
+  };
+  ASSERT_TRUE(write(true, "a", "a1"));   // 1
+  ASSERT_TRUE(write(true, "b", "b1"));   // 2
+  ASSERT_TRUE(write(false, "a", "a2"));  // 3
+  ASSERT_TRUE(write(true, "c", "c1"));   // 4
+  ASSERT_TRUE(write(false, "b", "b2"));  // 5
+  ASSERT_TRUE(write(false, "c", "c2"));  // 6
+  StoreMaintenanceOptions options;
+  options.keep_changes = 2;  // compacts through revision 4
+  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  StoreMaintenance maintenance(**store, options);
+  EXPECT_EQ(maintenance.RunOnce(), 0);
+  EXPECT_EQ(*(*store)->CompactedRevision(), 4);
+  struct Case {
+    std::int64_t revision;
+    std::vector<std::string> data;  // empty: Gone
+  };
+  const Case cases[] = {
+      {3, {}},
+      {4, {"a2@3", "b1@2", "c1@4"}},
+      {5, {"a2@3", "b2@5", "c1@4"}},
+      {6, {"a2@3", "b2@5", "c2@6"}},
+  };
+  for (const auto& c : cases) {
+    PageRequest request;
+    request.resource = "configmaps";
+    request.namespace_ = "default";
+    request.revision = c.revision;
+    auto page = (*store)->ListPage(request);
+    if (c.data.empty()) {
+      ASSERT_FALSE(page) << c.revision;
+      EXPECT_EQ(page.error().kind, StoreError::Kind::kGone) << c.revision;
+      continue;
+    }
+    ASSERT_TRUE(page) << c.revision << ": " << page.error().error.Message();
+    std::vector<std::string> data;
+    for (const auto& item : page->items) data.push_back(item.data);
+    EXPECT_EQ(data, c.data) << c.revision;
+  }
+}
+
 TEST(StoreMaintenanceTest, ExpiresEventsAcrossPages) {
   podlimits::testing::TempDir dir{"podlimits-maint"};
   auto store = ObjectStore::Open(dir / "state.db");
