@@ -92,8 +92,8 @@ Fixture& Pods() {
   return fixture;
 }
 
-HttpRequest ListRequest(std::string_view accept) {
-  HttpRequest r;
+http::HttpRequest ListRequest(std::string_view accept) {
+  http::HttpRequest r;
   r.method = "GET";
   r.path = "/api/v1/pods";
   r.headers["accept"] = std::string(accept);
@@ -118,7 +118,7 @@ void Report(benchmark::State& state, std::size_t bytes) {
 
 void BM_ListPodsJson(benchmark::State& state) {
   Fixture& f = Pods();
-  const HttpRequest request = ListRequest("application/json");
+  const http::HttpRequest request = ListRequest("application/json");
   std::size_t bytes = 0;
   for (auto _ : state) {
     auto response = f.rest->Handle(request);
@@ -131,7 +131,7 @@ BENCHMARK(BM_ListPodsJson)->Unit(benchmark::kMillisecond);
 
 void BM_ListPodsTable(benchmark::State& state) {
   Fixture& f = Pods();
-  const HttpRequest request = ListRequest(kTableAccept);
+  const http::HttpRequest request = ListRequest(kTableAccept);
   std::size_t bytes = 0;
   for (auto _ : state) {
     auto response = f.rest->Handle(request);
@@ -151,7 +151,7 @@ void PagedList(benchmark::State& state, std::string_view accept) {
     bytes = 0;
     std::string token;
     do {
-      HttpRequest request = ListRequest(accept);
+      http::HttpRequest request = ListRequest(accept);
       request.query["limit"] = "500";
       if (!token.empty()) request.query["continue"] = token;
       auto response = f.rest->Handle(request);

@@ -47,8 +47,8 @@ class ScratchDir {
   fs::path path_;
 };
 
-apiserver::HttpRequest Request(std::string method, std::string path, std::string body = "") {
-  apiserver::HttpRequest r;
+http::HttpRequest Request(std::string method, std::string path, std::string body = "") {
+  http::HttpRequest r;
   r.method = std::move(method);
   r.path = std::move(path);
   r.body = std::move(body);
@@ -68,7 +68,7 @@ void BM_ListThousandPods(benchmark::State& state) {
     auto created = rest.Handle(Request("POST", "/api/v1/namespaces/default/pods", PodJson(i)));
     if (!created || created->status != 201) return state.SkipWithError("create a pod");
   }
-  const apiserver::HttpRequest list = Request("GET", "/api/v1/namespaces/default/pods");
+  const http::HttpRequest list = Request("GET", "/api/v1/namespaces/default/pods");
   std::size_t bytes = 0;
   for (auto _ : state) {
     auto listed = rest.Handle(list);

@@ -37,7 +37,7 @@ std::string CauseReason(field::ErrorType type) {
 
 }  // namespace
 
-HttpResponse ApiError::Response() const {
+http::HttpResponse ApiError::Response() const {
   return {code, "application/json", api::EncodeJson(Status(), 0), {}};
 }
 
@@ -169,6 +169,19 @@ ApiError UnsupportedMediaType(const std::vector<std::string>& accepted) {
   return Make(415, "UnsupportedMediaType",
               "the body of the request was in an unknown format - accepted media types "
               "include: " + list);
+}
+
+http::HttpResponse ListenerRefusal(int status, std::string_view message) {
+  switch (status) {
+    case 401:
+      return Unauthorized().Response();
+    case 413:
+      return RequestEntityTooLarge(http::kMaxRequestBodyBytes).Response();
+    case 400:
+      return BadRequest(std::string(message)).Response();
+    default:
+      return InternalError(message).Response();
+  }
 }
 
 }  // namespace podlimits::apiserver

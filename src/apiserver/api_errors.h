@@ -9,7 +9,7 @@
 
 #include "api/field.h"
 #include "api/node.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 namespace podlimits::apiserver {
 
@@ -33,7 +33,7 @@ struct ApiError {
   // on with (inconsistently).
   std::string list_continue;
 
-  HttpResponse Response() const;  // the Status object as the response body
+  http::HttpResponse Response() const;  // the Status object as the response body
   api::Node Status() const;       // the Status object (a watch's ERROR event carries it)
 };
 
@@ -66,6 +66,9 @@ ApiError Unauthorized();
 ApiError PathNotFound();
 // 413 `Request entity too large: limit is 3145728`.
 ApiError RequestEntityTooLarge(std::size_t limit);
+// The listener's own refusals (http::HttpsServerOptions::refusal) as kube-apiserver's Status
+// objects: 401 Unauthorized, 413 RequestEntityTooLarge, 400 BadRequest, 500 InternalError.
+http::HttpResponse ListenerRefusal(int status, std::string_view message);
 // `delete is not supported on resources of kind "nodes"` (MethodNotAllowed, 405)
 ApiError MethodNotSupported(std::string_view resource, std::string_view verb);
 // Gone: `too old resource version: 5 (20)` (Expired, 410)

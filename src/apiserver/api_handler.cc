@@ -8,7 +8,7 @@
 namespace podlimits::apiserver {
 namespace {
 
-HttpResponse Version() {
+http::HttpResponse Version() {
   api::Node info = api::Node::Object();
   info.Set("major", api::Node::String("1"));
   info.Set("minor", api::Node::String("32"));
@@ -23,7 +23,7 @@ HttpResponse Version() {
 }
 
 // The apiserver's health checks: "ok", or with ?verbose the list of checks.
-HttpResponse Health(const HttpRequest& request, std::string_view name) {
+http::HttpResponse Health(const http::HttpRequest& request, std::string_view name) {
   if (request.query.contains("verbose")) {
     return {200, "text/plain; charset=utf-8",
             "[+]ping ok\n[+]object-store ok\n" + std::string(name) + " check passed\n",
@@ -34,7 +34,7 @@ HttpResponse Health(const HttpRequest& request, std::string_view name) {
 
 }  // namespace
 
-HttpResponse HandleApiRequest(const HttpRequest& request, RestHandler* rest) {
+http::HttpResponse HandleApiRequest(const http::HttpRequest& request, RestHandler* rest) {
   if (rest != nullptr) {
     if (auto r = rest->Handle(request)) return std::move(*r);
   }

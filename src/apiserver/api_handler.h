@@ -4,7 +4,7 @@
 // the resources (rest_handler.h), and the apiserver's 404 Status for everything else.
 #pragma once
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/rest_handler.h"
 
 namespace podlimits::apiserver {
@@ -13,6 +13,6 @@ namespace podlimits::apiserver {
 inline constexpr std::string_view kServedGitVersion = "v1.32.0+podlimits";
 
 // `rest` serves the resources; nullptr answers them with 404 (tests of the rest).
-HttpResponse HandleApiRequest(const HttpRequest& request, RestHandler* rest = nullptr);
+http::HttpResponse HandleApiRequest(const http::HttpRequest& request, RestHandler* rest = nullptr);
 
 }  // namespace podlimits::apiserver

@@ -16,12 +16,12 @@ Node Strings(const std::vector<std::string_view>& values) {
   return list;
 }
 
-HttpResponse Json(const Node& body, std::string content_type = "application/json") {
+http::HttpResponse Json(const Node& body, std::string content_type = "application/json") {
   return {200, std::move(content_type), api::EncodeJson(body, 0), {}};
 }
 
 // The aggregated version the client accepts, "v2" before "v2beta1", or "" for legacy.
-std::string AggregatedVersion(const HttpRequest& request) {
+std::string AggregatedVersion(const http::HttpRequest& request) {
   auto it = request.headers.find("accept");
   if (it == request.headers.end()) return "";
   const std::string& accept = it->second;
@@ -100,7 +100,7 @@ Node AggregatedGroup(std::string_view group_name) {
   return group;
 }
 
-HttpResponse AggregatedList(const std::string& version, bool core) {
+http::HttpResponse AggregatedList(const std::string& version, bool core) {
   Node list = Node::Object();
   list.Set("kind", Node::String("APIGroupDiscoveryList"));
   list.Set("apiVersion", Node::String("apidiscovery.k8s.io/" + version));
@@ -116,7 +116,7 @@ HttpResponse AggregatedList(const std::string& version, bool core) {
               "application/json;g=apidiscovery.k8s.io;v=" + version + ";as=APIGroupDiscoveryList");
 }
 
-HttpResponse LegacyApiVersions(const HttpRequest& request) {
+http::HttpResponse LegacyApiVersions(const http::HttpRequest& request) {
   Node root = Node::Object();
   root.Set("kind", Node::String("APIVersions"));
   Node versions = Node::Array();
@@ -148,7 +148,7 @@ Node LegacyGroup(std::string_view name) {
   return group;
 }
 
-HttpResponse LegacyResourceList(std::string_view group_name) {
+http::HttpResponse LegacyResourceList(std::string_view group_name) {
   Node resources = Node::Array();
   auto entry = [](std::string name, std::string_view singular, bool namespaced,
                   std::string_view kind, const std::vector<std::string_view>& verbs) {
@@ -196,7 +196,7 @@ HttpResponse LegacyResourceList(std::string_view group_name) {
 
 }  // namespace
 
-std::optional<HttpResponse> Discovery(const HttpRequest& request) {
+std::optional<http::HttpResponse> Discovery(const http::HttpRequest& request) {
   if (request.method != "GET") return std::nullopt;
   if (request.path == "/api" || request.path == "/api/") {
     const std::string aggregated = AggregatedVersion(request);

@@ -7,11 +7,11 @@
 #include <optional>
 #include <string_view>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 namespace podlimits::apiserver {
 
 // The discovery response for GET `request` (/api, /api/v1, /apis), or nullopt for another path.
-std::optional<HttpResponse> Discovery(const HttpRequest& request);
+std::optional<http::HttpResponse> Discovery(const http::HttpRequest& request);
 
 }  // namespace podlimits::apiserver

@@ -54,7 +54,7 @@ void SetDisruptionTarget(Node& pod, const std::string& now) {
 
 }  // namespace
 
-HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const RequestInfo& info) {
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
   std::optional<Node> eviction;
@@ -112,7 +112,7 @@ HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& i
   const ObjectKey key{"pods", info.namespace_, info.name};
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
-    if (auto* missing = std::get_if<HttpResponse>(&loaded)) return std::move(*missing);
+    if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
     Loaded& pod = std::get<Loaded>(loaded);
     const std::string uid = api::StringOf(pod.tree.FindPath({"metadata", "uid"}));
     if (!options->precondition_uid.empty() && options->precondition_uid != uid) {
@@ -150,7 +150,7 @@ HttpResponse RestHandler::Evict(const HttpRequest& request, const RequestInfo& i
     RequestInfo pods = info;
     pods.subresource.clear();
     pods.verb = "delete";
-    HttpResponse deleted = DeleteObject(pods, deletion);
+    http::HttpResponse deleted = DeleteObject(pods, deletion);
     if (deleted.status != 200) return deleted;
     return JsonResponse(
         201, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "api/json_codec.h"
-#include "apiserver/strand_session.h"
+#include "http/strand_session.h"
 #include "kubelet/exec_wire.h"
 
 namespace podlimits::apiserver {
@@ -36,7 +36,7 @@ constexpr auto kDrainAfterEnd = std::chrono::seconds(2);
 
 class ExecSession {
  public:
-  ExecSession(WebSocketConnection& connection, ExecStreams streams,
+  ExecSession(http::WebSocketConnection& connection, ExecStreams streams,
               std::vector<std::string> command, bool v5)
       : session_(connection.executor),
         ws_(connection.ws),
@@ -250,8 +250,8 @@ class ExecSession {
 
   // First: joined after every descriptor below has closed, which is what stops it.
   std::jthread producer_;
-  StrandSession session_;
-  WebSocketStream& ws_;
+  http::StrandSession session_;
+  http::WebSocketStream& ws_;
   std::vector<std::string> command_;
   bool v5_;
   Descriptor control_;
@@ -273,7 +273,7 @@ class ExecSession {
 
 }  // namespace
 
-void RunExecSession(WebSocketConnection& connection, ExecStreams streams,
+void RunExecSession(http::WebSocketConnection& connection, ExecStreams streams,
                     std::vector<std::string> command, bool v5) {
   ExecSession session(connection, std::move(streams), std::move(command), v5);
   session.Run();

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "apiserver/pod_exec_handler.h"
-#include "apiserver/websocket_connection.h"
+#include "http/websocket_connection.h"
 
 namespace podlimits::apiserver {
 
 // Runs on the connection's thread until the session is over. `v5`: the client may close its
 // stdin with the CLOSE signal (v5.channel.k8s.io).
-void RunExecSession(WebSocketConnection& connection, ExecStreams streams,
+void RunExecSession(http::WebSocketConnection& connection, ExecStreams streams,
                     std::vector<std::string> command, bool v5);
 
 }  // namespace podlimits::apiserver

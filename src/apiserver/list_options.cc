@@ -9,7 +9,7 @@
 namespace podlimits::apiserver {
 namespace {
 
-std::string Query(const HttpRequest& request, const char* key) {
+std::string Query(const http::HttpRequest& request, const char* key) {
   auto it = request.query.find(key);
   return it == request.query.end() ? std::string() : it->second;
 }
@@ -39,7 +39,7 @@ std::expected<std::int64_t, std::string> GoParseInt(std::string_view text) {
 
 }  // namespace
 
-std::expected<ListOptions, ApiError> ParseListOptions(const HttpRequest& request) {
+std::expected<ListOptions, ApiError> ParseListOptions(const http::HttpRequest& request) {
   ListOptions options;
   if (request.query.contains("limit")) {
     auto limit = GoParseInt(Query(request, "limit"));

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "apiserver/api_errors.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 namespace podlimits::apiserver {
 
@@ -34,6 +34,6 @@ struct ListOptions {
   std::string resource_version_match;
 };
 
-std::expected<ListOptions, ApiError> ParseListOptions(const HttpRequest& request);
+std::expected<ListOptions, ApiError> ParseListOptions(const http::HttpRequest& request);
 
 }  // namespace podlimits::apiserver

@@ -42,7 +42,7 @@ void NamespaceController::SyncOnce() {
         auto object = ParseStoredObject(item.data);
         // A pod already going keeps its own grace period.
         if (object && object->FindPath({"metadata", "deletionTimestamp"})) continue;
-        HttpRequest del;
+        http::HttpRequest del;
         del.method = "DELETE";
         del.path = "/api/v1/namespaces/" + ns.key.name + "/" + name + "/" + item.key.name;
         del.user = "system:serviceaccount:kube-system:namespace-controller";

@@ -105,7 +105,7 @@ std::string DocumentHash(const std::string& doc) {
 
 }  // namespace
 
-std::optional<HttpResponse> OpenApi(const HttpRequest& request) {
+std::optional<http::HttpResponse> OpenApi(const http::HttpRequest& request) {
   if (request.method != "GET") return std::nullopt;
   if (request.path == "/openapi/v3" || request.path == "/openapi/v3/") {
     Node entry = Node::Object();
@@ -115,10 +115,10 @@ std::optional<HttpResponse> OpenApi(const HttpRequest& request) {
     paths.Set("api/v1", std::move(entry));
     Node index = Node::Object();
     index.Set("paths", std::move(paths));
-    return HttpResponse{200, "application/json", api::EncodeJson(index, 0), {}};
+    return http::HttpResponse{200, "application/json", api::EncodeJson(index, 0), {}};
   }
   if (request.path == "/openapi/v3/api/v1") {
-    return HttpResponse{200, "application/json", CoreDocument(), {}};
+    return http::HttpResponse{200, "application/json", CoreDocument(), {}};
   }
   return std::nullopt;
 }

@@ -9,11 +9,11 @@
 
 #include <optional>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 namespace podlimits::apiserver {
 
 // The response for GET /openapi/v3 and /openapi/v3/api/v1, or nullopt for another path.
-std::optional<HttpResponse> OpenApi(const HttpRequest& request);
+std::optional<http::HttpResponse> OpenApi(const http::HttpRequest& request);
 
 }  // namespace podlimits::apiserver

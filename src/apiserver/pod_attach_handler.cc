@@ -108,8 +108,8 @@ std::expected<ExecStreams, ExecRefusal> StartAttach(ObjectStore& store, const Po
 
 }  // namespace
 
-HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
-                            const HttpRequest& request, const ObjectKey& pod_key) {
+http::HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
+                            const http::HttpRequest& request, const ObjectKey& pod_key) {
   return ServeRemoteCommand(store, request, pod_key, true, AttachCheck,
                             [&](const Node& pod, const ExecOptions& options) {
                               return StartAttach(store, logs, executor, pod_key, pod, options);

@@ -15,14 +15,14 @@
 // ignored (containerd ignores it).
 #pragma once
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 
 namespace podlimits::apiserver {
 
-HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
-                            const HttpRequest& request, const ObjectKey& pod_key);
+http::HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
+                            const http::HttpRequest& request, const ObjectKey& pod_key);
 
 }  // namespace podlimits::apiserver

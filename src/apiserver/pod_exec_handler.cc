@@ -25,7 +25,7 @@ namespace {
 constexpr std::string_view kV5 = "v5.channel.k8s.io";
 constexpr std::string_view kV4 = "v4.channel.k8s.io";
 
-HttpResponse PlainText(int status, std::string text) {
+http::HttpResponse PlainText(int status, std::string text) {
   return {status, "text/plain; charset=utf-8", std::move(text)};
 }
 
@@ -94,7 +94,7 @@ std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOpti
   return std::nullopt;
 }
 
-HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
+http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpRequest& request,
                                 const ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start) {
@@ -166,16 +166,16 @@ HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
   auto started = start(*pod, options);
   if (!started) return PlainText(started.error().status, started.error().message);
   auto streams = std::make_shared<ExecStreams>(std::move(*started));
-  HttpResponse response;
+  http::HttpResponse response;
   response.websocket_protocol = protocol;
   response.websocket = [streams, command = options.command, v5 = protocol == kV5](
-                           WebSocketConnection& connection) mutable {
+                           http::WebSocketConnection& connection) mutable {
     RunExecSession(connection, std::move(*streams), std::move(command), v5);
   };
   return response;
 }
 
-HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
+http::HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
                           const ObjectKey& pod_key) {
   return ServeRemoteCommand(store, request, pod_key, false, RunningContainerCheck,
                             [&](const Node& pod, const ExecOptions& options) {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "api/node.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 #include "base/unique_fd.h"
 
@@ -73,7 +73,7 @@ class PodExecutor {
                                                                 const ExecOptions& options) = 0;
 };
 
-HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const HttpRequest& request,
+http::HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
                           const ObjectKey& pod_key);
 
 // The half exec and attach (pod_attach_handler.h) share: the pod, the container, a host, the
@@ -85,7 +85,7 @@ using RemoteCommandStarter = std::function<std::expected<ExecStreams, ExecRefusa
     const api::Node& pod, const ExecOptions& options)>;
 using RemoteCommandCheck =
     std::function<std::optional<ExecRefusal>(const api::Node& pod, const ExecOptions& options)>;
-HttpResponse ServeRemoteCommand(ObjectStore& store, const HttpRequest& request,
+http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpRequest& request,
                                 const ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start);

@@ -20,7 +20,7 @@ namespace podlimits::apiserver {
 namespace fs = std::filesystem;
 using api::Node;
 
-HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const HttpRequest& request,
+http::HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
                          const ObjectKey& pod_key) {
   auto query = [&](const char* key) -> std::optional<std::string> {
     auto it = request.query.find(key);
@@ -60,11 +60,11 @@ HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const Htt
   std::string text = kubelet::ReadContainerLog(*file, options);
   if (!follow) return {200, "text/plain", std::move(text)};
 
-  HttpResponse response(200, "text/plain", "");
+  http::HttpResponse response(200, "text/plain", "");
   const FollowedRun run = RunOf(*pod, pod_key, container);
   const bool timestamps = options.timestamps;
   response.stream = [&store, run, timestamps, first = std::move(text),
-                     path = *file](ResponseStream& out) {
+                     path = *file](http::ResponseStream& out) {
     if (!out.Write(first)) return;
     // From the end of what was read; lines completed later are sent as they come.
     std::error_code ec;

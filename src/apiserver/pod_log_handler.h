@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "api/node.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 #include "base/error.h"
 
@@ -26,7 +26,7 @@ class PodLogSource {
                                                          bool previous) const = 0;
 };
 
-HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const HttpRequest& request,
+http::HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
                          const ObjectKey& pod_key);
 
 }  // namespace podlimits::apiserver

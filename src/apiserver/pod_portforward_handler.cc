@@ -22,8 +22,8 @@ constexpr std::string_view kTunnelledSpdy = "SPDY/3.1+portforward.k8s.io";
 
 }  // namespace
 
-HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
-                                 const HttpRequest& request, const ObjectKey& pod_key) {
+http::HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
+                                 const http::HttpRequest& request, const ObjectKey& pod_key) {
   auto loaded = LoadPod(store, pod_key);
   if (!loaded) return loaded.error().Response();
   auto pod = std::make_shared<Node>(std::move(*loaded));
@@ -53,9 +53,9 @@ HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
             fmt::format("requested protocol(s) are not supported: [{}]; supports [{}]",
                         fmt::join(offered, " "), kTunnelledSpdy)};
   }
-  HttpResponse response;
+  http::HttpResponse response;
   response.websocket_protocol = std::string(kTunnelledSpdy);
-  response.websocket = [&dialer, pod](WebSocketConnection& connection) {
+  response.websocket = [&dialer, pod](http::WebSocketConnection& connection) {
     RunPortForwardSession(connection, [&dialer, pod](int port) { return dialer.DialPort(*pod, port); });
   };
   return response;

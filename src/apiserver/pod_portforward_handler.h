@@ -16,7 +16,7 @@
 #include <string>
 
 #include "api/node.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 #include "base/unique_fd.h"
 
@@ -30,7 +30,7 @@ class PodPortDialer {
   virtual std::expected<UniqueFd, std::string> DialPort(const api::Node& pod, int port) = 0;
 };
 
-HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
-                                 const HttpRequest& request, const ObjectKey& pod_key);
+http::HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
+                                 const http::HttpRequest& request, const ObjectKey& pod_key);
 
 }  // namespace podlimits::apiserver

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "apiserver/spdy_frames.h"
-#include "apiserver/strand_session.h"
+#include "http/strand_session.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -61,7 +61,7 @@ std::optional<int> PortOf(std::string_view text) {
 
 class PortForwardSession {
  public:
-  PortForwardSession(WebSocketConnection& connection, PortDial dial)
+  PortForwardSession(http::WebSocketConnection& connection, PortDial dial)
       : session_(connection.executor), ws_(connection.ws), dial_(std::move(dial)) {}
 
   void Run() {
@@ -269,8 +269,8 @@ class PortForwardSession {
     std::function<void()> after;
   };
 
-  StrandSession session_;
-  WebSocketStream& ws_;
+  http::StrandSession session_;
+  http::WebSocketStream& ws_;
   PortDial dial_;
   beast::flat_buffer read_buffer_;
   spdy::FrameReader frames_in_;
@@ -287,7 +287,7 @@ class PortForwardSession {
 
 }  // namespace
 
-void RunPortForwardSession(WebSocketConnection& connection, PortDial dial) {
+void RunPortForwardSession(http::WebSocketConnection& connection, PortDial dial) {
   PortForwardSession session(connection, std::move(dial));
   session.Run();
 }

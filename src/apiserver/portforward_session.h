@@ -15,7 +15,7 @@
 #include <functional>
 #include <string>
 
-#include "apiserver/websocket_connection.h"
+#include "http/websocket_connection.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::apiserver {
@@ -23,6 +23,6 @@ namespace podlimits::apiserver {
 // Dials one port of the pod: the connected socket, or the message for the error stream.
 using PortDial = std::function<std::expected<UniqueFd, std::string>(int port)>;
 
-void RunPortForwardSession(WebSocketConnection& connection, PortDial dial);
+void RunPortForwardSession(http::WebSocketConnection& connection, PortDial dial);
 
 }  // namespace podlimits::apiserver

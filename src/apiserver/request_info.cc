@@ -21,7 +21,7 @@ std::vector<std::string> Segments(const std::string& path) {
 
 }  // namespace
 
-std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
+std::optional<RequestInfo> ParseRequestInfo(const http::HttpRequest& request) {
   std::vector<std::string> parts = Segments(request.path);
   RequestInfo info;
   if (parts.size() >= 3 && parts[0] == "api" && parts[1] == "v1") {
@@ -67,7 +67,7 @@ std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request) {
   return info;
 }
 
-bool QueryFlag(const HttpRequest& request, std::string_view key) {
+bool QueryFlag(const http::HttpRequest& request, std::string_view key) {
   auto it = request.query.find(std::string(key));
   if (it == request.query.end()) return false;
   std::string lower = it->second;

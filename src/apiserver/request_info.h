@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 namespace podlimits::apiserver {
 
@@ -33,11 +33,11 @@ struct RequestInfo {
 
 // nullopt for a path that is not a resource path of /api/v1 or /apis/{group}/{version}
 // (discovery, /version, ... or a malformed one).
-std::optional<RequestInfo> ParseRequestInfo(const HttpRequest& request);
+std::optional<RequestInfo> ParseRequestInfo(const http::HttpRequest& request);
 
 // A boolean query parameter as the apiserver converts one (Convert_Slice_string_To_bool):
 // absent is false; "false" and "0", in any case, are false; any other value, empty included,
 // is true (`?follow` follows).
-bool QueryFlag(const HttpRequest& request, std::string_view key);
+bool QueryFlag(const http::HttpRequest& request, std::string_view key);
 
 }  // namespace podlimits::apiserver

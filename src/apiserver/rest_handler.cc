@@ -55,7 +55,7 @@ bool Implemented(std::string_view resource, std::string_view verb) {
   return false;
 }
 
-bool WantsTable(const HttpRequest& request) {
+bool WantsTable(const http::HttpRequest& request) {
   auto it = request.headers.find("accept");
   return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
          it->second.find("g=meta.k8s.io") != std::string::npos;
@@ -63,7 +63,7 @@ bool WantsTable(const HttpRequest& request) {
 
 // What a read answers for an object whose stored bytes are not one JSON object, instead of
 // sending them or a list built on them.
-HttpResponse CorruptResponse(const StoredObject& object) {
+http::HttpResponse CorruptResponse(const StoredObject& object) {
   return CorruptStoredObject(object).Response();
 }
 
@@ -83,13 +83,13 @@ std::string RestHandler::Now() const { return FormatApiTime(clock_()); }
 StoreResult<void> RestHandler::EnsureSystemNamespaces() {
   for (std::string_view name : kSystemNamespaces) {
     if (store_.Get({"namespaces", "", std::string(name)})) continue;
-    HttpRequest create;
+    http::HttpRequest create;
     create.method = "POST";
     create.path = "/api/v1/namespaces";
     create.headers["content-type"] = "application/json";
     create.body = fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
                               name);
-    HttpResponse r = Create(create, RequestInfo{"create", "namespaces", "", "", ""});
+    http::HttpResponse r = Create(create, RequestInfo{"create", "namespaces", "", "", ""});
     if (r.status != 201) {
       StoreError e;
       e.error = Error{"create namespace", {}, 0, std::string(name) + ": " + r.body, {}};
@@ -99,7 +99,7 @@ StoreResult<void> RestHandler::EnsureSystemNamespaces() {
   return {};
 }
 
-std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
+std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& request) {
   auto info = ParseRequestInfo(request);
   if (!info) return std::nullopt;
   const ServedResource* resource = FindServedResource(info->group, info->resource);
@@ -174,8 +174,8 @@ std::optional<HttpResponse> RestHandler::Handle(const HttpRequest& request) {
   return Delete(request, *info);
 }
 
-std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
-    const HttpRequest& request, const RequestInfo& info, std::string_view body) {
+std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
+    const http::HttpRequest& request, const RequestInfo& info, std::string_view body) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   api::DecodeOptions decode;
   decode.field_validation = FieldValidationOf(request);
@@ -267,7 +267,7 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
       e.kind = info.resource;
     }
     e.message = outcome.message;
-    HttpResponse r = e.Response();
+    http::HttpResponse r = e.Response();
     AddWarnings(r, admitted.warnings);
     return r;
   }
@@ -275,7 +275,7 @@ std::variant<HttpResponse, RestHandler::Admitted> RestHandler::Admit(
   return admitted;
 }
 
-std::variant<HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKey& key) {
+std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKey& key) {
   auto got = store_.Get(key);
   if (!got) {
     if (got.error().kind == StoreError::Kind::kNotFound) {
@@ -288,7 +288,7 @@ std::variant<HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKe
   return Loaded{std::move(*got), std::move(*tree)};
 }
 
-HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
@@ -305,7 +305,7 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
         .Response();
   }
   auto admitted = Admit(request, info, body);
-  if (auto* refused = std::get_if<HttpResponse>(&admitted)) return std::move(*refused);
+  if (auto* refused = std::get_if<http::HttpResponse>(&admitted)) return std::move(*refused);
   Admitted& a = std::get<Admitted>(admitted);
   Node tree = std::move(a.object);
   Node& meta = tree.Ensure("metadata");
@@ -322,12 +322,12 @@ HttpResponse RestHandler::Create(const HttpRequest& request, const RequestInfo& 
     }
     return InternalResponse(stored.error());
   }
-  HttpResponse r = JsonResponse(201, std::move(stored->data));
+  http::HttpResponse r = JsonResponse(201, std::move(stored->data));
   AddWarnings(r, a.warnings);
   return r;
 }
 
-HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto got = store_.Get({info.resource, resource.namespaced ? info.namespace_ : "", info.name});
   if (!got) {
@@ -348,7 +348,7 @@ HttpResponse RestHandler::Get(const HttpRequest& request, const RequestInfo& inf
   return JsonResponse(200, std::move(got->data));
 }
 
-HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::List(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto query = [&](const char* key) {
     auto it = request.query.find(key);
@@ -420,7 +420,7 @@ HttpResponse RestHandler::List(const HttpRequest& request, const RequestInfo& in
   return JsonResponse(200, std::move(body));
 }
 
-HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto query = [&](const char* key) {
     auto it = request.query.find(key);
@@ -465,7 +465,7 @@ HttpResponse RestHandler::Watch(const HttpRequest& request, const RequestInfo& i
   return ServeWatch(store_, std::move(watch), clock_);
 }
 
-HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Delete(const http::HttpRequest& request, const RequestInfo& info) {
   std::optional<std::string> grace_query;
   if (auto it = request.query.find("gracePeriodSeconds"); it != request.query.end()) {
     grace_query = it->second;
@@ -475,7 +475,7 @@ HttpResponse RestHandler::Delete(const HttpRequest& request, const RequestInfo& 
   return DeleteObject(info, *options);
 }
 
-HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOptions& options) {
+http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOptions& options) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   std::optional<DryRunScope> dry_run;
@@ -484,7 +484,7 @@ HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOpti
   // pod's status meanwhile), as the apiserver's GuaranteedUpdate retries.
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
-    if (auto* missing = std::get_if<HttpResponse>(&loaded)) return std::move(*missing);
+    if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
     StoredObject* got = &std::get<Loaded>(loaded).stored;
     Node* tree = &std::get<Loaded>(loaded).tree;
     std::string uid;

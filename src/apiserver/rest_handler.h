@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "admission/chain.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/request_info.h"
@@ -48,7 +48,7 @@ class RestHandler {
   void set_pod_port_dialer(PodPortDialer* dialer) { port_dialer_ = dialer; }
 
   // nullopt when `request` is not a resource request (its path is not /api/v1/...).
-  std::optional<HttpResponse> Handle(const HttpRequest& request);
+  std::optional<http::HttpResponse> Handle(const http::HttpRequest& request);
 
  private:
   // The object of `body` through the admission chain, in the context of its namespace; a
@@ -57,27 +57,27 @@ class RestHandler {
     api::Node object;
     std::vector<std::string> warnings;
   };
-  std::variant<HttpResponse, Admitted> Admit(const HttpRequest& request, const RequestInfo& info,
+  std::variant<http::HttpResponse, Admitted> Admit(const http::HttpRequest& request, const RequestInfo& info,
                                              std::string_view body);
   // The stored object at `key` and its tree; the apiserver's NotFound (or 500) when there is none.
   struct Loaded {
     StoredObject stored;
     api::Node tree;
   };
-  std::variant<HttpResponse, Loaded> Load(const ObjectKey& key);
-  HttpResponse Create(const HttpRequest& request, const RequestInfo& info);
+  std::variant<http::HttpResponse, Loaded> Load(const ObjectKey& key);
+  http::HttpResponse Create(const http::HttpRequest& request, const RequestInfo& info);
   // PUT (a whole object) and PATCH (patch.h): the stored object changed through admission, as
   // the apiserver's update strategies allow (update.cc).
-  HttpResponse Update(const HttpRequest& request, const RequestInfo& info);
-  HttpResponse Get(const HttpRequest& request, const RequestInfo& info);
-  HttpResponse List(const HttpRequest& request, const RequestInfo& info);
-  HttpResponse Watch(const HttpRequest& request, const RequestInfo& info);
-  HttpResponse Delete(const HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse Update(const http::HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse Get(const http::HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse List(const http::HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse Watch(const http::HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse Delete(const http::HttpRequest& request, const RequestInfo& info);
   // The delete itself, with its options (from a DELETE, or carried by an Eviction).
-  HttpResponse DeleteObject(const RequestInfo& info, const DeleteOptions& options);
+  http::HttpResponse DeleteObject(const RequestInfo& info, const DeleteOptions& options);
   // POST pods/NAME/eviction: the policy/v1 Eviction's delete, after the pod is marked as a
   // disruption target (eviction.cc).
-  HttpResponse Evict(const HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse Evict(const http::HttpRequest& request, const RequestInfo& info);
   std::string Now() const;
 
   ObjectStore& store_;

@@ -10,24 +10,24 @@
 #include "api/json_codec.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 
 namespace podlimits::apiserver {
 
-inline HttpResponse JsonResponse(int status, std::string body) {
+inline http::HttpResponse JsonResponse(int status, std::string body) {
   return {status, "application/json", std::move(body)};
 }
 
 // "Warning: 299 - "text"" headers, as the apiserver sends warnings.
-inline void AddWarnings(HttpResponse& response, const std::vector<std::string>& warnings) {
+inline void AddWarnings(http::HttpResponse& response, const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) {
     response.headers.emplace_back("Warning", "299 - " + field::GoQuote(w));
   }
 }
 
 // The request's fieldValidation (Strict, Warn, Ignore); the server's default is Warn.
-inline api::FieldValidation FieldValidationOf(const HttpRequest& request) {
+inline api::FieldValidation FieldValidationOf(const http::HttpRequest& request) {
   auto it = request.query.find("fieldValidation");
   if (it == request.query.end()) return api::FieldValidation::kWarn;
   if (it->second == "Strict") return api::FieldValidation::kStrict;
@@ -43,7 +43,7 @@ inline std::optional<api::Node> ParseOneJsonObject(std::string_view body) {
   return std::move((*parsed)[0]);
 }
 
-inline HttpResponse InternalResponse(const StoreError& e) {
+inline http::HttpResponse InternalResponse(const StoreError& e) {
   return InternalError(e.error.Message()).Response();
 }
 

@@ -107,7 +107,7 @@ field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
 
 }  // namespace
 
-HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   const bool status_only = info.subresource == "status";
@@ -126,7 +126,7 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
   }
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
-    if (auto* missing = std::get_if<HttpResponse>(&loaded)) return std::move(*missing);
+    if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
     StoredObject* got = &std::get<Loaded>(loaded).stored;
     Node* stored = &std::get<Loaded>(loaded).tree;
 
@@ -186,7 +186,7 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
       for (std::string_view field : kServerOwnedMeta) meta.Erase(field);
       candidate.Erase("status");
       auto admitted = Admit(request, info, api::EncodeJson(candidate, 0));
-      if (auto* refused = std::get_if<HttpResponse>(&admitted)) return std::move(*refused);
+      if (auto* refused = std::get_if<http::HttpResponse>(&admitted)) return std::move(*refused);
       Admitted& a = std::get<Admitted>(admitted);
       next = std::move(a.object);
       Node& next_meta = next.Ensure("metadata");
@@ -243,7 +243,7 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
     Node unchanged = *stored;
     api::CanonicalizeOrder(unchanged, resource.kind);
     if (api::EncodeJson(next, 0) == api::EncodeJson(unchanged, 0)) {
-      HttpResponse r = JsonResponse(200, std::move(got->data));
+      http::HttpResponse r = JsonResponse(200, std::move(got->data));
       AddWarnings(r, warnings);
       return r;
     }
@@ -260,7 +260,7 @@ HttpResponse RestHandler::Update(const HttpRequest& request, const RequestInfo& 
       }
       return InternalResponse(written.error());
     }
-    HttpResponse r = JsonResponse(200, std::move(written->data));
+    http::HttpResponse r = JsonResponse(200, std::move(written->data));
     AddWarnings(r, warnings);
     return r;
   }

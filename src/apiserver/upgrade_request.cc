@@ -4,7 +4,7 @@
 
 namespace podlimits::apiserver {
 
-std::vector<std::string> OfferedProtocols(const HttpRequest& request) {
+std::vector<std::string> OfferedProtocols(const http::HttpRequest& request) {
   std::vector<std::string> out;
   auto it = request.headers.find("sec-websocket-protocol");
   if (it == request.headers.end()) return out;
@@ -21,7 +21,7 @@ std::vector<std::string> OfferedProtocols(const HttpRequest& request) {
   return out;
 }
 
-bool HeaderHasToken(const HttpRequest& request, const char* name, std::string_view token) {
+bool HeaderHasToken(const http::HttpRequest& request, const char* name, std::string_view token) {
   auto it = request.headers.find(name);
   if (it == request.headers.end()) return false;
   std::string lower = it->second;

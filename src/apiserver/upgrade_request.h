@@ -6,15 +6,15 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 namespace podlimits::apiserver {
 
 // The subprotocols a client offers (Sec-WebSocket-Protocol, comma-separated), in order.
-std::vector<std::string> OfferedProtocols(const HttpRequest& request);
+std::vector<std::string> OfferedProtocols(const http::HttpRequest& request);
 
 // Header `name` (lowercase) contains `token` (lowercase), whatever the case of its value:
 // HeaderHasToken(request, "upgrade", "websocket").
-bool HeaderHasToken(const HttpRequest& request, const char* name, std::string_view token);
+bool HeaderHasToken(const http::HttpRequest& request, const char* name, std::string_view token);
 
 }  // namespace podlimits::apiserver

@@ -22,7 +22,7 @@ class Watch {
   Watch(ObjectStore& store, WatchRequest request, WallClock clock)
       : store_(store), request_(std::move(request)), clock_(std::move(clock)) {}
 
-  void Run(ResponseStream& out);
+  void Run(http::ResponseStream& out);
 
  private:
   bool Matches(const Node& object) const {
@@ -38,7 +38,7 @@ class Watch {
     return fmt::format(R"({{"type":"{}","object":{}}})", type, api::EncodeJson(table, 0)) + "\n";
   }
   // Sends one change as the selectors make it look; false once the client is gone.
-  bool Send(WatchEventType type, const StoredObject& object, ResponseStream& out);
+  bool Send(WatchEventType type, const StoredObject& object, http::ResponseStream& out);
 
   ObjectStore& store_;
   WatchRequest request_;
@@ -50,7 +50,7 @@ class Watch {
 
 std::optional<Node> Parse(const std::string& data) { return ParseStoredObject(data); }
 
-bool Watch::Send(WatchEventType type, const StoredObject& object, ResponseStream& out) {
+bool Watch::Send(WatchEventType type, const StoredObject& object, http::ResponseStream& out) {
   auto tree = Parse(object.data);
   if (!tree) {
     // A damaged object ends the watch with the error that names it, as a list fails on it:
@@ -85,7 +85,7 @@ bool Watch::Send(WatchEventType type, const StoredObject& object, ResponseStream
   return out.Write(Line(name, object, *tree));
 }
 
-void Watch::Run(ResponseStream& out) {
+void Watch::Run(http::ResponseStream& out) {
   std::int64_t revision = 0;
   if (request_.from) {
     revision = *request_.from;
@@ -128,12 +128,12 @@ void Watch::Run(ResponseStream& out) {
 
 }  // namespace
 
-HttpResponse ServeWatch(ObjectStore& store, WatchRequest request, WallClock clock) {
-  HttpResponse response;
+http::HttpResponse ServeWatch(ObjectStore& store, WatchRequest request, WallClock clock) {
+  http::HttpResponse response;
   response.status = 200;
   response.content_type = "application/json";
   auto watch = std::make_shared<Watch>(store, std::move(request), std::move(clock));
-  response.stream = [watch](ResponseStream& out) { watch->Run(out); };
+  response.stream = [watch](http::ResponseStream& out) { watch->Run(out); };
   return response;
 }
 

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/selectors.h"
 
@@ -39,6 +39,6 @@ struct WatchRequest {
 using WallClock = std::function<std::chrono::sys_seconds()>;
 
 // The response whose stream runs the watch. `store` must outlive it.
-HttpResponse ServeWatch(ObjectStore& store, WatchRequest request, WallClock clock);
+http::HttpResponse ServeWatch(ObjectStore& store, WatchRequest request, WallClock clock);
 
 }  // namespace podlimits::apiserver

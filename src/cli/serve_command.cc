@@ -13,8 +13,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "apiserver/api_errors.h"
 #include "apiserver/api_handler.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/namespace_controller.h"
 #include "apiserver/node_store.h"
 #include "apiserver/store_maintenance.h"
@@ -185,13 +186,14 @@ int ServeCommand(const ServeFlags& flags) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  apiserver::HttpsServerOptions options;
+  http::HttpsServerOptions options;
   options.address = listen->host;
   options.port = listen->port;
   options.cert_file = pki->serving_cert;
   options.key_file = pki->serving_key;
   options.client_ca_file = pki->ca_cert;
   options.bearer_token = token;
+  options.refusal = apiserver::ListenerRefusal;
   // The API's feature gates are the node config's, as for `run` (one machine, one set of gates).
   admission::ChainOptions chain;
   chain.gates = config->feature_gates;
@@ -261,11 +263,11 @@ int ServeCommand(const ServeFlags& flags) {
   namespaces.Start();
   apiserver::StoreMaintenance maintenance(store, {});
   maintenance.Start();
-  auto server = apiserver::HttpsServer::Start(
-      options, [&rest, &agent](const apiserver::HttpRequest& r) {
+  auto server = http::HttpsServer::Start(
+      options, [&rest, &agent](const http::HttpRequest& r) {
         // The kubelet's /metrics, here on the API port (authenticated as every request is).
         if (r.method == "GET" && r.path == "/metrics") {
-          return apiserver::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
+          return http::HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
                                          agent.MetricsText(), {}};
         }
         return apiserver::HandleApiRequest(r, &rest);

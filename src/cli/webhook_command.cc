@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "base/server_process.h"
 #include "cli/listen_address.h"
 #include "webhook/cluster_sync.h"
@@ -81,7 +81,7 @@ int WebhookCommand(const WebhookFlags& flags) {
     sync->Start();
   }
   webhook::WebhookHandler handler(policies);
-  apiserver::HttpsServerOptions options;
+  http::HttpsServerOptions options;
   options.address = listen->host;
   options.port = listen->port;
   options.cert_file = flags.cert_file;
@@ -92,8 +92,8 @@ int WebhookCommand(const WebhookFlags& flags) {
   // deploy/webhook gives the webhook 128 MiB: five reviews of the largest size at once, each
   // decoded within its value cap (admission_review.cc), fit in it with room to spare.
   options.max_buffered_body_bytes = 16ull << 20;
-  auto server = apiserver::HttpsServer::Start(
-      options, [&handler](const apiserver::HttpRequest& r) { return handler(r); });
+  auto server = http::HttpsServer::Start(
+      options, [&handler](const http::HttpRequest& r) { return handler(r); });
   if (!server) {
     if (sync) sync->Stop();
     std::fprintf(stderr, "error: %s\n", server.error().Message().c_str());

@@ -460,7 +460,7 @@ void NodeAgent::EnsureMirror(const StaticPod& pod) {
       node_uid = Str(*tree, {"metadata", "uid"});
     }
   }
-  apiserver::HttpRequest create;
+  http::HttpRequest create;
   create.method = "POST";
   create.path = "/api/v1/namespaces/" + ns + "/pods";
   create.headers["content-type"] = "application/json";

@@ -4,18 +4,18 @@
 
 namespace podlimits::webhook {
 
-using apiserver::HttpRequest;
-using apiserver::HttpResponse;
+using http::HttpRequest;
+using http::HttpResponse;
 
 namespace {
 
-HttpResponse Text(int status, std::string body) {
+http::HttpResponse Text(int status, std::string body) {
   return {status, "text/plain; charset=utf-8", std::move(body)};
 }
 
 }  // namespace
 
-HttpResponse WebhookHandler::operator()(const HttpRequest& request) {
+http::HttpResponse WebhookHandler::operator()(const http::HttpRequest& request) {
   const bool validate = request.path == "/validate";
   if (validate || request.path == "/mutate") {
     if (request.method != "POST") return Text(405, "method not allowed: POST an AdmissionReview\n");

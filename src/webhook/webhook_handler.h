@@ -6,7 +6,7 @@
 // on a review path a 405, another content type a 415.
 #pragma once
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "webhook/review_metrics.h"
 #include "webhook/policy_store.h"
 
@@ -15,7 +15,7 @@ namespace podlimits::webhook {
 class WebhookHandler {
  public:
   explicit WebhookHandler(const PolicyStore& policies) : policies_(policies) {}
-  apiserver::HttpResponse operator()(const apiserver::HttpRequest& request);
+  http::HttpResponse operator()(const http::HttpRequest& request);
   const ReviewMetrics& metrics() const { return metrics_; }
 
  private:

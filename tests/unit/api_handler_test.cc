@@ -8,8 +8,8 @@
 namespace podlimits::apiserver {
 namespace {
 
-HttpRequest Get(std::string path, std::string accept = "") {
-  HttpRequest r;
+http::HttpRequest Get(std::string path, std::string accept = "") {
+  http::HttpRequest r;
   r.method = "GET";
   r.path = std::move(path);
   r.target = r.path;

@@ -1,12 +1,12 @@
 // Who gets a connection slot and who gives one up (apiserver/connection_table.h).
-#include "apiserver/connection_table.h"
+#include "http/connection_table.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 namespace {
 
 using Ids = std::vector<ConnectionTable::Id>;
@@ -133,4 +133,4 @@ TEST(ConnectionTable, DisplaceOneTakesFromTheLargestSource) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "apiserver/exec_session.h"
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/pki.h"
 #include "kubelet/exec_wire.h"
 #include "temp_dir.h"
@@ -43,7 +43,7 @@ class ExecSessionTest : public ::testing::Test {
   // Starts a server whose every request becomes an exec session over fresh pipes; the process's
   // ends go to `process_`.
   void StartServer(std::string protocol) {
-    auto server = HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this, protocol](const HttpRequest&) {
+    auto server = http::HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this, protocol](const http::HttpRequest&) {
       auto streams = std::make_shared<ExecStreams>();
       int p[2];
       EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
@@ -59,9 +59,9 @@ class ExecSessionTest : public ::testing::Test {
       streams->control.Reset(p[0]);
       process_.control.Reset(p[1]);
       ready_ = true;
-      HttpResponse r;
+      http::HttpResponse r;
       r.websocket_protocol = protocol;
-      r.websocket = [streams, protocol](WebSocketConnection& c) {
+      r.websocket = [streams, protocol](http::WebSocketConnection& c) {
         RunExecSession(c, std::move(*streams), {"sh", "-c", "x"}, protocol == "v5.channel.k8s.io");
       };
       return r;
@@ -112,7 +112,7 @@ class ExecSessionTest : public ::testing::Test {
 
   podlimits::testing::TempDir dir_{"podlimits-exec-session"};
   NodePki pki_;
-  std::unique_ptr<HttpsServer> server_;
+  std::unique_ptr<http::HttpsServer> server_;
   FakeProcess process_;
   std::atomic<bool> ready_{false};
 };

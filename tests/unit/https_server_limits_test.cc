@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 #include "apiserver/pki.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 namespace {
 
 namespace asio = boost::asio;
@@ -144,7 +144,7 @@ class ListenerLimitsTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-listener"};
-  NodePki pki_;
+  apiserver::NodePki pki_;
   asio::io_context io_;
   std::unique_ptr<HttpsServer> server_;
 };
@@ -462,4 +462,4 @@ TEST_F(ListenerLimitsTest, DrainAnswersEveryRequestItReceivedAndClosesTheRest) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

@@ -1,5 +1,5 @@
 // The API listener: TLS with the node's certificates, who may talk to it, and its limits.
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 #include <gtest/gtest.h>
 
@@ -19,12 +19,12 @@
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace http = beast::http;
+namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
 
 struct Reply {
@@ -35,7 +35,7 @@ struct Reply {
 
 // One request over a fresh TLS connection, as a Go client makes it: the server certificate
 // verified against the node's CA for "localhost", a client certificate when given.
-Reply Request(std::uint16_t port, const NodePki& pki, bool with_client_cert,
+Reply Request(std::uint16_t port, const apiserver::NodePki& pki, bool with_client_cert,
               const std::string& target, const std::string& body = "",
               const std::string& bearer = "") {
   Reply out;
@@ -52,17 +52,17 @@ Reply Request(std::uint16_t port, const NodePki& pki, bool with_client_cert,
     stream.set_verify_callback(asio::ssl::host_name_verification("localhost"));
     stream.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
     stream.handshake(asio::ssl::stream_base::client);
-    http::request<http::string_body> req{body.empty() ? http::verb::get : http::verb::post, target,
+    bhttp::request<bhttp::string_body> req{body.empty() ? bhttp::verb::get : bhttp::verb::post, target,
                                          11};
-    req.set(http::field::host, "localhost");
-    if (!bearer.empty()) req.set(http::field::authorization, "Bearer " + bearer);
+    req.set(bhttp::field::host, "localhost");
+    if (!bearer.empty()) req.set(bhttp::field::authorization, "Bearer " + bearer);
     req.body() = body;
     req.prepare_payload();
-    http::write(stream, req);
+    bhttp::write(stream, req);
     beast::flat_buffer buffer;
-    http::response_parser<http::string_body> parser;
+    bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(16 << 20);
-    http::read(stream, buffer, parser);
+    bhttp::read(stream, buffer, parser);
     out.status = parser.get().result_int();
     out.body = parser.get().body();
   } catch (const std::exception& e) {
@@ -90,7 +90,7 @@ class HttpsServerTest : public ::testing::Test {
     server_ = std::move(*server);
   }
   podlimits::testing::TempDir dir_{"podlimits-https"};
-  NodePki pki_;
+  apiserver::NodePki pki_;
   std::unique_ptr<HttpsServer> server_;
 };
 
@@ -132,19 +132,19 @@ TEST_F(HttpsServerTest, StopsWithConnectionsOpen) {
 }
 
 // A node PKI of its own in `dir` (its own CA).
-NodePki MakePki(const std::filesystem::path& dir) {
+apiserver::NodePki MakePki(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  PkiOptions options;
+  apiserver::PkiOptions options;
   options.data_dir = dir;
-  auto pki = EnsureNodePki(options);
+  auto pki = apiserver::EnsureNodePki(options);
   EXPECT_TRUE(pki) << pki.error();
-  return pki ? *pki : NodePki{};
+  return pki ? *pki : apiserver::NodePki{};
 }
 
 TEST(HttpsServerWebhook, WithoutAuthenticationAndWithAReloadedCertificate) {
   podlimits::testing::TempDir dir("podlimits-https-webhook");
-  const NodePki first = MakePki(dir.path() / "first");
-  const NodePki second = MakePki(dir.path() / "second");
+  const apiserver::NodePki first = MakePki(dir.path() / "first");
+  const apiserver::NodePki second = MakePki(dir.path() / "second");
   const std::filesystem::path cert = dir.path() / "tls.crt", key = dir.path() / "tls.key";
   std::filesystem::copy_file(first.serving_cert, cert);
   std::filesystem::copy_file(first.serving_key, key);
@@ -179,7 +179,7 @@ TEST(HttpsServerWebhook, WithoutAuthenticationAndWithAReloadedCertificate) {
 
 TEST(HttpsServerWebhook, DrainAnswersTheRequestInFlight) {
   podlimits::testing::TempDir dir("podlimits-https-drain");
-  const NodePki pki = MakePki(dir.path());
+  const apiserver::NodePki pki = MakePki(dir.path());
   HttpsServerOptions o;
   o.port = 0;
   o.cert_file = pki.serving_cert;
@@ -210,4 +210,4 @@ TEST(HttpsServerWebhook, DrainAnswersTheRequestInFlight) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

@@ -89,21 +89,21 @@ class PodExecHandlerTest : public ::testing::Test {
     ASSERT_TRUE(store_->Create({"pods", "default", name},
                                [&](std::int64_t rv) { return RenderStoredObject(pod, "Pod", rv); }));
   }
-  HttpResponse Exec(const std::string& name, const std::string& query, bool websocket = true,
+  http::HttpResponse Exec(const std::string& name, const std::string& query, bool websocket = true,
                     const std::string& protocols = "v5.channel.k8s.io") {
     return ServePodExec(*store_, executor_, Request("exec", name, query, websocket, protocols),
                         {"pods", "default", name});
   }
-  HttpResponse Attach(const std::string& name, const std::string& query, bool websocket = true) {
+  http::HttpResponse Attach(const std::string& name, const std::string& query, bool websocket = true) {
     return ServePodAttach(*store_, logs_, executor_, Request("attach", name, query, websocket),
                           {"pods", "default", name});
   }
   // A GET of pods/{name}/{subresource}; a WebSocket upgrade offering `protocols`, or else one
   // that asks for SPDY as kubectl's fallback does.
-  static HttpRequest Request(const std::string& subresource, const std::string& name,
+  static http::HttpRequest Request(const std::string& subresource, const std::string& name,
                              const std::string& query, bool websocket,
                              const std::string& protocols = "v5.channel.k8s.io") {
-    HttpRequest r;
+    http::HttpRequest r;
     r.method = "GET";
     r.target = "/api/v1/namespaces/default/pods/" + name + "/" + subresource + "?" + query;
     r.path = "/api/v1/namespaces/default/pods/" + name + "/" + subresource;
@@ -123,7 +123,7 @@ class PodExecHandlerTest : public ::testing::Test {
     }
     return r;
   }
-  static std::string Message(const HttpResponse& r) {
+  static std::string Message(const http::HttpResponse& r) {
     if (r.content_type.starts_with("text/plain")) return r.body;
     auto nodes = api::ParseJsonStream(r.body);
     return nodes ? api::StringOf((*nodes)[0].Find("message")) : r.body;
@@ -164,7 +164,7 @@ TEST_F(PodExecHandlerTest, Refusals) {
       {"not running, to SPDY", "waiting", ok, 404, "container not found (\"app\")", false},
   };
   for (const auto& c : cases) {
-    HttpResponse r = Exec(c.pod, c.query, c.websocket, c.protocols);
+    http::HttpResponse r = Exec(c.pod, c.query, c.websocket, c.protocols);
     EXPECT_EQ(r.status, c.status) << c.name;
     EXPECT_EQ(Message(r), c.message) << c.name;
     EXPECT_FALSE(r.websocket) << c.name;
@@ -177,14 +177,14 @@ TEST_F(PodExecHandlerTest, Refusals) {
 TEST_F(PodExecHandlerTest, PortForwardRefusalsAndUpgrade) {
   auto forward = [&](const std::string& pod, bool websocket, const std::string& protocols,
                      const char* upgrade = nullptr) {
-    HttpRequest r = Request("portforward", pod, "", websocket, protocols);
+    http::HttpRequest r = Request("portforward", pod, "", websocket, protocols);
     if (upgrade != nullptr) r.headers["upgrade"] = upgrade;
     return ServePodPortForward(*store_, dialer_, r, {"pods", "default", pod});
   };
   const std::string spdy = "SPDY/3.1+portforward.k8s.io";
   struct Case {
     std::string name;
-    HttpResponse got;
+    http::HttpResponse got;
     int status;
     std::string message;
   };
@@ -205,25 +205,25 @@ TEST_F(PodExecHandlerTest, PortForwardRefusalsAndUpgrade) {
     EXPECT_EQ(Message(c.got), c.message) << c.name;
     EXPECT_FALSE(c.got.websocket) << c.name;
   }
-  HttpResponse ok = forward("web", true, "v4.channel.k8s.io, " + spdy);
+  http::HttpResponse ok = forward("web", true, "v4.channel.k8s.io, " + spdy);
   EXPECT_TRUE(ok.websocket);
   EXPECT_EQ(ok.websocket_protocol, spdy);
   EXPECT_EQ(dialer_.calls, 0);  // a port is dialled only when kubectl opens a stream pair
 }
 
 TEST_F(PodExecHandlerTest, SpdyIsRefusedWithAReason) {
-  HttpRequest r;
+  http::HttpRequest r;
   r.method = "POST";
   r.target = "/api/v1/namespaces/default/pods/web/exec?command=sh&stdout=true";
   r.query = {{"command", "sh"}, {"stdout", "true"}};
   r.headers["upgrade"] = "SPDY/3.1";
-  HttpResponse got = ServePodExec(*store_, executor_, r, {"pods", "default", "web"});
+  http::HttpResponse got = ServePodExec(*store_, executor_, r, {"pods", "default", "web"});
   EXPECT_EQ(got.status, 400);
   EXPECT_NE(got.body.find("not SPDY/3.1"), std::string::npos) << got.body;
 }
 
 TEST_F(PodExecHandlerTest, StartsWithTheRequestedStreams) {
-  HttpResponse r = Exec("web", "command=sh&command=-c&command=echo%20a%26b&stdin=true&stdout=true&stderr=true&tty=true",
+  http::HttpResponse r = Exec("web", "command=sh&command=-c&command=echo%20a%26b&stdin=true&stdout=true&stderr=true&tty=true",
                         true, "v4.channel.k8s.io, v5.channel.k8s.io");
   ASSERT_TRUE(r.websocket);
   EXPECT_EQ(r.websocket_protocol, "v5.channel.k8s.io");
@@ -241,32 +241,32 @@ TEST_F(PodExecHandlerTest, StartsWithTheRequestedStreams) {
 }
 
 TEST_F(PodExecHandlerTest, AttachRefusalsAndStart) {
-  HttpResponse input = Attach("web", "stdin=true&stdout=true");
+  http::HttpResponse input = Attach("web", "stdin=true&stdout=true");
   EXPECT_EQ(input.status, 400);
   EXPECT_EQ(Message(input),
             "podlimits does not attach to a container's input unless it declares stdin: true: the "
             "stdin of container app is /dev/null; attach without -i");
-  HttpResponse spdy = Attach("web", "stdin=true&stdout=true", false);
+  http::HttpResponse spdy = Attach("web", "stdin=true&stdout=true", false);
   EXPECT_EQ(spdy.status, 400);
   EXPECT_TRUE(spdy.content_type.starts_with("application/json")) << spdy.content_type;
   EXPECT_EQ(Message(spdy), Message(input));
   EXPECT_EQ(Attach("waiting", "stdout=true").status, 404);
   EXPECT_EQ(Attach("web", "").status, 400);  // no stream
   // No command: attach starts, on the protocol negotiated.
-  HttpResponse started = Attach("web", "stdout=true&stderr=true");
+  http::HttpResponse started = Attach("web", "stdout=true&stderr=true");
   EXPECT_TRUE(started.websocket);
   EXPECT_EQ(started.websocket_protocol, "v5.channel.k8s.io");
   EXPECT_EQ(executor_.calls, 0);
   EXPECT_EQ(executor_.inputs, 0);
   // A container that declares stdin: its input is attached through the node.
-  HttpResponse with_input = Attach("interactive", "stdin=true&stdout=true&tty=true");
+  http::HttpResponse with_input = Attach("interactive", "stdin=true&stdout=true&tty=true");
   EXPECT_TRUE(with_input.websocket) << with_input.body;
   EXPECT_EQ(executor_.inputs, 1);
   EXPECT_TRUE(executor_.seen.stdin);
   EXPECT_TRUE(executor_.seen.tty);
   // The node's refusal (the container went in between) is the answer before the upgrade.
   executor_.refusal = ExecRefusal{404, "container not found (\"app\")"};
-  HttpResponse gone = Attach("interactive", "stdin=true&stdout=true");
+  http::HttpResponse gone = Attach("interactive", "stdin=true&stdout=true");
   EXPECT_EQ(gone.status, 404);
   EXPECT_EQ(gone.body, "container not found (\"app\")");
 }

@@ -36,10 +36,10 @@ class PortForwardSessionTest : public ::testing::Test {
     pki_ = podlimits::testing::TestNodePki(dir_.path());
     // Port 80 is a socketpair whose other end the test holds as the pod's; any other port
     // cannot be reached.
-    auto server = HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this](const HttpRequest&) {
-      HttpResponse r;
+    auto server = http::HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this](const http::HttpRequest&) {
+      http::HttpResponse r;
       r.websocket_protocol = "SPDY/3.1+portforward.k8s.io";
-      r.websocket = [this](WebSocketConnection& c) {
+      r.websocket = [this](http::WebSocketConnection& c) {
         RunPortForwardSession(c, [this](int port) -> std::expected<UniqueFd, std::string> {
           ++dialled_;
           if (port != 80) return std::unexpected("error forwarding port " + std::to_string(port));
@@ -95,7 +95,7 @@ class PortForwardSessionTest : public ::testing::Test {
 
   podlimits::testing::TempDir dir_{"podlimits-portforward-session"};
   NodePki pki_;
-  std::unique_ptr<HttpsServer> server_;
+  std::unique_ptr<http::HttpsServer> server_;
   asio::io_context io_;
   asio::ssl::context ctx_{asio::ssl::context::tls_client};
   std::unique_ptr<podlimits::testing::TestWebSocket> ws_;

@@ -8,8 +8,8 @@
 namespace podlimits::apiserver {
 namespace {
 
-HttpRequest Req(std::string method, std::string path, std::map<std::string, std::string> q = {}) {
-  HttpRequest r;
+http::HttpRequest Req(std::string method, std::string path, std::map<std::string, std::string> q = {}) {
+  http::HttpRequest r;
   r.method = std::move(method);
   r.path = std::move(path);
   r.query = std::move(q);
@@ -25,7 +25,7 @@ std::string Describe(const std::optional<RequestInfo>& i) {
 
 TEST(RequestInfo, PathsAndVerbs) {
   struct Case {
-    HttpRequest request;
+    http::HttpRequest request;
     std::string want;
   };
   const std::vector<Case> cases = {
@@ -70,7 +70,7 @@ TEST(QueryFlag, AsTheApiserverConvertsBooleans) {
       {"true", true},        {"1", true},       {"", true},       {"yes", true},
   };
   for (const auto& [value, want] : cases) {
-    HttpRequest r;
+    http::HttpRequest r;
     if (value) r.query["follow"] = *value;
     EXPECT_EQ(QueryFlag(r, "follow"), want) << value.value_or("(absent)");
   }

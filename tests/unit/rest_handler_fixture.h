@@ -30,10 +30,10 @@ class RestHandlerTest : public ::testing::Test {
     ASSERT_TRUE(rest_->EnsureSystemNamespaces());
   }
 
-  HttpResponse Call(std::string method, std::string path, std::string body = "",
+  http::HttpResponse Call(std::string method, std::string path, std::string body = "",
                     std::string accept = "application/json",
                     std::string content_type = "application/json") {
-    HttpRequest r;
+    http::HttpRequest r;
     r.method = std::move(method);
     // The query, as the server splits it off (values are not escaped in these tests).
     if (auto q = path.find('?'); q != std::string::npos) {
@@ -57,7 +57,7 @@ class RestHandlerTest : public ::testing::Test {
     r.user = "kubernetes-admin";
     auto response = rest_->Handle(r);
     EXPECT_TRUE(response.has_value());
-    return response.value_or(HttpResponse{});
+    return response.value_or(http::HttpResponse{});
   }
 
   podlimits::testing::TempDir dir_{"podlimits-rest"};

@@ -28,7 +28,7 @@ struct Answer {
   std::string reason, message;  // a Status's
 };
 
-Answer Read(const HttpResponse& r) {
+Answer Read(const http::HttpResponse& r) {
   Answer a;
   a.status = r.status;
   auto parsed = api::ParseJsonStream(r.body);
@@ -86,7 +86,7 @@ class RestHandlerPagingTest : public RestHandlerTest {
 
   Answer List(std::string path, std::map<std::string, std::string> query = {},
               std::string accept = "application/json") {
-    HttpRequest r;
+    http::HttpRequest r;
     r.method = "GET";
     r.path = std::move(path);
     r.query = std::move(query);
@@ -94,7 +94,7 @@ class RestHandlerPagingTest : public RestHandlerTest {
     r.user = "kubernetes-admin";
     auto response = rest_->Handle(r);
     EXPECT_TRUE(response.has_value());
-    return Read(response.value_or(HttpResponse{}));
+    return Read(response.value_or(http::HttpResponse{}));
   }
 
   // Every page of a list, following its tokens.
@@ -485,7 +485,7 @@ TEST_F(RestHandlerPagingTest, TablesPageAsListsDo) {
   EXPECT_TRUE(pages[1].continue_token.empty());
   EXPECT_EQ(pages[1].remaining, std::nullopt);
 
-  HttpRequest r;
+  http::HttpRequest r;
   r.method = "GET";
   r.path = "/api/v1/configmaps";
   r.query["limit"] = "4";

@@ -75,7 +75,7 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
                          R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"z"}})");
   EXPECT_EQ(wrong_kind.status, 400) << wrong_kind.body;
 
-  HttpRequest proto;
+  http::HttpRequest proto;
   proto.method = "POST";
   proto.path = "/api/v1/namespaces/default/configmaps";
   proto.headers["content-type"] = "application/vnd.kubernetes.protobuf";
@@ -91,7 +91,7 @@ TEST_F(RestHandlerTest, TheApiserversErrors) {
 
   auto selector = Call("GET", "/api/v1/namespaces/default/configmaps");
   EXPECT_EQ(selector.status, 200);
-  HttpRequest unknown_field;
+  http::HttpRequest unknown_field;
   unknown_field.method = "GET";
   unknown_field.path = "/api/v1/namespaces/default/configmaps";
   unknown_field.query["fieldSelector"] = "spec.nodeName=a";
@@ -112,7 +112,7 @@ TEST_F(RestHandlerTest, ListsBySelector) {
     ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/configmaps", cm).status, 201);
   }
   auto names = [&](std::map<std::string, std::string> query) {
-    HttpRequest r;
+    http::HttpRequest r;
     r.method = "GET";
     r.path = "/api/v1/namespaces/default/configmaps";
     r.query = std::move(query);

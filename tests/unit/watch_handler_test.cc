@@ -16,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // Collects what the watch writes; closes after `limit` events.
-class Collector : public ResponseStream {
+class Collector : public http::ResponseStream {
  public:
   explicit Collector(std::size_t limit) : limit_(limit) {}
   bool Write(std::string_view chunk) override {
@@ -52,7 +52,7 @@ class WatchTest : public ::testing::Test {
     request.resource = "configmaps";
     request.namespace_ = "default";
     request.timeout = std::chrono::seconds(5);
-    HttpResponse r = ServeWatch(*store_, std::move(request), [] {
+    http::HttpResponse r = ServeWatch(*store_, std::move(request), [] {
       return std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000));
     });
     Collector c(events);

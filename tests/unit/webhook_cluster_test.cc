@@ -171,7 +171,7 @@ TEST(ClusterLimitRangeTest, AnUnusableLimitRangeRefusesPodlimitsPodsOfItsNamespa
 TEST(WebhookHandlerTest, ReadyOnlyOnceThePolicyIsKnown) {
   PolicyStore store(std::make_shared<const ReviewPolicy>(), /*ready=*/false);
   WebhookHandler handler(store);
-  apiserver::HttpRequest get;
+  http::HttpRequest get;
   get.method = "GET";
   get.path = "/readyz";
   EXPECT_EQ(handler(get).status, 503);

@@ -15,7 +15,8 @@
 #include <memory>
 #include <string>
 
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
+#include "apiserver/api_errors.h"
 #include "apiserver/pki.h"
 
 namespace podlimits::testing {
@@ -29,13 +30,15 @@ inline apiserver::NodePki TestNodePki(const std::filesystem::path& dir) {
   return pki ? *pki : apiserver::NodePki{};
 }
 
-// Serving with `pki` on a free loopback port, client certificates from its CA.
-inline apiserver::HttpsServerOptions TestServerOptions(const apiserver::NodePki& pki) {
-  apiserver::HttpsServerOptions o;
+// Serving with `pki` on a free loopback port, client certificates from its CA, refusals as the
+// API's Status objects (as serve serves).
+inline http::HttpsServerOptions TestServerOptions(const apiserver::NodePki& pki) {
+  http::HttpsServerOptions o;
   o.port = 0;
   o.cert_file = pki.serving_cert;
   o.key_file = pki.serving_key;
   o.client_ca_file = pki.ca_cert;
+  o.refusal = apiserver::ListenerRefusal;
   return o;
 }
 

@@ -294,7 +294,7 @@ TEST_F(RestHandlerTest, AYamlBodysAliasBombIsABadRequest) {
       "  a: &a " +
       std::string(50'000, 'x') + "\n  b: [" + api::Repeat("*a", 26'000) + "]\n";
   ASSERT_GT(body.size(), 128'000u);
-  const HttpResponse r = Call("POST", "/api/v1/namespaces/default/configmaps", body,
+  const http::HttpResponse r = Call("POST", "/api/v1/namespaces/default/configmaps", body,
                               "application/json", "application/yaml");
   EXPECT_EQ(r.status, 400);
   EXPECT_THAT(r.body, ::testing::HasSubstr(

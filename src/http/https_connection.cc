@@ -24,15 +24,14 @@
 #include <limits>
 #include <sstream>
 
-#include "apiserver/api_errors.h"
-#include "apiserver/https_listener.h"
-#include "apiserver/websocket_connection.h"
+#include "http/https_listener.h"
+#include "http/websocket_connection.h"
 #include "base/percent_encoding.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 namespace {
 
-namespace http = beast::http;
+namespace bhttp = beast::http;
 namespace websocket = beast::websocket;
 using error_code = boost::system::error_code;
 
@@ -84,12 +83,12 @@ std::string GoRefusal(std::string_view status) {
 // A malformed request (Go answers 400), as opposed to a peer that went away or timed out
 // (Go answers nothing).
 bool IsMalformed(const error_code& ec) {
-  if (ec.category() != http::make_error_code(http::error::bad_method).category()) return false;
-  return ec != http::error::end_of_stream && ec != http::error::partial_message &&
-         ec != http::error::short_read && ec != http::error::need_more;
+  if (ec.category() != bhttp::make_error_code(bhttp::error::bad_method).category()) return false;
+  return ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message &&
+         ec != bhttp::error::short_read && ec != bhttp::error::need_more;
 }
 
-HttpRequest BuildRequest(http::request<http::string_body>& req) {
+HttpRequest BuildRequest(bhttp::request<bhttp::string_body>& req) {
   HttpRequest request;
   request.method = std::string(req.method_string());
   request.target = std::string(req.target());
@@ -108,6 +107,19 @@ HttpRequest BuildRequest(http::request<http::string_body>& req) {
 }
 
 }  // namespace
+
+HttpResponse HttpsConnection::Refusal(int status, std::string_view message) const {
+  if (shared_.options.refusal) return shared_.options.refusal(status, message);
+  // Go's http.Error.
+  return {status,
+          "text/plain; charset=utf-8",
+          std::string(message) + "\n",
+          {{"X-Content-Type-Options", "nosniff"}}};
+}
+
+HttpResponse HttpsConnection::TooLarge() const {
+  return Refusal(413, fmt::format("Request entity too large: limit is {}", kMaxRequestBodyBytes));
+}
 
 HttpsConnection::HttpsConnection(ListenerShared& shared, ConnectionTable::Id id, tcp::socket socket)
     : shared_(shared),
@@ -220,10 +232,10 @@ void HttpsConnection::CancelWait() {
 void HttpsConnection::ReadHeader() {
   if (!first_request_) Arm(shared_.options.read_header_timeout);
   phase_ = Phase::kReading;
-  http::async_read_header(
+  bhttp::async_read_header(
       *stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
         if (self->closed_) return;
-        if (ec == http::error::header_limit) {
+        if (ec == bhttp::error::header_limit) {
           return self->WriteRaw(GoRefusal("431 Request Header Fields Too Large"));
         }
         if (ec) return IsMalformed(ec) ? self->WriteRaw(GoRefusal("400 Bad Request")) : self->End();
@@ -235,7 +247,7 @@ void HttpsConnection::ReadHeader() {
                                    : self->parser_->chunked() ? kMaxRequestBodyBytes
                                                               : 0;
         if (!self->ReserveBody(body)) return self->WriteRaw(std::string(kTooManyRequests));
-        const auto expect = self->parser_->get()[http::field::expect];
+        const auto expect = self->parser_->get()[bhttp::field::expect];
         if (beast::iequals(expect, "100-continue")) {
           // curl asks before sending a large body; Go's server answers when the handler reads it.
           self->raw_ = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -270,11 +282,11 @@ void HttpsConnection::ReleaseBody() {
 void HttpsConnection::ReadBody() {
   Arm(shared_.options.body_timeout);
   parser_->body_limit(kMaxRequestBodyBytes);  // a chunked body has no length to check first
-  http::async_read(
+  bhttp::async_read(
       *stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
         if (self->closed_) return;
-        if (ec == http::error::body_limit) {
-          return self->WriteResponse(RequestEntityTooLarge(kMaxRequestBodyBytes).Response(), false);
+        if (ec == bhttp::error::body_limit) {
+          return self->WriteResponse(self->TooLarge(), false);
         }
         if (ec) {
           return IsMalformed(ec) ? self->WriteRaw(GoRefusal("400 Bad Request")) : self->End();
@@ -286,7 +298,7 @@ void HttpsConnection::ReadBody() {
 void HttpsConnection::RefuseBody() {
   const std::uint64_t length = *parser_->content_length();
   if (length > kMaxDrainedBytes) {
-    return WriteResponse(RequestEntityTooLarge(kMaxRequestBodyBytes).Response(), false);
+    return WriteResponse(TooLarge(), false);
   }
   refused_left_ = length - std::min<std::uint64_t>(length, buffer_.size());
   buffer_.consume(buffer_.size());
@@ -297,7 +309,7 @@ void HttpsConnection::RefuseBody() {
 
 void HttpsConnection::DropBody() {
   if (refused_left_ == 0) {
-    return WriteResponse(RequestEntityTooLarge(kMaxRequestBodyBytes).Response(), false);
+    return WriteResponse(TooLarge(), false);
   }
   const std::size_t n =
       static_cast<std::size_t>(std::min<std::uint64_t>(refused_left_, scratch_.size()));
@@ -336,17 +348,17 @@ void HttpsConnection::Handle(HttpRequest request, bool keep_alive, bool upgrade)
       request.groups = {"system:masters"};
       authenticated = true;
     }
-    if (!authenticated) response = Unauthorized().Response();
+    if (!authenticated) response = Refusal(401, "Unauthorized");
   }
   if (authenticated) response = shared_.handler(request);
   std::string().swap(request.body);
   ReleaseBody();
   if (!shared_.options.handler_blocks && (response.websocket || response.stream)) {
     // A handler declared not to block answered with a stream: refused, not a hung io thread.
-    response = InternalError("the handler streams, but was declared not to block").Response();
+    response = Refusal(500, "the handler streams, but was declared not to block");
   }
   if (response.websocket && upgrade) return AcceptWebSocket(response);
-  if (response.websocket) response = BadRequest("Upgrade request required").Response();
+  if (response.websocket) response = Refusal(400, "Upgrade request required");
   if (response.stream) return StreamResponse(response);
   if (!shared_.options.handler_blocks) return WriteResponse(std::move(response), keep_alive);
   asio::post(executor_,
@@ -358,9 +370,9 @@ void HttpsConnection::Handle(HttpRequest request, bool keep_alive, bool upgrade)
 void HttpsConnection::WriteResponse(HttpResponse response, bool keep_alive) {
   if (closed_ || closing_) return End();
   keep_alive = keep_alive && !shared_.draining && !shared_.stopping;
-  auto res = std::make_shared<http::response<http::string_body>>(
-      static_cast<http::status>(response.status), 11);
-  res->set(http::field::content_type, response.content_type);
+  auto res = std::make_shared<bhttp::response<bhttp::string_body>>(
+      static_cast<bhttp::status>(response.status), 11);
+  res->set(bhttp::field::content_type, response.content_type);
   res->set("Cache-Control", "no-cache, private");
   for (const auto& [k, v] : response.headers) res->insert(k, v);  // Warning repeats
   res->keep_alive(keep_alive);
@@ -368,7 +380,7 @@ void HttpsConnection::WriteResponse(HttpResponse response, bool keep_alive) {
   res->prepare_payload();
   phase_ = Phase::kBusy;
   Arm(shared_.options.write_timeout);
-  http::async_write(*stream_, *res,
+  bhttp::async_write(*stream_, *res,
                     [self = shared_from_this(), res, keep_alive](error_code ec, std::size_t) {
                       if (self->closed_) return;
                       self->Disarm();
@@ -503,8 +515,8 @@ class HttpsConnection::ChunkedBody : public ResponseStream {
 };
 
 void HttpsConnection::StreamResponse(HttpResponse& response) {
-  http::response<http::empty_body> res{static_cast<http::status>(response.status), 11};
-  res.set(http::field::content_type, response.content_type);
+  bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(response.status), 11};
+  res.set(bhttp::field::content_type, response.content_type);
   res.set("Cache-Control", "no-cache, private");
   for (const auto& [k, v] : response.headers) res.insert(k, v);  // Warning repeats
   res.keep_alive(false);
@@ -525,7 +537,7 @@ void HttpsConnection::AcceptWebSocket(const HttpResponse& response) {
   WebSocketStream& ws = *owned;
   const std::string protocol = response.websocket_protocol;
   ws.set_option(websocket::stream_base::decorator([protocol](websocket::response_type& res) {
-    if (!protocol.empty()) res.set(http::field::sec_websocket_protocol, protocol);
+    if (!protocol.empty()) res.set(bhttp::field::sec_websocket_protocol, protocol);
   }));
   // A peer that stops reading, or vanishes, is found out by the pings it does not answer
   // (kubectl answers them while it reads); an interactive session may otherwise be silent.
@@ -549,4 +561,4 @@ void HttpsConnection::AcceptWebSocket(const HttpResponse& response) {
   FinishFromWorker(std::move(owned));
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

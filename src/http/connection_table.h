@@ -28,7 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 struct ConnectionCaps {
   std::size_t global = 8192;
@@ -89,4 +89,4 @@ class ConnectionTable {
   std::size_t waiting_ = 0;
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

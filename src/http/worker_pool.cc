@@ -1,6 +1,6 @@
-#include "apiserver/worker_pool.h"
+#include "http/worker_pool.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 void WorkerPool::Run(std::function<void()> task) {
   std::unique_lock lock(mu_);
@@ -50,4 +50,4 @@ std::size_t WorkerPool::threads() const {
   return threads_;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

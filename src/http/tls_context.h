@@ -14,7 +14,7 @@
 
 #include "base/error.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 struct TlsFiles {
   std::filesystem::path cert_file, key_file;
@@ -47,4 +47,4 @@ bool PeerIdentity(SSL* ssl, std::string& user, std::vector<std::string>& groups)
 // `Authorization: Bearer <token>` against the configured token, in constant time.
 bool TokenMatches(std::string_view header, const std::string& token);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

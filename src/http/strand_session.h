@@ -16,7 +16,7 @@
 #include <future>
 #include <utility>
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 class StrandSession {
  public:
@@ -55,4 +55,4 @@ class StrandSession {
   std::promise<void> over_;
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

@@ -4,8 +4,8 @@
 //   - a client certificate that chains to the node's CA (the admin certificate of the
 //     kubeconfig): the user is its CN, the groups its O;
 //   - else `Authorization: Bearer <token>` matching the token file, when one is configured;
-//   - else the apiserver's 401 Status (`Unauthorized`), which kubectl reports as "You must be
-//     logged in to the server (Unauthorized)".
+//   - else a 401 (with the API's `refusal`, the apiserver's Status `Unauthorized`, which kubectl
+//     reports as "You must be logged in to the server (Unauthorized)").
 //
 // What a client can hold, and for how long (kube-apiserver's http.Server is the model:
 // ReadHeaderTimeout 32 s, IdleTimeout 90 s; https_listener.h says which thread does what):
@@ -18,8 +18,8 @@
 //     connection over a cap takes the slot of the oldest connection that is only waiting, so
 //     idle connections cannot lock anyone out; it is refused only when all are busy;
 //   - a request header over max_header_bytes gets Go's `431 Request Header Fields Too Large`, a
-//     malformed request Go's `400 Bad Request`, a body beyond the apiserver's 3 MiB its 413
-//     Status; each closes the connection.
+//     malformed request Go's `400 Bad Request`, a body beyond the apiserver's 3 MiB a 413 (`refusal`);
+//     each closes the connection.
 //
 // Stop() closes the listener and every connection and waits for them; Drain() first lets every
 // request the server has received be answered. Without authentication (a webhook) every
@@ -38,63 +38,11 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/connection_table.h"
 #include "base/error.h"
+#include "http/connection_table.h"
+#include "http/message.h"
 
-namespace podlimits::apiserver {
-
-inline constexpr std::size_t kMaxRequestBodyBytes = 3 * 1024 * 1024;
-
-struct HttpRequest {
-  std::string method;                          // "GET", ...
-  std::string target;                          // "/api/v1/pods?watch=1"
-  std::string path;                            // "/api/v1/pods"
-  std::map<std::string, std::string> query;    // decoded; the last of a repeated key
-  std::map<std::string, std::string> headers;  // lowercase names
-  std::string body;
-  std::string user;                 // the authenticated user
-  std::vector<std::string> groups;  // its groups
-};
-
-// The body of a response whose length is not known up front (a watch, `kubectl logs -f`): sent
-// with chunked transfer encoding, one chunk per Write, flushed at once.
-class ResponseStream {
- public:
-  virtual ~ResponseStream() = default;
-  // False once the client is gone or the server stops: the writer should return.
-  virtual bool Write(std::string_view chunk) = 0;
-  // True once the client closed its side or the server stops; a writer that waits for
-  // something to send checks it between waits.
-  virtual bool Closed() = 0;
-};
-
-struct WebSocketConnection;  // websocket_connection.h
-
-struct HttpResponse {
-  HttpResponse() = default;
-  HttpResponse(int status, std::string content_type, std::string body,
-               std::vector<std::pair<std::string, std::string>> headers = {})
-      : status(status),
-        content_type(std::move(content_type)),
-        body(std::move(body)),
-        headers(std::move(headers)) {}
-
-  int status = 200;
-  std::string content_type = "application/json";
-  std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;
-  // Set: the body is streamed by this function (`body` is ignored) and the connection closes
-  // when it returns.
-  std::function<void(ResponseStream&)> stream;
-  // Set: the request is a WebSocket handshake, accepted with the subprotocol
-  // `websocket_protocol` (status, body and headers are ignored); the function then has the
-  // connection (websocket_connection.h) until it returns, and the connection closes. A request
-  // that is no WebSocket handshake gets a 400 instead.
-  std::function<void(WebSocketConnection&)> websocket;
-  std::string websocket_protocol;
-};
-
-using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+namespace podlimits::http {
 
 struct HttpsServerOptions {
   std::string address = "127.0.0.1";
@@ -122,6 +70,11 @@ struct HttpsServerOptions {
   // many requests, please try again later." with Retry-After: 1. Without it, connections each
   // sending a 3 MiB body slowly hold 3 MiB apiece.
   std::uint64_t max_buffered_body_bytes = 64ull << 20;
+  // The body of a refusal the server makes itself (401 without credentials, 413 beyond the body
+  // limit, 400 for an upgrade that is none, 500 for a handler that broke its word), from its
+  // status and message. Unset: Go's http.Error, plain text. The API sets kube-apiserver's Status
+  // objects (apiserver/api_errors.h).
+  std::function<HttpResponse(int status, std::string_view message)> refusal;
   // Threads driving the sockets; 0: one per core, at most four.
   int io_threads = 0;
   // false: the handler never blocks and never streams (a webhook's, CPU only), so it runs on the
@@ -162,4 +115,4 @@ class HttpsServer {
   std::uint16_t port_ = 0;
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

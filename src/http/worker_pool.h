@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 class WorkerPool {
  public:
@@ -49,4 +49,4 @@ class WorkerPool {
   bool joining_ = false;
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

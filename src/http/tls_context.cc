@@ -1,11 +1,11 @@
-#include "apiserver/tls_context.h"
+#include "http/tls_context.h"
 
 #include <fmt/format.h>
 #include <openssl/crypto.h>
 #include <openssl/x509.h>
 #include <sys/stat.h>
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 namespace {
 
 namespace ssl = boost::asio::ssl;
@@ -94,4 +94,4 @@ bool TokenMatches(std::string_view header, const std::string& token) {
          CRYPTO_memcmp(given.data(), token.data(), token.size()) == 0;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

@@ -1,6 +1,6 @@
-#include "apiserver/connection_table.h"
+#include "http/connection_table.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 void ConnectionTable::SetCount(Source& source, const std::string& name, std::size_t count) {
   by_count_.erase({source.count, name});
@@ -99,4 +99,4 @@ std::size_t ConnectionTable::waiting() const {
   return waiting_;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

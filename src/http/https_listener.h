@@ -27,12 +27,12 @@
 #include <string>
 #include <unordered_map>
 
-#include "apiserver/connection_table.h"
-#include "apiserver/https_server.h"
-#include "apiserver/tls_context.h"
-#include "apiserver/worker_pool.h"
+#include "http/connection_table.h"
+#include "http/https_server.h"
+#include "http/tls_context.h"
+#include "http/worker_pool.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 namespace beast = boost::beast;
 namespace asio = boost::asio;
@@ -92,6 +92,8 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   class ChunkedBody;
 
   tcp::socket& Socket();
+  HttpResponse Refusal(int status, std::string_view message) const;
+  HttpResponse TooLarge() const;  // 413
   // One deadline at a time: the connection closes when it passes.
   void Arm(std::chrono::milliseconds deadline);
   void Disarm();
@@ -150,4 +152,4 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   friend struct ListenerShared;
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

@@ -1,4 +1,4 @@
-#include "apiserver/https_server.h"
+#include "http/https_server.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -8,9 +8,9 @@
 #include <future>
 #include <thread>
 
-#include "apiserver/https_listener.h"
+#include "http/https_listener.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 void ListenerShared::Register(ConnectionTable::Id id, std::weak_ptr<HttpsConnection> connection) {
   std::lock_guard lock(mu);
@@ -250,4 +250,4 @@ HttpsServer::Stats HttpsServer::stats() const {
   return out;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http

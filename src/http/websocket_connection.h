@@ -13,7 +13,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
-namespace podlimits::apiserver {
+namespace podlimits::http {
 
 using WebSocketStream = boost::beast::websocket::stream<
     boost::beast::ssl_stream<boost::asio::ip::tcp::socket>&>;
@@ -24,4 +24,4 @@ struct WebSocketConnection {
   const std::atomic<bool>& stopping;  // the server is stopping: end soon
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::http
