@@ -9,13 +9,12 @@
 #include "kubelet/effective_pid_limit.h"
 #include "validation/feature_gates.h"
 #include "validation/pod.h"
-#include "webhook/limit_annotations.h"
+#include "api/limit_annotations.h"
 
 namespace podlimits::runcwrap {
 namespace {
 
 using api::Node;
-namespace wh = webhook;
 
 constexpr std::string_view kCriContainerType = "io.kubernetes.cri.container-type";
 constexpr std::string_view kCriContainerName = "io.kubernetes.cri.container-name";
@@ -64,8 +63,8 @@ Annotations Collect(const Node* annotations) {
 // Whether `key` is a limit annotation that concerns container `name` ("" for the sandbox, which
 // takes only the pod-wide ones).
 bool Concerns(std::string_view key, std::string_view name) {
-  if (auto container = wh::AnnotatedContainer(key)) return !name.empty() && *container == name;
-  return wh::IsLimitAnnotation(key);
+  if (auto container = api::AnnotatedContainer(key)) return !name.empty() && *container == name;
+  return api::IsLimitAnnotation(key);
 }
 
 // The annotation a field error of the synthetic pod came from: its path names the field.
@@ -130,7 +129,7 @@ Result<BundleRequest> ReadBundleRequest(const Node* annotations) {
     if (Concerns(m.key, req.container_name)) filtered.Set(m.key, m.value);
   }
   bool any_limit_key = false;
-  for (const auto& m : a.all.members) any_limit_key = any_limit_key || wh::IsLimitAnnotation(m.key);
+  for (const auto& m : a.all.members) any_limit_key = any_limit_key || api::IsLimitAnnotation(m.key);
   if (req.role == BundleRole::kOther) {
     if (any_limit_key) {
       return Failure(fmt::format(
@@ -143,7 +142,7 @@ Result<BundleRequest> ReadBundleRequest(const Node* annotations) {
 
   // The sandbox learns whether any container is writable, whatever container the key names.
   for (const auto& m : a.all.members) {
-    if (!wh::IsWritableAnnotation(m.key) || !m.value.IsString()) continue;
+    if (!api::IsWritableAnnotation(m.key) || !m.value.IsString()) continue;
     if (ParseGoBool(m.value.scalar) == true) req.pod_has_writable = true;
   }
 
@@ -160,7 +159,7 @@ Result<BundleRequest> ReadBundleRequest(const Node* annotations) {
   }
   pod.Ensure("spec").Set("containers", std::move(containers));
 
-  wh::AnnotatedFields applied = wh::ApplyLimitAnnotations(pod);
+  api::AnnotatedFields applied = api::ApplyLimitAnnotations(pod);
   req.warnings = std::move(applied.warnings);
   if (!applied.errors.empty()) {
     return Failure(fmt::format("{}: {}", req.Subject(), Describe(applied.errors, "")));
@@ -168,11 +167,11 @@ Result<BundleRequest> ReadBundleRequest(const Node* annotations) {
   api::Pod decoded = api::ReadPod(pod);
   const validation::FeatureGates gates;  // the fields exist on this node whatever the cluster says
 
-  if (filtered.Find(wh::kPodPidLimitKey) != nullptr) {
+  if (filtered.Find(api::kPodPidLimitKey) != nullptr) {
     field::ErrorList errors = validation::ValidatePodLevelResources(decoded.spec, gates, {});
     if (!errors.empty()) {
       return Failure(
-          fmt::format("{}: {}", req.Subject(), Describe(errors, wh::kPodPidLimitKey)));
+          fmt::format("{}: {}", req.Subject(), Describe(errors, api::kPodPidLimitKey)));
     }
     if (std::int64_t limit = kubelet::PodPIDLimit(decoded); limit > 0) req.pod_pid_limit = limit;
   }
@@ -183,7 +182,7 @@ Result<BundleRequest> ReadBundleRequest(const Node* annotations) {
     validation::ValidateUlimits(c, decoded.spec, field::Path("securityContext"), checked);
     if (!checked.errors.empty()) {
       std::string key = KeyFor(filtered, req.container_name,
-                               {wh::kUlimitsKeyPrefix, wh::kDeprecatedUlimitsKeyPrefix});
+                               {api::kUlimitsKeyPrefix, api::kDeprecatedUlimitsKeyPrefix});
       return Failure(fmt::format("{}: {}", req.Subject(), Describe(checked.errors, key)));
     }
     for (auto& w : checked.warnings) req.warnings.push_back(std::move(w));

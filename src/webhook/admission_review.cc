@@ -11,7 +11,7 @@
 #include "api/schema.h"
 #include "base/base64.h"
 #include "validation/pod.h"
-#include "webhook/limit_annotations.h"
+#include "api/limit_annotations.h"
 
 namespace podlimits::webhook {
 
@@ -97,7 +97,7 @@ std::string LimitAnnotationsOf(const Node* pod) {
   const Node* annotations = pod ? pod->FindPath({"metadata", "annotations"}) : nullptr;
   if (annotations && annotations->IsObject()) {
     for (const auto& m : annotations->members) {
-      if (IsLimitAnnotation(m.key)) kept.Set(m.key, m.value);
+      if (api::IsLimitAnnotation(m.key)) kept.Set(m.key, m.value);
     }
   }
   return api::EncodeJsonSorted(kept);
@@ -175,7 +175,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
     return allow({});
   }
 
-  AnnotatedFields annotated = ApplyLimitAnnotations(pod);
+  api::AnnotatedFields annotated = api::ApplyLimitAnnotations(pod);
   std::vector<std::string> warnings = annotated.warnings;
   if (!annotated.errors.empty()) {
     return Deny(std::move(response), 422, "Invalid",
@@ -254,11 +254,11 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   if (!pid_given && admitted != nullptr) {
     if (!has_annotations) {
       Node annotations = Node::Object();
-      annotations.Set(kPodPidLimitKey, *admitted);
+      annotations.Set(api::kPodPidLimitKey, *admitted);
       patch.items.push_back(AddOp("/metadata/annotations", std::move(annotations)));
     } else {
       patch.items.push_back(
-          AddOp("/metadata/annotations/" + PointerToken(kPodPidLimitKey), *admitted));
+          AddOp("/metadata/annotations/" + PointerToken(api::kPodPidLimitKey), *admitted));
     }
   }
   if (!patch.items.empty()) {

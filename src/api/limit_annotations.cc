@@ -1,4 +1,4 @@
-#include "webhook/limit_annotations.h"
+#include "api/limit_annotations.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,7 @@
 #include "api/yaml_codec.h"
 #include "base/numbers.h"
 
-namespace podlimits::webhook {
-
-using api::Node;
+namespace podlimits::api {
 
 namespace {
 
@@ -28,7 +26,7 @@ Node* FindContainer(Node& pod, std::string_view name, std::string* path) {
     Node* containers = pod.FindPath({"spec", list});
     if (containers == nullptr || !containers->IsArray()) continue;
     for (std::size_t i = 0; i < containers->items.size(); ++i) {
-      if (api::StringOf(containers->items[i].Find("name")) == name) {
+      if (StringOf(containers->items[i].Find("name")) == name) {
         *path = fmt::format("spec.{}[{}]", list, i);
         return &containers->items[i];
       }
@@ -60,8 +58,8 @@ std::string UlimitName(std::string_view type) {
 
 // The ulimit-adjuster's YAML list as the field's list, or why it is not one.
 std::expected<Node, std::string> ParseUlimits(std::string_view text) {
-  auto docs = api::ParseYamlStream(text);
-  if (!docs) return std::unexpected(api::DescribeYamlError(docs.error()));
+  auto docs = ParseYamlStream(text);
+  if (!docs) return std::unexpected(DescribeYamlError(docs.error()));
   if (docs->size() != 1 || !(*docs)[0].node.IsArray()) {
     return std::unexpected("must be a YAML list of {type, soft, hard}");
   }
@@ -102,7 +100,7 @@ bool SetUnlessConflicting(Node& at, std::string_view key, Node value, const std:
                           std::string_view annotation, const std::string& annotation_value,
                           field::ErrorList& errors) {
   if (const Node* have = at.Find(key); have && !have->IsNull()) {
-    if (api::EncodeJsonSorted(*have) == api::EncodeJsonSorted(value)) return true;
+    if (EncodeJsonSorted(*have) == EncodeJsonSorted(value)) return true;
     errors.push_back(field::Invalid(AnnotationPath(annotation), annotation_value,
                                     fmt::format("conflicts with {}", field)));
     return false;
@@ -167,7 +165,7 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
       for (const char* list : {"containers", "initContainers"}) {
         const Node* containers = pod.FindPath({"spec", list});
         if (containers == nullptr || !containers->IsArray()) continue;
-        for (const Node& c : containers->items) names.push_back(api::StringOf(c.Find("name")));
+        for (const Node& c : containers->items) names.push_back(StringOf(c.Find("name")));
       }
     }
     for (const auto& n : names) {
@@ -180,14 +178,14 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
       Node* c = NamedContainer(pod, n, key, value, &path, out.errors);
       if (c == nullptr) continue;
       Node& options = c->Ensure("securityContext").Ensure("cgroupOptions");
-      SetUnlessConflicting(options, "mountMode", Node::String(std::string(api::kMountModeWritable)),
+      SetUnlessConflicting(options, "mountMode", Node::String(std::string(kMountModeWritable)),
                            path + ".securityContext.cgroupOptions.mountMode", key, value,
                            out.errors);
     }
   };
   for (const auto& m : kept.members) {
     const std::string& key = m.key;
-    const std::string value = api::StringOf(&m.value);
+    const std::string value = StringOf(&m.value);
     const bool deprecated = key.starts_with(kDeprecatedUlimitsKeyPrefix);
     if (key.starts_with(kUlimitsKeyPrefix) || deprecated) {
       out.any = true;
@@ -209,7 +207,7 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
                            path + ".securityContext.ulimits", key, value, out.errors);
     } else if (key == kPodPidLimitKey) {
       out.any = true;
-      auto q = api::Quantity::Parse(value);
+      auto q = Quantity::Parse(value);
       if (!q) {
         out.errors.push_back(field::Invalid(AnnotationPath(key), value,
                                             "must be a quantity (a number of processes)"));
@@ -230,4 +228,4 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
   return out;
 }
 
-}  // namespace podlimits::webhook
+}  // namespace podlimits::api

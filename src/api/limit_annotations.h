@@ -27,7 +27,7 @@
 #include "api/field.h"
 #include "api/node.h"
 
-namespace podlimits::webhook {
+namespace podlimits::api {
 
 inline constexpr std::string_view kUlimitsKeyPrefix = "ulimits.noderesource.dev/container.";
 inline constexpr std::string_view kDeprecatedUlimitsKeyPrefix =
@@ -53,6 +53,6 @@ std::optional<std::string_view> AnnotatedContainer(std::string_view key);
 bool IsWritableAnnotation(std::string_view key);
 
 // Writes the fields the annotations of `pod` (a Pod object) stand for into it.
-AnnotatedFields ApplyLimitAnnotations(api::Node& pod);
+AnnotatedFields ApplyLimitAnnotations(Node& pod);
 
-}  // namespace podlimits::webhook
+}  // namespace podlimits::api
