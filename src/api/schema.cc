@@ -10,6 +10,7 @@
 
 #include "api/field.h"
 #include "api/quantity.h"
+#include "api/schema_tables.h"
 #include "base/base64.h"
 
 namespace podlimits::api {
@@ -27,9 +28,6 @@ void FieldIndex::Build(const std::vector<std::string_view>& names) {
     slots_[i] = Slot{name, static_cast<std::uint32_t>(position)};
   }
 }
-
-std::string_view EmbeddedObjectSchema();  // generated from schema/k8s-v1-schema.json
-std::string_view EmbeddedConfigSchema();  // generated from schema/k8s-config-schema.json
 
 namespace {
 
@@ -116,13 +114,66 @@ Schema::Schema(std::string_view json) {
   }
 }
 
+Schema::Schema(const SchemaTables& tables) {
+  std::vector<TypeDef*> by_index(tables.type_count);
+  types_.reserve(tables.type_count);
+  for (std::size_t i = 0; i < tables.type_count; ++i) {
+    auto t = std::make_unique<TypeDef>();
+    t->id = tables.types[i].id;
+    t->go_name = LastComponents(t->id, 2);
+    t->short_name = LastComponents(t->id, 1);
+    by_index[i] = t.get();
+    types_.emplace(t->id, std::move(t));
+  }
+  auto fill = [&](auto& self, std::int32_t at, FieldSpec& spec) -> void {
+    const SchemaTables::Spec& raw = tables.specs[at];
+    spec.kind = static_cast<FieldSpec::Kind>(raw.kind);
+    if (raw.type != nullptr) spec.type = raw.type;
+    if (raw.format != nullptr) spec.format = raw.format;
+    if (raw.proposed != nullptr) spec.proposed = raw.proposed;
+    spec.always = raw.always;
+    spec.required = raw.required;
+    spec.pb = raw.pb;
+    switch (spec.kind) {
+      case FieldSpec::Kind::kRef:
+        spec.ref = by_index[raw.ref];
+        break;
+      case FieldSpec::Kind::kList:
+      case FieldSpec::Kind::kMap:
+        spec.elem = std::make_unique<FieldSpec>();
+        self(self, raw.elem, *spec.elem);
+        break;
+      case FieldSpec::Kind::kScalar:
+        spec.scalar = ScalarOf(raw.type != nullptr ? raw.type : "any");
+        break;
+    }
+  };
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < tables.type_count; ++i) {
+    const SchemaTables::Type& raw = tables.types[i];
+    TypeDef& t = *by_index[i];
+    t.fields.resize(raw.field_count);
+    names.clear();
+    for (std::uint32_t f = 0; f < raw.field_count; ++f) {
+      const SchemaTables::Field& field = tables.fields[raw.first_field + f];
+      t.fields[f].name = field.name;
+      fill(fill, field.spec, t.fields[f].spec);
+      names.push_back(t.fields[f].name);
+    }
+    t.index.Build(names);
+  }
+  for (std::size_t i = 0; i < tables.root_count; ++i) {
+    roots_.emplace(tables.roots[i].kind, by_index[tables.roots[i].type]);
+  }
+}
+
 const Schema& Schema::Objects() {
-  static const Schema schema(EmbeddedObjectSchema());
+  static const Schema schema(ObjectSchemaTables());
   return schema;
 }
 
 const Schema& Schema::Config() {
-  static const Schema schema(EmbeddedConfigSchema());
+  static const Schema schema(ConfigSchemaTables());
   return schema;
 }
 
@@ -135,8 +186,7 @@ std::string TypeDef::ApiVersion() const {
   if (group_end == std::string_view::npos || version_end == std::string_view::npos) return "v1";
   const std::string_view group = rest.substr(0, group_end);
   const std::string_view version = rest.substr(group_end + 1, version_end - group_end - 1);
-  return group == "core" ? std::string(version)
-                         : std::string(group) + "/" + std::string(version);
+  return group == "core" ? std::string(version) : std::string(group) + "/" + std::string(version);
 }
 
 const TypeDef* Schema::Root(std::string_view kind) const {

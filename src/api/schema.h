@@ -1,7 +1,8 @@
 // The field schema of the Kubernetes objects podlimits reads, and strict decoding against it.
 //
-// The data comes from k8s-v1-schema.json / k8s-config-schema.json (generated from kubernetes/api,
-// embedded into the binary at build time), so the list of known fields is never hand-typed.
+// The data comes from k8s-v1-schema.json / k8s-config-schema.json (generated from kubernetes/api),
+// turned into static tables at build time (schema_tables.h), so the list of known fields is
+// never hand-typed and is not parsed at every start.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 namespace podlimits::api {
 
 struct TypeDef;
+struct SchemaTables;
 
 struct FieldSpec {
   enum class Kind { kScalar, kRef, kList, kMap };
@@ -103,7 +105,10 @@ class Schema {
   const TypeDef* Root(std::string_view kind) const;
   const TypeDef* Type(std::string_view id) const;
 
+  // From the JSON form (the schema files, a configuration's own small schema).
   explicit Schema(std::string_view json);
+  // From the build's tables of the same files.
+  explicit Schema(const SchemaTables& tables);
 
  private:
   std::unordered_map<std::string, std::unique_ptr<TypeDef>> types_;

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -17,6 +18,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "base/child_reaper.h"
 #include "base/unique_fd.h"
@@ -34,10 +36,17 @@ struct ChildFailure {
 };
 
 constexpr const char* kSteps[] = {
-    "wait for its cgroup", "unshare its cgroup namespace", "make its mounts private",
-    "set the hostname",    "bring loopback up",             "enter its root",
-    "redirect stdio",      "drop to 65535:65535",           "set no_new_privs",
-    "execute the holder",   "set sysctl",
+    "join its cgroup",
+    "unshare its cgroup namespace",
+    "make its mounts private",
+    "set the hostname",
+    "bring loopback up",
+    "enter its root",
+    "redirect stdio",
+    "drop to 65535:65535",
+    "set no_new_privs",
+    "execute the holder",
+    "set sysctl",
 };
 
 // In the child: only system calls from here on (the parent has threads).
@@ -47,17 +56,32 @@ constexpr const char* kSteps[] = {
   _exit(127);
 }
 
-[[noreturn]] void RunChild(const HolderRequest& r, int gate_fd, int report_fd, int binary_fd,
-                           int root_fd, int devnull_fd, char* const argv[], char* const envp[]) {
-  char go = 0;
-  if (read(gate_fd, &go, 1) != 1) _exit(127);  // the parent gave up
-  // The calling thread's signal mask and ignored signals would survive the exec.
+// What the child needs, made before the clone: it may not allocate.
+struct ChildArgs {
+  const HolderRequest* request;
+  const int* cgroup_fds;  // its cgroups' cgroup.procs, open for writing
+  std::size_t cgroup_count;
+  int report_fd, binary_fd, root_fd, devnull_fd;
+  char* const* argv;
+  char* const* envp;
+};
+
+// The child: it shares the parent's memory until it executes the holder (the parent waits,
+// as for vfork), so it runs on a stack of its own and makes only system calls.
+[[noreturn]] void RunChild(const ChildArgs& a) {
+  const HolderRequest& r = *a.request;
+  const int report_fd = a.report_fd;
+  // The signal mask blocked around the clone and the ignored signals would survive the exec.
   sigset_t none;
   sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGPIPE, &dfl, nullptr);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Into its cgroups before it runs anything ("0": the writer itself).
+  for (std::size_t i = 0; i < a.cgroup_count; ++i) {
+    if (write(a.cgroup_fds[i], "0", 1) != 1) Fail(report_fd, 0, static_cast<int>(i));
+  }
   // In its cgroup now: a cgroup namespace rooted there.
   if (unshare(CLONE_NEWCGROUP) != 0) Fail(report_fd, 1);
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) Fail(report_fd, 2);
@@ -81,12 +105,12 @@ constexpr const char* kSteps[] = {
     }
     close(fd);
   }
-  if (fchdir(root_fd) != 0 || chroot(".") != 0 || chdir("/") != 0) Fail(report_fd, 5);
-  if (dup2(devnull_fd, 0) < 0 || dup2(devnull_fd, 1) < 0 || dup2(devnull_fd, 2) < 0) {
+  if (fchdir(a.root_fd) != 0 || chroot(".") != 0 || chdir("/") != 0) Fail(report_fd, 5);
+  if (dup2(a.devnull_fd, 0) < 0 || dup2(a.devnull_fd, 1) < 0 || dup2(a.devnull_fd, 2) < 0) {
     Fail(report_fd, 6);
   }
-  // Raw system calls: glibc's set*id wrappers synchronise every thread the parent had (the
-  // setxid broadcast) and would wait for ever in this single-threaded copy.
+  // Raw system calls: glibc's set*id wrappers synchronise every thread the parent has (the
+  // setxid broadcast), which would change the parent's ids, not this process's.
   const gid_t gid = kHolderId;
   if (syscall(SYS_setgroups, 1, &gid) != 0 || syscall(SYS_setresgid, gid, gid, gid) != 0 ||
       syscall(SYS_setresuid, kHolderId, kHolderId, kHolderId) != 0) {
@@ -95,9 +119,16 @@ constexpr const char* kSteps[] = {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(report_fd, 8);
   // Whatever descriptors of podlimits this child inherited close at exec.
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-  syscall(SYS_execveat, binary_fd, "", argv, envp, AT_EMPTY_PATH);
+  syscall(SYS_execveat, a.binary_fd, "", a.argv, a.envp, AT_EMPTY_PATH);
   Fail(report_fd, 9);
 }
+
+int ChildMain(void* args) {
+  RunChild(*static_cast<const ChildArgs*>(args));
+}
+
+// The child's stack: enough for RunChild's few frames and the system call wrappers.
+constexpr std::size_t kChildStack = 64 * 1024;
 
 }  // namespace
 
@@ -108,57 +139,59 @@ Result<pid_t> StartNamespaceHolder(const HolderRequest& r) {
   if (!root) return SystemError("open the pod sandbox's root", r.root, errno);
   UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
   if (!devnull) return SystemError("open", "/dev/null", errno);
-  int gate[2], report[2];
-  if (pipe2(gate, O_CLOEXEC) != 0) return SystemError("pipe", {}, errno);
-  UniqueFd gate_read(gate[0]), gate_write(gate[1]);
+  int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return SystemError("pipe", {}, errno);
   UniqueFd report_read(report[0]), report_write(report[1]);
+  std::vector<UniqueFd> cgroup_files;
+  std::vector<int> cgroup_fds;
+  for (const auto& procs : r.cgroup_procs) {
+    UniqueFd fd(open(procs.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd) return SystemError("open", procs, errno, "to move the pod sandbox's holder there");
+    cgroup_fds.push_back(fd.get());
+    cgroup_files.push_back(std::move(fd));
+  }
 
   // Everything the child uses is ready before the clone: it may not allocate.
   std::string arg0 = r.binary.filename().string(), arg1 = "-P";
   char* const argv[] = {arg0.data(), arg1.data(), nullptr};
   std::string path = "PATH=/";
   char* const envp[] = {path.data(), nullptr};
+  ChildArgs args{&r,           cgroup_fds.data(), cgroup_fds.size(), report_write.get(),
+                 binary.get(), root.get(),        devnull.get(),     argv,
+                 envp};
+  void* stack = mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return SystemError("mmap", {}, errno, "the holder's stack");
+  struct Unmap {
+    void* p;
+    ~Unmap() { munmap(p, kChildStack); }
+  } unmap{stack};
 
-  unsigned long flags = CLONE_NEWNS | SIGCHLD;
+  // vfork's way, with the namespaces: the child shares this memory and the parent waits until
+  // it has executed the holder or failed, so nothing is copied (a fork of this process copied
+  // its page tables, most of a millisecond) and nothing can change under it.
+  int flags = CLONE_VM | CLONE_VFORK | CLONE_NEWNS | SIGCHLD;
   if (!r.host_pid) flags |= CLONE_NEWPID;
   if (!r.host_ipc) flags |= CLONE_NEWIPC;
   if (!r.host_network) flags |= CLONE_NEWNET | CLONE_NEWUTS;
+  // No signal handler may run in the child on this process's memory.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
   int clone_errno = 0;
   const pid_t pid = ChildReaper::Process().SpawnOwned([&]() -> pid_t {
-    // Like fork, with the namespaces: the child runs on a copy of this stack.
-    long ret = syscall(SYS_clone, flags, nullptr, nullptr, nullptr, 0);
-    if (ret == 0) {
-      RunChild(r, gate_read.get(), report_write.get(), binary.get(), root.get(), devnull.get(),
-               argv, envp);
-    }
+    const pid_t child = clone(ChildMain, static_cast<char*>(stack) + kChildStack, flags, &args);
     clone_errno = errno;
-    return static_cast<pid_t>(ret);
+    return child;
   });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) {
     return SystemError("clone the pod sandbox's holder", {}, clone_errno,
                        "with new mount, PID, IPC, network and UTS namespaces as the pod needs");
   }
   auto kill_and_reap = [&]() { ChildReaper::Process().KillAndReap(pid); };
   report_write.Reset();
-  gate_read.Reset();
 
-  // Into its cgroup before it runs anything.
-  for (const auto& procs : r.cgroup_procs) {
-    UniqueFd fd(open(procs.c_str(), O_WRONLY | O_CLOEXEC));
-    const std::string text = std::to_string(pid);
-    if (!fd || write(fd.get(), text.data(), text.size()) < 0) {
-      const int e = errno;
-      kill_and_reap();
-      return SystemError("move the pod sandbox's holder into", procs, e);
-    }
-  }
-  if (write(gate_write.get(), "g", 1) != 1) {
-    const int e = errno;
-    kill_and_reap();
-    return SystemError("start the pod sandbox's holder", {}, e);
-  }
-  gate_write.Reset();
   // End of file: the exec happened (the report pipe is close-on-exec). Anything else is the
   // step that failed.
   ChildFailure failure;
@@ -170,6 +203,11 @@ Result<pid_t> StartNamespaceHolder(const HolderRequest& r) {
   if (n != static_cast<ssize_t>(sizeof failure) || failure.step < 0 ||
       failure.step >= static_cast<int>(std::size(kSteps))) {
     return Failure("start the pod sandbox's holder", r.binary, "it exited before running");
+  }
+  if (failure.step == 0 && failure.index >= 0 &&
+      static_cast<std::size_t>(failure.index) < r.cgroup_procs.size()) {
+    return SystemError("move the pod sandbox's holder into", r.cgroup_procs[failure.index],
+                       failure.error);
   }
   if (failure.step == 10 && failure.index >= 0 &&
       static_cast<std::size_t>(failure.index) < r.sysctls.size()) {

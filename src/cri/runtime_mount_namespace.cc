@@ -79,15 +79,23 @@ Result<std::string> ReadMountinfo() {
 // Detaches every mount at or below /sys/fs/cgroup in this (private) namespace. Covering them
 // with a tmpfs would not be enough: runc finds cgroup hierarchies in /proc/self/mountinfo, which
 // still lists covered mounts, and would then make its cgroups in the tmpfs above them.
+// A lazy unmount takes every mount below the one it names with it, so only the outermost are
+// named: on a hybrid host one umount2 instead of a dozen (some 80 µs of the kernel's time each,
+// on every `run` and every pod start).
 Result<void> DetachCgroupMounts() {
   auto text = ReadMountinfo();
   if (!text) return std::unexpected(text.error());
   auto entries = cgroups::ParseMountinfo(*text);
   if (!entries) return Failure(entries.error().Message());
-  // Deepest (latest) first; a mount already gone with its parent reports EINVAL.
-  for (auto it = entries->rbegin(); it != entries->rend(); ++it) {
-    const fs::path& mp = it->mount_point;
+  std::vector<fs::path> outermost;
+  for (const auto& e : *entries) {
+    const fs::path& mp = e.mount_point;
     if (mp != kCgroupRoot && !Below(mp, kCgroupRoot)) continue;
+    const bool covered = std::any_of(outermost.begin(), outermost.end(),
+                                     [&](const fs::path& o) { return mp == o || Below(mp, o); });
+    if (!covered) outermost.push_back(mp);
+  }
+  for (const fs::path& mp : outermost) {
     if (umount2(mp.c_str(), MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
       return SystemError("umount", mp, errno);
     }
