@@ -2,7 +2,8 @@
 # bench/run_pod.sh PODLIMITS [RUNS] [RUNTIME]: wall time of `podlimits run` of a one-container
 # busybox pod running `true`, side by side with the bare OCI runtime (`RUNTIME run`) of a bundle
 # with the same rootfs, namespaces and cgroup parent. Runs alternate (podlimits, bare, podlimits,
-# ...) so both see the same machine load; prints each median and the ratio. Needs root.
+# ...) so both see the same machine load; prints each median and the ratio, and podlimits' own
+# CPU per run (perf stat --no-inherit, when perf is there). Needs root.
 #
 # The bare runtime runs in the same kind of mount namespace podlimits gives it (only the v1 pids
 # hierarchy visible under /sys/fs/cgroup on a hybrid machine; crun refuses the hybrid layout).
@@ -130,4 +131,19 @@ print(f"bare `{rt} run` of the same bundle: median {mb:.1f} ms, min {min(b):.1f}
 print(f"bare {rt} create/start/wait/delete: median {ml:.1f} ms, min {min(l):.1f} ms")
 print("  its steps (medians): " + ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in steps.items()))
 print(f"ratio to `{rt} run`: {mp / mb:.2f}x; to the same lifecycle: {mp / ml:.2f}x")
+# podlimits' own CPU (its process alone, not the runtime's it starts), as issue 30 measures it.
+import shutil
+if shutil.which("perf"):
+    own = []
+    for i in range(min(runs, 21)):
+        time.sleep(0.1)
+        r = subprocess.run(["perf", "stat", "--no-inherit", "-x", ",", "-e", "task-clock"] + podlimits,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for line in r.stderr.splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2] == "task-clock":
+                own.append(float(fields[0]))
+    if own:
+        print(f"podlimits' own CPU (perf stat --no-inherit task-clock): median {statistics.median(own):.2f} ms "
+              f"over {len(own)} runs")
 PY
