@@ -44,7 +44,7 @@ struct Node {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static Node node;
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  http::HttpRequest r;
+  HttpRequest r;
   r.method = std::string(Line(in));
   r.target = std::string(Line(in));
   const std::size_t q = r.target.find('?');

@@ -33,6 +33,10 @@ constexpr std::size_t kMaxPendingStdin = 4 << 20;
 // After the command ended, what it wrote is still sent for this long (a process it left
 // behind may hold its stdout open for ever).
 constexpr auto kDrainAfterEnd = std::chrono::seconds(2);
+// With a terminal, kubectl sends the terminal's size once it has created all its streams;
+// output sent before that is dropped by client-go ("Unknown stream id 1, discarding message"),
+// so a terminal's output waits for that first size, or this long for clients that send none.
+constexpr auto kFirstSizeWait = std::chrono::seconds(1);
 
 class ExecSession {
  public:
@@ -43,7 +47,8 @@ class ExecSession {
         command_(std::move(command)),
         v5_(v5),
         control_(session_.executor()),
-        drain_timer_(session_.executor()) {
+        drain_timer_(session_.executor()),
+        size_timer_(session_.executor()) {
     producer_ = std::move(streams.producer);
     terminal_ = std::move(streams.terminal);
     final_message_ = std::move(streams.final_message);
@@ -59,7 +64,14 @@ class ExecSession {
     session_.Run([this] {
       ws_.binary(true);
       ReadClient();
-      for (Output& o : outputs_) Pump(o);
+      if (terminal_) {
+        size_timer_.expires_after(kFirstSizeWait);
+        size_timer_.async_wait(session_.Track([this](error_code ec) {
+          if (!ec) StartOutput();
+        }));
+      } else {
+        StartOutput();
+      }
       if (final_message_) {
         Ended(*final_message_);
       } else {
@@ -69,6 +81,13 @@ class ExecSession {
   }
 
  private:
+  void StartOutput() {
+    if (output_started_ || over_) return;
+    output_started_ = true;
+    size_timer_.cancel();
+    for (Output& o : outputs_) Pump(o);
+  }
+
   struct Output {
     Descriptor fd;
     unsigned char channel;
@@ -105,6 +124,7 @@ class ExecSession {
       if (stdin_queue_.size() == 1) WriteStdin();
     } else if (channel == kResize) {
       Resize(message.substr(1));
+      StartOutput();
     } else if (channel == kClose && v5_ && message.size() >= 2 &&
                static_cast<unsigned char>(message[1]) == kStdin) {
       stdin_closing_ = true;
@@ -215,7 +235,7 @@ class ExecSession {
   }
 
   void MaybeFinish() {
-    if (!status_) return;
+    if (!status_ || !output_started_) return;
     for (const Output& o : outputs_) {
       if (!o.done) return;
     }
@@ -240,6 +260,7 @@ class ExecSession {
     over_ = true;
     error_code ignored;
     drain_timer_.cancel();
+    size_timer_.cancel();
     control_.close(ignored);
     stdin_.reset();
     for (Output& o : outputs_) o.fd.close(ignored);
@@ -260,6 +281,8 @@ class ExecSession {
   UniqueFd terminal_;
   std::optional<std::string> final_message_;
   asio::steady_timer drain_timer_;
+  asio::steady_timer size_timer_;
+  bool output_started_ = false;
   beast::flat_buffer read_buffer_;
   std::deque<std::string> stdin_queue_;
   std::size_t pending_stdin_ = 0;
