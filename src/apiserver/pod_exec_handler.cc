@@ -94,8 +94,8 @@ std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOpti
   return std::nullopt;
 }
 
-http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpRequest& request,
-                                const ObjectKey& pod_key, bool attach,
+http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::HttpRequest& request,
+                                const storage::ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start) {
   auto pod = LoadPod(store, pod_key);
@@ -175,8 +175,8 @@ http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpReques
   return response;
 }
 
-http::HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
-                          const ObjectKey& pod_key) {
+http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
+                          const storage::ObjectKey& pod_key) {
   return ServeRemoteCommand(store, request, pod_key, false, RunningContainerCheck,
                             [&](const Node& pod, const ExecOptions& options) {
                               return executor.StartExec(pod, options);

@@ -24,7 +24,7 @@
 
 #include "api/node.h"
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::apiserver {
@@ -73,8 +73,8 @@ class PodExecutor {
                                                                 const ExecOptions& options) = 0;
 };
 
-http::HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
-                          const ObjectKey& pod_key);
+http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
+                          const storage::ObjectKey& pod_key);
 
 // The half exec and attach (pod_attach_handler.h) share: the pod, the container, a host, the
 // streams asked for, the protocol; then `start` makes the streams and the session frames them.
@@ -85,8 +85,8 @@ using RemoteCommandStarter = std::function<std::expected<ExecStreams, ExecRefusa
     const api::Node& pod, const ExecOptions& options)>;
 using RemoteCommandCheck =
     std::function<std::optional<ExecRefusal>(const api::Node& pod, const ExecOptions& options)>;
-http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpRequest& request,
-                                const ObjectKey& pod_key, bool attach,
+http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::HttpRequest& request,
+                                const storage::ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start);
 

@@ -22,8 +22,8 @@ constexpr std::string_view kTunnelledSpdy = "SPDY/3.1+portforward.k8s.io";
 
 }  // namespace
 
-http::HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
-                                 const http::HttpRequest& request, const ObjectKey& pod_key) {
+http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDialer& dialer,
+                                 const http::HttpRequest& request, const storage::ObjectKey& pod_key) {
   auto loaded = LoadPod(store, pod_key);
   if (!loaded) return loaded.error().Response();
   auto pod = std::make_shared<Node>(std::move(*loaded));

@@ -12,7 +12,7 @@ namespace {
 constexpr std::size_t kEventsPerPage = 256;
 }  // namespace
 
-StoreMaintenance::StoreMaintenance(ObjectStore& store, StoreMaintenanceOptions options)
+StoreMaintenance::StoreMaintenance(storage::ObjectStore& store, StoreMaintenanceOptions options)
     : store_(store), options_(std::move(options)) {
   if (!options_.clock) {
     options_.clock = [] {
@@ -45,7 +45,7 @@ int StoreMaintenance::RunOnce() {
   const auto now = options_.clock();
   // A page at a time: a node that keeps an hour of events holds tens of thousands, and reading
   // them all at once would leave the daemon as large as that peak for good.
-  ObjectKey after{"events", "", ""};
+  storage::ObjectKey after{"events", "", ""};
   while (!stopping_) {
     auto page = store_.ListAfter("events", after, kEventsPerPage);
     if (!page || page->empty()) break;

@@ -186,8 +186,8 @@ int Main(int argc, char** argv) {
           "--store-integrity-check",
           [&serve_flags](const std::string& check) {
             serve_flags.store_integrity_check = check == "full"
-                                                    ? apiserver::IntegrityCheck::kFull
-                                                    : apiserver::IntegrityCheck::kQuick;
+                                                    ? storage::IntegrityCheck::kFull
+                                                    : storage::IntegrityCheck::kQuick;
           },
           "What of the store is checked at start: quick (PRAGMA quick_check, the default) or "
           "full (PRAGMA integrity_check)")

@@ -17,12 +17,12 @@
 #include "apiserver/api_handler.h"
 #include "http/https_server.h"
 #include "apiserver/namespace_controller.h"
-#include "apiserver/node_store.h"
+#include "storage/node_store.h"
 #include "apiserver/store_maintenance.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/pki.h"
 #include "apiserver/rest_handler.h"
-#include "apiserver/store_backup.h"
+#include "storage/store_backup.h"
 #include "base/fs.h"
 #include "base/server_process.h"
 #include "apiserver/human_duration.h"
@@ -151,14 +151,14 @@ int ServeCommand(const ServeFlags& flags) {
   }
 
   // The store before the certificates: a data directory whose store is lost still shows the
-  // node by its pki/ (apiserver/node_store.h).
-  auto node_store = apiserver::OpenNodeStore(
+  // node by its pki/ (storage/node_store.h).
+  auto node_store = storage::OpenNodeStore(
       {data_dir, flags.store_integrity_check, flags.reinitialize_store});
   if (!node_store) return Fail(node_store.error().Message());
   for (const auto& notice : node_store->notices) {
     std::fprintf(stderr, "podlimits serve: %s\n", notice.c_str());
   }
-  apiserver::ObjectStore& store = *node_store->store;
+  storage::ObjectStore& store = *node_store->store;
 
   apiserver::PkiOptions pki_options;
   pki_options.data_dir = data_dir;
@@ -294,8 +294,8 @@ int ServeCommand(const ServeFlags& flags) {
 }
 
 int ServeBackupCommand(const ServeBackupFlags& flags) {
-  auto backup = apiserver::BackupStore(
-      std::filesystem::path(flags.data_dir) / apiserver::kStoreFileName, flags.file);
+  auto backup = storage::BackupStore(
+      std::filesystem::path(flags.data_dir) / storage::kStoreFileName, flags.file);
   if (!backup) return Fail("backup: " + backup.error().Message());
   std::printf("backed up %lld objects at resourceVersion %lld to %s (%ju bytes)\n",
               static_cast<long long>(backup->objects), static_cast<long long>(backup->revision),

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 namespace podlimits::cli {
 
@@ -18,8 +18,8 @@ struct ServeFlags {
   // How often the eviction manager looks at pid.available (the kubelet's evictionMonitoringPeriod,
   // 10s); a Go duration.
   std::string eviction_monitoring_period = "10s";
-  // What serve checks of its store before it starts (apiserver/node_store.h).
-  apiserver::IntegrityCheck store_integrity_check = apiserver::IntegrityCheck::kQuick;
+  // What serve checks of its store before it starts (storage/node_store.h).
+  storage::IntegrityCheck store_integrity_check = storage::IntegrityCheck::kQuick;
   // Start on an empty store when the node's is lost or damaged: its objects are gone and the
   // pods it runs are stopped.
   bool reinitialize_store = false;
@@ -28,7 +28,7 @@ struct ServeFlags {
 int ServeCommand(const ServeFlags& flags);
 
 // `podlimits serve backup --data-dir DIR FILE`: a copy of the node's store, taken while serve
-// runs or not (apiserver/store_backup.h).
+// runs or not (storage/store_backup.h).
 struct ServeBackupFlags {
   std::string data_dir = "/var/lib/podlimits";
   std::string file;

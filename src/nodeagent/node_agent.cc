@@ -33,9 +33,9 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
 namespace {
 
@@ -105,7 +105,7 @@ bool IsPod(const Node& pod, const std::string& uid) {
 
 }  // namespace
 
-NodeAgent::NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options)
+NodeAgent::NodeAgent(storage::ObjectStore& store, NodeAgentOptions options)
     : store_(store), options_(std::move(options)), eviction_(options_.eviction) {}
 
 NodeAgent::~NodeAgent() { Stop(); }
@@ -212,7 +212,7 @@ void NodeAgent::WatchPods() {
       for (const auto& change : *changes) {
         Sweep();
         watched_ = change.object.revision;
-        if (change.type != apiserver::WatchEventType::kDeleted) {
+        if (change.type != storage::WatchEventType::kDeleted) {
           Sync(change.object);
           continue;
         }
