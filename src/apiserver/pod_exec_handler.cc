@@ -7,7 +7,7 @@
 
 #include "api/json_codec.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/exec_session.h"
+#include "streaming/exec_session.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
 #include "apiserver/request_info.h"
@@ -170,7 +170,10 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
   response.websocket_protocol = protocol;
   response.websocket = [streams, command = options.command, v5 = protocol == kV5](
                            http::WebSocketConnection& connection) mutable {
-    RunExecSession(connection, std::move(*streams), std::move(command), v5);
+    streaming::RunExecSession(
+        connection, std::move(*streams),
+        [command](std::string_view node_message) { return ExecStatusJson(node_message, command); },
+        v5);
   };
   return response;
 }

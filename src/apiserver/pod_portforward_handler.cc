@@ -8,7 +8,7 @@
 
 #include "apiserver/api_errors.h"
 #include "apiserver/pod_container.h"
-#include "apiserver/portforward_session.h"
+#include "streaming/portforward_session.h"
 #include "apiserver/upgrade_request.h"
 
 namespace podlimits::apiserver {
@@ -56,7 +56,7 @@ http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDiale
   http::HttpResponse response;
   response.websocket_protocol = std::string(kTunnelledSpdy);
   response.websocket = [&dialer, pod](http::WebSocketConnection& connection) {
-    RunPortForwardSession(connection, [&dialer, pod](int port) { return dialer.DialPort(*pod, port); });
+    streaming::RunPortForwardSession(connection, [&dialer, pod](int port) { return dialer.DialPort(*pod, port); });
   };
   return response;
 }
