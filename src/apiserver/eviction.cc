@@ -18,7 +18,7 @@
 #include "api/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"

@@ -10,7 +10,7 @@
 #include "api/protobuf_object.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "apiserver/list_options.h"
 #include "apiserver/paged_list.h"
 #include "apiserver/pod_deletion.h"
@@ -22,7 +22,7 @@
 #include "apiserver/selectors.h"
 #include "apiserver/served_resources.h"
 #include "apiserver/stored_object.h"
-#include "apiserver/table.h"
+#include "printers/table.h"
 #include "apiserver/watch_handler.h"
 #include "base/numbers.h"
 #include "kubelet/pod_plan.h"
@@ -78,7 +78,7 @@ RestHandler::RestHandler(storage::ObjectStore& store, admission::ChainOptions op
   }
 }
 
-std::string RestHandler::Now() const { return FormatApiTime(clock_()); }
+std::string RestHandler::Now() const { return printers::FormatApiTime(clock_()); }
 
 storage::StoreResult<void> RestHandler::EnsureSystemNamespaces() {
   for (std::string_view name : kSystemNamespaces) {
@@ -340,7 +340,7 @@ http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const Requ
     auto tree = ParseStoredObject(got->data);
     if (!tree) return CorruptResponse(*got);
     return JsonResponse(
-        200, api::EncodeJson(BuildTable(info.resource, {std::move(*tree)},
+        200, api::EncodeJson(printers::BuildTable(info.resource, {std::move(*tree)},
                                         std::to_string(got->revision), clock_()),
                              0));
   }
@@ -389,7 +389,7 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
       if (!tree) return CorruptResponse(item);
       objects.push_back(std::move(*tree));
     }
-    Node table = BuildTable(info.resource, objects, rv, clock_());
+    Node table = printers::BuildTable(info.resource, objects, rv, clock_());
     // The list's ListMeta, as upstream's table convertor copies it.
     Node& meta = table.Ensure("metadata");
     if (!listed->continue_token.empty()) {

@@ -2,7 +2,7 @@
 
 #include <malloc.h>
 
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "apiserver/stored_object.h"
 
 namespace podlimits::apiserver {
@@ -63,7 +63,7 @@ int StoreMaintenance::RunOnce() {
       if (when.empty()) {
         if (const api::Node* n = event->FindPath({"metadata", "creationTimestamp"})) when = n->scalar;
       }
-      auto at = ParseApiTime(when.substr(0, 19) + "Z");
+      auto at = printers::ParseApiTime(when.substr(0, 19) + "Z");
       if (!at || now - *at < options_.event_ttl) continue;
       if (store_.Delete(item.key, item.revision, [&](std::int64_t rv) {
             return RenderStoredObject(*event, "Event", rv);

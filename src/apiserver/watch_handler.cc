@@ -7,7 +7,7 @@
 #include "api/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/stored_object.h"
-#include "apiserver/table.h"
+#include "printers/table.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -34,7 +34,7 @@ class Watch {
     if (!request_.table) {
       return fmt::format(R"({{"type":"{}","object":{}}})", type, object.data) + "\n";
     }
-    Node table = BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
+    Node table = printers::BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
     return fmt::format(R"({{"type":"{}","object":{}}})", type, api::EncodeJson(table, 0)) + "\n";
   }
   // Sends one change as the selectors make it look; false once the client is gone.

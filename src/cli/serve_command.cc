@@ -25,7 +25,7 @@
 #include "storage/store_backup.h"
 #include "base/fs.h"
 #include "base/server_process.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/node_config.h"
 #include "kubelet/node_info.h"
@@ -226,7 +226,7 @@ int ServeCommand(const ServeFlags& flags) {
     input.allocatable = kubelet::NodeAllocatable(node.config());
     input.internal_ip = internal_ip;
     input.kubelet_version = std::string(apiserver::kServedGitVersion);
-    return kubelet::NodeObject(input, host, previous, apiserver::FormatApiTime(
+    return kubelet::NodeObject(input, host, previous, printers::FormatApiTime(
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())));
   };
   // Eviction: the thresholds of pid.available are acted on; any other signal's are said to be

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 #include "temp_dir.h"
@@ -26,7 +26,7 @@ class RestHandlerTest : public ::testing::Test {
     ASSERT_TRUE(s) << s.error().error.Message();
     store_ = std::move(*s);
     rest_ = std::make_unique<RestHandler>(*store_, admission::ChainOptions{},
-                                          [] { return *ParseApiTime("2026-11-25T12:00:00Z"); });
+                                          [] { return *printers::ParseApiTime("2026-11-25T12:00:00Z"); });
     ASSERT_TRUE(rest_->EnsureSystemNamespaces());
   }
 

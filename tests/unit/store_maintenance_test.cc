@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "temp_dir.h"
 
 namespace podlimits::apiserver {
@@ -28,7 +28,7 @@ TEST(StoreMaintenanceTest, ExpiresOldEventsAndCompacts) {
   }));
   StoreMaintenanceOptions options;
   options.keep_changes = 2;
-  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  options.clock = [] { return *printers::ParseApiTime("2026-11-26T01:00:30Z"); };
   StoreMaintenance maintenance(**store, options);
   EXPECT_EQ(maintenance.RunOnce(), 2);
   EXPECT_FALSE((*store)->Get({"events", "default", "old"}));
@@ -59,7 +59,7 @@ TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
   ASSERT_TRUE(write(false, "c", "c2"));  // 6
   StoreMaintenanceOptions options;
   options.keep_changes = 2;  // compacts through revision 4
-  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  options.clock = [] { return *printers::ParseApiTime("2026-11-26T01:00:30Z"); };
   StoreMaintenance maintenance(**store, options);
   EXPECT_EQ(maintenance.RunOnce(), 0);
   EXPECT_EQ(*(*store)->CompactedRevision(), 4);
@@ -107,7 +107,7 @@ TEST(StoreMaintenanceTest, ExpiresEventsAcrossPages) {
     }));
   }
   StoreMaintenanceOptions options;
-  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  options.clock = [] { return *printers::ParseApiTime("2026-11-26T01:00:30Z"); };
   StoreMaintenance maintenance(**store, options);
   EXPECT_EQ(maintenance.RunOnce(), old);
   auto left = (*store)->List("events", "", true);
