@@ -26,7 +26,7 @@ constexpr std::string_view kReview =
 void BM_AnswerReviewMutate(benchmark::State& state) {
   auto settings = webhook::ParseWebhookConfig(kConfig, "config.yaml", ".");
   if (!settings) {
-    state.SkipWithError(settings.error().c_str());
+    state.SkipWithError(settings.error().Message().c_str());
     return;
   }
   for (auto _ : state) {

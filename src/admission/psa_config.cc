@@ -19,7 +19,6 @@ namespace {
 constexpr std::string_view kPluginName = "PodSecurity";
 constexpr std::string_view kPodSecurityGroup = "pod-security.admission.config.k8s.io/";
 
-using Result = std::expected<PodSecurityConfiguration, std::string>;
 
 std::string StringField(const api::Node& tree, std::string_view key) {
   const api::Node* n = tree.Find(key);
@@ -42,20 +41,20 @@ bool LooksLikeJson(std::string_view text) {
 }
 
 // One YAML or JSON document; an empty file is a null node.
-std::expected<api::Node, std::string> ParseDocument(std::string_view text,
+Result<api::Node> ParseDocument(std::string_view text,
                                                     std::string_view source) {
   std::vector<api::Node> docs;
   if (LooksLikeJson(text)) {
     auto parsed = api::ParseJsonStream(text);
     if (!parsed) {
-      return std::unexpected(std::string(source) + ": invalid JSON at line " +
+      return Failure(std::string(source) + ": invalid JSON at line " +
                              std::to_string(parsed.error().line) + ": " + parsed.error().message);
     }
     docs = std::move(*parsed);
   } else {
     auto parsed = api::ParseYamlStream(text);
     if (!parsed) {
-      return std::unexpected(std::string(source) + ": " + api::DescribeYamlError(parsed.error()));
+      return Failure(std::string(source) + ": " + api::DescribeYamlError(parsed.error()));
     }
     for (auto& d : *parsed) {
       if (!d.node.IsNull()) docs.push_back(std::move(d.node));
@@ -63,17 +62,17 @@ std::expected<api::Node, std::string> ParseDocument(std::string_view text,
   }
   if (docs.empty()) return api::Node::Null();
   if (docs.size() > 1) {
-    return std::unexpected(std::string(source) + ": expected one object, found " +
+    return Failure(std::string(source) + ": expected one object, found " +
                            std::to_string(docs.size()));
   }
   return std::move(docs.front());
 }
 
-std::expected<std::string, std::string> ReadFile(const std::filesystem::path& path,
+Result<std::string> ReadFile(const std::filesystem::path& path,
                                                  std::string_view what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return std::unexpected("unable to read " + std::string(what) + " from " +
+    return Failure("unable to read " + std::string(what) + " from " +
                            field::GoQuote(path.string()) + ": " + std::strerror(errno));
   }
   std::ostringstream buf;
@@ -82,19 +81,19 @@ std::expected<std::string, std::string> ReadFile(const std::filesystem::path& pa
 }
 
 // Strict decoding against the schema; the decoder's message already names the bad field.
-std::expected<api::Node, std::string> Decode(std::string_view kind, api::Node tree,
+Result<api::Node> Decode(std::string_view kind, api::Node tree,
                                              std::string_view source) {
   const std::uint32_t line = tree.line;
   auto decoded = api::DecodeObject(api::Schema::Config(), kind, std::move(tree), source, line,
                                    api::FieldValidation::kStrict);
   if (auto* err = std::get_if<api::DecodeError>(&decoded)) {
-    return std::unexpected(std::string(source) + ": " + err->message);
+    return Failure(std::string(source) + ": " + err->message);
   }
   return std::move(std::get<api::DecodedObject>(decoded).tree);
 }
 
 // ToPolicy (admission/api/helpers.go): the error names the Go field, e.g. "Enforce.Level".
-std::expected<Policy, std::string> ToPolicy(const api::Node* defaults) {
+Result<Policy> ToPolicy(const api::Node* defaults) {
   // v1 defaulting: an unset or empty field means privileged / latest.
   auto get = [&](std::string_view key, std::string_view fallback) {
     std::string v = defaults ? StringField(*defaults, key) : std::string();
@@ -107,14 +106,14 @@ std::expected<Policy, std::string> ToPolicy(const api::Node* defaults) {
     if (l)
       out = *l;
     else
-      errs.push_back(std::string(name) + ": " + l.error());
+      errs.push_back(std::string(name) + ": " + l.error().Message());
   };
   auto version = [&](std::string_view key, std::string_view name, Version& out) {
     auto v = ParseVersion(get(key, "latest"));
     if (v)
       out = *v;
     else
-      errs.push_back(std::string(name) + ": " + v.error());
+      errs.push_back(std::string(name) + ": " + v.error().Message());
   };
   level("enforce", "Enforce.Level", p.enforce.level);
   version("enforce-version", "Enforce.Version", p.enforce.version);
@@ -122,7 +121,7 @@ std::expected<Policy, std::string> ToPolicy(const api::Node* defaults) {
   version("audit-version", "Audit.Version", p.audit.version);
   level("warn", "Warn.Level", p.warn.level);
   version("warn-version", "Warn.Version", p.warn.version);
-  if (!errs.empty()) return std::unexpected(field::Aggregate(errs));
+  if (!errs.empty()) return Failure(field::Aggregate(errs));
   return p;
 }
 
@@ -158,9 +157,9 @@ PodSecurityConfiguration DefaultPodSecurityConfiguration() {
   return PodSecurityConfiguration{};
 }
 
-Result ParsePodSecurityConfiguration(api::Node tree, std::string_view source) {
+Result<PodSecurityConfiguration> ParsePodSecurityConfiguration(api::Node tree, std::string_view source) {
   if (!tree.IsObject()) {
-    return std::unexpected(std::string(source) +
+    return Failure(std::string(source) +
                            ": PodSecurity configuration must be an object, got " +
                            std::string(api::GoJsonKindName(tree)));
   }
@@ -171,7 +170,7 @@ Result ParsePodSecurityConfiguration(api::Node tree, std::string_view source) {
                        api_version == std::string(kPodSecurityGroup) + "v1beta1" ||
                        api_version == std::string(kPodSecurityGroup) + "v1alpha1";
   if (kind != "PodSecurityConfiguration" || !known_version) {
-    return std::unexpected(std::string(source) +
+    return Failure(std::string(source) +
                            ": the PodSecurity plugin configuration must be a "
                            "PodSecurityConfiguration (pod-security.admission.config.k8s.io/v1), "
                            "got kind " +
@@ -183,8 +182,8 @@ Result ParsePodSecurityConfiguration(api::Node tree, std::string_view source) {
   PodSecurityConfiguration config;
   auto policy = ToPolicy(decoded->Find("defaults"));
   if (!policy) {
-    return std::unexpected(std::string(source) +
-                           ": PodSecurity configuration error: " + policy.error());
+    return std::unexpected(
+        std::move(policy.error()).Wrap(std::string(source) + ": PodSecurity configuration error"));
   }
   config.defaults = *policy;
   if (const api::Node* ex = decoded->Find("exemptions")) {
@@ -199,18 +198,18 @@ Result ParsePodSecurityConfiguration(api::Node tree, std::string_view source) {
                         validation::IsDNS1123Subdomain, errs);
   ValidateExemptionList(config.exemptions.usernames, "usernames", nullptr, errs);
   if (!errs.empty()) {
-    return std::unexpected(std::string(source) +
+    return Failure(std::string(source) +
                            ": PodSecurity invalid: " + field::Aggregate(errs));
   }
   return config;
 }
 
-Result ParseAdmissionConfiguration(std::string_view text, std::string_view source,
+Result<PodSecurityConfiguration> ParseAdmissionConfiguration(std::string_view text, std::string_view source,
                                    const std::filesystem::path& base_dir) {
   auto doc = ParseDocument(text, source);
   if (!doc) return std::unexpected(doc.error());
   if (!doc->IsObject()) {
-    return std::unexpected(std::string(source) +
+    return Failure(std::string(source) +
                            ": expected an AdmissionConfiguration object, got " +
                            std::string(api::GoJsonKindName(*doc)));
   }
@@ -218,7 +217,7 @@ Result ParseAdmissionConfiguration(std::string_view text, std::string_view sourc
   std::string api_version = StringField(*doc, "apiVersion");
   if (kind != "AdmissionConfiguration" || (api_version != "apiserver.config.k8s.io/v1" &&
                                            api_version != "apiserver.config.k8s.io/v1alpha1")) {
-    return std::unexpected(std::string(source) +
+    return Failure(std::string(source) +
                            ": expected kind \"AdmissionConfiguration\" with apiVersion "
                            "\"apiserver.config.k8s.io/v1\", got kind " +
                            field::GoQuote(kind) + " apiVersion " + field::GoQuote(api_version));
@@ -244,8 +243,9 @@ Result ParseAdmissionConfiguration(std::string_view text, std::string_view sourc
     if (path.is_relative()) path = base_dir / path;
     auto contents = ReadFile(path, "PodSecurity configuration");
     if (!contents) {
-      return std::unexpected(std::string(source) + ": plugins[" + std::to_string(i) +
-                             "].path: " + contents.error());
+      return std::unexpected(std::move(contents.error())
+                                 .Wrap(std::string(source) + ": plugins[" + std::to_string(i) +
+                                       "].path"));
     }
     auto plugin_doc = ParseDocument(*contents, path.string());
     if (!plugin_doc) return std::unexpected(plugin_doc.error());
@@ -256,7 +256,7 @@ Result ParseAdmissionConfiguration(std::string_view text, std::string_view sourc
   return DefaultPodSecurityConfiguration();
 }
 
-Result LoadAdmissionConfiguration(const std::filesystem::path& path) {
+Result<PodSecurityConfiguration> LoadAdmissionConfiguration(const std::filesystem::path& path) {
   auto contents = ReadFile(path, "admission control configuration");
   if (!contents) return std::unexpected(contents.error());
   return ParseAdmissionConfiguration(*contents, path.string(), path.parent_path());

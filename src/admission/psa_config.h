@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
+
 #include "admission/psa_level.h"
 #include "api/node.h"
 
@@ -32,18 +34,18 @@ PodSecurityConfiguration DefaultPodSecurityConfiguration();
 // Decodes (strictly) and validates one PodSecurityConfiguration object. Missing default fields
 // become privileged / latest, as upstream's v1 defaulting does. `source` names the file in
 // messages.
-std::expected<PodSecurityConfiguration, std::string> ParsePodSecurityConfiguration(
+Result<PodSecurityConfiguration> ParsePodSecurityConfiguration(
     api::Node tree, std::string_view source);
 
 // Reads the PodSecurity configuration out of an AdmissionConfiguration document (YAML or JSON).
 // A relative plugin `path` is resolved against `base_dir` (the admission config file's
 // directory); no PodSecurity entry, or one with neither configuration nor path, gives the
 // defaults.
-std::expected<PodSecurityConfiguration, std::string> ParseAdmissionConfiguration(
+Result<PodSecurityConfiguration> ParseAdmissionConfiguration(
     std::string_view text, std::string_view source, const std::filesystem::path& base_dir);
 
 // ParseAdmissionConfiguration on the contents of `path`.
-std::expected<PodSecurityConfiguration, std::string> LoadAdmissionConfiguration(
+Result<PodSecurityConfiguration> LoadAdmissionConfiguration(
     const std::filesystem::path& path);
 
 }  // namespace podlimits::admission::psa

@@ -31,14 +31,14 @@ void ResolveLevel(const std::string& value, std::string_view label, Level fallba
     return;
   }
   out = fallback;
-  AppendLabelError(errs, label, value, level.error());
+  AppendLabelError(errs, label, value, level.error().Message());
 }
 
 void ResolveVersion(const std::string& value, std::string_view label, Version& out,
                     field::ErrorList& errs) {
   auto version = ParseVersion(value);
   out = version.value_or(Version::Latest());
-  if (!version) AppendLabelError(errs, label, value, version.error());
+  if (!version) AppendLabelError(errs, label, value, version.error().Message());
 }
 
 }  // namespace
@@ -84,27 +84,27 @@ bool Policy::Equivalent(const Policy& other) const {
          warn.Equivalent(other.warn);
 }
 
-std::expected<Level, std::string> ParseLevel(std::string_view text) {
+Result<Level> ParseLevel(std::string_view text) {
   if (text == "privileged") return Level::kPrivileged;
   if (text == "baseline") return Level::kBaseline;
   if (text == "restricted") return Level::kRestricted;
-  return std::unexpected(std::string(kLevelError));
+  return Failure(std::string(kLevelError));
 }
 
-std::expected<Version, std::string> ParseVersion(std::string_view text) {
+Result<Version> ParseVersion(std::string_view text) {
   if (text == "latest") return Version::Latest();
   // ^v1\.([0-9]|[1-9][0-9]*)$ — no leading zeros, no sign, nothing after the digits.
   constexpr std::string_view kPrefix = "v1.";
-  if (!text.starts_with(kPrefix)) return std::unexpected(std::string(kVersionError));
+  if (!text.starts_with(kPrefix)) return Failure(std::string(kVersionError));
   std::string_view digits = text.substr(kPrefix.size());
   if (digits.empty() || (digits.size() > 1 && digits.front() == '0')) {
-    return std::unexpected(std::string(kVersionError));
+    return Failure(std::string(kVersionError));
   }
   std::int64_t minor = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), minor);
   // Go's strconv.Atoi fails on overflow too, which upstream reports with the same message.
   if (ec != std::errc() || end != digits.data() + digits.size() || minor < 0) {
-    return std::unexpected(std::string(kVersionError));
+    return Failure(std::string(kVersionError));
   }
   return Version::MajorMinor(minor);
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
+
 #include "api/field.h"
 
 namespace podlimits::admission::psa {
@@ -69,8 +71,8 @@ inline constexpr std::string_view kWarnVersionLabel = "pod-security.kubernetes.i
 
 // ParseLevel / ParseVersion. The error is upstream's text (`must be one of privileged, baseline,
 // restricted`, `must be "latest" or "v1.x"`); callers choose the fallback, as upstream's do.
-std::expected<Level, std::string> ParseLevel(std::string_view text);
-std::expected<Version, std::string> ParseVersion(std::string_view text);
+Result<Level> ParseLevel(std::string_view text);
+Result<Version> ParseVersion(std::string_view text);
 
 // The built-in default when nothing is configured: privileged:latest for all three modes.
 Policy PrivilegedPolicy();

@@ -7,31 +7,31 @@
 namespace podlimits::admission::psa {
 namespace {
 
-std::expected<void, std::string> ValidateChecks(const std::vector<Check>& checks) {
+Result<void> ValidateChecks(const std::vector<Check>& checks) {
   std::map<std::string_view, Level> levels;
   for (const auto& check : checks) {
     std::string id(check.id);
     if (!levels.emplace(check.id, check.level).second) {
-      return std::unexpected("multiple checks registered for ID " + id);
+      return Failure("multiple checks registered for ID " + id);
     }
     if (check.level == Level::kPrivileged) {
-      return std::unexpected("check " + id + ": invalid level privileged");
+      return Failure("check " + id + ": invalid level privileged");
     }
-    if (check.versions.empty()) return std::unexpected("check " + id + ": empty");
+    if (check.versions.empty()) return Failure("check " + id + ": empty");
     for (std::size_t i = 0; i < check.versions.size(); ++i) {
       const VersionedCheck& v = check.versions[i];
       if (v.minimum_version.latest()) {
-        return std::unexpected("check " + id + ": version cannot be 'latest'");
+        return Failure("check " + id + ": version cannot be 'latest'");
       }
-      if (!v.check_pod) return std::unexpected("check " + id + ": no check function");
+      if (!v.check_pod) return Failure("check " + id + ": no check function");
       if (i > 0) {
         const Version& prev = check.versions[i - 1].minimum_version;
         if (prev == v.minimum_version) {
-          return std::unexpected("check " + id + ": duplicate version " +
+          return Failure("check " + id + ": duplicate version " +
                                  v.minimum_version.String());
         }
         if (!prev.Older(v.minimum_version)) {
-          return std::unexpected("check " + id + ": versions must be strictly increasing");
+          return Failure("check " + id + ": versions must be strictly increasing");
         }
       }
     }
@@ -40,13 +40,13 @@ std::expected<void, std::string> ValidateChecks(const std::vector<Check>& checks
     for (const auto& v : check.versions) {
       if (v.override_check_ids.empty()) continue;
       if (check.level != Level::kRestricted) {
-        return std::unexpected("check " + std::string(check.id) +
+        return Failure("check " + std::string(check.id) +
                                ": only restricted checks may set overrides");
       }
       for (auto overridden : v.override_check_ids) {
         auto it = levels.find(overridden);
         if (it != levels.end() && it->second != Level::kBaseline) {
-          return std::unexpected("check " + std::string(check.id) + ": overrides " +
+          return Failure("check " + std::string(check.id) + ": overrides " +
                                  std::string(LevelName(it->second)) + " check " +
                                  std::string(overridden));
         }
@@ -93,7 +93,7 @@ AggregateCheckResult AggregateCheckResults(const std::vector<CheckResult>& resul
   return out;
 }
 
-std::expected<Evaluator, std::string> Evaluator::Create(std::vector<Check> checks) {
+Result<Evaluator> Evaluator::Create(std::vector<Check> checks) {
   if (auto ok = ValidateChecks(checks); !ok) return std::unexpected(ok.error());
   // Byte-wise ID order ("seLinuxOptions" before "seccompProfile_baseline"), as slices.Sort.
   std::sort(checks.begin(), checks.end(),

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
+
 #include "admission/psa_checks.h"
 #include "admission/psa_level.h"
 #include "api/objects.h"
@@ -32,7 +34,7 @@ class Evaluator {
  public:
   // Validates the checks as upstream's NewEvaluator does (unique IDs, ascending versions,
   // overrides naming baseline checks) and precomputes the check list of every version.
-  static std::expected<Evaluator, std::string> Create(std::vector<Check> checks);
+  static Result<Evaluator> Create(std::vector<Check> checks);
   // The evaluator over DefaultChecks().
   static const Evaluator& Default();
 

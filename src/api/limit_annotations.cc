@@ -10,6 +10,7 @@
 #include "api/objects.h"
 #include "api/quantity.h"
 #include "api/yaml_codec.h"
+#include "base/error.h"
 #include "base/numbers.h"
 
 namespace podlimits::api {
@@ -57,18 +58,18 @@ std::string UlimitName(std::string_view type) {
 }
 
 // The ulimit-adjuster's YAML list as the field's list, or why it is not one.
-std::expected<Node, std::string> ParseUlimits(std::string_view text) {
+Result<Node> ParseUlimits(std::string_view text) {
   auto docs = ParseYamlStream(text);
-  if (!docs) return std::unexpected(DescribeYamlError(docs.error()));
+  if (!docs) return Failure(DescribeYamlError(docs.error()));
   if (docs->size() != 1 || !(*docs)[0].node.IsArray()) {
-    return std::unexpected("must be a YAML list of {type, soft, hard}");
+    return Failure("must be a YAML list of {type, soft, hard}");
   }
   Node out = Node::Array();
   for (const Node& item : (*docs)[0].node.items) {
-    if (!item.IsObject()) return std::unexpected("must be a YAML list of {type, soft, hard}");
+    if (!item.IsObject()) return Failure("must be a YAML list of {type, soft, hard}");
     const Node* type = item.Find("type");
     if (type == nullptr || !type->IsString() || type->scalar.empty()) {
-      return std::unexpected("every entry needs a type (e.g. RLIMIT_NOFILE)");
+      return Failure("every entry needs a type (e.g. RLIMIT_NOFILE)");
     }
     Node ulimit = Node::Object();
     ulimit.Set("name", Node::String(UlimitName(type->scalar)));
@@ -79,13 +80,13 @@ std::expected<Node, std::string> ParseUlimits(std::string_view text) {
         continue;
       }
       if (v->kind != Node::Kind::kNumber || v->scalar.find_first_of(".eE") != std::string::npos) {
-        return std::unexpected(fmt::format("{} of {} must be an integer", bound, type->scalar));
+        return Failure(fmt::format("{} of {} must be an integer", bound, type->scalar));
       }
       ulimit.Set(bound, *v);
     }
     for (const auto& m : item.members) {
       if (m.key != "type" && m.key != "soft" && m.key != "hard") {
-        return std::unexpected(fmt::format("unknown key {} (an entry has type, soft and hard)",
+        return Failure(fmt::format("unknown key {} (an entry has type, soft and hard)",
                                            field::GoQuote(m.key)));
       }
     }
@@ -197,7 +198,7 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
       }
       auto ulimits = ParseUlimits(value);
       if (!ulimits) {
-        out.errors.push_back(field::Invalid(AnnotationPath(key), value, ulimits.error()));
+        out.errors.push_back(field::Invalid(AnnotationPath(key), value, ulimits.error().Message()));
         continue;
       }
       std::string path;

@@ -64,7 +64,6 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-using Result = std::expected<Node, std::string>;
 
 // Room for `more` items. A packed field's values are counted before they are decoded, so its
 // list is allocated once at its size: one 88-byte Node per byte of input, where growing by
@@ -76,7 +75,7 @@ void ReserveItems(std::vector<Node>& items, std::size_t more) {
   items.reserve(std::max(needed, items.capacity() + items.capacity() / 2));
 }
 
-Result Message(std::string_view bytes, const TypeDef& type, int depth);
+Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth);
 
 // metav1.Time {seconds, nanos}: RFC 3339 in seconds as the API writes it; nullopt for the zero
 // time (Go's JSON writes null, omitted here).
@@ -98,9 +97,9 @@ std::optional<std::string> TimeOf(std::string_view bytes) {
 }
 
 // A scalar field's value from one occurrence; nullopt: leave it out (a zero value).
-std::expected<std::optional<Node>, std::string> Scalar(const FieldSpec& spec, std::uint32_t wire,
+Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
                                                        Reader& r, const std::string& where) {
-  auto bad = [&] { return std::unexpected(fmt::format("malformed protobuf field {}", where)); };
+  auto bad = [&] { return Failure(fmt::format("malformed protobuf field {}", where)); };
   const std::string& t = spec.type;
   if (t == "string") {
     if (wire != kBytes) return bad();
@@ -194,13 +193,13 @@ std::expected<std::optional<Node>, std::string> Scalar(const FieldSpec& spec, st
 }
 
 // One occurrence of an element (of a list or a map's value) or of a plain field.
-std::expected<std::optional<Node>, std::string> Value(const FieldSpec& spec, std::uint32_t wire,
+Result<std::optional<Node>> Value(const FieldSpec& spec, std::uint32_t wire,
                                                       Reader& r, const std::string& where,
                                                       int depth) {
   if (spec.kind == FieldSpec::Kind::kRef) {
-    if (wire != kBytes) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+    if (wire != kBytes) return Failure(fmt::format("malformed protobuf field {}", where));
     auto b = r.Bytes();
-    if (!b) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+    if (!b) return Failure(fmt::format("malformed protobuf field {}", where));
     auto m = Message(*b, *spec.ref, depth + 1);
     if (!m) return std::unexpected(m.error());
     return std::optional<Node>(std::move(*m));
@@ -208,8 +207,8 @@ std::expected<std::optional<Node>, std::string> Value(const FieldSpec& spec, std
   return Scalar(spec, wire, r, where);
 }
 
-Result Message(std::string_view bytes, const TypeDef& type, int depth) {
-  if (depth > kMaxDepth) return std::unexpected("protobuf message nested too deeply");
+Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
+  if (depth > kMaxDepth) return Failure("protobuf message nested too deeply");
   Node out = Node::Object();
   // Each map field's entries by key (views of `bytes`), so that a repeated key replaces its
   // value in place, as Node::Set would, without searching the map for every entry: a body of
@@ -218,7 +217,7 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
   Reader r(bytes);
   while (!r.done()) {
     auto tag = r.Varint();
-    if (!tag) return std::unexpected(fmt::format("malformed protobuf in {}", type.go_name));
+    if (!tag) return Failure(fmt::format("malformed protobuf in {}", type.go_name));
     const auto number = static_cast<int>(*tag >> 3);
     const auto wire = static_cast<std::uint32_t>(*tag & 7);
     const FieldDef* field = nullptr;
@@ -226,7 +225,7 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
       if (f.spec.pb == number) field = &f;
     }
     if (field == nullptr) {  // a field this schema does not have: dropped, as Go does
-      if (!r.Skip(wire)) return std::unexpected(fmt::format("malformed protobuf in {}", type.go_name));
+      if (!r.Skip(wire)) return Failure(fmt::format("malformed protobuf in {}", type.go_name));
       continue;
     }
     const std::string where = type.short_name + "." + field->name;
@@ -239,14 +238,14 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
                             (elem.type == "integer" || elem.type == "boolean");
       if (packable && wire == kBytes) {  // a packed repeated scalar
         auto b = r.Bytes();
-        if (!b) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+        if (!b) return Failure(fmt::format("malformed protobuf field {}", where));
         const auto values = std::count_if(b->begin(), b->end(),  // a varint ends below 0x80
                                           [](char c) { return (c & 0x80) == 0; });
         ReserveItems(list.items, static_cast<std::size_t>(values));
         Reader packed(*b);
         while (!packed.done()) {
           auto v = packed.Varint();
-          if (!v) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+          if (!v) return Failure(fmt::format("malformed protobuf field {}", where));
           list.items.push_back(elem.type == "boolean" ? Node::Bool(*v != 0)
                                                       : Node::Int(static_cast<std::int64_t>(*v)));
         }
@@ -267,9 +266,9 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
       continue;
     }
     if (spec.kind == FieldSpec::Kind::kMap) {
-      if (wire != kBytes) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+      if (wire != kBytes) return Failure(fmt::format("malformed protobuf field {}", where));
       auto entry = r.Bytes();
-      if (!entry) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+      if (!entry) return Failure(fmt::format("malformed protobuf field {}", where));
       Reader er(*entry);
       std::string_view key;
       std::optional<Node> value;
@@ -284,7 +283,7 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
       }
       while (!er.done()) {
         auto et = er.Varint();
-        if (!et) return std::unexpected(fmt::format("malformed protobuf field {}", where));
+        if (!et) return Failure(fmt::format("malformed protobuf field {}", where));
         const auto en = *et >> 3;
         const auto ew = static_cast<std::uint32_t>(*et & 7);
         if (en == 1 && ew == kBytes) {
@@ -294,7 +293,7 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
           if (!v) return std::unexpected(v.error());
           value = std::move(*v);
         } else if (!er.Skip(ew)) {
-          return std::unexpected(fmt::format("malformed protobuf field {}", where));
+          return Failure(fmt::format("malformed protobuf field {}", where));
         }
       }
       Node& map = out.Find(field->name) ? *out.Find(field->name)
@@ -317,9 +316,9 @@ Result Message(std::string_view bytes, const TypeDef& type, int depth) {
 
 }  // namespace
 
-std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, const Schema& schema) {
+Result<Node> DecodeProtobufObject(std::string_view body, const Schema& schema) {
   if (!body.starts_with(kMagic)) {
-    return std::unexpected("provided data does not appear to be a protobuf message, expected "
+    return Failure("provided data does not appear to be a protobuf message, expected "
                            "prefix [107 56 115 0]");
   }
   Reader r(body.substr(kMagic.size()));
@@ -327,22 +326,22 @@ std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, con
   std::string_view raw;
   while (!r.done()) {
     auto tag = r.Varint();
-    if (!tag) return std::unexpected("malformed protobuf envelope");
+    if (!tag) return Failure("malformed protobuf envelope");
     const auto number = *tag >> 3;
     const auto wire = static_cast<std::uint32_t>(*tag & 7);
     if (wire != kBytes) {
-      if (!r.Skip(wire)) return std::unexpected("malformed protobuf envelope");
+      if (!r.Skip(wire)) return Failure("malformed protobuf envelope");
       continue;
     }
     auto b = r.Bytes();
-    if (!b) return std::unexpected("malformed protobuf envelope");
+    if (!b) return Failure("malformed protobuf envelope");
     if (number == 1) {  // runtime.TypeMeta {apiVersion = 1, kind = 2}
       Reader t(*b);
       while (!t.done()) {
         auto tt = t.Varint();
-        if (!tt || (*tt & 7) != kBytes) return std::unexpected("malformed protobuf type meta");
+        if (!tt || (*tt & 7) != kBytes) return Failure("malformed protobuf type meta");
         auto v = t.Bytes();
-        if (!v) return std::unexpected("malformed protobuf type meta");
+        if (!v) return Failure("malformed protobuf type meta");
         if ((*tt >> 3) == 1) api_version = std::string(*v);
         if ((*tt >> 3) == 2) kind = std::string(*v);
       }
@@ -355,7 +354,7 @@ std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, con
     }
   }
   if (!content_encoding.empty()) {
-    return std::unexpected(fmt::format("unsupported protobuf content encoding \"{}\"",
+    return Failure(fmt::format("unsupported protobuf content encoding \"{}\"",
                                        content_encoding));
   }
   const TypeDef* type = schema.Root(kind);
@@ -364,7 +363,7 @@ std::expected<Node, std::string> DecodeProtobufObject(std::string_view body, con
       type != nullptr && (api_version == type->ApiVersion() ||
                           (kind == "Eviction" && api_version == "policy/v1beta1"));
   if (!known_version) {
-    return std::unexpected(fmt::format("no kind \"{}\" is registered for version \"{}\" in scheme "
+    return Failure(fmt::format("no kind \"{}\" is registered for version \"{}\" in scheme "
                                        "\"pkg/runtime/scheme.go:100\"",
                                        kind, api_version));
   }

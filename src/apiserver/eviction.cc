@@ -60,7 +60,7 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
   std::optional<Node> eviction;
   if (content_type.starts_with(api::kProtobufContentType)) {
     auto decoded = api::DecodeProtobufObject(request.body, api::Schema::Objects());
-    if (!decoded) return BadRequest(decoded.error()).Response();
+    if (!decoded) return BadRequest(decoded.error().Message()).Response();
     eviction = std::move(*decoded);
   } else if (content_type.starts_with("application/json")) {
     auto parsed = ParseOneJsonObject(request.body);

@@ -296,7 +296,7 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
   if (content_type.starts_with(api::kProtobufContentType)) {
     // kubectl's generators (create namespace|configmap|secret, run) send protobuf.
     auto object = api::DecodeProtobufObject(request.body, api::Schema::Objects());
-    if (!object) return BadRequest(object.error()).Response();
+    if (!object) return BadRequest(object.error().Message()).Response();
     body = api::EncodeJson(*object, 0);
   } else if (!content_type.starts_with("application/json") &&
              !content_type.starts_with("application/yaml")) {

@@ -51,7 +51,7 @@ int Run(const CommonFlags& flags, admission::ChainOptions options, OutputFormat 
   auto gates = validation::FeatureGates::Parse(flags.feature_gates);
   if (!gates) {
     std::fprintf(stderr, "error: invalid argument \"%s\" for \"--feature-gates\" flag: %s\n",
-                 flags.feature_gates.c_str(), gates.error().c_str());
+                 flags.feature_gates.c_str(), gates.error().Message().c_str());
     return kExitUsage;
   }
   options.gates = *gates;
@@ -299,7 +299,7 @@ int Main(int argc, char** argv) {
   if (!admission_config.empty()) {
     auto loaded = admission::psa::LoadAdmissionConfiguration(admission_config);
     if (!loaded) {
-      std::fprintf(stderr, "error: %s\n", loaded.error().c_str());
+      std::fprintf(stderr, "error: %s\n", loaded.error().Message().c_str());
       return kExitUsage;
     }
     pod_security.emplace(std::move(*loaded));

@@ -37,7 +37,7 @@ int WebhookCommand(const WebhookFlags& flags) {
   }
   auto settings = webhook::LoadWebhookConfig(flags.config);
   if (!settings) {
-    std::fprintf(stderr, "error: --config: %s\n", settings.error().c_str());
+    std::fprintf(stderr, "error: --config: %s\n", settings.error().Message().c_str());
     return kExitUsage;
   }
   std::optional<webhook::ClusterAccess> access;

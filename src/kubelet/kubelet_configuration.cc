@@ -255,7 +255,7 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
     if (auto g = validation::FeatureGates::FromMap(map)) {
       out.feature_gates = *g;
     } else {
-      errs.push_back(fmt::format("featureGates: {}", g.error()));
+      errs.push_back(fmt::format("featureGates: {}", g.error().Message()));
     }
   }
 

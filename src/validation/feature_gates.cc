@@ -25,7 +25,7 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
-std::expected<FeatureGates, std::string> FeatureGates::Parse(std::string_view spec) {
+Result<FeatureGates> FeatureGates::Parse(std::string_view spec) {
   FeatureGates gates;
   while (!spec.empty()) {
     std::size_t comma = spec.find(',');
@@ -34,15 +34,15 @@ std::expected<FeatureGates, std::string> FeatureGates::Parse(std::string_view sp
     if (item.empty()) continue;
     std::size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      return std::unexpected(fmt::format("missing bool value for {}", item));
+      return Failure(fmt::format("missing bool value for {}", item));
     }
     std::string_view key = Trim(item.substr(0, eq));
     std::string_view value = Trim(item.substr(eq + 1));
     bool* field = GateField(gates, key);
-    if (!field) return std::unexpected(fmt::format("unrecognized feature gate: {}", key));
+    if (!field) return Failure(fmt::format("unrecognized feature gate: {}", key));
     auto b = ParseGoBool(value);
     if (!b) {
-      return std::unexpected(fmt::format(
+      return Failure(fmt::format(
           "invalid value of {}={}, err: strconv.ParseBool: parsing \"{}\": invalid syntax", key,
           value, value));
     }
@@ -52,22 +52,22 @@ std::expected<FeatureGates, std::string> FeatureGates::Parse(std::string_view sp
   return gates;
 }
 
-std::expected<FeatureGates, std::string> FeatureGates::FromMap(
+Result<FeatureGates> FeatureGates::FromMap(
     const std::map<std::string, bool>& map) {
   FeatureGates gates;
   for (const auto& [key, value] : map) {
     bool* field = GateField(gates, key);
-    if (!field) return std::unexpected(fmt::format("unrecognized feature gate: {}", key));
+    if (!field) return Failure(fmt::format("unrecognized feature gate: {}", key));
     *field = value;
   }
   if (auto ok = gates.Validate(); !ok) return std::unexpected(ok.error());
   return gates;
 }
 
-std::expected<void, std::string> FeatureGates::Validate() const {
+Result<void> FeatureGates::Validate() const {
   // KEP-6063: pid lives under spec.resources, so the pod-level resources API must exist.
   if (per_pod_pid_limit && !pod_level_resources) {
-    return std::unexpected(
+    return Failure(
         "feature gate PerPodPIDLimit depends on PodLevelResources: PerPodPIDLimit=true requires "
         "PodLevelResources=true");
   }

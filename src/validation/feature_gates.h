@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
+
 namespace podlimits::validation {
 
 struct FeatureGates {
@@ -18,12 +20,12 @@ struct FeatureGates {
 
   // Parses "K=V,K=V" on top of the defaults. Unknown gates, bad booleans and inconsistent
   // combinations (PerPodPIDLimit without PodLevelResources) are errors.
-  static std::expected<FeatureGates, std::string> Parse(std::string_view spec);
+  static Result<FeatureGates> Parse(std::string_view spec);
   // Applies a map form (KubeletConfiguration.featureGates).
-  static std::expected<FeatureGates, std::string> FromMap(const std::map<std::string, bool>& gates);
+  static Result<FeatureGates> FromMap(const std::map<std::string, bool>& gates);
 
   // The consistency rule, checked by Parse/FromMap.
-  std::expected<void, std::string> Validate() const;
+  Result<void> Validate() const;
 };
 
 }  // namespace podlimits::validation

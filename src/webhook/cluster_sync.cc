@@ -23,10 +23,10 @@ const char* Path(bool limit_ranges) {
 
 // The object decoded as the webhook decodes its --config, fields it does not know ignored (the
 // cluster may be newer than podlimits' schema).
-std::expected<Node, std::string> Decode(std::string_view kind, Node object) {
+Result<Node> Decode(std::string_view kind, Node object) {
   auto decoded = api::DecodeObject(api::Schema::Objects(), kind, std::move(object), "cluster", 0,
                                    api::FieldValidation::kIgnore);
-  if (auto* err = std::get_if<api::DecodeError>(&decoded)) return std::unexpected(err->message);
+  if (auto* err = std::get_if<api::DecodeError>(&decoded)) return Failure(err->message);
   return std::move(std::get<api::DecodedObject>(decoded).tree);
 }
 
@@ -37,23 +37,23 @@ ClusterSync::ClusterSync(ClusterAccess access, ReviewPolicy base, PolicyStore& s
 
 ClusterSync::~ClusterSync() { Stop(); }
 
-std::expected<Node, std::string> ClusterSync::CheckLimitRange(Node object,
+Result<Node> ClusterSync::CheckLimitRange(Node object,
                                                               const ReviewPolicy& base) {
   object.Set("apiVersion", Node::String("v1"));
   object.Set("kind", Node::String("LimitRange"));
   field::ErrorList errors = TranslateClusterLimitRange(object);
   const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
   if (!errors.empty()) {
-    return std::unexpected(
+    return Failure(
         fmt::format("LimitRange {} is invalid: {}", field::GoQuote(name), field::Aggregate(errors)));
   }
   auto decoded = Decode("LimitRange", std::move(object));
-  if (!decoded) return std::unexpected(fmt::format("LimitRange {}: {}", field::GoQuote(name), decoded.error()));
+  if (!decoded) return Failure(fmt::format("LimitRange {}: {}", field::GoQuote(name), decoded.error().Message()));
   // Checked as `admit` checks one: the seeds' rules for a pod PID default and bounds.
   std::vector<api::DecodeResult> stream;
   stream.push_back(api::DecodedObject{"LimitRange", *decoded, "cluster", 0, {}});
   auto outcomes = admission::RunChain(std::move(stream), base.chain);
-  if (outcomes.size() == 1 && !outcomes[0].admitted) return std::unexpected(outcomes[0].message);
+  if (outcomes.size() == 1 && !outcomes[0].admitted) return Failure(outcomes[0].message);
   return decoded;
 }
 
@@ -197,7 +197,7 @@ void ClusterSync::Apply(Kind kind, const std::string& type, Node object) {
     if (decoded) {
       namespaces_[name] = std::move(*decoded);
     } else {
-      log_(fmt::format("namespace {}: {}", name, decoded.error()));
+      log_(fmt::format("namespace {}: {}", name, decoded.error().Message()));
     }
     return;
   }
@@ -208,10 +208,10 @@ void ClusterSync::Apply(Kind kind, const std::string& type, Node object) {
     broken_[ns].erase(name);
   } else {
     ranges_[ns].erase(name);
-    broken_[ns][name] = checked.error();
+    broken_[ns][name] = checked.error().Message();
     log_(fmt::format("namespace {}: {}; pods there that use a podlimits field are refused until "
                      "it is fixed",
-                     ns, checked.error()));
+                     ns, checked.error().Message()));
   }
 }
 

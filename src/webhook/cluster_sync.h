@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/error.h"
+
 #include "api/node.h"
 #include "webhook/admission_review.h"
 #include "webhook/kube_client.h"
@@ -41,7 +43,7 @@ class ClusterSync {
 
   // What a LimitRange object from the cluster becomes: the translated object, or why it cannot
   // be applied (the message denied pods carry).
-  static std::expected<api::Node, std::string> CheckLimitRange(api::Node object,
+  static Result<api::Node> CheckLimitRange(api::Node object,
                                                                const ReviewPolicy& base);
 
  private:

@@ -18,11 +18,11 @@ namespace {
 
 }  // namespace
 
-std::expected<WebhookSettings, std::string> ParseWebhookConfig(
+Result<WebhookSettings> ParseWebhookConfig(
     std::string_view text, std::string_view source, const std::filesystem::path& base_dir) {
   WebhookSettings settings;
   auto docs = api::ParseYamlStream(text);
-  if (!docs) return std::unexpected(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
+  if (!docs) return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
   std::optional<admission::psa::PodSecurityConfiguration> psa;
   for (auto& doc : *docs) {
     if (doc.node.IsNull()) continue;
@@ -33,18 +33,18 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
       auto decoded = api::DecodeObject(api::Schema::Objects(), kind, doc.node, source, doc.line,
                                        api::FieldValidation::kStrict);
       if (auto* err = std::get_if<api::DecodeError>(&decoded)) {
-        return std::unexpected(fmt::format("{}: {}", where, err->message));
+        return Failure(fmt::format("{}: {}", where, err->message));
       }
       Node object = std::move(std::get<api::DecodedObject>(decoded).tree);
       if (kind == "LimitRange") {
         // The spelling a cluster can hold (cluster_limit_range.h) means the same here.
         if (field::ErrorList errs = TranslateClusterLimitRange(object); !errs.empty()) {
-          return std::unexpected(fmt::format("{}: LimitRange: {}", where, field::Aggregate(errs)));
+          return Failure(fmt::format("{}: LimitRange: {}", where, field::Aggregate(errs)));
         }
       }
       const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
       if (kind == "Namespace") {
-        if (name.empty()) return std::unexpected(where + ": a Namespace needs metadata.name");
+        if (name.empty()) return Failure(where + ": a Namespace needs metadata.name");
         settings.policy.namespaces[name] = std::move(object);
       } else {
         std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
@@ -66,7 +66,7 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
           continue;
         }
         if (m.key != "runtimeClassNames" || !m.value.IsObject()) {
-          return std::unexpected(fmt::format(
+          return Failure(fmt::format(
               "{}: WebhookConfiguration: unknown or empty field {} (it has runtimeClassName and "
               "runtimeClassNames)",
               where, field::GoQuote(m.key)));
@@ -81,7 +81,7 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
                               : n.key == "writableCgroups" ? &settings.policy.runtime_classes.writable_cgroups
                                                            : nullptr;
           if (slot == nullptr || !n.value.IsString() || n.value.scalar.empty()) {
-            return std::unexpected(fmt::format(
+            return Failure(fmt::format(
                 "{}: WebhookConfiguration: runtimeClassNames.{}: unknown or empty (it has "
                 "ulimits, podPIDLimit and writableCgroups)",
                 where, n.key));
@@ -90,7 +90,7 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
         }
       }
     } else {
-      return std::unexpected(fmt::format(
+      return Failure(fmt::format(
           "{}: {} {} is not something the webhook reads (Namespace, LimitRange, "
           "AdmissionConfiguration, podlimits.dev/v1alpha1 WebhookConfiguration)",
           where, api_version, kind));
@@ -115,16 +115,16 @@ std::expected<WebhookSettings, std::string> ParseWebhookConfig(
   }
   for (const admission::Outcome& o : admission::RunChain(std::move(stream), settings.policy.chain)) {
     if (!o.admitted) {
-      return std::unexpected(fmt::format("{}: {}", source, o.message));
+      return Failure(fmt::format("{}: {}", source, o.message));
     }
   }
   return settings;
 }
 
-std::expected<WebhookSettings, std::string> LoadWebhookConfig(const std::filesystem::path& path) {
+Result<WebhookSettings> LoadWebhookConfig(const std::filesystem::path& path) {
   if (path.empty()) return WebhookSettings{};
   auto text = ReadSmallFile(path, 4 << 20);
-  if (!text) return std::unexpected(text.error().Message());
+  if (!text) return Failure(text.error().Message());
   return ParseWebhookConfig(*text, path.string(), path.parent_path());
 }
 

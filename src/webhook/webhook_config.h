@@ -30,11 +30,11 @@ struct WebhookSettings {
 };
 
 // The settings from `text` (the file `source`); the error is the message to print.
-std::expected<WebhookSettings, std::string> ParseWebhookConfig(std::string_view text,
+Result<WebhookSettings> ParseWebhookConfig(std::string_view text,
                                                                std::string_view source,
                                                                const std::filesystem::path& base_dir);
 
 // ParseWebhookConfig on the file at `path`; an empty path gives the defaults.
-std::expected<WebhookSettings, std::string> LoadWebhookConfig(const std::filesystem::path& path);
+Result<WebhookSettings> LoadWebhookConfig(const std::filesystem::path& path);
 
 }  // namespace podlimits::webhook

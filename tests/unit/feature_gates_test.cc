@@ -40,7 +40,7 @@ TEST(FeatureGates, Parse) {
     auto g = FeatureGates::Parse(c.spec);
     if (c.error) {
       ASSERT_FALSE(g);
-      EXPECT_EQ(g.error(), c.error);
+      EXPECT_EQ(g.error().Message(), c.error);
     } else {
       EXPECT_TRUE(g) << g.error();
     }

@@ -82,9 +82,9 @@ TEST(ProtobufObjectTest, EvictionAsKubectlDrainSendsIt) {
 }
 
 TEST(ProtobufObjectTest, Refusals) {
-  EXPECT_THAT(DecodeProtobufObject("{}", Schema::Objects()).error(),
+  EXPECT_THAT(DecodeProtobufObject("{}", Schema::Objects()).error().Message(),
               ::testing::HasSubstr("does not appear to be a protobuf message"));
-  EXPECT_THAT(DecodeProtobufObject(Envelope("Widget", ""), Schema::Objects()).error(),
+  EXPECT_THAT(DecodeProtobufObject(Envelope("Widget", ""), Schema::Objects()).error().Message(),
               ::testing::HasSubstr("no kind \"Widget\" is registered"));
   EXPECT_FALSE(DecodeProtobufObject(Envelope("ConfigMap", "\x0a\xff"), Schema::Objects()));
   // Truncated envelope.

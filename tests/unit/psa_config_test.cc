@@ -204,14 +204,14 @@ TEST(PsaConfigTest, Errors) {
     SCOPED_TRACE(c.name);
     auto config = ParseAdmissionConfiguration(c.text, "a.yaml", ".");
     ASSERT_FALSE(config.has_value());
-    EXPECT_EQ(config.error(), c.error);
+    EXPECT_EQ(config.error().Message(), c.error);
   }
 }
 
 TEST(PsaConfigTest, YamlSyntaxError) {
   auto config = ParseAdmissionConfiguration("plugins: [\n", "a.yaml", ".");
   ASSERT_FALSE(config.has_value());
-  EXPECT_THAT(config.error(), ::testing::StartsWith("a.yaml: yaml: line "));
+  EXPECT_THAT(config.error().Message(), ::testing::StartsWith("a.yaml: yaml: line "));
 }
 
 TEST_F(PsaConfigFileTest, PluginConfigurationByRelativePath) {
@@ -266,14 +266,14 @@ TEST_F(PsaConfigFileTest, FileErrorsNameTheFile) {
       Write("admission.yaml", AdmissionConfig("- name: PodSecurity\n  path: missing.yaml\n"));
   auto config = LoadAdmissionConfiguration(admission);
   ASSERT_FALSE(config.has_value());
-  EXPECT_EQ(config.error(), admission.string() +
+  EXPECT_EQ(config.error().Message(), admission.string() +
                                 ": plugins[0].path: unable to read PodSecurity configuration "
                                 "from \"" +
                                 (dir_ / "missing.yaml").string() + "\": No such file or directory");
 
   auto none = LoadAdmissionConfiguration(dir_ / "nope.yaml");
   ASSERT_FALSE(none.has_value());
-  EXPECT_EQ(none.error(), "unable to read admission control configuration from \"" +
+  EXPECT_EQ(none.error().Message(), "unable to read admission control configuration from \"" +
                               (dir_ / "nope.yaml").string() + "\": No such file or directory");
 
   Write("bad.yaml",
@@ -283,7 +283,7 @@ TEST_F(PsaConfigFileTest, FileErrorsNameTheFile) {
       Write("admission2.yaml", AdmissionConfig("- name: PodSecurity\n  path: bad.yaml\n"));
   auto bad = LoadAdmissionConfiguration(bad_ref);
   ASSERT_FALSE(bad.has_value());
-  EXPECT_EQ(bad.error(), (dir_ / "bad.yaml").string() +
+  EXPECT_EQ(bad.error().Message(), (dir_ / "bad.yaml").string() +
                              ": PodSecurity configuration error: Audit.Level: must be one of "
                              "privileged, baseline, restricted");
 }

@@ -30,7 +30,7 @@ TEST(PsaLevelTest, ParseLevel) {
       EXPECT_EQ(LevelName(*got), c.text);
     } else {
       ASSERT_FALSE(got.has_value());
-      EXPECT_EQ(got.error(), "must be one of privileged, baseline, restricted");
+      EXPECT_EQ(got.error().Message(), "must be one of privileged, baseline, restricted");
     }
   }
 }
@@ -59,7 +59,7 @@ TEST(PsaLevelTest, ParseVersion) {
     if (c.ok) {
       EXPECT_EQ(got->String(), c.canonical);
     } else {
-      EXPECT_EQ(got.error(), R"(must be "latest" or "v1.x")");
+      EXPECT_EQ(got.error().Message(), R"(must be "latest" or "v1.x")");
     }
   }
 }

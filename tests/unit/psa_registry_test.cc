@@ -137,7 +137,7 @@ TEST(PsaRegistryTest, CreateRejectsMalformedRegistries) {
     SCOPED_TRACE(c.name);
     auto e = Evaluator::Create(c.checks);
     ASSERT_FALSE(e.has_value());
-    EXPECT_EQ(e.error(), c.error);
+    EXPECT_EQ(e.error().Message(), c.error);
   }
 }
 

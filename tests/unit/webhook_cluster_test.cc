@@ -146,7 +146,7 @@ TEST(ClusterLimitRangeTest, WhatTheSyncKeepsAndWhatItRefuses) {
                      R"("spec":{"limits":[{"type":"podlimits.dev/Pod","default":{"podlimits.dev/pid":"100"}}]}})"),
       base);
   ASSERT_FALSE(low);
-  EXPECT_THAT(low.error(), HasSubstr("must be between 1024 and 16384, inclusive"));
+  EXPECT_THAT(low.error().Message(), HasSubstr("must be between 1024 and 16384, inclusive"));
 }
 
 std::string PidReview(std::string_view ns) {

@@ -247,7 +247,7 @@ TEST(WebhookConfigTest, RuntimeClassNames) {
       "runtimeClassNames: {pid: x}\n",
       "c.yaml", ".");
   ASSERT_FALSE(bad);
-  EXPECT_THAT(bad.error(), HasSubstr("runtimeClassNames.pid: unknown or empty (it has ulimits, "
+  EXPECT_THAT(bad.error().Message(), HasSubstr("runtimeClassNames.pid: unknown or empty (it has ulimits, "
                                      "podPIDLimit and writableCgroups)"));
 }
 
