@@ -12,7 +12,7 @@
 #include "api/qos.h"
 #include "base/fs.h"
 #include "cli/run_input.h"
-#include "kubelet/container_output.h"
+#include "cri/container_output.h"
 #include "kubelet/events.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/node_config.h"
@@ -125,7 +125,7 @@ int RunCommand(const RunFlags& flags) {
     const std::string message = "signalfd: cannot watch the stop signals";
     return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
   }
-  kubelet::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
+  cri::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
   kubelet::PodOutcome ran =
       node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
   if (ran.plan) {

@@ -33,7 +33,7 @@
 #include "cri/container_runtime.h"
 #include "image/snapshotter.h"
 #include "image/store.h"
-#include "kubelet/container_output.h"
+#include "cri/container_output.h"
 #include "kubelet/declared_features.h"
 #include "kubelet/events.h"
 #include "kubelet/metrics.h"
@@ -86,7 +86,7 @@ struct PodOutcome {
 // What RunPod reports to, and listens to, while the pod runs.
 struct PodRunIo {
   EventRecorder* events = nullptr;    // required: every event of the pod, as it happens
-  ContainerOutput* output = nullptr;  // required: the containers' stdout and stderr
+  cri::ContainerOutput* output = nullptr;  // required: the containers' stdout and stderr
   PodStop* stop = nullptr;            // optional: the caller's stop requests
   // optional: the ConfigMaps and Secrets the pod may read (none exist when unset)
   const ObjectSource* objects = nullptr;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "base/uuid.h"
 #include "cgroups/pod_cgroups.h"
 #include "cgroups/qos.h"
 #include "cri/oci_spec.h"
@@ -72,8 +73,8 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
 // "nofile" -> "RLIMIT_NOFILE".
 std::string RlimitType(std::string_view ulimit_name);
 
-// A random version-4 UUID ("0b6c...-...."), and a random id of 64 hex digits.
-std::string NewUuid();
-std::string NewContainerId();
+// NewUuid moved to base/uuid.h (the apiserver mints uids too); the node agent still spells it
+// kubelet::NewUuid until its own split lands.
+using ::podlimits::NewUuid;
 
 }  // namespace podlimits::kubelet

@@ -51,8 +51,8 @@ struct Slot {
   // status if it had already been reaped as an orphan when the pod adopted it.
   UniqueFd pidfd;
   std::optional<int> early_status;
-  std::unique_ptr<OutputSink> out;
-  std::unique_ptr<OutputSink> err;
+  std::unique_ptr<cri::OutputSink> out;
+  std::unique_ptr<cri::OutputSink> err;
   Clock::time_point started_at;
   Clock::time_point restart_at;
   Clock::duration backoff{0};
@@ -88,9 +88,9 @@ constexpr std::size_t kMaxTerminationLogBytes = 2048;
 constexpr std::size_t kMaxTerminationLogLines = 80;
 
 // Passes output on and keeps its last kMaxTerminationLogBytes.
-class TailKeepingSink : public OutputSink {
+class TailKeepingSink : public cri::OutputSink {
  public:
-  TailKeepingSink(std::unique_ptr<OutputSink> inner, std::string* tail)
+  TailKeepingSink(std::unique_ptr<cri::OutputSink> inner, std::string* tail)
       : inner_(std::move(inner)), tail_(tail) {}
   void Feed(std::string_view data) override {
     inner_->Feed(data);
@@ -102,7 +102,7 @@ class TailKeepingSink : public OutputSink {
   void Finish() override { inner_->Finish(); }
 
  private:
-  std::unique_ptr<OutputSink> inner_;
+  std::unique_ptr<cri::OutputSink> inner_;
   std::string* tail_;
 };
 
@@ -423,9 +423,9 @@ bool PodRun::StartSlot(Slot& s) {
   Adopt(s);
   Event(EventType::kNormal, "Created", fmt::format("Created container: {}", name));
   s.log_tail.clear();
-  s.out = std::make_unique<TailKeepingSink>(env_.output->Open(name, s.result.restarts, OutputStream::kStdout),
+  s.out = std::make_unique<TailKeepingSink>(env_.output->Open(name, s.result.restarts, cri::OutputStream::kStdout),
                                             &s.log_tail);
-  s.err = std::make_unique<TailKeepingSink>(env_.output->Open(name, s.result.restarts, OutputStream::kStderr),
+  s.err = std::make_unique<TailKeepingSink>(env_.output->Open(name, s.result.restarts, cri::OutputStream::kStderr),
                                             &s.log_tail);
   if (auto st = StartContainer(ctx_, *s.instance); !st) {
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
@@ -749,7 +749,7 @@ void PodRun::Drain(Slot& s) {
     for (int i = 0; i < n; ++i) {
       if (!fds[i].revents) continue;
       bool is_out = fds[i].fd == s.instance->stdout_fd;
-      if (!PumpOnce(fds[i].fd, is_out ? *s.out : *s.err)) (is_out ? out_open : err_open) = false;
+      if (!cri::PumpOnce(fds[i].fd, is_out ? *s.out : *s.err)) (is_out ? out_open : err_open) = false;
     }
   }
   s.out->Finish();
@@ -1098,7 +1098,7 @@ PodRunResult PodRun::Run() {
       if (!slot->instance) continue;
       const bool is_out = kind == Kind::kStdout;
       int& fd = is_out ? slot->instance->stdout_fd : slot->instance->stderr_fd;
-      if (!PumpOnce(fd, is_out ? *slot->out : *slot->err)) {
+      if (!cri::PumpOnce(fd, is_out ? *slot->out : *slot->err)) {
         (is_out ? slot->out : slot->err)->Finish();
         close(fd);
         fd = -1;

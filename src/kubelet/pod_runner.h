@@ -44,7 +44,7 @@
 #include "image/store.h"
 #include "base/fs.h"
 #include "kubelet/container_lifecycle.h"
-#include "kubelet/container_output.h"
+#include "cri/container_output.h"
 #include "kubelet/events.h"
 #include "kubelet/object_source.h"
 #include "kubelet/metrics.h"
@@ -104,7 +104,7 @@ struct PodRunEnvironment {
   std::string node_ip;  // the node's address, when known (KubeletOptions::node_ip)
   EventRecorder* events = nullptr;
   MetricsRegistry* metrics = nullptr;
-  ContainerOutput* output = nullptr;  // where each container's stdout and stderr go
+  cri::ContainerOutput* output = nullptr;  // where each container's stdout and stderr go
   PodStop* stop = nullptr;            // unset: the pod runs until it ends by itself
   const ObjectSource* objects = nullptr;  // the ConfigMaps and Secrets the pod may read
   api::ResourceList allocatable;          // the node's (node_resources.h), for the downward API

@@ -1,4 +1,4 @@
-// The monitor's side of the exec socket (kubelet/exec_wire.h): runs `kubectl exec` commands in the
+// The monitor's side of the exec socket (cri/exec_wire.h): runs `kubectl exec` commands in the
 // pod's running containers through the OCI runtime, as containerd's shim runs a task's execs.
 //
 // It attaches `kubectl attach -i` to a running container's input (kubelet/container_input.h),

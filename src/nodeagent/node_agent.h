@@ -121,7 +121,7 @@ class NodeAgent : public apiserver::PodLogSource,
                                                  bool previous) const override;
 
   // `kubectl exec`: starts the command in the pod's container through its monitor
-  // (nodeagent/node_exec.cc, kubelet/exec_wire.h) and hands the streams to the API server.
+  // (nodeagent/node_exec.cc, cri/exec_wire.h) and hands the streams to the API server.
   std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
       const api::Node& pod, const apiserver::ExecOptions& options) override;
 

@@ -177,8 +177,8 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   if (auto grace = ReadStopGrace(dir)) stop.Request(*grace);
 
   kubelet::EventRecorder events([&publisher](const kubelet::Event& e) { publisher.Event(e); });
-  kubelet::CriLogOutput output(
-      kubelet::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
+  cri::CriLogOutput output(
+      cri::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
                                options.uid),
       options.log_policy);
   kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};

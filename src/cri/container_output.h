@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 
 class OutputSink {
  public:
@@ -70,4 +70,4 @@ class PrefixedOutput : public ContainerOutput {
 // read error other than EAGAIN/EINTR.
 bool PumpOnce(int fd, OutputSink& sink);
 
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

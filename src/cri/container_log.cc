@@ -1,4 +1,4 @@
-#include "kubelet/container_log.h"
+#include "cri/container_log.h"
 
 #include <fcntl.h>
 #include <fmt/chrono.h>
@@ -20,7 +20,7 @@
 #include "base/clock_text.h"
 #include "base/unique_fd.h"
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 
 namespace fs = std::filesystem;
 
@@ -252,4 +252,4 @@ std::string ReadContainerLog(const fs::path& log_file, const LogReadOptions& opt
   return out;
 }
 
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

@@ -1,4 +1,4 @@
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 
 #include "api/field.h"
 
@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 
 namespace fs = std::filesystem;
 
@@ -104,4 +104,4 @@ Result<UniqueFd> ConnectExecSocket(const fs::path& monitor_dir) {
   return fd;
 }
 
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

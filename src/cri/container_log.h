@@ -22,9 +22,9 @@
 #include <string>
 #include <string_view>
 
-#include "kubelet/container_output.h"
+#include "cri/container_output.h"
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 
 struct ContainerLogPolicy {
   std::uint64_t max_size = 10 * 1024 * 1024;  // containerLogMaxSize (10Mi)
@@ -75,4 +75,4 @@ std::string ReadContainerLog(const std::filesystem::path& log_file, const LogRea
 // The output text of one entry as ReadLogs writes it (with its timestamp when asked).
 std::string RenderLogEntry(const LogEntry& entry, bool timestamps);
 
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

@@ -1,10 +1,10 @@
-#include "kubelet/container_output.h"
+#include "cri/container_output.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 
 void OutputPrefixer::WriteLine(std::string_view line) {
   std::string out;
@@ -69,4 +69,4 @@ bool PumpOnce(int fd, OutputSink& sink) {
   return true;
 }
 
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

@@ -43,7 +43,7 @@
 #include "base/error.h"
 #include "base/unique_fd.h"
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 
 inline constexpr std::string_view kExecSocketFile = "exec.sock";
 
@@ -72,4 +72,4 @@ Result<ExecMessage> ReceiveExecMessage(int socket);
 // Connects to the exec socket of the monitor in `monitor_dir`.
 Result<UniqueFd> ConnectExecSocket(const std::filesystem::path& monitor_dir);
 
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri
