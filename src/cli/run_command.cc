@@ -13,11 +13,11 @@
 #include "base/fs.h"
 #include "cli/run_input.h"
 #include "cri/container_output.h"
-#include "kubelet/events.h"
+#include "kubelet/events/events.h"
 #include "kubelet/kubelet.h"
-#include "kubelet/node_config.h"
-#include "kubelet/pod_status.h"
-#include "kubelet/stop_signals.h"
+#include "kubelet/config/node_config.h"
+#include "kubelet/status/pod_status.h"
+#include "kubelet/podworker/stop_signals.h"
 #include "nodeagent/cgroup_root_claim.h"
 
 namespace podlimits::cli {

@@ -21,7 +21,7 @@
 #include "apiserver/stored_object.h"
 #include "base/fs.h"
 #include "cri/container_log.h"
-#include "kubelet/pod_plan.h"
+#include "kubelet/plan/pod_plan.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/pod_fit.h"

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "cri/container_log.h"
-#include "kubelet/node_config.h"
+#include "kubelet/config/node_config.h"
 
 namespace podlimits::nodeagent {
 

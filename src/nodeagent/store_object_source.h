@@ -3,7 +3,7 @@
 #pragma once
 
 #include "apiserver/object_store.h"
-#include "kubelet/object_source.h"
+#include "kubelet/volumes/object_source.h"
 
 namespace podlimits::nodeagent {
 

@@ -1,6 +1,6 @@
 // httpGet and tcpSocket actions against loopback servers in this test (the node's own network
 // namespace), with the kubelet's outcomes and Go's error words.
-#include "kubelet/handler_runner.h"
+#include "kubelet/prober/handler_runner.h"
 #include "net_test_support.h"
 
 #include <arpa/inet.h>

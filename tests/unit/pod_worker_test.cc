@@ -1,4 +1,4 @@
-// The pod worker's state machine (kubelet/pod_runner.h) over a fake runtime whose containers are
+// The pod worker's state machine (kubelet/podworker/pod_runner.h) over a fake runtime whose containers are
 // real child processes running a script: restart policies and back-off, init containers,
 // sidecars, StartError, stop requests, grace and SIGKILL escalation, two pods at once, probes and
 // hooks, and each runtime or cgroup step failing in turn.
@@ -26,11 +26,11 @@
 #include "image/store.h"
 #include "image_test_support.h"
 #include "cri/container_output.h"
-#include "kubelet/declared_features.h"
-#include "kubelet/node_admission.h"
-#include "kubelet/pod_plan.h"
-#include "kubelet/pod_runner.h"
-#include "kubelet/stale_pods.h"
+#include "kubelet/lifecycle/declared_features.h"
+#include "kubelet/lifecycle/node_admission.h"
+#include "kubelet/plan/pod_plan.h"
+#include "kubelet/podworker/pod_runner.h"
+#include "kubelet/podworker/stale_pods.h"
 #include "temp_dir.h"
 #include "test_support.h"
 

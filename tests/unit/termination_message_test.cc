@@ -1,4 +1,4 @@
-#include "kubelet/termination_message.h"
+#include "kubelet/podworker/termination_message.h"
 
 #include <gtest/gtest.h>
 
