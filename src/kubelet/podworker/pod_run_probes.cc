@@ -57,7 +57,7 @@ std::string PodRun::HookFailure(const Slot& s, const api::HandlerAction& hook,
                        error, field::GoQuote(outcome.output));
   }
   if (hook.kind == "httpGet") {
-    if (outcome.http_status != 0 && outcome.result != ProbeResult::kUnknown) return "";
+    if (outcome.http_status != 0) return "";  // an answer came (its body aside)
     return fmt::format("HTTP lifecycle hook ({}) for Container {} in Pod {} failed - error: {}",
                        hook.path, field::GoQuote(name), field::GoQuote(pod),
                        outcome.error.empty() ? outcome.output : outcome.error);

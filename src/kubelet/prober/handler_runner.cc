@@ -1,37 +1,23 @@
 #include "kubelet/prober/handler_runner.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <poll.h>
-#include <sched.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <future>
-#include <memory>
+#include <optional>
 #include <thread>
 
 #include "api/field.h"
 #include "base/unique_fd.h"
 #include "kubelet/prober/grpc_health.h"
+#include "kubelet/prober/http_get.h"
 #include "kubelet/prober/probe_dial.h"
 
 namespace podlimits::kubelet {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::string_view kUserAgent = "kube-probe/1.32";
-constexpr std::size_t kMaxBody = 10 * 1024;  // the kubelet reads at most 10 KiB of a body
-constexpr int kMaxRedirects = 10;
 
 ActionOutcome Outcome(ProbeResult result, std::string output, std::string error) {
   ActionOutcome out;
@@ -41,193 +27,9 @@ ActionOutcome Outcome(ProbeResult result, std::string output, std::string error)
   return out;
 }
 
-// One connection's bytes, plain or TLS.
-class Stream {
- public:
-  Stream(UniqueFd fd, const std::atomic<bool>* cancelled)
-      : fd_(std::move(fd)), cancelled_(cancelled) {}
-  ~Stream() {
-    if (ssl_) SSL_free(ssl_);
-    if (ctx_) SSL_CTX_free(ctx_);
-  }
-
-  // The kubelet's prober trusts any certificate (InsecureSkipVerify).
-  std::expected<void, std::string> StartTls(const std::string& server_name,
-                                            Clock::time_point deadline) {
-    ctx_ = SSL_CTX_new(TLS_client_method());
-    if (!ctx_) return std::unexpected(std::string("tls: cannot create a context"));
-    SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr);
-    ssl_ = SSL_new(ctx_);
-    if (!ssl_) return std::unexpected(std::string("tls: cannot create a session"));
-    SSL_set_fd(ssl_, fd_.get());
-    if (!server_name.empty()) SSL_set_tlsext_host_name(ssl_, server_name.c_str());
-    while (true) {
-      int rc = SSL_connect(ssl_);
-      if (rc == 1) return {};
-      int err = SSL_get_error(ssl_, rc);
-      if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-        char buf[256] = {};
-        ERR_error_string_n(ERR_get_error(), buf, sizeof buf);
-        return std::unexpected(fmt::format("tls: handshake failed: {}", buf));
-      }
-      if (!Wait(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) {
-        return std::unexpected(std::string("timeout"));
-      }
-    }
-  }
-
-  bool Wait(short events, Clock::time_point deadline) {
-    pollfd p{fd_.get(), events, 0};
-    return PollUntil(p, deadline, cancelled_) > 0;
-  }
-
-  // false on timeout or error.
-  bool WriteAll(std::string_view data, Clock::time_point deadline) {
-    while (!data.empty()) {
-      ssize_t n;
-      if (ssl_) {
-        int rc = SSL_write(ssl_, data.data(), static_cast<int>(data.size()));
-        if (rc <= 0) {
-          int err = SSL_get_error(ssl_, rc);
-          if ((err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) &&
-              Wait(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) {
-            continue;
-          }
-          return false;
-        }
-        n = rc;
-      } else {
-        n = send(fd_.get(), data.data(), data.size(), MSG_NOSIGNAL);
-        if (n < 0 && errno == EAGAIN && Wait(POLLOUT, deadline)) continue;
-        if (n < 0) return false;
-      }
-      data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-  }
-
-  // Appends what arrives; 0 at the end, -1 on timeout or error.
-  int Read(std::string& out, Clock::time_point deadline) {
-    char buf[4096];
-    while (true) {
-      ssize_t n;
-      if (ssl_) {
-        int rc = SSL_read(ssl_, buf, sizeof buf);
-        if (rc <= 0) {
-          int err = SSL_get_error(ssl_, rc);
-          if (err == SSL_ERROR_ZERO_RETURN) return 0;
-          if ((err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) &&
-              Wait(err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) {
-            continue;
-          }
-          return err == SSL_ERROR_SYSCALL ? 0 : -1;
-        }
-        n = rc;
-      } else {
-        n = recv(fd_.get(), buf, sizeof buf, 0);
-        if (n < 0 && errno == EAGAIN) {
-          if (!Wait(POLLIN, deadline)) return -1;
-          continue;
-        }
-        if (n < 0) return -1;
-      }
-      out.append(buf, static_cast<std::size_t>(n));
-      return n == 0 ? 0 : 1;
-    }
-  }
-
- private:
-  UniqueFd fd_;
-  const std::atomic<bool>* cancelled_;
-  SSL_CTX* ctx_ = nullptr;
-  SSL* ssl_ = nullptr;
-};
-
-struct HttpResponse {
-  int status = 0;
-  std::string location;
-  std::string body;
-};
-
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-// One GET; the error is what Go's client.Do would return after `Get "URL": `.
-std::expected<HttpResponse, std::string> HttpGet(const std::string& scheme, const std::string& host,
-                                                 int port, const std::string& path,
-                                                 const api::HandlerAction& action, pid_t netns_pid,
-                                                 Clock::time_point deadline,
-                                                 const std::atomic<bool>* cancelled) {
-  auto fd = Dial(host, port, netns_pid, deadline, cancelled);
-  if (!fd) return std::unexpected(fd.error());
-  Stream stream(std::move(*fd), cancelled);
-  const std::string timeout_text =
-      "context deadline exceeded (Client.Timeout exceeded while awaiting headers)";
-  if (scheme == "https") {
-    if (auto tls = stream.StartTls(host, deadline); !tls) {
-      return std::unexpected(tls.error() == "timeout" ? timeout_text : tls.error());
-    }
-  }
-  const std::string host_port = host.find(':') != std::string::npos
-                                    ? fmt::format("[{}]:{}", host, port)
-                                    : fmt::format("{}:{}", host, port);
-  std::string host_header = host_port;
-  std::string user_agent(kUserAgent);
-  std::string accept = "*/*";
-  std::string extra;
-  for (const auto& [name, value] : action.http_headers) {
-    const std::string lower = Lower(name);
-    if (lower == "host") {
-      host_header = value;
-    } else if (lower == "user-agent") {
-      user_agent = value;
-    } else if (lower == "accept") {
-      accept = value;
-    } else {
-      extra += fmt::format("{}: {}\r\n", name, value);
-    }
-  }
-  const std::string request = fmt::format(
-      "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: {}\r\n{}Connection: close\r\n\r\n",
-      path.empty() ? "/" : path, host_header, user_agent, accept, extra);
-  if (!stream.WriteAll(request, deadline)) return std::unexpected(timeout_text);
-  std::string data;
-  std::size_t header_end = std::string::npos;
-  while (header_end == std::string::npos) {
-    int r = stream.Read(data, deadline);
-    if (r < 0) return std::unexpected(timeout_text);
-    header_end = data.find("\r\n\r\n");
-    if (r == 0 && header_end == std::string::npos) {
-      return std::unexpected(std::string("EOF"));
-    }
-    if (data.size() > 1 << 20) return std::unexpected(std::string("net/http: response headers too large"));
-  }
-  HttpResponse res;
-  const std::string head = data.substr(0, header_end);
-  if (head.compare(0, 5, "HTTP/") != 0 || head.find(' ') == std::string::npos) {
-    return std::unexpected(fmt::format("malformed HTTP response {}", field::GoQuote(head.substr(0, 40))));
-  }
-  res.status = std::atoi(head.c_str() + head.find(' ') + 1);
-  std::size_t line = head.find("\r\n");
-  while (line != std::string::npos) {
-    std::size_t next = head.find("\r\n", line + 2);
-    std::string h = head.substr(line + 2, next == std::string::npos ? std::string::npos : next - line - 2);
-    if (auto colon = h.find(':'); colon != std::string::npos && Lower(h.substr(0, colon)) == "location") {
-      std::size_t v = colon + 1;
-      while (v < h.size() && h[v] == ' ') ++v;
-      res.location = h.substr(v);
-    }
-    line = next;
-  }
-  res.body = data.substr(header_end + 4);
-  while (res.body.size() < kMaxBody) {
-    int r = stream.Read(res.body, deadline);
-    if (r <= 0) break;
-  }
-  if (res.body.size() > kMaxBody) res.body.resize(kMaxBody);
-  return res;
 }
 
 // Where an action without a host connects: see ActionTarget::pod_ip.
@@ -240,34 +42,143 @@ PodAddress PodAddressOf(const ActionTarget& target) {
   return {"127.0.0.1", target.netns_pid};
 }
 
+// A URL as the prober's client follows it.
+struct ProbeUrl {
+  std::string scheme;  // "http" or "https"
+  std::string host;    // without brackets
+  int port = 80;
+  std::string target = "/";  // path and query
+
+  // Go's url.URL.String() for the URL the kubelet builds (net.JoinHostPort for the host).
+  std::string String() const {
+    const bool ipv6 = host.find(':') != std::string::npos;
+    return ipv6 ? fmt::format("{}://[{}]:{}{}", scheme, host, port, target)
+                : fmt::format("{}://{}:{}{}", scheme, host, port, target);
+  }
+};
+
+// Resolves a Location header against the URL that answered with it (RFC 3986 reference
+// resolution for the forms servers send: absolute, scheme-relative, absolute-path and
+// relative-path); nullopt for a scheme the prober cannot follow.
+std::optional<ProbeUrl> ResolveLocation(const ProbeUrl& base, const std::string& location) {
+  ProbeUrl next = base;
+  std::string rest = location;
+  const std::string lower = Lower(location.substr(0, 8));
+  if (lower.starts_with("http://") || lower.starts_with("https://")) {
+    next.scheme = lower.starts_with("https://") ? "https" : "http";
+    rest = location.substr(next.scheme.size() + 1);  // from the "//"
+  } else if (location.find(':') != std::string::npos &&
+             location.find(':') < location.find_first_of("/?#")) {
+    return std::nullopt;  // another scheme (ftp:, mailto:)
+  }
+  if (rest.starts_with("//")) {
+    rest.erase(0, 2);
+    const std::size_t end = rest.find_first_of("/?#");
+    std::string authority = rest.substr(0, end);
+    rest = end == std::string::npos ? "/" : rest.substr(end);
+    if (auto at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+    next.port = next.scheme == "https" ? 443 : 80;
+    std::string host = authority;
+    if (authority.starts_with("[")) {
+      const std::size_t close = authority.find(']');
+      host = authority.substr(1, close == std::string::npos ? std::string::npos : close - 1);
+      if (close != std::string::npos && close + 1 < authority.size() && authority[close + 1] == ':') {
+        next.port = std::atoi(authority.c_str() + close + 2);
+      }
+    } else if (auto colon = authority.rfind(':'); colon != std::string::npos) {
+      host = authority.substr(0, colon);
+      next.port = std::atoi(authority.c_str() + colon + 1);
+    }
+    next.host = host;
+    next.target = rest.empty() || rest.front() != '/' ? "/" + rest : rest;
+  } else if (rest.starts_with("/")) {
+    next.target = rest;
+  } else {
+    // Relative to the directory of the current path.
+    const std::string path = base.target.substr(0, base.target.find('?'));
+    next.target = path.substr(0, path.rfind('/') + 1) + rest;
+  }
+  if (auto hash = next.target.find('#'); hash != std::string::npos) next.target.erase(hash);
+  return next;
+}
+
+bool IsFollowedRedirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+bool HasHeader(const api::HandlerAction& action, std::string_view canonical) {
+  return std::any_of(action.http_headers.begin(), action.http_headers.end(),
+                     [&](const auto& h) { return CanonicalHeaderName(h.first) == canonical; });
+}
+
+// The kubelet's HTTP prober (pkg/probe/http): one GET through Go's client, which follows
+// redirects as the kubelet's RedirectChecker(false) allows (same hostname, at most 10); 2xx is
+// success, a 3xx the client did not follow a warning (a success that says so), anything else a
+// failure that never quotes the body.
 ActionOutcome Http(const api::HandlerAction& action, const ActionTarget& target,
                    std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
   if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
-  const std::string scheme = Lower(action.scheme.empty() ? "HTTP" : action.scheme);
   const PodAddress pod = PodAddressOf(target);
-  const std::string host = action.host.empty() ? pod.host : action.host;
-  const pid_t netns = action.host.empty() ? pod.netns_pid : 0;
+  ProbeUrl url;
+  url.scheme = Lower(action.scheme.empty() ? "HTTP" : action.scheme);
+  url.host = action.host.empty() ? pod.host : action.host;
+  url.port = *port;
+  url.target = action.path.empty() ? "/" : action.path;
+  if (url.target.front() != '/') url.target = "/" + url.target;
+  const std::string first_host = url.host;
   const auto deadline = Clock::now() + timeout;
-  std::string path = action.path.empty() ? "/" : action.path;
-  if (path.front() != '/') path = "/" + path;
-  for (int redirects = 0;; ++redirects) {
-    const std::string url = fmt::format("{}://{}:{}{}", scheme, host, *port, path);
-    auto res = HttpGet(scheme, host, *port, path, action, netns, deadline, target.cancelled);
-    if (!res) return Outcome(ProbeResult::kFailure, fmt::format("Get \"{}\": {}", url, res.error()), "");
-    ActionOutcome out;
-    out.http_status = res->status;
-    if (res->status >= 300 && res->status < 400 && !res->location.empty()) {
-      // Go's client follows a redirect on its own; the kubelet stops one that leaves the host.
-      if (res->location.front() == '/' && redirects < kMaxRedirects) {
-        path = res->location;
+
+  HttpGetRequest request;
+  request.headers = action.http_headers;
+  for (int requests = 1;; ++requests) {
+    request.scheme = url.scheme;
+    request.host = url.host;
+    request.port = url.port;
+    request.target = url.target;
+    // Only the first host is in the pod's network namespace when the action names none.
+    request.netns_pid = action.host.empty() && url.host == pod.host ? pod.netns_pid : 0;
+    auto res = HttpGet(request, deadline, target.cancelled);
+    if (!res) {
+      return Outcome(ProbeResult::kFailure,
+                     fmt::format("Get \"{}\": {}", url.String(), res.error().Message()), "");
+    }
+    if (IsFollowedRedirect(res->status) && !res->location.empty()) {
+      auto next = ResolveLocation(url, res->location);
+      // RedirectChecker: another hostname ends the chain with this response (ErrUseLastResponse).
+      if (next && next->host == first_host) {
+        if (requests >= 10) {
+          return Outcome(ProbeResult::kFailure,
+                         fmt::format("Get \"{}\": stopped after 10 redirects", res->location), "");
+        }
+        // Go's client: the headers go along; a Host set by the action only to a relative
+        // location; a Referer unless the action set one or the chain leaves https.
+        const bool absolute = res->location.find("//") != std::string::npos &&
+                              res->location.find("//") < res->location.find_first_of("/?#") + 2;
+        request.headers = action.http_headers;
+        if (absolute) {
+          std::erase_if(request.headers,
+                        [](const auto& h) { return CanonicalHeaderName(h.first) == "Host"; });
+        }
+        if (!HasHeader(action, "Referer") && !(url.scheme == "https" && next->scheme == "http")) {
+          request.headers.emplace_back("Referer", url.String());
+        }
+        url = *next;
         continue;
       }
+    }
+    ActionOutcome out;
+    out.http_status = res->status;
+    if (res->body_error) {
+      // DoHTTPProbe: a body that cannot be read is the probe's error, not a verdict.
+      out.result = ProbeResult::kUnknown;
+      out.error = *res->body_error;
+    } else if (res->status >= 300 && res->status < 400) {
       out.result = ProbeResult::kWarning;
       out.output = fmt::format("Probe terminated redirects, Response body: {}", res->body);
-    } else if (res->status >= 200 && res->status < 400) {
+    } else if (res->status >= 200 && res->status < 300) {
       out.result = ProbeResult::kSuccess;
-      out.output = res->body;
+      out.output = std::move(res->body);
     } else {
       out.result = ProbeResult::kFailure;
       out.output = fmt::format("HTTP probe failed with statuscode: {}", res->status);
@@ -322,7 +233,7 @@ ActionOutcome Grpc(const api::HandlerAction& action, const ActionTarget& target,
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   GrpcCallResult r = GrpcHealthCheck(fd->get(), addr, action.grpc_service.value_or(""),
-                                     kUserAgent, deadline, target.cancelled);
+                                     kProbeUserAgent, deadline, target.cancelled);
   using Kind = GrpcCallResult::Kind;
   switch (r.kind) {
     case Kind::kResponse:
