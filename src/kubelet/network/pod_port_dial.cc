@@ -27,7 +27,7 @@ std::expected<UniqueFd, std::string> DialPodPort(pid_t sandbox_pid, const std::s
     if (!v6) {
       return fail(fmt::format("failed to connect to localhost:{} inside namespace \"{}\", IPv4: {} "
                               "IPv6 {} ",
-                              port, sandbox_id, v4.error(), v6.error()));
+                              port, sandbox_id, v4.error().Message(), v6.error().Message()));
     }
     v4 = std::move(v6);
   }

@@ -118,7 +118,7 @@ bool HasHeader(const api::HandlerAction& action, std::string_view canonical) {
 ActionOutcome Http(const api::HandlerAction& action, const ActionTarget& target,
                    std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
-  if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
+  if (!port) return Outcome(ProbeResult::kUnknown, "", port.error().Message());
   const PodAddress pod = PodAddressOf(target);
   ProbeUrl url;
   url.scheme = Lower(action.scheme.empty() ? "HTTP" : action.scheme);
@@ -190,12 +190,12 @@ ActionOutcome Http(const api::HandlerAction& action, const ActionTarget& target,
 ActionOutcome Tcp(const api::HandlerAction& action, const ActionTarget& target,
                   std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
-  if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
+  if (!port) return Outcome(ProbeResult::kUnknown, "", port.error().Message());
   const PodAddress pod = PodAddressOf(target);
   const std::string host = action.host.empty() ? pod.host : action.host;
   auto fd = Dial(host, *port, action.host.empty() ? pod.netns_pid : 0, Clock::now() + timeout,
                  target.cancelled);
-  if (!fd) return Outcome(ProbeResult::kFailure, fd.error(), "");
+  if (!fd) return Outcome(ProbeResult::kFailure, fd.error().Message(), "");
   return Outcome(ProbeResult::kSuccess, "", "");
 }
 
@@ -211,14 +211,14 @@ std::string GoSeconds(std::int64_t s) {
 ActionOutcome Grpc(const api::HandlerAction& action, const ActionTarget& target,
                    std::chrono::milliseconds timeout) {
   auto port = ResolvePort(action.port, *target.container);
-  if (!port) return Outcome(ProbeResult::kUnknown, "", port.error());
+  if (!port) return Outcome(ProbeResult::kUnknown, "", port.error().Message());
   const PodAddress pod = PodAddressOf(target);
   const std::string& host = pod.host;
   const std::string addr = fmt::format("{}:{}", host, *port);
   const std::string within =
       GoSeconds(std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
   const auto deadline = Clock::now() + timeout;
-  std::expected<UniqueFd, std::string> fd = std::unexpected(std::string());
+  Result<UniqueFd> fd = Failure("not dialled");
   while (true) {
     fd = Dial(host, *port, pod.netns_pid, deadline, target.cancelled);
     if (fd) break;
@@ -297,7 +297,7 @@ ActionOutcome Sleep(const api::HandlerAction& action, const ActionTarget& target
 
 }  // namespace
 
-std::expected<int, std::string> ResolvePort(const std::string& port,
+Result<int> ResolvePort(const std::string& port,
                                             const api::Container& container) {
   if (!port.empty() && std::all_of(port.begin(), port.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     return std::atoi(port.c_str());
@@ -305,8 +305,7 @@ std::expected<int, std::string> ResolvePort(const std::string& port,
   for (const auto& p : container.ports) {
     if (p.name == port) return p.container_port;
   }
-  return std::unexpected(
-      fmt::format("couldn't find port: {} in container \"{}\"", port, container.name));
+  return Failure(fmt::format("couldn't find port: {} in container \"{}\"", port, container.name));
 }
 
 ActionOutcome RunAction(const api::HandlerAction& action, const ActionTarget& target,

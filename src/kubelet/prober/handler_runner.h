@@ -25,10 +25,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <expected>
 #include <string>
 
 #include "api/objects.h"
+#include "base/error.h"
 #include "cri/container_runtime.h"
 
 namespace podlimits::kubelet {
@@ -62,7 +62,7 @@ ActionOutcome RunAction(const api::HandlerAction& action, const ActionTarget& ta
 // The port number an action names: a number, or the name of one of the container's ports, else
 // `couldn't find port: http in container "web"` (the kubelet's ResolvePort prints the whole
 // container struct after "in"; its name is what a user needs).
-std::expected<int, std::string> ResolvePort(const std::string& port,
+Result<int> ResolvePort(const std::string& port,
                                             const api::Container& container);
 
 }  // namespace podlimits::kubelet

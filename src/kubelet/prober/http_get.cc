@@ -81,7 +81,7 @@ class ProbeConnection {
 
   Result<void> Open(const HttpGetRequest& in) {
     auto fd = Dial(in.host, in.port, in.netns_pid, deadline_, cancelled_);
-    if (!fd) return Failure(fd.error());
+    if (!fd) return std::unexpected(std::move(fd.error()));
     sockaddr_storage local{};
     socklen_t len = sizeof local;
     getsockname(fd->get(), reinterpret_cast<sockaddr*>(&local), &len);

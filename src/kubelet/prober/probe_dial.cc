@@ -44,20 +44,20 @@ namespace {
 // A TCP socket in the network namespace of `netns_pid` (0: this one). setns changes only the
 // calling thread, so a short-lived thread enters the namespace and makes the socket; the socket
 // stays in that namespace wherever it is used.
-std::expected<UniqueFd, std::string> Socket(pid_t netns_pid, int family) {
-  auto make = [family]() -> std::expected<UniqueFd, std::string> {
+Result<UniqueFd> Socket(pid_t netns_pid, int family) {
+  auto make = [family]() -> Result<UniqueFd> {
     UniqueFd fd(socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!fd) return std::unexpected(fmt::format("socket: {}", GoErrno(errno)));
+    if (!fd) return Failure(fmt::format("socket: {}", GoErrno(errno)));
     return fd;
   };
   if (netns_pid == 0) return make();
   const std::string ns_path = fmt::format("/proc/{}/ns/net", netns_pid);
   UniqueFd ns(open(ns_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!ns) return std::unexpected(fmt::format("open {}: {}", ns_path, GoErrno(errno)));
-  std::expected<UniqueFd, std::string> out = std::unexpected(std::string("no socket"));
+  if (!ns) return Failure(fmt::format("open {}: {}", ns_path, GoErrno(errno)));
+  Result<UniqueFd> out = Failure("no socket");
   std::thread t([&] {
     if (setns(ns.get(), CLONE_NEWNET) != 0) {
-      out = std::unexpected(fmt::format("setns {}: {}", ns_path, GoErrno(errno)));
+      out = Failure(fmt::format("setns {}: {}", ns_path, GoErrno(errno)));
       return;
     }
     out = make();
@@ -73,7 +73,7 @@ struct Address {
   std::string text;  // "127.0.0.1:8080", "[::1]:8080"
 };
 
-std::expected<Address, std::string> Resolve(const std::string& host, int port) {
+Result<Address> Resolve(const std::string& host, int port) {
   Address a;
   auto* v4 = reinterpret_cast<sockaddr_in*>(&a.storage);
   auto* v6 = reinterpret_cast<sockaddr_in6*>(&a.storage);
@@ -96,7 +96,7 @@ std::expected<Address, std::string> Resolve(const std::string& host, int port) {
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   if (int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0 || found == nullptr) {
-    return std::unexpected(fmt::format("dial tcp: lookup {}: {}", host, gai_strerror(rc)));
+    return Failure(fmt::format("dial tcp: lookup {}: {}", host, gai_strerror(rc)));
   }
   std::memcpy(&a.storage, found->ai_addr, found->ai_addrlen);
   a.len = found->ai_addrlen;
@@ -111,28 +111,27 @@ std::expected<Address, std::string> Resolve(const std::string& host, int port) {
 }  // namespace
 
 // net.DialTimeout("tcp", ...): the connected socket, or Go's error text.
-std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid_t netns_pid,
-                                          Clock::time_point deadline,
-                                          const std::atomic<bool>* cancelled,
-                                          std::string_view network) {
+Result<UniqueFd> Dial(const std::string& host, int port, pid_t netns_pid,
+                      Clock::time_point deadline, const std::atomic<bool>* cancelled,
+                      std::string_view network) {
   auto addr = Resolve(host, port);
   if (!addr) return std::unexpected(addr.error());
   auto fd = Socket(netns_pid, addr->family);
-  if (!fd) return std::unexpected(fmt::format("dial {} {}: {}", network, addr->text, fd.error()));
+  if (!fd) return std::unexpected(std::move(fd.error()).Wrap(fmt::format("dial {} {}", network, addr->text)));
   if (connect(fd->get(), reinterpret_cast<sockaddr*>(&addr->storage), addr->len) != 0) {
     if (errno != EINPROGRESS) {
-      return std::unexpected(
+      return Failure(
           fmt::format("dial {} {}: connect: {}", network, addr->text, GoErrno(errno)));
     }
     pollfd p{fd->get(), POLLOUT, 0};
     int n = PollUntil(p, deadline, cancelled);
-    if (n == 0) return std::unexpected(fmt::format("dial {} {}: i/o timeout", network, addr->text));
+    if (n == 0) return Failure(fmt::format("dial {} {}: i/o timeout", network, addr->text));
     int err = 0;
     socklen_t len = sizeof err;
     getsockopt(fd->get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (n < 0) err = errno;
     if (err != 0) {
-      return std::unexpected(
+      return Failure(
           fmt::format("dial {} {}: connect: {}", network, addr->text, GoErrno(err)));
     }
   }

@@ -8,10 +8,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <expected>
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::kubelet {
@@ -25,12 +25,11 @@ int PollUntil(pollfd& p, std::chrono::steady_clock::time_point deadline,
               const std::atomic<bool>* cancelled);
 
 // net.DialTimeout("tcp", host:port) from the network namespace of `netns_pid` (0: this one):
-// the connected, non-blocking socket, or Go's error text (`dial tcp 127.0.0.1:80: connect:
+// the connected, non-blocking socket, or an error whose message is Go's text (`dial tcp 127.0.0.1:80: connect:
 // connection refused`, `dial tcp 127.0.0.1:80: i/o timeout`). `network` is Go's name in that
 // text ("tcp4" for net.Dial("tcp4", ...)).
-std::expected<UniqueFd, std::string> Dial(const std::string& host, int port, pid_t netns_pid,
-                                          std::chrono::steady_clock::time_point deadline,
-                                          const std::atomic<bool>* cancelled,
-                                          std::string_view network = "tcp");
+Result<UniqueFd> Dial(const std::string& host, int port, pid_t netns_pid,
+                      std::chrono::steady_clock::time_point deadline,
+                      const std::atomic<bool>* cancelled, std::string_view network = "tcp");
 
 }  // namespace podlimits::kubelet
