@@ -9,9 +9,9 @@
 #include "admission/chain.h"
 #include "api/config_data.h"
 #include "api/decode.h"
-#include "kubelet/container_env.h"
-#include "kubelet/field_coverage.h"
-#include "kubelet/volume_payload.h"
+#include "kubelet/volumes/container_env.h"
+#include "kubelet/lifecycle/field_coverage.h"
+#include "kubelet/volumes/volume_payload.h"
 
 using namespace podlimits;
 

@@ -1,4 +1,4 @@
-// The SPDY/3.1 frames a port-forward client sends (apiserver/spdy_frames.h): any bytes, in
+// The SPDY/3.1 frames a port-forward client sends (streaming/spdy_frames.h): any bytes, in
 // pieces of any size, give frames or an error, never a crash or a header block past its limit.
 // Every frame read is written back and read again by a second reader, which must agree.
 //

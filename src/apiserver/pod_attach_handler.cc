@@ -10,7 +10,7 @@
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_follow.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 
 namespace podlimits::apiserver {
 
@@ -90,18 +90,18 @@ std::expected<ExecStreams, ExecRefusal> StartAttach(storage::ObjectStore& store,
                                    err = std::move(err)]() mutable {
     FollowContainerLog(
         path, offset,
-        [&](const std::vector<kubelet::LogEntry>& entries) {
+        [&](const std::vector<cri::LogEntry>& entries) {
           for (const auto& e : entries) {
             UniqueFd& to = (e.stream == "stderr" && !tty) ? err : out;
             if (!to) continue;  // a stream the client did not ask for
-            if (!SendAll(to.get(), kubelet::RenderLogEntry(e, false))) return false;
+            if (!SendAll(to.get(), cri::RenderLogEntry(e, false))) return false;
           }
           return true;
         },
         [&] { return RunOver(store, run); }, [&] { return PeerGone(control.get()); });
     out.Reset();
     err.Reset();
-    (void)kubelet::SendExecMessage(control.get(), R"({"exitCode": 0})");
+    (void)cri::SendExecMessage(control.get(), R"({"exitCode": 0})");
   });
   return streams;
 }

@@ -13,7 +13,7 @@
 #include "apiserver/request_info.h"
 #include "apiserver/stored_object.h"
 #include "apiserver/upgrade_request.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 #include "base/percent_encoding.h"
 
 namespace podlimits::apiserver {
@@ -89,7 +89,7 @@ std::string ExecStatusJson(std::string_view node_message, const std::vector<std:
 std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOptions& options) {
   const Node* status = ContainerStatusOf(pod, options.container);
   if (status == nullptr || status->FindPath({"state", "running"}) == nullptr) {
-    return ExecRefusal{404, kubelet::ContainerNotFound(options.container)};
+    return ExecRefusal{404, cri::ContainerNotFound(options.container)};
   }
   return std::nullopt;
 }
@@ -141,7 +141,7 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
     return e.Response();
   };
   if (phase == "Succeeded" || phase == "Failed") {
-    return refuse(404, kubelet::ContainerNotFound(options.container));
+    return refuse(404, cri::ContainerNotFound(options.container));
   }
   if (precheck) {
     if (auto refusal = precheck(*pod, options)) return refuse(refusal->status, refusal->message);

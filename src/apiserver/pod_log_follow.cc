@@ -45,7 +45,7 @@ bool RunOver(storage::ObjectStore& store, const FollowedRun& run) {
 }
 
 void FollowContainerLog(const fs::path& path, std::uintmax_t offset,
-                        const std::function<bool(const std::vector<kubelet::LogEntry>&)>& emit,
+                        const std::function<bool(const std::vector<cri::LogEntry>&)>& emit,
                         const std::function<bool()>& over, const std::function<bool()>& stop) {
   std::error_code ec;
   std::string pending;
@@ -61,10 +61,10 @@ void FollowContainerLog(const fs::path& path, std::uintmax_t offset,
       chunk.resize(static_cast<std::size_t>(in.gcount()));
       offset += chunk.size();
       pending += chunk;
-      std::vector<kubelet::LogEntry> entries;
+      std::vector<cri::LogEntry> entries;
       std::size_t start = 0;
       for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-        if (auto entry = kubelet::ParseLogEntry(std::string_view(pending).substr(start, nl - start))) {
+        if (auto entry = cri::ParseLogEntry(std::string_view(pending).substr(start, nl - start))) {
           entries.push_back(std::move(*entry));
         }
       }

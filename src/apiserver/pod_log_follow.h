@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "api/node.h"
+#include "cri/container_log.h"
 #include "storage/object_store.h"
-#include "kubelet/container_log.h"
 
 namespace podlimits::apiserver {
 
@@ -37,7 +37,7 @@ bool RunOver(storage::ObjectStore& store, const FollowedRun& run);
 // Hands the entries completed since `offset` to `emit` until it returns false, `stop` returns
 // true, or the run is over.
 void FollowContainerLog(const std::filesystem::path& path, std::uintmax_t offset,
-                        const std::function<bool(const std::vector<kubelet::LogEntry>&)>& emit,
+                        const std::function<bool(const std::vector<cri::LogEntry>&)>& emit,
                         const std::function<bool()>& over, const std::function<bool()>& stop);
 
 }  // namespace podlimits::apiserver

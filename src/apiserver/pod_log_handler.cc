@@ -13,7 +13,7 @@
 #include "apiserver/request_info.h"
 #include "apiserver/stored_object.h"
 #include "base/numbers.h"
-#include "kubelet/container_log.h"
+#include "cri/container_log.h"
 
 namespace podlimits::apiserver {
 
@@ -33,7 +33,7 @@ http::HttpResponse ServePodLog(storage::ObjectStore& store, const PodLogSource& 
   auto resolved = ResolvePodContainer(*pod, query("container").value_or(""), pod_key.name);
   if (!resolved) return resolved.error().Response();
   const std::string container = std::move(*resolved);
-  kubelet::LogReadOptions options;
+  cri::LogReadOptions options;
   options.timestamps = QueryFlag(request, "timestamps");
   const bool previous = QueryFlag(request, "previous");
   const bool follow = QueryFlag(request, "follow") && !previous;
@@ -57,7 +57,7 @@ http::HttpResponse ServePodLog(storage::ObjectStore& store, const PodLogSource& 
   auto file = logs.ContainerLogFile(*pod, container, previous);
   if (!file) return BadRequest(file.error().Message()).Response();
 
-  std::string text = kubelet::ReadContainerLog(*file, options);
+  std::string text = cri::ReadContainerLog(*file, options);
   if (!follow) return {200, "text/plain", std::move(text)};
 
   http::HttpResponse response(200, "text/plain", "");
@@ -72,9 +72,9 @@ http::HttpResponse ServePodLog(storage::ObjectStore& store, const PodLogSource& 
     if (ec) offset = 0;
     FollowContainerLog(
         path, offset,
-        [&](const std::vector<kubelet::LogEntry>& entries) {
+        [&](const std::vector<cri::LogEntry>& entries) {
           std::string send;
-          for (const auto& e : entries) send += kubelet::RenderLogEntry(e, timestamps);
+          for (const auto& e : entries) send += cri::RenderLogEntry(e, timestamps);
           return out.Write(send);
         },
         [&] { return RunOver(store, run); }, [&] { return out.Closed(); });

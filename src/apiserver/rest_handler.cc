@@ -25,7 +25,7 @@
 #include "printers/table.h"
 #include "apiserver/watch_handler.h"
 #include "base/numbers.h"
-#include "kubelet/pod_plan.h"
+#include "base/uuid.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -310,7 +310,7 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
   Node tree = std::move(a.object);
   Node& meta = tree.Ensure("metadata");
   const std::string name = meta.Find("name") ? meta.Find("name")->scalar : "";
-  meta.Set("uid", Node::String(kubelet::NewUuid()));
+  meta.Set("uid", Node::String(NewUuid()));
   meta.Set("creationTimestamp", Node::String(Now()));
   const std::string kind(resource.kind);
   auto stored = store_.Create(

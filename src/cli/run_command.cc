@@ -12,12 +12,12 @@
 #include "api/qos.h"
 #include "base/fs.h"
 #include "cli/run_input.h"
-#include "kubelet/container_output.h"
-#include "kubelet/events.h"
+#include "cri/container_output.h"
+#include "kubelet/events/events.h"
 #include "kubelet/kubelet.h"
-#include "kubelet/node_config.h"
-#include "kubelet/pod_status.h"
-#include "kubelet/stop_signals.h"
+#include "kubelet/config/node_config.h"
+#include "kubelet/status/pod_status.h"
+#include "kubelet/podworker/stop_signals.h"
 #include "nodeagent/cgroup_root_claim.h"
 
 namespace podlimits::cli {
@@ -125,7 +125,7 @@ int RunCommand(const RunFlags& flags) {
     const std::string message = "signalfd: cannot watch the stop signals";
     return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
   }
-  kubelet::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
+  cri::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
   kubelet::PodOutcome ran =
       node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
   if (ran.plan) {

@@ -2,7 +2,7 @@
 // admit it on this node, and run it here with every limit enforced by the kernel.
 //
 // Output: each container's lines on stdout as "[name] line" (on stderr with -o json, where stdout
-// holds only the final PodRunStatus object, kubelet/pod_status.h); events on stderr as
+// holds only the final PodRunStatus object, kubelet/status/pod_status.h); events on stderr as
 // `kubectl describe` lists them. Exit: 0 the pod Succeeded; 1 rejected (admission or node
 // admission) or the pod Failed; 2 usage; 3 node or runtime failure.
 #pragma once

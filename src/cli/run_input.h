@@ -7,8 +7,8 @@
 
 #include "api/objects.h"
 #include "cli/run_command.h"
-#include "kubelet/object_source.h"
-#include "kubelet/pod_status.h"
+#include "kubelet/volumes/object_source.h"
+#include "kubelet/status/pod_status.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::cli {

@@ -26,7 +26,7 @@
 namespace podlimits::cri {
 
 struct HolderRequest {
-  std::string hostname;  // the pod's kernel hostname (kubelet/pod_hostname.h); unused with host_network
+  std::string hostname;  // the pod's kernel hostname (kubelet/network/pod_hostname.h); unused with host_network
   bool host_network = false;
   bool host_ipc = false;
   bool host_pid = false;

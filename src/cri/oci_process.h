@@ -17,7 +17,7 @@ namespace podlimits::cri {
 // "spec.containers[0]", "spec.initContainers[1]", "spec.ephemeralContainers[0]".
 std::string ContainerFieldPath(const api::Container& container);
 
-// A container's resolved environment, in order (kubelet/container_env.h makes it).
+// A container's resolved environment, in order (kubelet/volumes/container_env.h makes it).
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 // The machine's host name (what containerd gives a hostNetwork pod), and this node's name as

@@ -70,15 +70,15 @@ struct ContainerSpecInput {
   // and UTS namespaces, and its PID namespace with shareProcessNamespace. 0: no sandbox, the
   // container gets namespaces of its own.
   pid_t sandbox_pid = 0;
-  // The container's volumeMounts as bind mounts (kubelet/pod_volumes.h), after the defaults.
+  // The container's volumeMounts as bind mounts (kubelet/volumes/pod_volumes.h), after the defaults.
   std::vector<SpecMount> volume_mounts;
-  // linux.resources.unified: the container's cpu and memory files (kubelet/resource_config.h);
+  // linux.resources.unified: the container's cpu and memory files (kubelet/cm/resource_config.h);
   // empty on a node that does not enforce them.
   std::map<std::string, std::string> resource_files;
-  // The container's environment as the kubelet resolved it (kubelet/container_env.h): env and
+  // The container's environment as the kubelet resolved it (kubelet/volumes/container_env.h): env and
   // envFrom, before the image's Env is merged in.
   EnvList env;
-  // The pod's hostname as the kubelet gives it to the runtime (kubelet/pod_hostname.h: the FQDN
+  // The pod's hostname as the kubelet gives it to the runtime (kubelet/network/pod_hostname.h: the FQDN
   // with setHostnameAsFQDN): the UTS name without a sandbox, and HOSTNAME. Unused with
   // hostNetwork, where both are the node's.
   std::string hostname;

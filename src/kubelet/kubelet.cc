@@ -10,14 +10,14 @@
 #include "cri/oci_runtime.h"
 #include "cri/oci_spec.h"
 #include "cri/runtime_mount_namespace.h"
-#include "kubelet/field_coverage.h"
-#include "kubelet/managed_controllers.h"
-#include "kubelet/node_admission.h"
-#include "kubelet/node_allocatable.h"
-#include "kubelet/node_resources.h"
-#include "kubelet/pod_claim.h"
-#include "kubelet/stale_pods.h"
-#include "kubelet/sysctl_allowlist.h"
+#include "kubelet/lifecycle/field_coverage.h"
+#include "kubelet/cm/managed_controllers.h"
+#include "kubelet/lifecycle/node_admission.h"
+#include "kubelet/cm/node_allocatable.h"
+#include "kubelet/cm/node_resources.h"
+#include "kubelet/podworker/pod_claim.h"
+#include "kubelet/podworker/stale_pods.h"
+#include "kubelet/sysctl/sysctl_allowlist.h"
 
 namespace podlimits::kubelet {
 namespace {

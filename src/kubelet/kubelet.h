@@ -33,17 +33,17 @@
 #include "cri/container_runtime.h"
 #include "image/snapshotter.h"
 #include "image/store.h"
-#include "kubelet/container_output.h"
-#include "kubelet/declared_features.h"
-#include "kubelet/events.h"
-#include "kubelet/metrics.h"
-#include "kubelet/node_capabilities.h"
-#include "kubelet/node_config.h"
-#include "kubelet/object_source.h"
-#include "kubelet/pid_capacity.h"
-#include "kubelet/pod_plan.h"
-#include "kubelet/pod_network.h"
-#include "kubelet/pod_runner.h"
+#include "cri/container_output.h"
+#include "kubelet/lifecycle/declared_features.h"
+#include "kubelet/events/events.h"
+#include "kubelet/metrics/metrics.h"
+#include "kubelet/cm/node_capabilities.h"
+#include "kubelet/config/node_config.h"
+#include "kubelet/volumes/object_source.h"
+#include "kubelet/cm/pid_capacity.h"
+#include "kubelet/plan/pod_plan.h"
+#include "kubelet/network/pod_network.h"
+#include "kubelet/podworker/pod_runner.h"
 
 namespace podlimits::kubelet {
 
@@ -86,7 +86,7 @@ struct PodOutcome {
 // What RunPod reports to, and listens to, while the pod runs.
 struct PodRunIo {
   EventRecorder* events = nullptr;    // required: every event of the pod, as it happens
-  ContainerOutput* output = nullptr;  // required: the containers' stdout and stderr
+  cri::ContainerOutput* output = nullptr;  // required: the containers' stdout and stderr
   PodStop* stop = nullptr;            // optional: the caller's stop requests
   // optional: the ConfigMaps and Secrets the pod may read (none exist when unset)
   const ObjectSource* objects = nullptr;

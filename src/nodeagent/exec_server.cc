@@ -19,16 +19,16 @@
 #include "api/json_codec.h"
 #include "base/fs.h"
 #include "cri/console_socket.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using kubelet::ConnectExecSocket;
-using kubelet::kExecSocketFile;
-using kubelet::ReceiveExecMessage;
-using kubelet::SendExecMessage;
-using kubelet::ShortSocketPath;
+using cri::ConnectExecSocket;
+using cri::kExecSocketFile;
+using cri::ReceiveExecMessage;
+using cri::SendExecMessage;
+using cri::ShortSocketPath;
 using api::Node;
 
 namespace {
@@ -101,7 +101,7 @@ Result<std::unique_ptr<ExecServer>> ExecServer::Start(const fs::path& dir, Runne
   UniqueFd dir_fd(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir_fd) return SystemError("open", dir, errno);
   const std::string path = ShortSocketPath(dir_fd.get(), kExecSocketFile);
-  sockaddr_un addr = kubelet::UnixAddress(path);
+  sockaddr_un addr = cri::UnixAddress(path);
   UniqueFd listener(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!listener) return SystemError("socket", dir / kExecSocketFile, errno);
   unlink(path.c_str());
@@ -201,7 +201,7 @@ void ExecServer::ServeAttach(int conn, const std::string& container, bool tty,
     }
   }
   if (!running) {
-    (void)SendExecMessage(conn, ErrorMessage(kubelet::ContainerNotFound(container), true));
+    (void)SendExecMessage(conn, ErrorMessage(cri::ContainerNotFound(container), true));
     return;
   }
   if (!input) {
@@ -220,7 +220,7 @@ void ExecServer::ServeAttach(int conn, const std::string& container, bool tty,
   if (tty) {
     UniqueFd master = input->Duplicate();
     if (!master) {
-      (void)SendExecMessage(conn, ErrorMessage(kubelet::ContainerNotFound(container), true));
+      (void)SendExecMessage(conn, ErrorMessage(cri::ContainerNotFound(container), true));
       return;
     }
     const int fd = master.get();
@@ -261,7 +261,7 @@ void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   if (id.empty()) {
     // The kubelet's words (findContainer), which kubectl shows after "unable to upgrade connection: ".
     (void)SendExecMessage(conn.get(),
-                          ErrorMessage(kubelet::ContainerNotFound(request->container),
+                          ErrorMessage(cri::ContainerNotFound(request->container),
                                        true));
     return;
   }

@@ -1,7 +1,7 @@
-// The monitor's side of the exec socket (kubelet/exec_wire.h): runs `kubectl exec` commands in the
+// The monitor's side of the exec socket (cri/exec_wire.h): runs `kubectl exec` commands in the
 // pod's running containers through the OCI runtime, as containerd's shim runs a task's execs.
 //
-// It attaches `kubectl attach -i` to a running container's input (kubelet/container_input.h),
+// It attaches `kubectl attach -i` to a running container's input (kubelet/podworker/container_input.h),
 // and connects `kubectl port-forward`'s connections to the pod's ports (PortDialer), and
 // hands the connected socket to the agent.
 //
@@ -27,7 +27,7 @@
 #include "base/error.h"
 #include "base/unique_fd.h"
 #include "cri/oci_runtime.h"
-#include "kubelet/container_input.h"
+#include "kubelet/podworker/container_input.h"
 
 namespace podlimits::nodeagent {
 

@@ -26,7 +26,7 @@
 #include "api/node.h"
 #include "base/error.h"
 #include "base/unique_fd.h"
-#include "kubelet/events.h"
+#include "kubelet/events/events.h"
 
 namespace podlimits::nodeagent {
 

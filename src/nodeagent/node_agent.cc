@@ -20,8 +20,8 @@
 #include "base/clock_text.h"
 #include "apiserver/stored_object.h"
 #include "base/fs.h"
-#include "kubelet/container_log.h"
-#include "kubelet/pod_plan.h"
+#include "cri/container_log.h"
+#include "kubelet/plan/pod_plan.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/pod_fit.h"
@@ -140,7 +140,7 @@ Result<void> NodeAgent::Start() {
       KnownPod& known = pods_[uid];
       if (auto pod = ReadSmallFile(entry.path() / "pod.json", 4 << 20)) {
         if (auto tree = apiserver::ParseStoredObject(*pod)) {
-          known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir,
+          known.log_dir = cri::PodLogDirectory(options_.pod_logs_dir,
                                                    Str(*tree, {"metadata", "namespace"}),
                                                    Str(*tree, {"metadata", "name"}), uid);
         }
@@ -408,7 +408,7 @@ void NodeAgent::SyncStaticPods() {
     const std::string ns = Str(sp.object, {"metadata", "namespace"});
     const std::string name = Str(sp.object, {"metadata", "name"});
     known.key = {"pods", ns, name};
-    known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir, ns, name, sp.uid);
+    known.log_dir = cri::PodLogDirectory(options_.pod_logs_dir, ns, name, sp.uid);
     const fs::path dir = MonitorDirectory(options_.data_dir, sp.uid);
     if (auto status = ReadMonitorStatus(dir); status && status->finished) known.finished = true;
     const bool alive = known.child > 0 || LiveMonitorPid(dir).has_value();
@@ -669,7 +669,7 @@ void NodeAgent::Sync(const StoredObject& object) {
   // it compares in full.
   if (object.revision != known.synced) known.full_look = {};
   known.key = object.key;
-  known.log_dir = kubelet::PodLogDirectory(options_.pod_logs_dir, object.key.namespace_,
+  known.log_dir = cri::PodLogDirectory(options_.pod_logs_dir, object.key.namespace_,
                                            object.key.name, uid);
   const fs::path dir = MonitorDirectory(options_.data_dir, uid);
   if (auto status = ReadMonitorStatus(dir); status && status->finished) known.finished = true;
@@ -987,7 +987,7 @@ Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view c
     }
     restarts -= 1;
   }
-  return kubelet::ContainerLogFile(kubelet::PodLogDirectory(options_.pod_logs_dir, ns, name, uid),
+  return cri::ContainerLogFile(cri::PodLogDirectory(options_.pod_logs_dir, ns, name, uid),
                                    container, restarts);
 }
 

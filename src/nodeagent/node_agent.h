@@ -12,7 +12,7 @@
 //             monitor is done (or for a pod that never ran) the object is removed, with the
 //             pod's monitor directory and logs (the kubelet's status manager deleting with
 //             grace 0, then container and log garbage collection)
-//   evict     the eviction manager (kubelet/eviction_manager.h) on the housekeeping interval:
+//   evict     the eviction manager (kubelet/eviction/eviction_manager.h) on the housekeeping interval:
 //             PIDPressure on the Node with its events and the node.kubernetes.io/pid-pressure
 //             taint, new pods refused under pressure, one pod at a time evicted (its monitor
 //             told why, then stopped; the pod stays Failed/Evicted with DisruptionTarget)
@@ -45,9 +45,9 @@
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
 #include "apiserver/rest_handler.h"
-#include "kubelet/eviction_manager.h"
-#include "kubelet/metrics.h"
-#include "kubelet/pod_process_count.h"
+#include "kubelet/eviction/eviction_manager.h"
+#include "kubelet/metrics/metrics.h"
+#include "kubelet/cm/pod_process_count.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/static_pods.h"
@@ -87,7 +87,7 @@ struct NodeAgentOptions {
   kubelet::EvictionSettings eviction;
   std::chrono::milliseconds eviction_period{10000};
   std::function<std::optional<kubelet::PidObservation>()> observe_pids;
-  // A pod's pids.current and pids.max (kubelet/pod_process_count.h), for ranking and metrics.
+  // A pod's pids.current and pids.max (kubelet/cm/pod_process_count.h), for ranking and metrics.
   std::function<std::optional<kubelet::PodPids>(const api::Node& pod)> pod_pids;
   kubelet::MetricsRegistry* metrics = nullptr;  // kubelet_evictions, running pods
   // maxPods: the scheduler binds no more active pods than this ("Too many pods"), and the
@@ -110,7 +110,7 @@ class NodeAgent : public apiserver::PodLogSource,
   // `limit` for them to finish.
   void StopAllPods(std::chrono::seconds limit);
 
-  // /metrics: the kubelet's metrics (kubelet/metrics.h) and what is read when scraped: running
+  // /metrics: the kubelet's metrics (kubelet/metrics/metrics.h) and what is read when scraped: running
   // pods and containers, each pod's pids.current / pids.max, the node's pid.available, the
   // daemon's own process_* (nodeagent/node_metrics.h).
   std::string MetricsText();
@@ -121,7 +121,7 @@ class NodeAgent : public apiserver::PodLogSource,
                                                  bool previous) const override;
 
   // `kubectl exec`: starts the command in the pod's container through its monitor
-  // (nodeagent/node_exec.cc, kubelet/exec_wire.h) and hands the streams to the API server.
+  // (nodeagent/node_exec.cc, cri/exec_wire.h) and hands the streams to the API server.
   std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
       const api::Node& pod, const apiserver::ExecOptions& options) override;
 

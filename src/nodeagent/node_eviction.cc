@@ -1,5 +1,5 @@
 // The node agent's eviction half (node_agent.h "evict"): drives the kubelet's eviction manager
-// (kubelet/eviction_manager.h) with the node's pid observation and its running pods, and carries
+// (kubelet/eviction/eviction_manager.h) with the node's pid observation and its running pods, and carries
 // out what it decides: the Node's PIDPressure (posted by SyncNode, tainted by NodeChanged), the
 // refusal of new pods, and one pod evicted at a time.
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
 #include "base/fs.h"
-#include "kubelet/pod_plan.h"
+#include "kubelet/plan/pod_plan.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"

@@ -8,18 +8,18 @@
 #include <cstring>
 
 #include "api/json_codec.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"
 
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using kubelet::ConnectExecSocket;
-using kubelet::kExecSocketFile;
-using kubelet::ReceiveExecMessage;
-using kubelet::SendExecMessage;
-using kubelet::ShortSocketPath;
+using cri::ConnectExecSocket;
+using cri::kExecSocketFile;
+using cri::ReceiveExecMessage;
+using cri::SendExecMessage;
+using cri::ShortSocketPath;
 using api::Node;
 
 namespace {
@@ -91,7 +91,7 @@ std::expected<UniqueFd, apiserver::ExecRefusal> ConnectMonitor(const fs::path& d
 
 std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartExec(
     const Node& pod, const apiserver::ExecOptions& options) {
-  const std::string not_found = kubelet::ContainerNotFound(options.container);
+  const std::string not_found = cri::ContainerNotFound(options.container);
   auto conn = ConnectMonitor(options_.data_dir, pod, not_found);
   if (!conn) return std::unexpected(conn.error());
 
@@ -168,7 +168,7 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
 
 std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::AttachInput(
     const Node& pod, const apiserver::ExecOptions& options) {
-  const std::string not_found = kubelet::ContainerNotFound(options.container);
+  const std::string not_found = cri::ContainerNotFound(options.container);
   auto conn = ConnectMonitor(options_.data_dir, pod, not_found);
   if (!conn) return std::unexpected(conn.error());
   Node request = Node::Object();

@@ -15,11 +15,11 @@
 #include "api/qos.h"
 #include "base/fs.h"
 #include "base/server_process.h"
-#include "kubelet/eviction_manager.h"
+#include "kubelet/eviction/eviction_manager.h"
 #include "kubelet/kubelet.h"
-#include "kubelet/pod_api_status.h"
-#include "kubelet/pod_port_dial.h"
-#include "kubelet/stop_signals.h"
+#include "kubelet/status/pod_api_status.h"
+#include "kubelet/network/pod_port_dial.h"
+#include "kubelet/podworker/stop_signals.h"
 #include "nodeagent/exec_server.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/store_object_source.h"
@@ -177,8 +177,8 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   if (auto grace = ReadStopGrace(dir)) stop.Request(*grace);
 
   kubelet::EventRecorder events([&publisher](const kubelet::Event& e) { publisher.Event(e); });
-  kubelet::CriLogOutput output(
-      kubelet::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
+  cri::CriLogOutput output(
+      cri::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
                                options.uid),
       options.log_policy);
   kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <string>
 
-#include "kubelet/container_log.h"
-#include "kubelet/node_config.h"
+#include "cri/container_log.h"
+#include "kubelet/config/node_config.h"
 
 namespace podlimits::nodeagent {
 
@@ -24,7 +24,7 @@ struct PodMonitorOptions {
   kubelet::NodeConfig config;
   std::filesystem::path image_root;
   std::filesystem::path pod_logs_dir;
-  kubelet::ContainerLogPolicy log_policy;
+  cri::ContainerLogPolicy log_policy;
   std::string host_ip;
   std::string path_env;
   // The pod worker's backOffPeriod: how long a container with CreateContainerConfigError waits

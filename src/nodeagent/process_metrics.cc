@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "kubelet/metrics.h"
+#include "kubelet/metrics/metrics.h"
 
 namespace podlimits::nodeagent {
 namespace {

@@ -2,8 +2,8 @@
 // configMapManager / secretManager with the Get strategy: read when the pod needs them).
 #pragma once
 
+#include "kubelet/volumes/object_source.h"
 #include "storage/object_store.h"
-#include "kubelet/object_source.h"
 
 namespace podlimits::nodeagent {
 

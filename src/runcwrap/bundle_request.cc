@@ -6,7 +6,7 @@
 
 #include "api/json_codec.h"
 #include "base/numbers.h"
-#include "kubelet/effective_pid_limit.h"
+#include "kubelet/cm/effective_pid_limit.h"
 #include "validation/feature_gates.h"
 #include "validation/pod.h"
 #include "api/limit_annotations.h"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/field.h"
-#include "kubelet/rlimit_ceiling.h"
+#include "kubelet/cm/rlimit_ceiling.h"
 
 namespace podlimits::runcwrap {
 namespace {

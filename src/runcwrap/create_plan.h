@@ -12,7 +12,7 @@
 #include "api/node.h"
 #include "base/error.h"
 #include "cgroups/detect.h"
-#include "kubelet/node_capabilities.h"
+#include "kubelet/cm/node_capabilities.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/pod_cgroup_limits.h"
 #include "runcwrap/spec_edit.h"

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string>
 
-#include "kubelet/node_capabilities.h"
+#include "kubelet/cm/node_capabilities.h"
 
 namespace podlimits::runcwrap {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "api/node.h"
 #include "base/error.h"
-#include "kubelet/rlimit_ceiling.h"
+#include "kubelet/cm/rlimit_ceiling.h"
 
 namespace podlimits::runcwrap {
 

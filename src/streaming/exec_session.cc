@@ -15,7 +15,7 @@
 
 #include "api/json_codec.h"
 #include "http/strand_session.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 
 namespace podlimits::streaming {
 namespace {
@@ -214,7 +214,7 @@ class ExecSession {
   void WatchControl() {
     control_.async_wait(Descriptor::wait_read, session_.Track([this](error_code ec) {
       if (ec) return;  // cancelled: the session is over
-      auto message = kubelet::ReceiveExecMessage(control_.native_handle());
+      auto message = cri::ReceiveExecMessage(control_.native_handle());
       std::string text;
       if (!message || message->json.empty()) {
         text = R"({"error":"the pod's monitor went away before the command ended"})";

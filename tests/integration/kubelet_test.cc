@@ -72,7 +72,7 @@ int RunTwoPodsAtOnce(const fs::path& scratch, int report_fd) {
       std::lock_guard lock(mu);
       if (e.reason == "Started") r.started = Clock::now();
     });
-    PrefixedOutput output(report_fd);
+    cri::PrefixedOutput output(report_fd);
     r.outcome = node.RunPod(pod, {&events, &output, nullptr, nullptr, {}, {}, {}});
     r.ended = Clock::now();
   };

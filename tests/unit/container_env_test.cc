@@ -1,5 +1,5 @@
 // The kubelet's makeEnvironmentVariables over ConfigMaps and Secrets, and resourceFieldRef.
-#include "kubelet/container_env.h"
+#include "kubelet/volumes/container_env.h"
 
 #include <gtest/gtest.h>
 

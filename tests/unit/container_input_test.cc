@@ -2,7 +2,7 @@
 // stdin; with stdinOnce the end of the first session's input is the container's end of file,
 // without it the stdin stays open for the next session; a stop ends a copy at once, and a
 // container that is gone ends it too.
-#include "kubelet/container_input.h"
+#include "kubelet/podworker/container_input.h"
 
 #include <fcntl.h>
 #include <signal.h>

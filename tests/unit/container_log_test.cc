@@ -1,6 +1,6 @@
 // Container logs in the CRI format and the kubelet's layout: what the writer makes of a
 // container's output, rotation, and what `kubectl logs` reads back.
-#include "kubelet/container_log.h"
+#include "cri/container_log.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "temp_dir.h"
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 namespace {
 
 using ::testing::HasSubstr;
@@ -149,4 +149,4 @@ TEST(ContainerLogTest, ReadsWithTailTimestampsSinceAndLimit) {
 }
 
 }  // namespace
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

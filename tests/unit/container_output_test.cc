@@ -1,4 +1,4 @@
-#include "kubelet/container_output.h"
+#include "cri/container_output.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace podlimits::kubelet {
+namespace podlimits::cri {
 namespace {
 
 // Feeds `chunks` through a prefixer writing into a file and returns what came out (a file, not
@@ -75,4 +75,4 @@ TEST(OutputPrefixer, PumpOnceReadsUntilEndOfStream) {
 }
 
 }  // namespace
-}  // namespace podlimits::kubelet
+}  // namespace podlimits::cri

@@ -1,9 +1,9 @@
-// The eviction manager for pid.available (kubelet/eviction_manager.h): thresholds met and
+// The eviction manager for pid.available (kubelet/eviction/eviction_manager.h): thresholds met and
 // resolved (minimum reclaim), the PIDPressure condition and its transition period, soft grace
 // periods, ranking, critical pods, grace periods of the kill, the message and admission.
 #include <gtest/gtest.h>
 
-#include "kubelet/eviction_manager.h"
+#include "kubelet/eviction/eviction_manager.h"
 
 namespace podlimits::kubelet {
 namespace {

@@ -15,17 +15,17 @@
 
 #include "base/fs.h"
 #include "nodeagent/exec_server.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 #include "temp_dir.h"
 
 namespace podlimits::nodeagent {
 namespace {
 
-using kubelet::ConnectExecSocket;
-using kubelet::kExecSocketFile;
-using kubelet::ReceiveExecMessage;
-using kubelet::SendExecMessage;
-using kubelet::ShortSocketPath;
+using cri::ConnectExecSocket;
+using cri::kExecSocketFile;
+using cri::ReceiveExecMessage;
+using cri::SendExecMessage;
+using cri::ShortSocketPath;
 
 // A runner whose command runs until it is killed: a child of the test that waits, named in the
 // runtime's pid file as crun names the exec'd process. Returns its wait status through `status`.

@@ -20,7 +20,7 @@
 #include "streaming/exec_session.h"
 #include "http/https_server.h"
 #include "apiserver/pki.h"
-#include "kubelet/exec_wire.h"
+#include "cri/exec_wire.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
@@ -136,7 +136,7 @@ TEST_F(ExecSessionTest, StreamsAndStatusOverV5) {
     EXPECT_EQ(write(process_.stderr_write.get(), "warn", 4), 4);
     process_.stdout_write.Reset();
     process_.stderr_write.Reset();
-    EXPECT_TRUE(kubelet::SendExecMessage(process_.control.get(), R"({"exitCode":2})"));
+    EXPECT_TRUE(cri::SendExecMessage(process_.control.get(), R"({"exitCode":2})"));
   });
   Send(*client, std::string("\0hel", 4));
   Send(*client, std::string("\0lo", 3));
@@ -161,7 +161,7 @@ TEST_F(ExecSessionTest, V4HasNoCloseButEndsWithTheProcess) {
     EXPECT_EQ(write(process_.stdout_write.get(), "done", 4), 4);
     process_.stdout_write.Reset();
     process_.stderr_write.Reset();
-    EXPECT_TRUE(kubelet::SendExecMessage(process_.control.get(), R"({"exitCode":0})"));
+    EXPECT_TRUE(cri::SendExecMessage(process_.control.get(), R"({"exitCode":0})"));
   });
   bool normal = false;
   auto got = ReadAll(*client, normal);

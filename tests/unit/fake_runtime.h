@@ -23,7 +23,7 @@
 #include "cri/container_runtime.h"
 #include "base/child_reaper.h"
 #include "image/snapshotter.h"
-#include "kubelet/pod_holder.h"
+#include "kubelet/podworker/pod_holder.h"
 
 namespace podlimits::testing {
 

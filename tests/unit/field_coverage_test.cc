@@ -1,4 +1,4 @@
-#include "kubelet/field_coverage.h"
+#include "kubelet/lifecycle/field_coverage.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

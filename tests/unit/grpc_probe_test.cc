@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <string>
 
-#include "kubelet/grpc_health.h"
-#include "kubelet/handler_runner.h"
+#include "kubelet/prober/grpc_health.h"
+#include "kubelet/prober/handler_runner.h"
 #include "net_test_support.h"
 
 namespace podlimits::kubelet {

@@ -1,6 +1,7 @@
 // httpGet and tcpSocket actions against loopback servers in this test (the node's own network
 // namespace), with the kubelet's outcomes and Go's error words.
-#include "kubelet/handler_runner.h"
+#include "kubelet/prober/handler_runner.h"
+#include "kubelet/prober/http_get.h"
 #include "net_test_support.h"
 
 #include <arpa/inet.h>
@@ -119,6 +120,93 @@ TEST(HandlerRunner, HttpGet) {
                             "/slow\": context deadline exceeded (Client.Timeout exceeded while "
                             "awaiting headers)");
   }
+}
+
+// What the prober's Beast client does with the shapes of answer servers send.
+TEST(HandlerRunner, HttpGetResponseShapes) {
+  struct Case {
+    const char* name;
+    std::string response;
+    ProbeResult result;
+    std::string output;
+    std::string error;
+  };
+  const Case cases[] = {
+      {"Chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n3\r\n!!!\r\n0\r\n\r\n",
+       ProbeResult::kSuccess, "ok!!!", ""},
+      {"InterimAnswerSkipped",
+       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+       ProbeResult::kSuccess, "ok", ""},
+      {"BodyToTheEndOfTheConnection", "HTTP/1.0 200 OK\r\n\r\nall of it", ProbeResult::kSuccess,
+       "all of it", ""},
+      {"BodyReadAtMost10KiB",
+       "HTTP/1.1 200 OK\r\nContent-Length: 20000\r\n\r\n" + std::string(20000, 'b'),
+       ProbeResult::kSuccess, std::string(10 * 1024, 'b'), ""},
+      {"ChunkedCutShortIsAnError",
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", ProbeResult::kUnknown,
+       "", "unexpected EOF"},
+      {"RedirectNotFollowedIsAWarning", "HTTP/1.1 304 Not Modified\r\n\r\n", ProbeResult::kWarning,
+       "Probe terminated redirects, Response body: ", ""},
+      {"ClosedInTheHeaders", "HTTP/1.1 200 OK\r\nContent-", ProbeResult::kFailure, ": EOF", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    CannedServer s({c.response});
+    auto o = Get(s.port(), "/");
+    EXPECT_EQ(o.result, c.result);
+    if (c.result == ProbeResult::kFailure) {  // Get "URL": ..., the port varies
+      EXPECT_TRUE(o.output.ends_with(c.output)) << o.output;
+    } else {
+      EXPECT_EQ(o.output, c.output);
+    }
+    EXPECT_EQ(o.error, c.error);
+  }
+}
+
+TEST(HandlerRunner, HttpGetRedirects) {
+  {  // an absolute location on the same hostname (another port) is followed, with a Referer
+    CannedServer target({"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nhere"});
+    CannedServer s({"HTTP/1.1 301 Moved\r\nLocation: http://127.0.0.1:" +
+                    std::to_string(target.port()) + "/there?x=1\r\n\r\n"});
+    auto o = Get(s.port(), "/start");
+    EXPECT_EQ(o.result, ProbeResult::kSuccess);
+    EXPECT_EQ(o.output, "here");
+    ASSERT_EQ(target.requests().size(), 1u);
+    const std::string& req = target.requests()[0];
+    EXPECT_TRUE(req.starts_with("GET /there?x=1 HTTP/1.1\r\n")) << req;
+    EXPECT_NE(req.find("Referer: http://127.0.0.1:" + std::to_string(s.port()) + "/start\r\n"),
+              std::string::npos)
+        << req;
+    EXPECT_NE(req.find("X-Probe: 1\r\n"), std::string::npos) << req;  // headers go along
+  }
+  {  // a relative location resolves against the current path's directory
+    CannedServer s({"HTTP/1.1 307 Temporary Redirect\r\nLocation: ready\r\n\r\n",
+                    "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"});
+    EXPECT_EQ(Get(s.port(), "/health/live").result, ProbeResult::kSuccess);
+    ASSERT_EQ(s.requests().size(), 2u);
+    EXPECT_TRUE(s.requests()[1].starts_with("GET /health/ready HTTP/1.1")) << s.requests()[1];
+  }
+  {  // another hostname ends the chain with the redirect itself
+    CannedServer s({"HTTP/1.1 302 Found\r\nLocation: http://localhost:1/\r\n\r\nbye"});
+    auto o = Get(s.port(), "/");
+    EXPECT_EQ(o.result, ProbeResult::kWarning);
+    EXPECT_EQ(o.output, "Probe terminated redirects, Response body: bye");
+  }
+  {  // RedirectChecker: at most 10 requests, then Go's error with the last location
+    CannedServer s(std::vector<std::string>(10, "HTTP/1.1 302 Found\r\nLocation: /loop\r\n\r\n"));
+    auto o = Get(s.port(), "/");
+    EXPECT_EQ(o.result, ProbeResult::kFailure);
+    EXPECT_EQ(o.output, "Get \"/loop\": stopped after 10 redirects");
+    EXPECT_EQ(s.requests().size(), 10u);
+  }
+}
+
+TEST(HandlerRunner, CanonicalHeaderName) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"x-probe", "X-Probe"}, {"USER-AGENT", "User-Agent"}, {"accept", "Accept"},
+      {"x_under", "X_under"}, {"bad name", "bad name"},  // not a token: left as it is
+  };
+  for (const auto& [in, want] : cases) EXPECT_EQ(CanonicalHeaderName(in), want) << in;
 }
 
 TEST(HandlerRunner, ConnectionRefusedAndTcpSocket) {

@@ -1,4 +1,4 @@
-#include "kubelet/node_admission.h"
+#include "kubelet/lifecycle/node_admission.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "apiserver/stored_object.h"
-#include "kubelet/eviction_threshold.h"
+#include "kubelet/eviction/eviction_threshold.h"
 #include "nodeagent/node_agent.h"
 #include "temp_dir.h"
 

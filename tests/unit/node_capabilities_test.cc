@@ -1,4 +1,4 @@
-#include "kubelet/node_capabilities.h"
+#include "kubelet/cm/node_capabilities.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "kubelet/node_config.h"
+#include "kubelet/config/node_config.h"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kubelet/managed_controllers.h"
-#include "kubelet/node_allocatable.h"
-#include "kubelet/node_config.h"
+#include "kubelet/cm/managed_controllers.h"
+#include "kubelet/cm/node_allocatable.h"
+#include "kubelet/config/node_config.h"
 
 namespace podlimits::kubelet {
 namespace {

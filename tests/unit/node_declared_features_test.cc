@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kubelet/declared_features.h"
+#include "kubelet/lifecycle/declared_features.h"
 
 namespace podlimits::kubelet {
 namespace {

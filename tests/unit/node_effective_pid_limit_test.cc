@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kubelet/effective_pid_limit.h"
+#include "kubelet/cm/effective_pid_limit.h"
 #include "test_support.h"
 
 namespace podlimits::kubelet {

@@ -2,8 +2,8 @@
 
 #include <thread>
 
-#include "kubelet/events.h"
-#include "kubelet/metrics.h"
+#include "kubelet/events/events.h"
+#include "kubelet/metrics/metrics.h"
 
 namespace podlimits::kubelet {
 namespace {

@@ -1,4 +1,4 @@
-#include "kubelet/node_info.h"
+#include "kubelet/status/node_info.h"
 
 #include <gtest/gtest.h>
 

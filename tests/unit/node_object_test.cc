@@ -1,6 +1,6 @@
 // The Node object the node registers: capacity and allocatable with pid, conditions and their
 // transition times, the declared features.
-#include "kubelet/node_object.h"
+#include "kubelet/status/node_object.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "cri/kernel_limits.h"
-#include "kubelet/pid_capacity.h"
+#include "kubelet/cm/pid_capacity.h"
 #include "temp_dir.h"
 
 namespace podlimits::kubelet {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "kubelet/eviction_threshold.h"
-#include "kubelet/reserved_resources.h"
+#include "kubelet/eviction/eviction_threshold.h"
+#include "kubelet/config/reserved_resources.h"
 
 namespace podlimits::kubelet {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "cri/oci_capabilities.h"
-#include "kubelet/container_env.h"
+#include "kubelet/volumes/container_env.h"
 #include "test_support.h"
 
 namespace podlimits::cri {
@@ -760,7 +760,7 @@ TEST(OciSpec, NamespacesOfTheSandbox) {
   }
 }
 
-// The hostname the kubelet chose (kubelet/pod_hostname.h) becomes the UTS name of a container
+// The hostname the kubelet chose (kubelet/network/pod_hostname.h) becomes the UTS name of a container
 // without a sandbox, and HOSTNAME.
 TEST(OciSpec, Hostname) {
   api::Pod named = PodWithSpec("  containers: [{name: app, image: i}]\n");

@@ -1,5 +1,5 @@
 // The API's PodStatus from where a pod stands: getPhase and the kubelet's conditions.
-#include "kubelet/pod_api_status.h"
+#include "kubelet/status/pod_api_status.h"
 
 #include <gtest/gtest.h>
 

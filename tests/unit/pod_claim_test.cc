@@ -3,7 +3,7 @@
 // after a run that died (runtime/stale_pods.h), on temporary directories with a fake OCI runtime
 // and plain-directory cgroup trees. flock(2) locks of two open files conflict within one process
 // too, so a claim held by the test stands for a live run.
-#include "kubelet/pod_claim.h"
+#include "kubelet/podworker/pod_claim.h"
 
 #include <gtest/gtest.h>
 
@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "kubelet/cgroup_root_ledger.h"
-#include "kubelet/pod_record.h"
-#include "kubelet/stale_pods.h"
+#include "kubelet/cm/cgroup_root_ledger.h"
+#include "kubelet/podworker/pod_record.h"
+#include "kubelet/podworker/stale_pods.h"
 #include "temp_dir.h"
 
 namespace podlimits::kubelet {

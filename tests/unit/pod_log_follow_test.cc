@@ -28,7 +28,7 @@ TEST(PodLogFollow, EntriesAfterTheOffsetUntilTheRunIsOver) {
   std::thread follower([&] {
     FollowContainerLog(
         file, offset,
-        [&](const std::vector<kubelet::LogEntry>& entries) {
+        [&](const std::vector<cri::LogEntry>& entries) {
           for (const auto& e : entries) got.push_back(e.stream + ":" + e.text);
           return true;
         },
@@ -53,7 +53,7 @@ TEST(PodLogFollow, ARotatedFileIsReadFromItsStartAndAStopEndsIt) {
   std::thread follower([&] {
     FollowContainerLog(
         file, std::filesystem::file_size(file),
-        [&](const std::vector<kubelet::LogEntry>& entries) {
+        [&](const std::vector<cri::LogEntry>& entries) {
           for (const auto& e : entries) got.push_back(e.text);
           stop = true;
           return true;

@@ -2,9 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "kubelet/pod_dns.h"
-#include "kubelet/pod_etc_files.h"
-#include "kubelet/pod_hostname.h"
+#include "kubelet/network/pod_dns.h"
+#include "kubelet/network/pod_etc_files.h"
+#include "kubelet/network/pod_hostname.h"
 #include "temp_dir.h"
 #include "test_support.h"
 

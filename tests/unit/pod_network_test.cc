@@ -1,6 +1,6 @@
 // The kubelet's side of the pod network: hostPorts as port mappings, the default network
 // written on the first start, the record of an attachment and its teardown from it alone.
-#include "kubelet/pod_network.h"
+#include "kubelet/network/pod_network.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-#include "kubelet/pod_plan.h"
+#include "kubelet/plan/pod_plan.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "kubelet/declared_features.h"
-#include "kubelet/node_admission.h"
+#include "kubelet/lifecycle/declared_features.h"
+#include "kubelet/lifecycle/node_admission.h"
 #include "test_support.h"
 
 namespace podlimits::kubelet {

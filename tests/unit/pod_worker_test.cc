@@ -1,4 +1,4 @@
-// The pod worker's state machine (kubelet/pod_runner.h) over a fake runtime whose containers are
+// The pod worker's state machine (kubelet/podworker/pod_runner.h) over a fake runtime whose containers are
 // real child processes running a script: restart policies and back-off, init containers,
 // sidecars, StartError, stop requests, grace and SIGKILL escalation, two pods at once, probes and
 // hooks, and each runtime or cgroup step failing in turn.
@@ -25,12 +25,12 @@
 #include "fake_runtime.h"
 #include "image/store.h"
 #include "image_test_support.h"
-#include "kubelet/container_output.h"
-#include "kubelet/declared_features.h"
-#include "kubelet/node_admission.h"
-#include "kubelet/pod_plan.h"
-#include "kubelet/pod_runner.h"
-#include "kubelet/stale_pods.h"
+#include "cri/container_output.h"
+#include "kubelet/lifecycle/declared_features.h"
+#include "kubelet/lifecycle/node_admission.h"
+#include "kubelet/plan/pod_plan.h"
+#include "kubelet/podworker/pod_runner.h"
+#include "kubelet/podworker/stale_pods.h"
 #include "temp_dir.h"
 #include "test_support.h"
 
@@ -46,9 +46,9 @@ using podlimits::testing::PlainSnapshotter;
 using podlimits::testing::TempDir;
 
 // The lines each container wrote, by container, in order.
-class CapturedOutput : public ContainerOutput {
+class CapturedOutput : public cri::ContainerOutput {
  public:
-  std::unique_ptr<OutputSink> Open(std::string_view container, int, OutputStream) override {
+  std::unique_ptr<cri::OutputSink> Open(std::string_view container, int, cri::OutputStream) override {
     return std::make_unique<Sink>(this, std::string(container));
   }
   std::string Of(const std::string& container) {
@@ -57,7 +57,7 @@ class CapturedOutput : public ContainerOutput {
   }
 
  private:
-  struct Sink : OutputSink {
+  struct Sink : cri::OutputSink {
     Sink(CapturedOutput* o, std::string n) : owner(o), name(std::move(n)) {}
     void Feed(std::string_view data) override {
       std::lock_guard lock(owner->mu_);
@@ -117,7 +117,7 @@ class FakeNode {
     return plan;
   }
 
-  PodRunEnvironment Env(FakeRuntime& runtime, EventRecorder& events, ContainerOutput& output,
+  PodRunEnvironment Env(FakeRuntime& runtime, EventRecorder& events, cri::ContainerOutput& output,
                         PodStop* stop = nullptr) {
     PodRunEnvironment env;
     env.runtime = &runtime;
@@ -920,9 +920,9 @@ namespace podlimits::kubelet {
 namespace {
 
 // The restart index each container's output was opened with (its log file is <restart>.log).
-class RestartIndexOutput : public ContainerOutput {
+class RestartIndexOutput : public cri::ContainerOutput {
  public:
-  std::unique_ptr<OutputSink> Open(std::string_view container, int restart, OutputStream) override {
+  std::unique_ptr<cri::OutputSink> Open(std::string_view container, int restart, cri::OutputStream) override {
     std::lock_guard lock(mu_);
     opened_.push_back(std::string(container) + ":" + std::to_string(restart));
     return std::make_unique<Discard>();
@@ -933,7 +933,7 @@ class RestartIndexOutput : public ContainerOutput {
   }
 
  private:
-  struct Discard : OutputSink {
+  struct Discard : cri::OutputSink {
     void Feed(std::string_view) override {}
     void Finish() override {}
   };

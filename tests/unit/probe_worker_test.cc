@@ -1,5 +1,5 @@
 // The prober worker's bookkeeping: when a probe is due and what its outcomes make of its result.
-#include "kubelet/probe_worker.h"
+#include "kubelet/prober/probe_worker.h"
 
 #include <gtest/gtest.h>
 

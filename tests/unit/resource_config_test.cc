@@ -1,5 +1,5 @@
 // cpu and memory as the kubelet maps them to cgroup v2 files.
-#include "kubelet/resource_config.h"
+#include "kubelet/cm/resource_config.h"
 
 #include <gtest/gtest.h>
 

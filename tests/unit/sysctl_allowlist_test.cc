@@ -1,4 +1,4 @@
-#include "kubelet/sysctl_allowlist.h"
+#include "kubelet/sysctl/sysctl_allowlist.h"
 
 #include <gtest/gtest.h>
 

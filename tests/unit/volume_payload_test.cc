@@ -1,5 +1,5 @@
 // The files of configMap, secret, downwardAPI and projected volumes, and the AtomicWriter layout.
-#include "kubelet/volume_payload.h"
+#include "kubelet/volumes/volume_payload.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,0 +1,136 @@
+#include "kubelet/podworker/pod_sandbox.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "base/error.h"
+#include "base/fs.h"
+#include "kubelet/cm/cgroup_root_ledger.h"
+#include "kubelet/cm/resource_config.h"
+
+namespace podlimits::kubelet {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The cpu requests of the Burstable pods whose records are in `pods_dir` (every live run's, and
+// a dead one's until it is cleaned up), except `except_uid`'s.
+std::int64_t OtherBurstableCpuMilli(const fs::path& pods_dir, std::string_view except_uid) {
+  std::int64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(pods_dir, ec)) {
+    if (entry.path().filename() == except_uid) continue;
+    auto record = ReadPodRecord(entry.path());
+    if (record && record->qos == cgroups::QosClass::kBurstable) total += record->cpu_request_milli;
+  }
+  return total;
+}
+
+}  // namespace
+
+PodSandbox::PodSandbox(const PodPlan& plan, std::vector<cgroups::ManagedHierarchy> hierarchies,
+                       fs::path state_dir)
+    : plan_(plan), state_dir_(std::move(state_dir)), cgroup_(std::move(hierarchies)) {}
+
+std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
+    const PodRecord& record, const std::vector<std::string>& image_names) {
+  auto failed = [](std::string reason, std::string message) {
+    return std::unexpected(SandboxError{std::move(reason), std::move(message)});
+  };
+  const std::string sandbox = "FailedCreatePodSandBox";
+  // 1. The pod directory is this run's alone: a leftover of a dead run was cleaned up under the
+  // uid's claim before, and one of a live run is never reached (its claim is held).
+  if (mkdir(plan_.pod_dir.c_str(), 0700) != 0) {
+    return failed(sandbox,
+                  "Failed to create pod sandbox: " + ErrnoMessage("mkdir", plan_.pod_dir.string()));
+  }
+  pod_dir_created_ = true;
+  if (auto w = WritePodRecord(plan_.pod_dir, record); !w) {
+    return failed(sandbox, "Failed to create pod sandbox: " + w.error().Message());
+  }
+
+  // 2. Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
+  for (std::size_t i = 0; i < record.images.size(); ++i) {
+    auto lease =
+        image::ImageLease::Acquire(record.images[i], image::LeaseHolder{plan_.uid, plan_.pod_dir});
+    if (!lease) {
+      return failed("ErrImageNeverPull",
+                    fmt::format("Container image \"{}\" is not present with pull policy of "
+                                "Never: {}",
+                                i < image_names.size() ? image_names[i] : record.images[i].string(),
+                                lease.error().Message()));
+    }
+    leases_.push_back(std::move(*lease));
+  }
+
+  // 3. The parents are created under the ledger's lock, so no run sharing this state directory
+  // removes one between our mkdirs.
+  auto ledger = CgroupRootLedger::Lock(state_dir_);
+  if (!ledger) return failed(sandbox, "Failed to create pod sandbox: " + ledger.error().Message());
+  cgroups::PodCgroupPlan cgroup_plan = plan_.cgroup;
+  if (!cgroup_plan.pod_files.empty() && cgroup_plan.qos == cgroups::QosClass::kBurstable) {
+    // The kubelet's burstable cpu.weight covers all of the node's Burstable pods.
+    cgroup_plan.qos_files = QosResourceFiles(
+        cgroups::QosClass::kBurstable,
+        record.cpu_request_milli + OtherBurstableCpuMilli(state_dir_ / "pods", plan_.uid));
+  }
+  auto applied = cgroup_.Apply(cgroup_plan);
+  if (!applied) {
+    return failed(sandbox, "Failed to create pod sandbox: " + applied.error().Message());
+  }
+  cgroup_applied_ = true;
+  if (auto u = ledger->Update(applied->created_root_dirs, {}); !u) {
+    return failed(sandbox, "Failed to create pod sandbox: " + u.error().Message());
+  }
+  return std::move(*applied);
+}
+
+Result<void> PodSandbox::Kill(const fs::path& cgroup) {
+  if (!cgroup_applied_) return {};
+  if (auto k = cgroup_.Kill(cgroup); !k) return Failure(k.error().Message());
+  return {};
+}
+
+std::vector<std::string> PodSandbox::Teardown(bool keep_state) {
+  std::vector<std::string> errors;
+  if (cgroup_applied_) {
+    auto ledger = CgroupRootLedger::Lock(state_dir_);
+    if (!ledger) {
+      errors.push_back(ledger.error().Message());
+    } else {
+      if (auto t = cgroup_.Teardown(ledger->entries()); !t) {
+        errors.push_back(t.error().Message());
+      } else {
+        cgroup_applied_ = false;
+        // The burstable total without this pod, as the kubelet updates it when a pod goes.
+        if (!plan_.cgroup.pod_files.empty() && plan_.qos == cgroups::QosClass::kBurstable) {
+          auto files = QosResourceFiles(cgroups::QosClass::kBurstable,
+                                        OtherBurstableCpuMilli(state_dir_ / "pods", plan_.uid));
+          if (auto u = cgroup_.UpdateQosFiles(files); !u) errors.push_back(u.error().Message());
+        }
+      }
+      if (auto u = ledger->Update({}, cgroup_.removed_root_dirs()); !u) {
+        errors.push_back(u.error().Message());
+      }
+    }
+  }
+  if (pod_dir_created_ && errors.empty() && !keep_state) {
+    if (auto r = RemoveTree(plan_.pod_dir); !r) {
+      errors.push_back(r.error().Message());
+    } else {
+      pod_dir_created_ = false;
+    }
+  }
+  // The leases go last. While the pod directory stays, its holder records keep the images in
+  // use for whatever may still run on them.
+  if (!errors.empty() || keep_state) {
+    for (image::ImageLease& lease : leases_) lease.KeepHolderRecord();
+  }
+  leases_.clear();
+  return errors;
+}
+
+}  // namespace podlimits::kubelet

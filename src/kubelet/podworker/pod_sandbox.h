@@ -1,0 +1,64 @@
+// What a pod has on the node besides its containers, made before the first container and removed
+// after the last (the kubelet's pod sandbox and pod cgroup):
+//
+//   1. <stateDirectory>/pods/<uid>/ (which must not exist: the caller holds the uid's claim and
+//      has cleaned up any leftovers, pod_claim.h) with the pod's record (pod_record.h) in it,
+//      before anything else, so that a later run can clean up after this one if it dies
+//   2. a lease on each image (image_lease.h)
+//   3. the pod cgroup and its limits (cgroups/pod_cgroups.h), its shared parents created and
+//      removed under the state directory's cgroup-root ledger (cgroup_root_ledger.h)
+//
+// Teardown removes exactly what Create made, never a directory or cgroup it found.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "cgroups/hierarchies.h"
+#include "cgroups/pod_cgroups.h"
+#include "image/lease.h"
+#include "kubelet/plan/pod_plan.h"
+#include "kubelet/podworker/pod_record.h"
+
+namespace podlimits::kubelet {
+
+struct SandboxError {
+  std::string reason;  // the kubelet's event reason: ErrImageNeverPull, FailedCreatePodSandBox
+  std::string message;
+};
+
+class PodSandbox {
+ public:
+  PodSandbox(const PodPlan& plan, std::vector<cgroups::ManagedHierarchy> hierarchies,
+             std::filesystem::path state_dir);
+
+  // Steps 1-3; on failure what was made so far stays for Teardown. `image_names[i]` is the name
+  // the pod uses for record.images[i], for messages.
+  std::expected<cgroups::AppliedPodCgroup, SandboxError> Create(
+      const PodRecord& record, const std::vector<std::string>& image_names);
+
+  // Kills every process in `cgroup` (relative) in every managed hierarchy.
+  Result<void> Kill(const std::filesystem::path& cgroup);
+  // The OOM killer killed a process in `cgroup` (relative; cgroup v2 only).
+  bool OomKilled(const std::filesystem::path& cgroup) const { return cgroup_.OomKilled(cgroup); }
+
+  // Removes what Create made: the pod cgroup (killing what still runs in it) and the parents
+  // nobody uses any more, the leases, and the pod directory (the containers' bundles are the
+  // caller's to remove first). Returns the errors met. The pod directory, with its record and
+  // the image holder records, is kept when there were any or when `keep_state` says the caller
+  // failed to remove a container, so that a later run can finish the job.
+  std::vector<std::string> Teardown(bool keep_state = false);
+
+ private:
+  const PodPlan& plan_;
+  std::filesystem::path state_dir_;
+  cgroups::PodCgroup cgroup_;
+  bool pod_dir_created_ = false;
+  bool cgroup_applied_ = false;
+  std::vector<image::ImageLease> leases_;
+};
+
+}  // namespace podlimits::kubelet

@@ -1,0 +1,19 @@
+#include "kubelet/status/condition_time.h"
+
+namespace podlimits::kubelet {
+
+std::string ConditionTransitionTime(const api::Node* conditions, std::string_view type,
+                                    std::string_view status, std::string_view now) {
+  if (conditions == nullptr || !conditions->IsArray()) return std::string(now);
+  for (const api::Node& c : conditions->items) {
+    const api::Node* t = c.Find("type");
+    const api::Node* s = c.Find("status");
+    const api::Node* when = c.Find("lastTransitionTime");
+    if (t && t->scalar == type && s && s->scalar == status && when && when->IsString()) {
+      return when->scalar;
+    }
+  }
+  return std::string(now);
+}
+
+}  // namespace podlimits::kubelet
