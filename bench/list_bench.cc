@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 
 namespace {
@@ -70,7 +70,7 @@ struct Fixture {
   Fixture() {
     char pattern[] = "/tmp/podlimits-list-bench.XXXXXX";
     dir = mkdtemp(pattern);
-    store = std::move(*ObjectStore::Open(dir / "state.db"));
+    store = std::move(*storage::ObjectStore::Open(dir / "state.db"));
     for (int i = 0; i < kPods; ++i) {
       (void)store->Create({"pods", "shop", fmt::format("web-{:04}", i)},
                           [i](std::int64_t rv) { return StoredPod(i, rv); });
@@ -83,7 +83,7 @@ struct Fixture {
     std::filesystem::remove_all(dir);
   }
   std::filesystem::path dir;
-  std::unique_ptr<ObjectStore> store;
+  std::unique_ptr<storage::ObjectStore> store;
   std::unique_ptr<RestHandler> rest;
 };
 

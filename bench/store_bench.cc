@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 
 namespace {
@@ -60,7 +60,7 @@ http::HttpRequest Request(std::string method, std::string path, std::string body
 
 void BM_ListThousandPods(benchmark::State& state) {
   ScratchDir dir;
-  auto store = apiserver::ObjectStore::Open(dir.path() / "state.db");
+  auto store = storage::ObjectStore::Open(dir.path() / "state.db");
   if (!store) return state.SkipWithError(store.error().error.Message().c_str());
   apiserver::RestHandler rest(**store, admission::ChainOptions{});
   if (!rest.EnsureSystemNamespaces()) return state.SkipWithError("system namespaces");
@@ -84,7 +84,7 @@ BENCHMARK(BM_ListThousandPods)->Unit(benchmark::kMillisecond);
 const fs::path& StoreOfFiveThousandPods() {
   static ScratchDir dir;
   static bool made = [] {
-    auto store = apiserver::ObjectStore::Open(dir.path() / "state.db");
+    auto store = storage::ObjectStore::Open(dir.path() / "state.db");
     if (!store) return false;
     apiserver::RestHandler rest(**store, admission::ChainOptions{});
     if (!rest.EnsureSystemNamespaces()) return false;
@@ -103,18 +103,18 @@ const fs::path& StoreOfFiveThousandPods() {
 void BM_OpenStore(benchmark::State& state) {
   const fs::path& path = StoreOfFiveThousandPods();
   if (path.empty()) return state.SkipWithError("make the store");
-  const auto check = static_cast<apiserver::IntegrityCheck>(state.range(0));
+  const auto check = static_cast<storage::IntegrityCheck>(state.range(0));
   for (auto _ : state) {
-    auto store = apiserver::ObjectStore::Open(path, {check});
+    auto store = storage::ObjectStore::Open(path, {check});
     if (!store) return state.SkipWithError(store.error().error.Message().c_str());
   }
   state.counters["file_bytes"] = static_cast<double>(fs::file_size(path));
 }
 BENCHMARK(BM_OpenStore)
     ->ArgName("check")
-    ->Arg(static_cast<int>(apiserver::IntegrityCheck::kNone))
-    ->Arg(static_cast<int>(apiserver::IntegrityCheck::kQuick))
-    ->Arg(static_cast<int>(apiserver::IntegrityCheck::kFull))
+    ->Arg(static_cast<int>(storage::IntegrityCheck::kNone))
+    ->Arg(static_cast<int>(storage::IntegrityCheck::kQuick))
+    ->Arg(static_cast<int>(storage::IntegrityCheck::kFull))
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -11,6 +11,8 @@
 #   - with h2load (C) at a fixed 10,000/s on 4, 8 and 16 connections, when it is installed.
 # Prints hey's and wrk's p50/p99/max and rate, and the server's own histogram (time from body to
 # response, without the client's share of the 2 cores). Figures go to docs/benchmarks.md.
+# PARTS (default "hey wrk h2load") picks the clients to run, e.g. PARTS=h2load
+# H2LOAD_CONNECTIONS="16 64" for the cluster issue's figure alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/src/cli/podlimits}
@@ -39,7 +41,9 @@ summary() {  # hey's output: rate, p50, p99, slowest, status codes
            r, p50*1000, p99*1000, s*1000, codes}'
 }
 echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+parts=" ${PARTS:-hey wrk h2load} "
 hey -n 2000 -c 8 -m POST -T application/json -D "$work/review.json" "$url" >/dev/null  # warm up
+if [[ $parts == *" hey "* ]]; then
 for rate in 1000 5000 10000; do
   echo "-- $rate reviews/s for ${seconds}s (16 connections)"
   hey -z "${seconds}s" -c 16 -q $((rate / 16)) -m POST -T application/json -D "$work/review.json" \
@@ -47,7 +51,8 @@ for rate in 1000 5000 10000; do
 done
 echo "-- flat out for ${seconds}s (16 connections)"
 hey -z "${seconds}s" -c 16 -m POST -T application/json -D "$work/review.json" "$url" | summary
-if command -v wrk >/dev/null; then
+fi
+if [[ $parts == *" wrk "* ]] && command -v wrk >/dev/null; then
   cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -61,7 +66,7 @@ LUA
       END {printf "  %s reviews/s  p50 %s  p99 %s  max %s  non-2xx %s\n", r, p50, p99, max, bad+0}'
   done
 fi
-if command -v h2load >/dev/null; then
+if [[ $parts == *" h2load "* ]] && command -v h2load >/dev/null; then
   # h2load (nghttp2's, C with libev, one thread) at a fixed rate: --rps per connection, its
   # connections started together, so their requests come in bursts (16 every 1.6 ms on 16
   # connections, as hey's do); it takes about half of hey's CPU. The same 10,000/s over 4, 8, 16

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "api/json_codec.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 #include "fuzz_scratch.h"
 
@@ -27,10 +27,10 @@ std::string_view Line(std::string_view& in) {
 
 struct Node {
   podlimits::fuzz::ScratchDir dir{"podlimits-request-fuzz"};
-  std::unique_ptr<podlimits::apiserver::ObjectStore> store;
+  std::unique_ptr<podlimits::storage::ObjectStore> store;
   std::unique_ptr<podlimits::apiserver::RestHandler> rest;
   Node() {
-    auto s = podlimits::apiserver::ObjectStore::Open(dir.path() / "state.db");
+    auto s = podlimits::storage::ObjectStore::Open(dir.path() / "state.db");
     if (!s) std::abort();
     store = std::move(*s);
     rest = std::make_unique<podlimits::apiserver::RestHandler>(*store,

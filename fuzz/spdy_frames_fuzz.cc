@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "apiserver/spdy_frames.h"
+#include "streaming/spdy_frames.h"
 
-using namespace podlimits::apiserver::spdy;
+using namespace podlimits::streaming::spdy;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;

@@ -18,7 +18,7 @@
 #include "api/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
@@ -106,10 +106,10 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
       carried && carried->IsObject() ? api::EncodeJson(*carried, 0) : std::string(), std::nullopt);
   if (!options) return BadRequest(options.error()).Response();
   const bool pinned = !options->precondition_resource_version.empty();
-  std::optional<DryRunScope> dry_run;  // the condition too is only what would be written
+  std::optional<storage::DryRunScope> dry_run;  // the condition too is only what would be written
   if (options->dry_run) dry_run.emplace();
 
-  const ObjectKey key{"pods", info.namespace_, info.name};
+  const storage::ObjectKey key{"pods", info.namespace_, info.name};
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
     if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
@@ -136,11 +136,11 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
       return RenderStoredObject(pod.tree, "Pod", rv);
     });
     if (!marked) {
-      if (marked.error().kind == StoreError::Kind::kConflict && !pinned) continue;
-      if (marked.error().kind == StoreError::Kind::kConflict) {
+      if (marked.error().kind == storage::StoreError::Kind::kConflict && !pinned) continue;
+      if (marked.error().kind == storage::StoreError::Kind::kConflict) {
         return Conflict("pods", info.name, ModifiedConflictReason()).Response();
       }
-      if (marked.error().kind == StoreError::Kind::kNotFound) {
+      if (marked.error().kind == storage::StoreError::Kind::kNotFound) {
         return NotFound("pods", info.name).Response();
       }
       return InternalResponse(marked.error());

@@ -54,7 +54,7 @@ void NamespaceController::SyncOnce() {
 }
 
 // The namespace is empty: its finalizer goes, and with no finalizer left, the object.
-void NamespaceController::Finalize(const StoredObject& ns) {
+void NamespaceController::Finalize(const storage::StoredObject& ns) {
   auto tree = ParseStoredObject(ns.data);
   if (!tree) return;
   (void)store_.Delete(ns.key, ns.revision, [&](std::int64_t rv) {

@@ -7,14 +7,14 @@
 #include <atomic>
 #include <thread>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 
 namespace podlimits::apiserver {
 
 class NamespaceController {
  public:
-  NamespaceController(ObjectStore& store, RestHandler& rest) : store_(store), rest_(rest) {}
+  NamespaceController(storage::ObjectStore& store, RestHandler& rest) : store_(store), rest_(rest) {}
   ~NamespaceController() { Stop(); }
   NamespaceController(const NamespaceController&) = delete;
   NamespaceController& operator=(const NamespaceController&) = delete;
@@ -25,9 +25,9 @@ class NamespaceController {
   void SyncOnce();
 
  private:
-  void Finalize(const StoredObject& ns);
+  void Finalize(const storage::StoredObject& ns);
 
-  ObjectStore& store_;
+  storage::ObjectStore& store_;
   RestHandler& rest_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -40,14 +40,14 @@ std::expected<std::int64_t, std::string> ParseResourceVersion(std::string_view r
 }
 
 // The key of an object below the list's prefix, as the token carries it.
-std::string KeyBelowPrefix(const ObjectKey& key, const ListScope& scope) {
+std::string KeyBelowPrefix(const storage::ObjectKey& key, const ListScope& scope) {
   return scope.all_namespaces && scope.namespaced ? key.namespace_ + "/" + key.name : key.name;
 }
 
 // A token's start key as the store's start: "KEY\0" is just after KEY, "KEY" from it; `ns/name`
 // below the prefix of a list over every namespace (a bare `ns` is that namespace's first key).
-ListStart StartOf(std::string_view start, const ListScope& scope) {
-  ListStart out;
+storage::ListStart StartOf(std::string_view start, const ListScope& scope) {
+  storage::ListStart out;
   if (!start.empty() && start.back() == '\0') {
     out.after = true;
     start.remove_suffix(1);
@@ -66,7 +66,7 @@ ListStart StartOf(std::string_view start, const ListScope& scope) {
 
 }  // namespace
 
-std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListScope& scope,
+std::expected<ListedPage, ApiError> ReadListPage(storage::ObjectStore& store, const ListScope& scope,
                                                  const ListOptions& options,
                                                  const ListFilter& keep) {
   const bool paging = options.limit > 0;
@@ -74,7 +74,7 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
   const std::string& rv = options.resource_version;
   std::int64_t revision = 0;  // 0: the newest
   std::optional<ContinueToken> token;
-  ListStart start;
+  storage::ListStart start;
   if (continuing) {
     auto decoded = DecodeContinueToken(options.continue_token);
     if (!decoded) return std::unexpected(BadRequest("invalid continue token: " + decoded.error()));
@@ -92,16 +92,16 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
     if (match == "Exact" || (match.empty() && paging && *parsed > 0)) revision = *parsed;
   }
 
-  auto failed = [&](const StoreError& e) -> ApiError {
+  auto failed = [&](const storage::StoreError& e) -> ApiError {
     switch (e.kind) {
-      case StoreError::Kind::kGone:
+      case storage::StoreError::Kind::kGone:
         if (token) {
           ApiError expired = ResourceExpired(std::string(kInconsistentContinue));
           expired.list_continue = EncodeContinueToken(token->start, -1);
           return expired;
         }
         return ResourceExpired(std::string(kListTooOld));
-      case StoreError::Kind::kTooNew:
+      case storage::StoreError::Kind::kTooNew:
         return TooLargeResourceVersion(revision, e.current_revision);
       default:
         return InternalError(e.error.Message());
@@ -113,11 +113,11 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
   // Without selectors one read is the page (all objects, unpaged). With them, reads of a bounded
   // size also when unpaged: what one list holds is the objects that match, not all of them.
   std::size_t batch = paging ? limit : keep ? kMaxBatch : 0;
-  std::optional<ObjectKey> last;  // the last object looked at
+  std::optional<storage::ObjectKey> last;  // the last object looked at
   bool more = false;
   std::int64_t remaining = 0;
   while (true) {
-    PageRequest request;
+    storage::PageRequest request;
     request.resource = scope.resource;
     request.namespace_ = scope.namespace_;
     request.all_namespaces = scope.all_namespaces;
@@ -137,7 +137,7 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
       if (!out.items.empty()) last = out.items.back().key;
       break;
     }
-    for (StoredObject& item : page->items) {
+    for (storage::StoredObject& item : page->items) {
       if (paging && out.items.size() >= limit) {
         more = true;  // the page is full and this object follows it
         break;
@@ -147,7 +147,7 @@ std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListS
     }
     if (!more || (paging && out.items.size() >= limit)) break;
     if (batch < kMaxBatch) batch = std::min(batch * 2, kMaxBatch);
-    start = ListStart{last->namespace_, last->name, true};
+    start = storage::ListStart{last->namespace_, last->name, true};
   }
   out.revision = revision;
   if (more && paging) {

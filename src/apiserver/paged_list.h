@@ -38,7 +38,7 @@
 
 #include "apiserver/api_errors.h"
 #include "apiserver/list_options.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
@@ -53,16 +53,16 @@ struct ListScope {
 };
 
 struct ListedPage {
-  std::vector<StoredObject> items;
+  std::vector<storage::StoredObject> items;
   std::int64_t revision = 0;
   std::string continue_token;  // "" when the list ends with this page
   std::optional<std::int64_t> remaining_item_count;
 };
 
 // Whether a stored object is one the selectors match; empty when there are no selectors.
-using ListFilter = std::function<bool(const StoredObject&)>;
+using ListFilter = std::function<bool(const storage::StoredObject&)>;
 
-std::expected<ListedPage, ApiError> ReadListPage(ObjectStore& store, const ListScope& scope,
+std::expected<ListedPage, ApiError> ReadListPage(storage::ObjectStore& store, const ListScope& scope,
                                                  const ListOptions& options,
                                                  const ListFilter& keep);
 

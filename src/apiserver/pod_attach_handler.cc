@@ -59,8 +59,8 @@ std::optional<ExecRefusal> AttachCheck(const Node& pod, const ExecOptions& optio
   return RunningContainerCheck(pod, options);
 }
 
-std::expected<ExecStreams, ExecRefusal> StartAttach(ObjectStore& store, const PodLogSource& logs,
-                                                    PodExecutor& executor, const ObjectKey& key,
+std::expected<ExecStreams, ExecRefusal> StartAttach(storage::ObjectStore& store, const PodLogSource& logs,
+                                                    PodExecutor& executor, const storage::ObjectKey& key,
                                                     const Node& pod, const ExecOptions& options) {
   auto file = logs.ContainerLogFile(pod, options.container, false);
   if (!file) return std::unexpected(ExecRefusal{404, file.error().Message()});
@@ -108,8 +108,8 @@ std::expected<ExecStreams, ExecRefusal> StartAttach(ObjectStore& store, const Po
 
 }  // namespace
 
-http::HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
-                            const http::HttpRequest& request, const ObjectKey& pod_key) {
+http::HttpResponse ServePodAttach(storage::ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
+                            const http::HttpRequest& request, const storage::ObjectKey& pod_key) {
   return ServeRemoteCommand(store, request, pod_key, true, AttachCheck,
                             [&](const Node& pod, const ExecOptions& options) {
                               return StartAttach(store, logs, executor, pod_key, pod, options);

@@ -16,13 +16,13 @@
 #pragma once
 
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 
 namespace podlimits::apiserver {
 
-http::HttpResponse ServePodAttach(ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
-                            const http::HttpRequest& request, const ObjectKey& pod_key);
+http::HttpResponse ServePodAttach(storage::ObjectStore& store, const PodLogSource& logs, PodExecutor& executor,
+                            const http::HttpRequest& request, const storage::ObjectKey& pod_key);
 
 }  // namespace podlimits::apiserver

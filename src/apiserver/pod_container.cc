@@ -43,10 +43,10 @@ std::expected<std::string, ApiError> ResolvePodContainer(const Node& pod,
   return std::string(requested);
 }
 
-std::expected<api::Node, ApiError> LoadPod(ObjectStore& store, const ObjectKey& key) {
+std::expected<api::Node, ApiError> LoadPod(storage::ObjectStore& store, const storage::ObjectKey& key) {
   auto got = store.Get(key);
   if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) {
+    if (got.error().kind == storage::StoreError::Kind::kNotFound) {
       return std::unexpected(NotFound("pods", key.name));
     }
     return std::unexpected(InternalError(got.error().error.Message()));

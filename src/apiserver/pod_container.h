@@ -9,12 +9,12 @@
 
 #include "api/node.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
 // The stored pod: NotFound (`pods "x" not found`), or InternalError when the store fails.
-std::expected<api::Node, ApiError> LoadPod(ObjectStore& store, const ObjectKey& key);
+std::expected<api::Node, ApiError> LoadPod(storage::ObjectStore& store, const storage::ObjectKey& key);
 
 // The spec of the container called `name` (app, init or ephemeral), or null.
 const api::Node* PodContainerSpec(const api::Node& pod, std::string_view name);

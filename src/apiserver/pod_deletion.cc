@@ -5,7 +5,7 @@
 #include <expected>
 
 #include "api/json_codec.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "base/numbers.h"
 
 namespace podlimits::apiserver {
@@ -85,7 +85,7 @@ std::optional<PodDeletion> DecidePodDeletion(const Node& pod, const DeleteOption
 void MarkPodDeleting(Node& pod, std::int64_t grace_seconds, std::chrono::sys_seconds now) {
   Node& meta = pod.Ensure("metadata");
   meta.Set("deletionTimestamp",
-           Node::String(FormatApiTime(now + std::chrono::seconds(grace_seconds))));
+           Node::String(printers::FormatApiTime(now + std::chrono::seconds(grace_seconds))));
   meta.Set("deletionGracePeriodSeconds", Node::Int(grace_seconds));
 }
 

@@ -7,7 +7,7 @@
 
 #include "api/json_codec.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/exec_session.h"
+#include "streaming/exec_session.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
 #include "apiserver/request_info.h"
@@ -94,8 +94,8 @@ std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOpti
   return std::nullopt;
 }
 
-http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpRequest& request,
-                                const ObjectKey& pod_key, bool attach,
+http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::HttpRequest& request,
+                                const storage::ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start) {
   auto pod = LoadPod(store, pod_key);
@@ -170,13 +170,16 @@ http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpReques
   response.websocket_protocol = protocol;
   response.websocket = [streams, command = options.command, v5 = protocol == kV5](
                            http::WebSocketConnection& connection) mutable {
-    RunExecSession(connection, std::move(*streams), std::move(command), v5);
+    streaming::RunExecSession(
+        connection, std::move(*streams),
+        [command](std::string_view node_message) { return ExecStatusJson(node_message, command); },
+        v5);
   };
   return response;
 }
 
-http::HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
-                          const ObjectKey& pod_key) {
+http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
+                          const storage::ObjectKey& pod_key) {
   return ServeRemoteCommand(store, request, pod_key, false, RunningContainerCheck,
                             [&](const Node& pod, const ExecOptions& options) {
                               return executor.StartExec(pod, options);

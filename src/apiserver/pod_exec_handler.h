@@ -24,25 +24,15 @@
 
 #include "api/node.h"
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "base/unique_fd.h"
+#include "streaming/exec_streams.h"
 
 namespace podlimits::apiserver {
 
-// A started exec's ends, as the node hands them over.
-struct ExecStreams {
-  // A thread that feeds the streams (attach's log follower; none for exec). First, so that it
-  // is joined after the descriptors below have closed, which is what tells it to stop.
-  std::jthread producer;
-  bool tty = false;
-  UniqueFd control;     // the node's connection: its last message tells how the command ended
-  UniqueFd stdin_fd;    // to the process (with a terminal: the master); invalid without stdin
-  UniqueFd stdout_fd;   // from the process (with a terminal: the master); invalid without stdout
-  UniqueFd stderr_fd;   // from the process; invalid without stderr and with a terminal
-  UniqueFd terminal;    // the master, for resizes; invalid without a terminal
-  // Set when the node reported the end already (the runtime could not start the command).
-  std::optional<std::string> final_message;
-};
+// The streams type lives with the session that frames them (streaming/exec_streams.h).
+using streaming::ExecStreams;
+
 
 // Why the node did not start the exec: the kubelet's answer before an upgrade.
 struct ExecRefusal {
@@ -73,8 +63,8 @@ class PodExecutor {
                                                                 const ExecOptions& options) = 0;
 };
 
-http::HttpResponse ServePodExec(ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
-                          const ObjectKey& pod_key);
+http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
+                          const storage::ObjectKey& pod_key);
 
 // The half exec and attach (pod_attach_handler.h) share: the pod, the container, a host, the
 // streams asked for, the protocol; then `start` makes the streams and the session frames them.
@@ -85,8 +75,8 @@ using RemoteCommandStarter = std::function<std::expected<ExecStreams, ExecRefusa
     const api::Node& pod, const ExecOptions& options)>;
 using RemoteCommandCheck =
     std::function<std::optional<ExecRefusal>(const api::Node& pod, const ExecOptions& options)>;
-http::HttpResponse ServeRemoteCommand(ObjectStore& store, const http::HttpRequest& request,
-                                const ObjectKey& pod_key, bool attach,
+http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::HttpRequest& request,
+                                const storage::ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
                                 const RemoteCommandStarter& start);
 

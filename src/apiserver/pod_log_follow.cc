@@ -22,7 +22,7 @@ const Node* ContainerStatusOf(const Node& pod, std::string_view container) {
   return nullptr;
 }
 
-FollowedRun RunOf(const Node& pod, const ObjectKey& key, const std::string& container) {
+FollowedRun RunOf(const Node& pod, const storage::ObjectKey& key, const std::string& container) {
   FollowedRun run{key, api::StringOf(pod.FindPath({"metadata", "uid"})), container, "0"};
   if (const Node* s = ContainerStatusOf(pod, container)) {
     if (const Node* count = s->Find("restartCount")) run.restart_count = count->scalar;
@@ -30,7 +30,7 @@ FollowedRun RunOf(const Node& pod, const ObjectKey& key, const std::string& cont
   return run;
 }
 
-bool RunOver(ObjectStore& store, const FollowedRun& run) {
+bool RunOver(storage::ObjectStore& store, const FollowedRun& run) {
   auto got = store.Get(run.pod_key);
   if (!got) return true;
   auto pod = ParseStoredObject(got->data);

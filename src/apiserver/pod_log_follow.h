@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "api/node.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "kubelet/container_log.h"
 
 namespace podlimits::apiserver {
@@ -24,15 +24,15 @@ const api::Node* ContainerStatusOf(const api::Node& pod, std::string_view contai
 
 // The run a follower reads: the pod's uid and the container's restart count when it started.
 struct FollowedRun {
-  ObjectKey pod_key;
+  storage::ObjectKey pod_key;
   std::string uid;
   std::string container;
   std::string restart_count;
 };
-FollowedRun RunOf(const api::Node& pod, const ObjectKey& key, const std::string& container);
+FollowedRun RunOf(const api::Node& pod, const storage::ObjectKey& key, const std::string& container);
 
 // True once the store no longer shows `run` running.
-bool RunOver(ObjectStore& store, const FollowedRun& run);
+bool RunOver(storage::ObjectStore& store, const FollowedRun& run);
 
 // Hands the entries completed since `offset` to `emit` until it returns false, `stop` returns
 // true, or the run is over.

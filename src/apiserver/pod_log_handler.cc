@@ -20,8 +20,8 @@ namespace podlimits::apiserver {
 namespace fs = std::filesystem;
 using api::Node;
 
-http::HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
-                         const ObjectKey& pod_key) {
+http::HttpResponse ServePodLog(storage::ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
+                         const storage::ObjectKey& pod_key) {
   auto query = [&](const char* key) -> std::optional<std::string> {
     auto it = request.query.find(key);
     if (it == request.query.end()) return std::nullopt;

@@ -12,7 +12,7 @@
 
 #include "api/node.h"
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "base/error.h"
 
 namespace podlimits::apiserver {
@@ -26,7 +26,7 @@ class PodLogSource {
                                                          bool previous) const = 0;
 };
 
-http::HttpResponse ServePodLog(ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
-                         const ObjectKey& pod_key);
+http::HttpResponse ServePodLog(storage::ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
+                         const storage::ObjectKey& pod_key);
 
 }  // namespace podlimits::apiserver

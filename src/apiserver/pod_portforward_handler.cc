@@ -8,7 +8,7 @@
 
 #include "apiserver/api_errors.h"
 #include "apiserver/pod_container.h"
-#include "apiserver/portforward_session.h"
+#include "streaming/portforward_session.h"
 #include "apiserver/upgrade_request.h"
 
 namespace podlimits::apiserver {
@@ -22,8 +22,8 @@ constexpr std::string_view kTunnelledSpdy = "SPDY/3.1+portforward.k8s.io";
 
 }  // namespace
 
-http::HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
-                                 const http::HttpRequest& request, const ObjectKey& pod_key) {
+http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDialer& dialer,
+                                 const http::HttpRequest& request, const storage::ObjectKey& pod_key) {
   auto loaded = LoadPod(store, pod_key);
   if (!loaded) return loaded.error().Response();
   auto pod = std::make_shared<Node>(std::move(*loaded));
@@ -56,7 +56,7 @@ http::HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer
   http::HttpResponse response;
   response.websocket_protocol = std::string(kTunnelledSpdy);
   response.websocket = [&dialer, pod](http::WebSocketConnection& connection) {
-    RunPortForwardSession(connection, [&dialer, pod](int port) { return dialer.DialPort(*pod, port); });
+    streaming::RunPortForwardSession(connection, [&dialer, pod](int port) { return dialer.DialPort(*pod, port); });
   };
   return response;
 }

@@ -17,7 +17,7 @@
 
 #include "api/node.h"
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::apiserver {
@@ -30,7 +30,7 @@ class PodPortDialer {
   virtual std::expected<UniqueFd, std::string> DialPort(const api::Node& pod, int port) = 0;
 };
 
-http::HttpResponse ServePodPortForward(ObjectStore& store, PodPortDialer& dialer,
-                                 const http::HttpRequest& request, const ObjectKey& pod_key);
+http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDialer& dialer,
+                                 const http::HttpRequest& request, const storage::ObjectKey& pod_key);
 
 }  // namespace podlimits::apiserver

@@ -10,7 +10,7 @@
 #include "api/protobuf_object.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "apiserver/list_options.h"
 #include "apiserver/paged_list.h"
 #include "apiserver/pod_deletion.h"
@@ -22,7 +22,7 @@
 #include "apiserver/selectors.h"
 #include "apiserver/served_resources.h"
 #include "apiserver/stored_object.h"
-#include "apiserver/table.h"
+#include "printers/table.h"
 #include "apiserver/watch_handler.h"
 #include "base/numbers.h"
 #include "kubelet/pod_plan.h"
@@ -63,13 +63,13 @@ bool WantsTable(const http::HttpRequest& request) {
 
 // What a read answers for an object whose stored bytes are not one JSON object, instead of
 // sending them or a list built on them.
-http::HttpResponse CorruptResponse(const StoredObject& object) {
+http::HttpResponse CorruptResponse(const storage::StoredObject& object) {
   return CorruptStoredObject(object).Response();
 }
 
 }  // namespace
 
-RestHandler::RestHandler(ObjectStore& store, admission::ChainOptions options, Clock clock)
+RestHandler::RestHandler(storage::ObjectStore& store, admission::ChainOptions options, Clock clock)
     : store_(store), options_(std::move(options)), clock_(std::move(clock)) {
   if (!clock_) {
     clock_ = [] {
@@ -78,9 +78,9 @@ RestHandler::RestHandler(ObjectStore& store, admission::ChainOptions options, Cl
   }
 }
 
-std::string RestHandler::Now() const { return FormatApiTime(clock_()); }
+std::string RestHandler::Now() const { return printers::FormatApiTime(clock_()); }
 
-StoreResult<void> RestHandler::EnsureSystemNamespaces() {
+storage::StoreResult<void> RestHandler::EnsureSystemNamespaces() {
   for (std::string_view name : kSystemNamespaces) {
     if (store_.Get({"namespaces", "", std::string(name)})) continue;
     http::HttpRequest create;
@@ -91,7 +91,7 @@ StoreResult<void> RestHandler::EnsureSystemNamespaces() {
                               name);
     http::HttpResponse r = Create(create, RequestInfo{"create", "namespaces", "", "", ""});
     if (r.status != 201) {
-      StoreError e;
+      storage::StoreError e;
       e.error = Error{"create namespace", {}, 0, std::string(name) + ": " + r.body, {}};
       return std::unexpected(std::move(e));
     }
@@ -124,7 +124,7 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
     return ServePodPortForward(store_, *port_dialer_, request, {"pods", info->namespace_, info->name});
   }
   // dryRun=All: the write goes through everything and is not committed.
-  std::optional<DryRunScope> dry_run;
+  std::optional<storage::DryRunScope> dry_run;
   if (auto it = request.query.find("dryRun"); it != request.query.end() &&
                                               info->verb != "get" && info->verb != "list" &&
                                               info->verb != "watch") {
@@ -186,7 +186,7 @@ std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
   if (resource.namespaced) {
     auto ns = store_.Get({"namespaces", "", info.namespace_});
     if (!ns) {
-      if (ns.error().kind == StoreError::Kind::kNotFound) {
+      if (ns.error().kind == storage::StoreError::Kind::kNotFound) {
         return NotFound("namespaces", info.namespace_).Response();
       }
       return InternalResponse(ns.error());
@@ -275,10 +275,10 @@ std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
   return admitted;
 }
 
-std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const ObjectKey& key) {
+std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const storage::ObjectKey& key) {
   auto got = store_.Get(key);
   if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) {
+    if (got.error().kind == storage::StoreError::Kind::kNotFound) {
       return NotFound(key.resource, key.name).Response();
     }
     return InternalResponse(got.error());
@@ -317,7 +317,7 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
       {info.resource, resource.namespaced ? info.namespace_ : "", name},
       [&](std::int64_t rv) { return RenderStoredObject(tree, kind, rv); });
   if (!stored) {
-    if (stored.error().kind == StoreError::Kind::kAlreadyExists) {
+    if (stored.error().kind == storage::StoreError::Kind::kAlreadyExists) {
       return AlreadyExists(info.resource, name).Response();
     }
     return InternalResponse(stored.error());
@@ -331,7 +331,7 @@ http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const Requ
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto got = store_.Get({info.resource, resource.namespaced ? info.namespace_ : "", info.name});
   if (!got) {
-    if (got.error().kind == StoreError::Kind::kNotFound) {
+    if (got.error().kind == storage::StoreError::Kind::kNotFound) {
       return NotFound(info.resource, info.name, info.group).Response();
     }
     return InternalResponse(got.error());
@@ -340,7 +340,7 @@ http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const Requ
     auto tree = ParseStoredObject(got->data);
     if (!tree) return CorruptResponse(*got);
     return JsonResponse(
-        200, api::EncodeJson(BuildTable(info.resource, {std::move(*tree)},
+        200, api::EncodeJson(printers::BuildTable(info.resource, {std::move(*tree)},
                                         std::to_string(got->revision), clock_()),
                              0));
   }
@@ -363,9 +363,9 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
   ListFilter keep;
   // A damaged object fails the whole list, as the apiserver's does: left out, it would look
   // deleted to a client that syncs from lists.
-  std::optional<StoredObject> corrupt;
+  std::optional<storage::StoredObject> corrupt;
   if (!labels->requirements.empty() || !fields->requirements.empty()) {
-    keep = [&](const StoredObject& item) {
+    keep = [&](const storage::StoredObject& item) {
       auto tree = ParseStoredObject(item.data);
       if (!tree) {
         if (!corrupt) corrupt = item;
@@ -389,7 +389,7 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
       if (!tree) return CorruptResponse(item);
       objects.push_back(std::move(*tree));
     }
-    Node table = BuildTable(info.resource, objects, rv, clock_());
+    Node table = printers::BuildTable(info.resource, objects, rv, clock_());
     // The list's ListMeta, as upstream's table convertor copies it.
     Node& meta = table.Ensure("metadata");
     if (!listed->continue_token.empty()) {
@@ -477,15 +477,15 @@ http::HttpResponse RestHandler::Delete(const http::HttpRequest& request, const R
 
 http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const DeleteOptions& options) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
-  const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
-  std::optional<DryRunScope> dry_run;
+  const storage::ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
+  std::optional<storage::DryRunScope> dry_run;
   if (options.dry_run) dry_run.emplace();
   // Retried when the object changes between the read and the write (the node publishing a
   // pod's status meanwhile), as the apiserver's GuaranteedUpdate retries.
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
     if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
-    StoredObject* got = &std::get<Loaded>(loaded).stored;
+    storage::StoredObject* got = &std::get<Loaded>(loaded).stored;
     Node* tree = &std::get<Loaded>(loaded).tree;
     std::string uid;
     if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
@@ -523,7 +523,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
           return RenderStoredObject(*tree, "Namespace", rv);
         });
         if (!updated) {
-          if (updated.error().kind == StoreError::Kind::kConflict) continue;
+          if (updated.error().kind == storage::StoreError::Kind::kConflict) continue;
           return InternalResponse(updated.error());
         }
         return JsonResponse(200, std::move(updated->data));
@@ -538,8 +538,8 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
           return RenderStoredObject(*tree, "Pod", rv);
         });
         if (!updated) {
-          if (updated.error().kind == StoreError::Kind::kConflict) continue;
-          if (updated.error().kind == StoreError::Kind::kNotFound) {
+          if (updated.error().kind == storage::StoreError::Kind::kConflict) continue;
+          if (updated.error().kind == storage::StoreError::Kind::kNotFound) {
             return NotFound(info.resource, info.name, info.group).Response();
           }
           return InternalResponse(updated.error());
@@ -552,8 +552,8 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
       return RenderStoredObject(*tree, resource.kind, rv);
     });
     if (!deleted) {
-      if (deleted.error().kind == StoreError::Kind::kConflict) continue;
-      if (deleted.error().kind == StoreError::Kind::kNotFound) {
+      if (deleted.error().kind == storage::StoreError::Kind::kConflict) continue;
+      if (deleted.error().kind == storage::StoreError::Kind::kNotFound) {
         return NotFound(info.resource, info.name, info.group).Response();
       }
       return InternalResponse(deleted.error());

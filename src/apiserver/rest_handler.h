@@ -23,7 +23,7 @@
 
 #include "admission/chain.h"
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/request_info.h"
 
@@ -36,11 +36,11 @@ class PodPortDialer;  // pod_portforward_handler.h
 class RestHandler {
  public:
   using Clock = std::function<std::chrono::sys_seconds()>;
-  RestHandler(ObjectStore& store, admission::ChainOptions options, Clock clock = {});
+  RestHandler(storage::ObjectStore& store, admission::ChainOptions options, Clock clock = {});
 
   // The namespaces kube-apiserver makes at start (default, kube-system, kube-public,
   // kube-node-lease), when missing.
-  StoreResult<void> EnsureSystemNamespaces();
+  storage::StoreResult<void> EnsureSystemNamespaces();
 
   // Serves pods/log from the node's logs.
   void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }
@@ -61,10 +61,10 @@ class RestHandler {
                                              std::string_view body);
   // The stored object at `key` and its tree; the apiserver's NotFound (or 500) when there is none.
   struct Loaded {
-    StoredObject stored;
+    storage::StoredObject stored;
     api::Node tree;
   };
-  std::variant<http::HttpResponse, Loaded> Load(const ObjectKey& key);
+  std::variant<http::HttpResponse, Loaded> Load(const storage::ObjectKey& key);
   http::HttpResponse Create(const http::HttpRequest& request, const RequestInfo& info);
   // PUT (a whole object) and PATCH (patch.h): the stored object changed through admission, as
   // the apiserver's update strategies allow (update.cc).
@@ -80,7 +80,7 @@ class RestHandler {
   http::HttpResponse Evict(const http::HttpRequest& request, const RequestInfo& info);
   std::string Now() const;
 
-  ObjectStore& store_;
+  storage::ObjectStore& store_;
   const PodLogSource* logs_ = nullptr;
   PodExecutor* executor_ = nullptr;
   PodPortDialer* port_dialer_ = nullptr;

@@ -11,7 +11,7 @@
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
@@ -43,7 +43,7 @@ inline std::optional<api::Node> ParseOneJsonObject(std::string_view body) {
   return std::move((*parsed)[0]);
 }
 
-inline http::HttpResponse InternalResponse(const StoreError& e) {
+inline http::HttpResponse InternalResponse(const storage::StoreError& e) {
   return InternalError(e.error.Message()).Response();
 }
 

@@ -2,7 +2,7 @@
 
 #include <malloc.h>
 
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "apiserver/stored_object.h"
 
 namespace podlimits::apiserver {
@@ -12,7 +12,7 @@ namespace {
 constexpr std::size_t kEventsPerPage = 256;
 }  // namespace
 
-StoreMaintenance::StoreMaintenance(ObjectStore& store, StoreMaintenanceOptions options)
+StoreMaintenance::StoreMaintenance(storage::ObjectStore& store, StoreMaintenanceOptions options)
     : store_(store), options_(std::move(options)) {
   if (!options_.clock) {
     options_.clock = [] {
@@ -45,7 +45,7 @@ int StoreMaintenance::RunOnce() {
   const auto now = options_.clock();
   // A page at a time: a node that keeps an hour of events holds tens of thousands, and reading
   // them all at once would leave the daemon as large as that peak for good.
-  ObjectKey after{"events", "", ""};
+  storage::ObjectKey after{"events", "", ""};
   while (!stopping_) {
     auto page = store_.ListAfter("events", after, kEventsPerPage);
     if (!page || page->empty()) break;
@@ -63,7 +63,7 @@ int StoreMaintenance::RunOnce() {
       if (when.empty()) {
         if (const api::Node* n = event->FindPath({"metadata", "creationTimestamp"})) when = n->scalar;
       }
-      auto at = ParseApiTime(when.substr(0, 19) + "Z");
+      auto at = printers::ParseApiTime(when.substr(0, 19) + "Z");
       if (!at || now - *at < options_.event_ttl) continue;
       if (store_.Delete(item.key, item.revision, [&](std::int64_t rv) {
             return RenderStoredObject(*event, "Event", rv);

@@ -14,7 +14,7 @@
 #include <functional>
 #include <thread>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
@@ -27,7 +27,7 @@ struct StoreMaintenanceOptions {
 
 class StoreMaintenance {
  public:
-  StoreMaintenance(ObjectStore& store, StoreMaintenanceOptions options);
+  StoreMaintenance(storage::ObjectStore& store, StoreMaintenanceOptions options);
   ~StoreMaintenance() { Stop(); }
   StoreMaintenance(const StoreMaintenance&) = delete;
   StoreMaintenance& operator=(const StoreMaintenance&) = delete;
@@ -38,7 +38,7 @@ class StoreMaintenance {
   int RunOnce();
 
  private:
-  ObjectStore& store_;
+  storage::ObjectStore& store_;
   StoreMaintenanceOptions options_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -91,7 +91,7 @@ std::optional<std::string> StoredJsonProblem(std::string_view data) {
   return std::nullopt;
 }
 
-ApiError CorruptStoredObject(const StoredObject& object) {
+ApiError CorruptStoredObject(const storage::StoredObject& object) {
   return CorruptObject(object.key.resource, object.key.namespace_, object.key.name,
                        StoredJsonProblem(object.data).value_or("not a JSON object"));
 }

@@ -9,7 +9,7 @@
 
 #include "api/node.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
@@ -24,7 +24,7 @@ std::optional<std::string> StoredJsonProblem(std::string_view data);
 
 // The 500 that names `object`, whose stored bytes are not one JSON object (api_errors.h's
 // CorruptObject, with StoredJsonProblem's reason).
-ApiError CorruptStoredObject(const StoredObject& object);
+ApiError CorruptStoredObject(const storage::StoredObject& object);
 
 // The stored object as an item of a list response: without its kind and apiVersion, which a
 // typed list (PodList.items) leaves out; the list names them once. Stored objects begin with

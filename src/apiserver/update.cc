@@ -109,7 +109,7 @@ field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
 
 http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
-  const ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
+  const storage::ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   const bool status_only = info.subresource == "status";
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
@@ -127,7 +127,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
     if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
-    StoredObject* got = &std::get<Loaded>(loaded).stored;
+    storage::StoredObject* got = &std::get<Loaded>(loaded).stored;
     Node* stored = &std::get<Loaded>(loaded).tree;
 
     Node candidate;
@@ -251,11 +251,11 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       return RenderStoredObject(next, resource.kind, rv);
     });
     if (!written) {
-      if (written.error().kind == StoreError::Kind::kConflict && precondition.empty()) continue;
-      if (written.error().kind == StoreError::Kind::kConflict) {
+      if (written.error().kind == storage::StoreError::Kind::kConflict && precondition.empty()) continue;
+      if (written.error().kind == storage::StoreError::Kind::kConflict) {
         return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
       }
-      if (written.error().kind == StoreError::Kind::kNotFound) {
+      if (written.error().kind == storage::StoreError::Kind::kNotFound) {
         return NotFound(info.resource, info.name).Response();
       }
       return InternalResponse(written.error());

@@ -7,7 +7,7 @@
 #include "api/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/stored_object.h"
-#include "apiserver/table.h"
+#include "printers/table.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -19,7 +19,7 @@ constexpr std::chrono::milliseconds kIdleCheck{500};
 
 class Watch {
  public:
-  Watch(ObjectStore& store, WatchRequest request, WallClock clock)
+  Watch(storage::ObjectStore& store, WatchRequest request, WallClock clock)
       : store_(store), request_(std::move(request)), clock_(std::move(clock)) {}
 
   void Run(http::ResponseStream& out);
@@ -30,17 +30,17 @@ class Watch {
     return request_.labels.Matches(object.FindPath({"metadata", "labels"})) &&
            request_.fields.Matches(&fields);
   }
-  std::string Line(std::string_view type, const StoredObject& object, const Node& tree) const {
+  std::string Line(std::string_view type, const storage::StoredObject& object, const Node& tree) const {
     if (!request_.table) {
       return fmt::format(R"({{"type":"{}","object":{}}})", type, object.data) + "\n";
     }
-    Node table = BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
+    Node table = printers::BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
     return fmt::format(R"({{"type":"{}","object":{}}})", type, api::EncodeJson(table, 0)) + "\n";
   }
   // Sends one change as the selectors make it look; false once the client is gone.
-  bool Send(WatchEventType type, const StoredObject& object, http::ResponseStream& out);
+  bool Send(storage::WatchEventType type, const storage::StoredObject& object, http::ResponseStream& out);
 
-  ObjectStore& store_;
+  storage::ObjectStore& store_;
   WatchRequest request_;
   WallClock clock_;
   std::set<std::pair<std::string, std::string>> seen_;     // (namespace, name) of every change
@@ -50,7 +50,7 @@ class Watch {
 
 std::optional<Node> Parse(const std::string& data) { return ParseStoredObject(data); }
 
-bool Watch::Send(WatchEventType type, const StoredObject& object, http::ResponseStream& out) {
+bool Watch::Send(storage::WatchEventType type, const storage::StoredObject& object, http::ResponseStream& out) {
   auto tree = Parse(object.data);
   if (!tree) {
     // A damaged object ends the watch with the error that names it, as a list fails on it:
@@ -65,12 +65,12 @@ bool Watch::Send(WatchEventType type, const StoredObject& object, http::Response
   // it has not, the change's own object decides (a watch from N cannot see the state at N).
   bool had;
   if (seen_.insert(key).second) {
-    had = type != WatchEventType::kAdded && matches;
+    had = type != storage::WatchEventType::kAdded && matches;
   } else {
     had = visible_.contains(key);
   }
   std::string_view name;
-  if (type == WatchEventType::kDeleted) {
+  if (type == storage::WatchEventType::kDeleted) {
     if (!had) return true;
     visible_.erase(key);
     name = "DELETED";
@@ -99,7 +99,7 @@ void Watch::Run(http::ResponseStream& out) {
     }
     revision = listed->revision;
     for (const auto& item : listed->items) {
-      if (!Send(WatchEventType::kAdded, item, out)) return;
+      if (!Send(storage::WatchEventType::kAdded, item, out)) return;
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + request_.timeout;
@@ -107,7 +107,7 @@ void Watch::Run(http::ResponseStream& out) {
     auto changes = store_.ChangesSince(request_.resource, request_.namespace_,
                                        request_.all_namespaces, revision);
     if (!changes) {
-      ApiError e = changes.error().kind == StoreError::Kind::kGone
+      ApiError e = changes.error().kind == storage::StoreError::Kind::kGone
                        ? ResourceExpired(changes.error().error.detail)
                        : InternalError(changes.error().error.Message());
       out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", api::EncodeJson(e.Status(), 0)) +
@@ -128,7 +128,7 @@ void Watch::Run(http::ResponseStream& out) {
 
 }  // namespace
 
-http::HttpResponse ServeWatch(ObjectStore& store, WatchRequest request, WallClock clock) {
+http::HttpResponse ServeWatch(storage::ObjectStore& store, WatchRequest request, WallClock clock) {
   http::HttpResponse response;
   response.status = 200;
   response.content_type = "application/json";

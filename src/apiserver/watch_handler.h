@@ -20,7 +20,7 @@
 #include <string>
 
 #include "http/https_server.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/selectors.h"
 
 namespace podlimits::apiserver {
@@ -39,6 +39,6 @@ struct WatchRequest {
 using WallClock = std::function<std::chrono::sys_seconds()>;
 
 // The response whose stream runs the watch. `store` must outlive it.
-http::HttpResponse ServeWatch(ObjectStore& store, WatchRequest request, WallClock clock);
+http::HttpResponse ServeWatch(storage::ObjectStore& store, WatchRequest request, WallClock clock);
 
 }  // namespace podlimits::apiserver

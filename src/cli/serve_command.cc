@@ -8,7 +8,7 @@
 #include <string>
 
 #include "api/go_duration.h"
-#include "apiserver/node_store.h"
+#include "storage/node_store.h"
 #include "base/server_process.h"
 #include "cli/exit_codes.h"
 #include "cli/flags.h"
@@ -30,7 +30,7 @@ struct ServeFlags {
   std::string token_file;
   bool drain_on_exit = false;
   std::string eviction_monitoring_period = "10s";  // a Go duration
-  std::string store_integrity_check = "quick";  // quick or full (apiserver/node_store.h)
+  std::string store_integrity_check = "quick";  // quick or full (storage/node_store.h)
   bool reinitialize_store = false;
 };
 
@@ -89,8 +89,8 @@ Result<serve::ServeOptions> ServeOptionsOf(const ServeFlags& flags) {
   options.drain_on_exit = flags.drain_on_exit;
   options.eviction_monitoring_period = *period;
   options.store_integrity_check = flags.store_integrity_check == "full"
-                                      ? apiserver::IntegrityCheck::kFull
-                                      : apiserver::IntegrityCheck::kQuick;
+                                      ? storage::IntegrityCheck::kFull
+                                      : storage::IntegrityCheck::kQuick;
   options.reinitialize_store = flags.reinitialize_store;
   options.path_env = PathEnv();
   options.notice = Notice;

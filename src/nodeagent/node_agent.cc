@@ -22,11 +22,11 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
-NodeAgent::NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options)
+NodeAgent::NodeAgent(storage::ObjectStore& store, NodeAgentOptions options)
     : store_(store), options_(std::move(options)), eviction_(options_.eviction) {}
 
 NodeAgent::~NodeAgent() { Stop(); }
@@ -133,7 +133,7 @@ void NodeAgent::WatchPods() {
       for (const auto& change : *changes) {
         Sweep();
         watched_ = change.object.revision;
-        if (change.type != apiserver::WatchEventType::kDeleted) {
+        if (change.type != storage::WatchEventType::kDeleted) {
           Sync(change.object);
           continue;
         }

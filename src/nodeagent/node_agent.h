@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "api/node.h"
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
@@ -99,7 +99,7 @@ class NodeAgent : public apiserver::PodLogSource,
                   public apiserver::PodExecutor,
                   public apiserver::PodPortDialer {
  public:
-  NodeAgent(apiserver::ObjectStore& store, NodeAgentOptions options);
+  NodeAgent(storage::ObjectStore& store, NodeAgentOptions options);
   ~NodeAgent();
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;
@@ -135,7 +135,7 @@ class NodeAgent : public apiserver::PodLogSource,
 
  private:
   struct KnownPod {
-    apiserver::ObjectKey key;          // cleared once the object is gone from the store
+    storage::ObjectKey key;          // cleared once the object is gone from the store
     std::filesystem::path log_dir;     // the pod's log directory
     pid_t child = 0;                   // our own monitor child, until reaped
     std::uint64_t event_offset = 0;    // events.jsonl published up to here
@@ -166,28 +166,28 @@ class NodeAgent : public apiserver::PodLogSource,
 
   void WatchPods();
   void ListenToMonitors();
-  void Sync(const apiserver::StoredObject& object);
+  void Sync(const storage::StoredObject& object);
   // `periodic`: the resync's look, which skips a pod whose monitor wrote nothing new since it
   // was last published (and whose object was compared within the last 10 s).
   void Publish(const std::string& uid, bool periodic = false);
   void ObservePodStart(const std::string& uid, KnownPod& known, const MonitorStatus& status);
   void PublishEvents(const std::string& uid, KnownPod& known, const std::filesystem::path& dir);
-  void Bind(const apiserver::StoredObject& object, api::Node pod);
+  void Bind(const storage::StoredObject& object, api::Node pod);
   // A pod not bound: Pending with PodScheduled False, reason SchedulingGated (gates left) or
   // Unschedulable (pod_fit.h, with a FailedScheduling event), once per message.
-  void MarkPending(const apiserver::StoredObject& object, api::Node pod, std::string_view reason,
+  void MarkPending(const storage::StoredObject& object, api::Node pod, std::string_view reason,
                    const std::string& message);
   // When the Node changed: the node.kubernetes.io/unschedulable taint follows
   // spec.unschedulable (the node lifecycle controller's job), and the pods left Pending are
   // tried again (the scheduler's requeue on a node update).
   void NodeChanged();
-  void PostSchedulerEvent(const apiserver::ObjectKey& pod, const std::string& uid,
+  void PostSchedulerEvent(const storage::ObjectKey& pod, const std::string& uid,
                           std::string_view type, std::string_view reason,
                           const std::string& message);
   bool Spawn(const std::string& uid, KnownPod& known, const api::Node& pod);
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
-  void WriteOwnObject(const apiserver::ObjectKey& key, std::string_view kind,
+  void WriteOwnObject(const storage::ObjectKey& key, std::string_view kind,
                       std::string_view what,
                       const std::function<std::optional<api::Node>(std::optional<api::Node>)>& make);
   void SyncNode();
@@ -209,7 +209,7 @@ class NodeAgent : public apiserver::PodLogSource,
   std::int64_t ActivePodCount(const std::string& except_uid = "") const;
   void RefusePod(const std::string& uid, KnownPod& known, const api::Node& pod,
                  const std::string& reason, const std::string& message);
-  void PostPodEvent(const apiserver::ObjectKey& pod, const std::string& uid,
+  void PostPodEvent(const storage::ObjectKey& pod, const std::string& uid,
                     std::string_view component, std::string_view type, std::string_view reason,
                     const std::string& message);
   // Posts `subject`'s event as the kubelet's recorder names it; the event's name, or nullopt when
@@ -220,7 +220,7 @@ class NodeAgent : public apiserver::PodLogSource,
   // type, reason and message raises the first one's count.
   void PostNodeEvent(std::string_view type, std::string_view reason, const std::string& message);
 
-  apiserver::ObjectStore& store_;
+  storage::ObjectStore& store_;
   NodeAgentOptions options_;
   UniqueFd notify_;
   std::atomic<bool> stopping_{false};
@@ -230,7 +230,7 @@ class NodeAgent : public apiserver::PodLogSource,
   mutable std::mutex mu_;
   std::map<std::string, KnownPod> pods_;  // by uid (a static pod's: its hash)
   std::set<std::string> reported_;        // static pod problems already logged
-  std::set<apiserver::ObjectKey> unschedulable_;  // pods left Pending by the fit check
+  std::set<storage::ObjectKey> unschedulable_;  // pods left Pending by the fit check
   std::int64_t node_revision_ = -1;                // the Node's revision NodeChanged last saw
 
   kubelet::EvictionManager eviction_;

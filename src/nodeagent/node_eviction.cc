@@ -20,7 +20,7 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
+using storage::ObjectKey;
 
 namespace {
 

@@ -12,9 +12,9 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
 // The kubelet's node lease controller: kube-node-lease/<node>, owned by the Node, held by the
 // node, renewed with the time of each renewal (a MicroTime).

@@ -14,9 +14,9 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
 // Creates or updates an object the node keeps itself (its Node, its Lease). `make` gets the
 // stored object (nullopt when there is none yet) and returns what to write, or nullopt to write

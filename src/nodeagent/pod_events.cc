@@ -16,9 +16,9 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
 void NodeAgent::PostPodEvent(const ObjectKey& pod, const std::string& uid,
                              std::string_view component, std::string_view type,

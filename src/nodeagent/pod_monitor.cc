@@ -130,7 +130,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   if (pod.spec.host_network) context.pod_ip = options.host_ip;
   Publisher publisher(options, dir, context);
 
-  auto store = apiserver::ObjectStore::Open(options.data_dir / "state.db");
+  auto store = storage::ObjectStore::Open(options.data_dir / "state.db");
   if (!store) {
     publisher.NotRun("NodeFailure", store.error().error.Message());
     return 0;

@@ -18,9 +18,9 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
 void NodeAgent::Sync(const StoredObject& object) {
   auto pod = apiserver::ParseStoredObject(object.data);

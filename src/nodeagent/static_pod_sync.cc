@@ -15,9 +15,9 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using apiserver::ObjectKey;
-using apiserver::StoreError;
-using apiserver::StoredObject;
+using storage::ObjectKey;
+using storage::StoreError;
+using storage::StoredObject;
 
 void NodeAgent::SyncStaticPods() {
   if (options_.static_pod_path.empty()) return;

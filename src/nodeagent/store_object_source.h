@@ -2,21 +2,21 @@
 // configMapManager / secretManager with the Get strategy: read when the pod needs them).
 #pragma once
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "kubelet/object_source.h"
 
 namespace podlimits::nodeagent {
 
 class StoreObjectSource : public kubelet::ObjectSource {
  public:
-  explicit StoreObjectSource(apiserver::ObjectStore& store) : store_(store) {}
+  explicit StoreObjectSource(storage::ObjectStore& store) : store_(store) {}
   std::optional<api::ConfigMap> GetConfigMap(std::string_view namespace_,
                                              std::string_view name) const override;
   std::optional<api::Secret> GetSecret(std::string_view namespace_,
                                        std::string_view name) const override;
 
  private:
-  apiserver::ObjectStore& store_;
+  storage::ObjectStore& store_;
 };
 
 }  // namespace podlimits::nodeagent

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "apiserver/api_handler.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "kubelet/node_info.h"
 #include "kubelet/node_object.h"
 #include "kubelet/node_resources.h"
@@ -32,7 +32,7 @@ auto NodeStatus(kubelet::Kubelet& node, std::string name) {
     input.allocatable = kubelet::NodeAllocatable(node.config());
     input.internal_ip = internal_ip;
     input.kubelet_version = std::string(apiserver::kServedGitVersion);
-    return kubelet::NodeObject(input, host, previous, apiserver::FormatApiTime(
+    return kubelet::NodeObject(input, host, previous, printers::FormatApiTime(
         std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())));
   };
 }

@@ -1,12 +1,12 @@
 #include "serve/backup.h"
 
-#include "apiserver/node_store.h"
+#include "storage/node_store.h"
 
 namespace podlimits::serve {
 
-Result<apiserver::StoreBackup> BackupNodeStore(const std::filesystem::path& data_dir,
+Result<storage::StoreBackup> BackupNodeStore(const std::filesystem::path& data_dir,
                                                const std::filesystem::path& file) {
-  return Wrapped(apiserver::BackupStore(data_dir / apiserver::kStoreFileName, file), "backup");
+  return Wrapped(storage::BackupStore(data_dir / storage::kStoreFileName, file), "backup");
 }
 
 }  // namespace podlimits::serve

@@ -1,5 +1,5 @@
 // The node's data directory (`serve --data-dir`, /var/lib/podlimits by default): what serve keeps
-// there besides the store (apiserver/node_store.h) and the certificates (apiserver/pki.h), and
+// there besides the store (storage/node_store.h) and the certificates (apiserver/pki.h), and
 // the lock that makes it one node's.
 #pragma once
 

@@ -51,7 +51,7 @@ struct PreparedNode {
   std::string token;
   fs::path data_dir;  // absolute
   UniqueFd lock;
-  apiserver::NodeStore store;
+  storage::NodeStore store;
   apiserver::NodePki pki;
 };
 
@@ -72,7 +72,7 @@ std::expected<PreparedNode, kubelet::NodeError> Prepare(const ServeOptions& opti
       !claimed) {
     return NodeFailure(claimed.error());
   }
-  auto store = apiserver::OpenNodeStore(
+  auto store = storage::OpenNodeStore(
       {options.data_dir, options.store_integrity_check, options.reinitialize_store});
   if (!store) return NodeFailure(store.error());
   for (const auto& line : store->notices) options.notice(line);
@@ -111,7 +111,7 @@ Result<fs::path> OwnBinary() {
 std::expected<Stopped, kubelet::NodeError> Run(const ServeOptions& options) {
   auto prepared = Prepare(options);
   if (!prepared) return Failed(prepared.error());
-  apiserver::ObjectStore& store = *prepared->store.store;
+  storage::ObjectStore& store = *prepared->store.store;
   const sigset_t stop_signals = BlockStopSignals();
   // The API's feature gates are the node config's, as for `run` (one machine, one set of gates).
   admission::ChainOptions chain;

@@ -6,7 +6,7 @@
 //      stops serve here (a configuration error), before anything is written;
 //   2. the data directory, made and locked (one serve per data directory), then the cgroup
 //      root claimed (nodeagent/cgroup_root_claim.h: one node per cgroup root);
-//   3. the store, checked (apiserver/node_store.h; `reinitialize_store` starts an empty one on
+//   3. the store, checked (storage/node_store.h; `reinitialize_store` starts an empty one on
 //      a lost or damaged store), before the certificates: a data directory whose store is lost
 //      still shows the node by its pki/;
 //   4. the PKI and kubeconfig (node_pki.h), then the snapshot of the node configuration the
@@ -27,7 +27,7 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/node_store.h"
+#include "storage/node_store.h"
 #include "kubelet/kubelet.h"
 #include "kubelet/node_config.h"
 #include "serve/notice.h"
@@ -47,7 +47,7 @@ struct ServeOptions {
   bool drain_on_exit = false;
   // How often the eviction manager looks at pid.available (evictionMonitoringPeriod).
   std::chrono::nanoseconds eviction_monitoring_period = std::chrono::seconds(10);
-  apiserver::IntegrityCheck store_integrity_check = apiserver::IntegrityCheck::kQuick;
+  storage::IntegrityCheck store_integrity_check = storage::IntegrityCheck::kQuick;
   bool reinitialize_store = false;
   // The PATH the kubelet library looks the runtime up in.
   std::string path_env;

@@ -1,4 +1,4 @@
-// `kubectl exec`'s streaming half (apiserver/exec_session.h) over the real HTTPS server and a
+// `kubectl exec`'s streaming half (streaming/exec_session.h) over the real HTTPS server and a
 // WebSocket client: the channels, v5's close of stdin, the final Status and the normal close, and
 // a client that goes away (the node must learn it: the control connection closes).
 #include <fcntl.h>
@@ -16,14 +16,15 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <thread>
 
-#include "apiserver/exec_session.h"
+#include "apiserver/pod_exec_handler.h"
+#include "streaming/exec_session.h"
 #include "http/https_server.h"
 #include "apiserver/pki.h"
 #include "kubelet/exec_wire.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::streaming {
 namespace {
 
 namespace asio = boost::asio;
@@ -62,7 +63,13 @@ class ExecSessionTest : public ::testing::Test {
       http::HttpResponse r;
       r.websocket_protocol = protocol;
       r.websocket = [streams, protocol](http::WebSocketConnection& c) {
-        RunExecSession(c, std::move(*streams), {"sh", "-c", "x"}, protocol == "v5.channel.k8s.io");
+        // The API's Status for the node's message, as pod_exec_handler passes it.
+        RunExecSession(
+            c, std::move(*streams),
+            [](std::string_view node_message) {
+              return apiserver::ExecStatusJson(node_message, {"sh", "-c", "x"});
+            },
+            protocol == "v5.channel.k8s.io");
       };
       return r;
     });
@@ -111,7 +118,7 @@ class ExecSessionTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-exec-session"};
-  NodePki pki_;
+  apiserver::NodePki pki_;
   std::unique_ptr<http::HttpsServer> server_;
   FakeProcess process_;
   std::atomic<bool> ready_{false};
@@ -177,4 +184,4 @@ TEST_F(ExecSessionTest, ClientGoneClosesTheControlConnection) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::streaming

@@ -1,9 +1,9 @@
 // kubectl's AGE column: apimachinery's HumanDuration, case by case.
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 
 #include <gtest/gtest.h>
 
-namespace podlimits::apiserver {
+namespace podlimits::printers {
 namespace {
 
 using std::chrono::seconds;
@@ -30,4 +30,4 @@ TEST(HumanDuration, Timestamps) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::printers

@@ -50,7 +50,7 @@ Node PodObject(const std::string& name, const std::string& uid, std::optional<in
 class NodeAgentEviction : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = std::move(*apiserver::ObjectStore::Open(dir_ / "state.db"));
+    store_ = std::move(*storage::ObjectStore::Open(dir_ / "state.db"));
     NodeAgentOptions options;
     options.data_dir = dir_.path();
     options.node_name = "n1";
@@ -86,7 +86,7 @@ class NodeAgentEviction : public ::testing::Test {
   }
   void TearDown() override { agent_->Stop(); }
 
-  std::optional<Node> Get(const apiserver::ObjectKey& key) {
+  std::optional<Node> Get(const storage::ObjectKey& key) {
     auto got = store_->Get(key);
     if (!got) return std::nullopt;
     return apiserver::ParseStoredObject(got->data);
@@ -133,7 +133,7 @@ class NodeAgentEviction : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-eviction"};
-  std::unique_ptr<apiserver::ObjectStore> store_;
+  std::unique_ptr<storage::ObjectStore> store_;
   std::unique_ptr<NodeAgent> agent_;
   kubelet::MetricsRegistry metrics_;
   std::atomic<std::int64_t> available_{50000};

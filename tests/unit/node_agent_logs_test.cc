@@ -20,7 +20,7 @@ api::Node Pod(const std::string& status) {
 
 TEST(NodeAgentLogsTest, CurrentAndPreviousRun) {
   podlimits::testing::TempDir dir{"podlimits-agent-logs"};
-  auto store = apiserver::ObjectStore::Open(dir / "state.db");
+  auto store = storage::ObjectStore::Open(dir / "state.db");
   ASSERT_TRUE(store);
   NodeAgentOptions options;
   options.pod_logs_dir = "/logs";

@@ -22,7 +22,7 @@ std::string At(const Node& n, std::initializer_list<std::string_view> path) {
 
 TEST(NodeLease, CreatedOwnedByTheNodeAndRenewed) {
   podlimits::testing::TempDir dir{"podlimits-lease"};
-  auto store = apiserver::ObjectStore::Open(dir / "state.db");
+  auto store = storage::ObjectStore::Open(dir / "state.db");
   ASSERT_TRUE(store);
   NodeAgentOptions options;
   options.data_dir = dir.path();

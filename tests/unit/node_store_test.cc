@@ -1,7 +1,7 @@
 // The node's store at serve's start: a new data directory gets a store and a marker; a lost,
 // empty or damaged store in a directory that held a node is refused with the ways on; a restored
 // backup is accepted; --reinitialize-store starts afresh and keeps what was left aside.
-#include "apiserver/node_store.h"
+#include "storage/node_store.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "apiserver/store_backup.h"
+#include "storage/store_backup.h"
 #include "temp_dir.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 namespace {
 
 namespace fs = std::filesystem;
@@ -396,4 +396,4 @@ TEST(NodeStore, MarkerFormat) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

@@ -1,6 +1,6 @@
 // The SQLite object store: revisions, optimistic concurrency, the change log and compaction,
 // what survives a kill -9, its files' modes, the integrity check at open and its identity.
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -20,7 +20,7 @@
 
 #include "temp_dir.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 namespace {
 
 using Kind = StoreError::Kind;
@@ -570,4 +570,4 @@ TEST_F(ObjectStoreTest, IdentityIsWrittenOnceAndKept) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

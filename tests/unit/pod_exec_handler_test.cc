@@ -62,7 +62,7 @@ class FakeLogs : public PodLogSource {
 class PodExecHandlerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto store = ObjectStore::Open(dir_.path() / "state.db");
+    auto store = storage::ObjectStore::Open(dir_.path() / "state.db");
     ASSERT_TRUE(store);
     store_ = std::move(*store);
     Add(R"({"metadata":{"name":"web","namespace":"default","uid":"u1"},
@@ -130,7 +130,7 @@ class PodExecHandlerTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-exec-handler"};
-  std::unique_ptr<ObjectStore> store_;
+  std::unique_ptr<storage::ObjectStore> store_;
   FakeExecutor executor_;
   FakeDialer dialer_;
   FakeLogs logs_{dir_.path() / "0.log"};

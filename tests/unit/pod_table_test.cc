@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "api/json_codec.h"
-#include "apiserver/table.h"
+#include "printers/table.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -11,7 +11,7 @@ const auto kNow = std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000));
 
 std::vector<std::string> Row(std::string_view resource, const std::string& json) {
   auto nodes = api::ParseJsonStream(json);
-  api::Node table = BuildTable(resource, {(*nodes)[0]}, "1", kNow);
+  api::Node table = printers::BuildTable(resource, {(*nodes)[0]}, "1", kNow);
   std::vector<std::string> cells;
   for (const auto& c : table.Find("rows")->items[0].Find("cells")->items) cells.push_back(c.scalar);
   return cells;

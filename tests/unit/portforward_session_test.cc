@@ -1,4 +1,4 @@
-// `kubectl port-forward`'s streaming half (apiserver/portforward_session.h) over the real HTTPS
+// `kubectl port-forward`'s streaming half (streaming/portforward_session.h) over the real HTTPS
 // server and a WebSocket client that speaks SPDY/3.1 inside, as kubectl's tunnelling dialer
 // does: both directions of a forwarded connection, the half-close each way, a port that cannot
 // be reached, refused streams, PING, and a client that goes away.
@@ -10,12 +10,12 @@
 #include <atomic>
 #include <thread>
 
-#include "apiserver/portforward_session.h"
-#include "apiserver/spdy_frames.h"
+#include "streaming/portforward_session.h"
+#include "streaming/spdy_frames.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::streaming {
 namespace {
 
 namespace asio = boost::asio;
@@ -94,7 +94,7 @@ class PortForwardSessionTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-portforward-session"};
-  NodePki pki_;
+  apiserver::NodePki pki_;
   std::unique_ptr<http::HttpsServer> server_;
   asio::io_context io_;
   asio::ssl::context ctx_{asio::ssl::context::tls_client};
@@ -216,4 +216,4 @@ TEST_F(PortForwardSessionTest, WhatIsNotSpdyEndsTheSessionWithGoAway) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::streaming

@@ -40,7 +40,7 @@ class CorruptObjectTest : public RestHandlerTest {
     }
     Damage({"configmaps", "default", "app"}, kCut);
   }
-  void Damage(const ObjectKey& key, std::string_view bytes) {
+  void Damage(const storage::ObjectKey& key, std::string_view bytes) {
     ASSERT_TRUE(store_->Update(key, 0, [&](std::int64_t) { return std::string(bytes); }));
   }
 };

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "apiserver/human_duration.h"
-#include "apiserver/object_store.h"
+#include "printers/human_duration.h"
+#include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 #include "temp_dir.h"
 
@@ -22,11 +22,11 @@ constexpr std::string_view kTableAccept =
 class RestHandlerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = ObjectStore::Open(dir_ / "state.db");
+    auto s = storage::ObjectStore::Open(dir_ / "state.db");
     ASSERT_TRUE(s) << s.error().error.Message();
     store_ = std::move(*s);
     rest_ = std::make_unique<RestHandler>(*store_, admission::ChainOptions{},
-                                          [] { return *ParseApiTime("2026-11-25T12:00:00Z"); });
+                                          [] { return *printers::ParseApiTime("2026-11-25T12:00:00Z"); });
     ASSERT_TRUE(rest_->EnsureSystemNamespaces());
   }
 
@@ -61,7 +61,7 @@ class RestHandlerTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-rest"};
-  std::unique_ptr<ObjectStore> store_;
+  std::unique_ptr<storage::ObjectStore> store_;
   std::unique_ptr<RestHandler> rest_;
 };
 

@@ -1,12 +1,12 @@
 // SPDY/3.1 framing: frames kubectl's spdystream would send (compressed by another zlib user,
 // Python's, with the spec's dictionary), the frames the server writes read back, and the
 // streams that are not SPDY.
-#include "apiserver/spdy_frames.h"
+#include "streaming/spdy_frames.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-namespace podlimits::apiserver::spdy {
+namespace podlimits::streaming::spdy {
 namespace {
 
 using namespace std::string_literals;
@@ -180,4 +180,4 @@ TEST(SpdyFrames, RefusesHeaderBlocksThatBreakTheRules) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver::spdy
+}  // namespace podlimits::streaming::spdy

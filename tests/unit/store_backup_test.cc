@@ -1,6 +1,6 @@
 // Backups of a node's store: taken while it is written, they hold one commit's state whole; the
 // file is 0600, self-contained (no -wal), and only there once complete.
-#include "apiserver/store_backup.h"
+#include "storage/store_backup.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -10,10 +10,10 @@
 #include <functional>
 #include <thread>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "temp_dir.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 namespace {
 
 namespace fs = std::filesystem;
@@ -125,4 +125,4 @@ TEST(StoreBackup, AFailedBackupLeavesNothingAndKeepsTheLastOne) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "temp_dir.h"
 
 namespace podlimits::apiserver {
@@ -12,7 +12,7 @@ namespace {
 
 TEST(StoreMaintenanceTest, ExpiresOldEventsAndCompacts) {
   podlimits::testing::TempDir dir{"podlimits-maint"};
-  auto store = ObjectStore::Open(dir / "state.db");
+  auto store = storage::ObjectStore::Open(dir / "state.db");
   ASSERT_TRUE(store);
   auto event = [&](const std::string& name, const std::string& last) {
     return (*store)->Create({"events", "default", name}, [&](std::int64_t) {
@@ -28,7 +28,7 @@ TEST(StoreMaintenanceTest, ExpiresOldEventsAndCompacts) {
   }));
   StoreMaintenanceOptions options;
   options.keep_changes = 2;
-  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  options.clock = [] { return *printers::ParseApiTime("2026-11-26T01:00:30Z"); };
   StoreMaintenance maintenance(**store, options);
   EXPECT_EQ(maintenance.RunOnce(), 2);
   EXPECT_FALSE((*store)->Get({"events", "default", "old"}));
@@ -37,14 +37,14 @@ TEST(StoreMaintenanceTest, ExpiresOldEventsAndCompacts) {
   // The log was compacted before the deletes: a watch from the start is Gone.
   auto changes = (*store)->ChangesSince("events", "", true, 0);
   ASSERT_FALSE(changes);
-  EXPECT_EQ(changes.error().kind, StoreError::Kind::kGone);
+  EXPECT_EQ(changes.error().kind, storage::StoreError::Kind::kGone);
 }
 
 // The round's compaction is etcd's: lists at or after the compaction revision still show the
 // objects as they were then (every page of a paged list does), lists before it are Gone.
 TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
   podlimits::testing::TempDir dir{"podlimits-maint"};
-  auto store = ObjectStore::Open(dir / "state.db");
+  auto store = storage::ObjectStore::Open(dir / "state.db");
   ASSERT_TRUE(store);
   auto write = [&](bool create, const std::string& name, const std::string& text) {
     auto render = [&](std::int64_t rv) { return text + "@" + std::to_string(rv); };
@@ -59,7 +59,7 @@ TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
   ASSERT_TRUE(write(false, "c", "c2"));  // 6
   StoreMaintenanceOptions options;
   options.keep_changes = 2;  // compacts through revision 4
-  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  options.clock = [] { return *printers::ParseApiTime("2026-11-26T01:00:30Z"); };
   StoreMaintenance maintenance(**store, options);
   EXPECT_EQ(maintenance.RunOnce(), 0);
   EXPECT_EQ(*(*store)->CompactedRevision(), 4);
@@ -74,14 +74,14 @@ TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
       {6, {"a2@3", "b2@5", "c2@6"}},
   };
   for (const auto& c : cases) {
-    PageRequest request;
+    storage::PageRequest request;
     request.resource = "configmaps";
     request.namespace_ = "default";
     request.revision = c.revision;
     auto page = (*store)->ListPage(request);
     if (c.data.empty()) {
       ASSERT_FALSE(page) << c.revision;
-      EXPECT_EQ(page.error().kind, StoreError::Kind::kGone) << c.revision;
+      EXPECT_EQ(page.error().kind, storage::StoreError::Kind::kGone) << c.revision;
       continue;
     }
     ASSERT_TRUE(page) << c.revision << ": " << page.error().error.Message();
@@ -93,7 +93,7 @@ TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
 
 TEST(StoreMaintenanceTest, ExpiresEventsAcrossPages) {
   podlimits::testing::TempDir dir{"podlimits-maint"};
-  auto store = ObjectStore::Open(dir / "state.db");
+  auto store = storage::ObjectStore::Open(dir / "state.db");
   ASSERT_TRUE(store);
   // More events than one page holds, every third one old, in two namespaces.
   int old = 0;
@@ -107,7 +107,7 @@ TEST(StoreMaintenanceTest, ExpiresEventsAcrossPages) {
     }));
   }
   StoreMaintenanceOptions options;
-  options.clock = [] { return *ParseApiTime("2026-11-26T01:00:30Z"); };
+  options.clock = [] { return *printers::ParseApiTime("2026-11-26T01:00:30Z"); };
   StoreMaintenance maintenance(**store, options);
   EXPECT_EQ(maintenance.RunOnce(), old);
   auto left = (*store)->List("events", "", true);

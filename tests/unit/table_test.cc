@@ -1,13 +1,13 @@
 // Server-side printing: the Tables kubectl get shows.
-#include "apiserver/table.h"
+#include "printers/table.h"
 
 #include <gtest/gtest.h>
 
 #include "api/json_codec.h"
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 #include "test_support.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::printers {
 namespace {
 
 api::Node Object(std::string_view yaml) { return podlimits::testing::DecodeOne(yaml).tree; }
@@ -65,4 +65,4 @@ TEST(Table, ColumnsAndCellsPerResource) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::printers

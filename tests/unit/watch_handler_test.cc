@@ -33,7 +33,7 @@ class Collector : public http::ResponseStream {
 class WatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = ObjectStore::Open(dir_ / "state.db");
+    auto s = storage::ObjectStore::Open(dir_ / "state.db");
     ASSERT_TRUE(s);
     store_ = std::move(*s);
   }
@@ -60,7 +60,7 @@ class WatchTest : public ::testing::Test {
     return c.lines;
   }
   podlimits::testing::TempDir dir_{"podlimits-watch"};
-  std::unique_ptr<ObjectStore> store_;
+  std::unique_ptr<storage::ObjectStore> store_;
 };
 
 TEST_F(WatchTest, StartsWithTheObjectsThenFollowsChanges) {

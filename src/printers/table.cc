@@ -1,4 +1,4 @@
-#include "apiserver/table.h"
+#include "printers/table.h"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 #include <set>
 #include <string>
 
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::printers {
 namespace {
 
 using api::Node;
@@ -453,4 +453,4 @@ Node BuildTable(std::string_view resource, const std::vector<Node>& objects,
   return table;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::printers

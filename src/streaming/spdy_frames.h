@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace podlimits::apiserver::spdy {
+namespace podlimits::streaming::spdy {
 
 enum class FrameType : std::uint16_t {
   kData = 0,  // not a control frame type: the marker for data frames
@@ -127,4 +127,4 @@ class FrameWriter {
   HeaderCompressor headers_;
 };
 
-}  // namespace podlimits::apiserver::spdy
+}  // namespace podlimits::streaming::spdy

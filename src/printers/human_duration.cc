@@ -1,10 +1,10 @@
-#include "apiserver/human_duration.h"
+#include "printers/human_duration.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
-namespace podlimits::apiserver {
+namespace podlimits::printers {
 
 std::string HumanDuration(std::chrono::seconds d) {
   const long long seconds = d.count();
@@ -69,4 +69,4 @@ std::string AgeSince(std::string_view timestamp, std::chrono::sys_seconds now) {
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::printers

@@ -1,4 +1,4 @@
-#include "apiserver/portforward_session.h"
+#include "streaming/portforward_session.h"
 
 #include <sys/socket.h>
 
@@ -13,10 +13,10 @@
 #include <memory>
 #include <optional>
 
-#include "apiserver/spdy_frames.h"
+#include "streaming/spdy_frames.h"
 #include "http/strand_session.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::streaming {
 namespace {
 
 namespace asio = boost::asio;
@@ -292,4 +292,4 @@ void RunPortForwardSession(http::WebSocketConnection& connection, PortDial dial)
   session.Run();
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::streaming

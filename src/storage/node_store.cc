@@ -1,4 +1,4 @@
-#include "apiserver/node_store.h"
+#include "storage/node_store.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 
 #include "base/fs.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 namespace {
 
 namespace fs = std::filesystem;
@@ -297,4 +297,4 @@ Result<NodeStore> OpenNodeStore(const NodeStoreOptions& options) {
   return out;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

@@ -18,11 +18,11 @@
 #include "http/websocket_connection.h"
 #include "base/unique_fd.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::streaming {
 
 // Dials one port of the pod: the connected socket, or the message for the error stream.
 using PortDial = std::function<std::expected<UniqueFd, std::string>(int port)>;
 
 void RunPortForwardSession(http::WebSocketConnection& connection, PortDial dial);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::streaming

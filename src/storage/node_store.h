@@ -34,10 +34,10 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 #include "base/error.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 
 inline constexpr std::string_view kStoreFileName = "state.db";
 inline constexpr std::string_view kStoreMarkerFileName = "store-id";
@@ -63,4 +63,4 @@ Result<NodeStore> OpenNodeStore(const NodeStoreOptions& options);
 std::optional<std::uint64_t> ParseStoreMarker(std::string_view text);
 std::string FormatStoreMarker(std::uint64_t identity);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

@@ -1,4 +1,4 @@
-#include "apiserver/exec_session.h"
+#include "streaming/exec_session.h"
 
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -17,7 +17,7 @@
 #include "http/strand_session.h"
 #include "kubelet/exec_wire.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::streaming {
 namespace {
 
 namespace asio = boost::asio;
@@ -41,10 +41,10 @@ constexpr auto kFirstSizeWait = std::chrono::seconds(1);
 class ExecSession {
  public:
   ExecSession(http::WebSocketConnection& connection, ExecStreams streams,
-              std::vector<std::string> command, bool v5)
+              ExecStatusWriter final_status, bool v5)
       : session_(connection.executor),
         ws_(connection.ws),
-        command_(std::move(command)),
+        final_status_(std::move(final_status)),
         v5_(v5),
         control_(session_.executor()),
         drain_timer_(session_.executor()),
@@ -226,7 +226,7 @@ class ExecSession {
   }
 
   void Ended(const std::string& node_message) {
-    status_ = ExecStatusJson(node_message, command_);
+    status_ = final_status_(node_message);
     drain_timer_.expires_after(kDrainAfterEnd);
     drain_timer_.async_wait(session_.Track([this](error_code ec) {
       if (!ec) SendStatus();
@@ -273,7 +273,7 @@ class ExecSession {
   std::jthread producer_;
   http::StrandSession session_;
   http::WebSocketStream& ws_;
-  std::vector<std::string> command_;
+  ExecStatusWriter final_status_;
   bool v5_;
   Descriptor control_;
   std::optional<Descriptor> stdin_;
@@ -297,9 +297,9 @@ class ExecSession {
 }  // namespace
 
 void RunExecSession(http::WebSocketConnection& connection, ExecStreams streams,
-                    std::vector<std::string> command, bool v5) {
-  ExecSession session(connection, std::move(streams), std::move(command), v5);
+                    ExecStatusWriter final_status, bool v5) {
+  ExecSession session(connection, std::move(streams), std::move(final_status), v5);
   session.Run();
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::streaming

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace podlimits::apiserver {
+namespace podlimits::printers {
 
 std::string HumanDuration(std::chrono::seconds d);
 
@@ -18,4 +18,4 @@ std::string FormatApiTime(std::chrono::sys_seconds t);
 // The age of `timestamp` at `now`, "<unknown>" when it is empty or unreadable.
 std::string AgeSince(std::string_view timestamp, std::chrono::sys_seconds now);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::printers

@@ -1,4 +1,4 @@
-#include "apiserver/spdy_frames.h"
+#include "streaming/spdy_frames.h"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -8,7 +8,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace podlimits::apiserver::spdy {
+namespace podlimits::streaming::spdy {
 
 namespace {
 
@@ -368,4 +368,4 @@ std::string FrameWriter::GoAway(std::uint32_t last_good_stream_id, std::uint32_t
   return out;
 }
 
-}  // namespace podlimits::apiserver::spdy
+}  // namespace podlimits::streaming::spdy

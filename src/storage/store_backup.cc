@@ -1,4 +1,4 @@
-#include "apiserver/store_backup.h"
+#include "storage/store_backup.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -16,7 +16,7 @@
 
 #include "base/unique_fd.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 namespace {
 
 namespace fs = std::filesystem;
@@ -175,4 +175,4 @@ Result<StoreBackup> BackupStore(const fs::path& store, const fs::path& out) {
   return copied;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

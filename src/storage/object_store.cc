@@ -1,4 +1,4 @@
-#include "apiserver/object_store.h"
+#include "storage/object_store.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 
 #include "base/unique_fd.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 
 namespace fs = std::filesystem;
 
@@ -673,4 +673,4 @@ StoreResult<std::int64_t> ObjectStore::CompactedRevision() {
   return *compacted;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

@@ -19,7 +19,7 @@
 
 #include "base/error.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 
 struct StoreBackup {
   std::int64_t revision = 0;  // the store's revision the copy holds
@@ -31,4 +31,4 @@ struct StoreBackup {
 Result<StoreBackup> BackupStore(const std::filesystem::path& store,
                                 const std::filesystem::path& out);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

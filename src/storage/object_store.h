@@ -50,7 +50,7 @@
 
 struct sqlite3;
 
-namespace podlimits::apiserver {
+namespace podlimits::storage {
 
 // Where an object lives: resource ("pods"), namespace ("" for cluster-scoped), name.
 struct ObjectKey {
@@ -206,7 +206,7 @@ class ObjectStore {
   // The revision the log was last compacted at (0: never).
   StoreResult<std::int64_t> CompactedRevision();
 
-  // The store's identity: a random number written into the database once (apiserver/node_store.h
+  // The store's identity: a random number written into the database once (storage/node_store.h
   // names it in the data directory's marker, so that a store that is not the node's own is
   // seen). 0 while none was set.
   StoreResult<std::uint64_t> Identity();
@@ -230,4 +230,4 @@ class ObjectStore {
   std::int64_t committed_ = -1;  // the newest committed revision; -1 until first read
 };
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::storage

@@ -15,10 +15,10 @@
 
 #include "api/node.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::printers {
 
 // `objects` are stored objects of `resource`; `resource_version` the list's.
 api::Node BuildTable(std::string_view resource, const std::vector<api::Node>& objects,
                      std::string_view resource_version, std::chrono::sys_seconds now);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::printers
