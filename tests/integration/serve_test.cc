@@ -672,8 +672,13 @@ spec:
 // read-only copy of it (serve/node_config_snapshot.h), never the file again, so an edit while
 // serve runs gives a new pod the daemon's podPidsLimit, not the edited one.
 TEST_F(ServePodsTest, APodStartedAfterTheNodeConfigIsEditedGetsTheDaemonsPodPidsLimit) {
-  if (!fs::exists("/sys/fs/cgroup/cgroup.controllers")) {
-    GTEST_SKIP() << "reads the pod cgroup's pids.max (cgroup v2)";
+  // The pod cgroup's pids.max: in the unified tree, or in the v1 pids hierarchy of a hybrid or
+  // legacy node.
+  const fs::path pids_tree = fs::exists("/sys/fs/cgroup/cgroup.controllers")
+                                 ? fs::path("/sys/fs/cgroup")
+                                 : fs::path("/sys/fs/cgroup/pids");
+  if (!fs::exists(pids_tree / "cgroup.procs")) {
+    GTEST_SKIP() << "no pids hierarchy at " << pids_tree;
   }
   WriteNodeConfig("podPidsLimit: 1500\n");
   const std::string loaded = ReadText(dir_ / "node.yaml");
@@ -685,7 +690,7 @@ TEST_F(ServePodsTest, APodStartedAfterTheNodeConfigIsEditedGetsTheDaemonsPodPids
     created = Kubectl({"create", "-f", "-"}, LoopingPod("late", "app", "up", 1));
     waited = Kubectl({"wait", "--for=condition=Ready", "pod/late", "--timeout=60s"});
     uid = Kubectl({"get", "pod", "late", "-o", "jsonpath={.metadata.uid}"});
-    for (const auto& e : fs::recursive_directory_iterator("/sys/fs/cgroup")) {
+    for (const auto& e : fs::recursive_directory_iterator(pids_tree)) {
       if (e.is_directory() && e.path().filename() == "pod" + uid.out) {
         pids_max = ReadText(e.path() / "pids.max");
         break;
