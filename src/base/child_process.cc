@@ -140,12 +140,17 @@ std::string ChildResult::Describe(std::chrono::milliseconds timeout) const {
   return fmt::format("exit status {}", exit_code);
 }
 
-Result<ChildResult> RunChild(const ChildCommand& command) {
-  if (command.argv.empty()) return Failure("run: empty command line");
-  const std::string& program = command.argv[0];
+namespace {
 
+// The child's 0, 1 and 2 as RunChild and StartChild give them: `pipe_*` receive the read ends
+// of captured streams.
+struct ChildStdio {
   Fd devnull;
   Fd out_read, out_write, err_read, err_write;
+  int sources[3] = {-1, -1, -1};
+};
+
+Result<void> OpenStdio(const ChildCommand& command, ChildStdio& stdio) {
   auto open_pipe = [](Fd& read_end, Fd& write_end) -> Result<void> {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return Failure(fmt::format("pipe: {}", Errno(errno)));
@@ -160,32 +165,41 @@ Result<ChildResult> RunChild(const ChildCommand& command) {
       return write_end.get();
     }
     if (fd >= 0) return fd;
-    if (!devnull) {
-      devnull.Reset(open("/dev/null", O_RDWR | O_CLOEXEC));
-      if (!devnull) return Failure(fmt::format("open \"/dev/null\": {}", Errno(errno)));
+    if (!stdio.devnull) {
+      stdio.devnull.Reset(open("/dev/null", O_RDWR | O_CLOEXEC));
+      if (!stdio.devnull) return Failure(fmt::format("open \"/dev/null\": {}", Errno(errno)));
     }
-    return devnull.get();
+    return stdio.devnull.get();
   };
   Fd unused_read, unused_write;  // stdin is never captured
   auto in =
       source(command.stdin_fd == ChildCommand::kCapture ? ChildCommand::kDevNull : command.stdin_fd,
              unused_read, unused_write);
   if (!in) return std::unexpected(in.error());
-  auto out = source(command.stdout_fd, out_read, out_write);
+  auto out = source(command.stdout_fd, stdio.out_read, stdio.out_write);
   if (!out) return std::unexpected(out.error());
-  auto err = source(command.stderr_fd, err_read, err_write);
+  auto err = source(command.stderr_fd, stdio.err_read, stdio.err_write);
   if (!err) return std::unexpected(err.error());
+  stdio.sources[0] = *in;
+  stdio.sources[1] = *out;
+  stdio.sources[2] = *err;
+  return {};
+}
 
+// Spawns the command with `stdio.sources` as its 0, 1 and 2, owned by the process's
+// ChildReaper (`owned`) or not; the parent's copies of the write ends are closed.
+Result<pid_t> Spawn(const ChildCommand& command, ChildStdio& stdio, bool owned) {
+  const std::string& program = command.argv[0];
   // Every source is first copied above 2: a dup2 onto its own number would keep the
   // close-on-exec flag, and a source that is itself 0, 1 or 2 must not be overwritten before it
   // is copied to its target.
   Fd copies[3];
-  const int sources[3] = {*in, *out, *err};
   SpawnSetup setup;
   for (int target = 0; target < 3; ++target) {
-    copies[target].Reset(fcntl(sources[target], F_DUPFD_CLOEXEC, 3));
+    copies[target].Reset(fcntl(stdio.sources[target], F_DUPFD_CLOEXEC, 3));
     if (!copies[target]) {
-      return Failure(fmt::format("dup fd {} for {}: {}", sources[target], program, Errno(errno)));
+      return Failure(
+          fmt::format("dup fd {} for {}: {}", stdio.sources[target], program, Errno(errno)));
     }
     posix_spawn_file_actions_adddup2(&setup.actions, copies[target].get(), target);
   }
@@ -198,9 +212,14 @@ Result<ChildResult> RunChild(const ChildCommand& command) {
   sigfillset(&all);
   posix_spawnattr_setsigmask(&setup.attr, &none);
   posix_spawnattr_setsigdefault(&setup.attr, &all);
-  posix_spawnattr_setpgroup(&setup.attr, 0);
-  posix_spawnattr_setflags(&setup.attr,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (command.new_session) {
+    flags |= POSIX_SPAWN_SETSID;
+  } else {
+    posix_spawnattr_setpgroup(&setup.attr, 0);
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  posix_spawnattr_setflags(&setup.attr, flags);
 
   std::vector<char*> argv;
   argv.reserve(command.argv.size() + 1);
@@ -217,20 +236,46 @@ Result<ChildResult> RunChild(const ChildCommand& command) {
 
   pid_t pid = 0;
   int rc = 0;
-  // Owned from birth: another thread's ChildReaper::ReapOrphans must not reap it first.
-  ChildReaper::Process().SpawnOwned([&] {
+  auto spawn = [&] {
     rc = posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), environment);
     return rc == 0 ? pid : -1;
-  });
+  };
+  // Owned from birth: another thread's ChildReaper::ReapOrphans must not reap it first.
+  if (owned) {
+    ChildReaper::Process().SpawnOwned(spawn);
+  } else {
+    spawn();
+  }
   // The child has its copies; the write ends must close here or the pipes never reach EOF.
   for (Fd& c : copies) c.Reset();
-  out_write.Reset();
-  err_write.Reset();
-  devnull.Reset();
+  stdio.out_write.Reset();
+  stdio.err_write.Reset();
+  stdio.devnull.Reset();
   if (rc != 0) return SystemError("posix_spawn", program, rc);
-  auto result = Wait(pid, std::move(out_read), std::move(err_read), command.timeout);
-  ChildReaper::Process().Release(pid);
+  return pid;
+}
+
+}  // namespace
+
+Result<ChildResult> RunChild(const ChildCommand& command) {
+  if (command.argv.empty()) return Failure("run: empty command line");
+  ChildStdio stdio;
+  if (auto opened = OpenStdio(command, stdio); !opened) return std::unexpected(opened.error());
+  auto pid = Spawn(command, stdio, /*owned=*/true);
+  if (!pid) return std::unexpected(pid.error());
+  auto result = Wait(*pid, std::move(stdio.out_read), std::move(stdio.err_read), command.timeout);
+  ChildReaper::Process().Release(*pid);
   return result;
+}
+
+Result<pid_t> StartChild(const ChildCommand& command) {
+  if (command.argv.empty()) return Failure("run: empty command line");
+  if (command.stdout_fd == ChildCommand::kCapture || command.stderr_fd == ChildCommand::kCapture) {
+    return Failure("start " + command.argv[0] + ": output is captured only by RunChild");
+  }
+  ChildStdio stdio;
+  if (auto opened = OpenStdio(command, stdio); !opened) return std::unexpected(opened.error());
+  return Spawn(command, stdio, /*owned=*/false);
 }
 
 }  // namespace podlimits

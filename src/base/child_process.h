@@ -1,4 +1,5 @@
-// Running one program to completion as a child process: the way podlimits calls crun and runc.
+// Running one program to completion as a child process: the way podlimits calls crun and runc;
+// or starting one that runs on by itself (StartChild: serve's pod monitors).
 //
 // Only the three descriptors asked for reach the program (0, 1, 2; every other descriptor is
 // closed in the child, whatever its close-on-exec flag), it starts with default signal
@@ -34,6 +35,9 @@ struct ChildCommand {
   std::chrono::milliseconds timeout{30000};
   // The program's environment ("NAME=value"); unset: the caller's.
   std::optional<std::vector<std::string>> env;
+  // A session of its own (setsid) instead of a process group of its own: no signal of the
+  // caller's terminal reaches it. For a process meant to outlive its caller (StartChild).
+  bool new_session = false;
 };
 
 struct ChildResult {
@@ -52,5 +56,10 @@ struct ChildResult {
 // Runs the command and waits for it. An error only when it could not be started or waited for
 // (`posix_spawn "/usr/bin/crun": No such file or directory`); a program that fails is a result.
 Result<ChildResult> RunChild(const ChildCommand& command);
+
+// Starts the command and returns its pid at once: the caller waits for it (waitpid), or leaves
+// it to run on. The same descriptors, signal state and group (or session) as RunChild; nothing
+// is captured (kCapture is an error) and `timeout` does not apply.
+Result<pid_t> StartChild(const ChildCommand& command);
 
 }  // namespace podlimits

@@ -3,13 +3,11 @@
 // image, a corrupt archive, an image in use), 2 on usage errors.
 #pragma once
 
-#include <string>
+#include <CLI/CLI.hpp>
 
 namespace podlimits::cli {
 
-int ImageLoadCommand(const std::string& image_root, const std::string& source,
-                     const std::string& name);
-int ImageListCommand(const std::string& image_root, const std::string& output);
-int ImageRemoveCommand(const std::string& image_root, const std::string& name);
+// Registers `image` and its subcommands on `app`; the one that runs sets `exit_code`.
+void AddImageCommands(CLI::App& app, int& exit_code);
 
 }  // namespace podlimits::cli

@@ -2,17 +2,11 @@
 // to its Node object through the API (the installer DaemonSet runs it on every node).
 #pragma once
 
-#include <string>
+#include <CLI/CLI.hpp>
 
 namespace podlimits::cli {
 
-struct NodeLabelsFlags {
-  std::string node;
-  std::string kubeconfig;
-  bool in_cluster = false;
-  bool dry_run = false;  // print the labels and the patch, write nothing
-};
-
-int NodeLabelsCommand(const NodeLabelsFlags& flags);
+// Registers the command on `app`; when it runs, it sets `exit_code`.
+void AddNodeLabelsCommand(CLI::App& app, int& exit_code);
 
 }  // namespace podlimits::cli

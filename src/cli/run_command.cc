@@ -5,12 +5,16 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
+#include <memory>
 #include <optional>
 
 #include "api/json_codec.h"
 #include "api/qos.h"
 #include "base/fs.h"
+#include "cli/exit_codes.h"
+#include "cli/flags.h"
+#include "cli/node_config_flag.h"
+#include "cli/path_env.h"
 #include "cli/run_input.h"
 #include "cri/container_output.h"
 #include "kubelet/events/events.h"
@@ -22,10 +26,6 @@
 
 namespace podlimits::cli {
 namespace {
-
-constexpr int kExitRejected = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitNodeFailure = 3;
 
 void PrintEvent(const kubelet::Event& e) {
   std::string line = kubelet::FormatEventLine(e) + "\n";
@@ -69,38 +69,8 @@ class RunOutcome {
   std::optional<kubelet::RejectedPod> pod_;
 };
 
-std::string PathEnv() {
-  const char* path = std::getenv("PATH");
-  return path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-}
-
-}  // namespace
-
-int RunCommand(const RunFlags& flags) {
-  auto config = flags.node_config.empty() ? kubelet::DefaultNodeConfig()
-                                          : kubelet::LoadNodeConfig(flags.node_config);
-  if (!config) {
-    std::fprintf(stderr, "error: %s\n", config.error().Message().c_str());
-    return kExitUsage;
-  }
-  const validation::FeatureGates gates = config->feature_gates;
-  const bool json = flags.output == "json";
-
-  RunOutcome outcome(json);
-  kubelet::KubeletOptions options{std::move(*config), flags.image_root, PathEnv()};
-  kubelet::Kubelet node(std::move(options));
-  RunInput input = AdmitRunInput(flags, gates);
-  if (!input.object) {
-    if (input.rejected) {
-      outcome.Print(kubelet::RejectedPodStatusTree(*input.rejected, {}, node.metrics()));
-    }
-    return input.exit_code;
-  }
-  const api::Pod pod = api::ReadPod(*input.object);
-  outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid,
-                   std::string(api::Name(api::ComputePodQos(pod, gates.pod_level_resources))), "",
-                   ""});
-
+// The node ready for the pod, or the exit code of why not (printed through `outcome`).
+std::optional<int> StartNode(kubelet::Kubelet& node, RunOutcome& outcome) {
   // One node per cgroup root (nodeagent/cgroup_root_claim.h): a one-shot pod in a serving node's
   // root would rewrite that node's kubepods pids.max. Checked before anything is created.
   if (auto unclaimed = nodeagent::CheckCgroupRootUnclaimed(nodeagent::kCgroupRootClaimsDir,
@@ -116,22 +86,12 @@ int RunCommand(const RunFlags& flags) {
         e.kind == kubelet::NodeError::Kind::kConfiguration ? kExitUsage : kExitNodeFailure,
         e.reason, message, message, node.metrics());
   }
+  return std::nullopt;
+}
 
-  kubelet::PodStop stop;
-  // SIGINT, SIGTERM, SIGHUP (the terminal went away) and SIGPIPE (whoever reads our output went
-  // away) each stop the pod; a write to a closed stdout fails with EPIPE instead of killing us.
-  kubelet::StopSignals signals(stop, {SIGHUP, SIGINT, SIGTERM, SIGPIPE});
-  if (!signals.ok()) {
-    const std::string message = "signalfd: cannot watch the stop signals";
-    return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
-  }
-  cri::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
-  kubelet::PodOutcome ran =
-      node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
-  if (ran.plan) {
-    outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, ran.plan->uid,
-                     std::string(api::Name(ran.plan->qos)), "", ""});
-  }
+// How the pod ended: its lines and status printed, the exit code returned.
+int ReportRan(const kubelet::PodOutcome& ran, RunOutcome& outcome, kubelet::Kubelet& node,
+              bool json) {
   switch (ran.kind) {
     case kubelet::PodOutcome::Kind::kRejected:
       return outcome.NotRun(kExitRejected, ran.reason, ran.status_message, ran.error,
@@ -155,7 +115,66 @@ int RunCommand(const RunFlags& flags) {
                  plan.pod.metadata.name.c_str(), result.phase.c_str());
   }
   if (result.node_failure || !result.teardown_errors.empty()) return kExitNodeFailure;
-  return result.phase == "Succeeded" ? 0 : kExitRejected;
+  return result.phase == "Succeeded" ? kExitOk : kExitRejected;
+}
+
+int RunCommand(const RunFlags& flags) {
+  auto config = LoadNodeConfigOrDefault(flags.node_config);
+  if (!config) {
+    std::fprintf(stderr, "error: %s\n", config.error().Message().c_str());
+    return kExitUsage;
+  }
+  const validation::FeatureGates gates = config->config.feature_gates;
+  const bool json = flags.output == "json";
+
+  RunOutcome outcome(json);
+  kubelet::Kubelet node({std::move(config->config), flags.image_root, PathEnv()});
+  RunInput input = AdmitRunInput(flags, gates);
+  if (!input.object) {
+    if (input.rejected) {
+      outcome.Print(kubelet::RejectedPodStatusTree(*input.rejected, {}, node.metrics()));
+    }
+    return input.exit_code;
+  }
+  const api::Pod pod = api::ReadPod(*input.object);
+  outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid,
+                   std::string(api::Name(api::ComputePodQos(pod, gates.pod_level_resources))), "",
+                   ""});
+  if (auto failed = StartNode(node, outcome)) return *failed;
+
+  kubelet::PodStop stop;
+  // SIGINT, SIGTERM, SIGHUP (the terminal went away) and SIGPIPE (whoever reads our output went
+  // away) each stop the pod; a write to a closed stdout fails with EPIPE instead of killing us.
+  kubelet::StopSignals signals(stop, {SIGHUP, SIGINT, SIGTERM, SIGPIPE});
+  if (!signals.ok()) {
+    const std::string message = "signalfd: cannot watch the stop signals";
+    return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
+  }
+  cri::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
+  kubelet::PodOutcome ran =
+      node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
+  if (ran.plan) {
+    outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, ran.plan->uid,
+                     std::string(api::Name(ran.plan->qos)), "", ""});
+  }
+  return ReportRan(ran, outcome, node, json);
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* run = app.add_subcommand(
+      "run", "Admit a pod and run it on this node with its limits enforced by the kernel");
+  run->add_option("-f,--filename", flags->files,
+                  "The pod (with its Namespace and LimitRanges, if any); files or -")
+      ->required();
+  AddNodeConfigFlag(run, flags->node_config);
+  AddOutputFlag(run, flags->output, {"json"}, "json: end with a PodRunStatus object");
+  AddValidateFlag(run, flags->validate_mode);
+  run->add_option("--image-root", flags->image_root,
+                  "The image store (default /var/lib/podlimits/images)");
+  run->callback([flags, &exit_code] { exit_code = RunCommand(*flags); });
 }
 
 }  // namespace podlimits::cli

@@ -7,6 +7,7 @@
 // admission) or the pod Failed; 2 usage; 3 node or runtime failure.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct RunFlags {
   api::FieldValidation validate_mode = api::FieldValidation::kStrict;
 };
 
-int RunCommand(const RunFlags& flags);
+// Registers the command on `app`; when it runs, it sets `exit_code`.
+void AddRunCommand(CLI::App& app, int& exit_code);
 
 }  // namespace podlimits::cli

@@ -8,6 +8,7 @@
 #include "admission/chain.h"
 #include "api/config_data.h"
 #include "api/decode.h"
+#include "cli/exit_codes.h"
 #include "cli/input.h"
 #include "cli/name_seed.h"
 #include "cli/report.h"
@@ -15,12 +16,41 @@
 namespace podlimits::cli {
 namespace {
 
-constexpr int kExitRejected = 1;
-constexpr int kExitUsage = 2;
-
 std::string MetadataString(const api::Node& tree, std::string_view key) {
   const api::Node* n = tree.FindPath({"metadata", key});
   return n && n->IsString() ? n->scalar : std::string();
+}
+
+// Who the pods are, as decoded: a rejected pod's status still names it.
+std::vector<kubelet::RejectedPod> DecodedPods(const std::vector<api::DecodeResult>& decoded) {
+  std::vector<kubelet::RejectedPod> pods;
+  for (const auto& r : decoded) {
+    const auto* obj = std::get_if<api::DecodedObject>(&r);
+    if (!obj || obj->kind != "Pod") continue;
+    kubelet::RejectedPod p;
+    p.name = MetadataString(obj->tree, "name");
+    p.namespace_ = MetadataString(obj->tree, "namespace");
+    if (p.namespace_.empty()) p.namespace_ = "default";
+    p.uid = MetadataString(obj->tree, "uid");
+    pods.push_back(std::move(p));
+  }
+  return pods;
+}
+
+// The pod with why it did not run: its own rejection, else the first other object's, which
+// keeps the pod from running.
+std::optional<kubelet::RejectedPod> RejectedPodOf(
+    kubelet::RejectedPod pod, const std::vector<admission::Outcome>& outcomes,
+    const std::vector<const admission::Outcome*>& pods) {
+  const admission::Outcome* why = nullptr;
+  if (pods.size() == 1 && !pods[0]->admitted) why = pods[0];
+  for (const auto& o : outcomes) {
+    if (why == nullptr && !o.admitted) why = &o;
+  }
+  if (why == nullptr) return std::nullopt;
+  pod.reason = why->reason;
+  pod.message = why->message;
+  return pod;
 }
 
 }  // namespace
@@ -40,18 +70,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     for (auto& r : api::DecodeManifests(in.name, in.text, decode_options))
       decoded.push_back(std::move(r));
   }
-  // Who the pods are, as decoded: a rejected pod's status still names it.
-  std::vector<kubelet::RejectedPod> decoded_pods;
-  for (const auto& r : decoded) {
-    const auto* obj = std::get_if<api::DecodedObject>(&r);
-    if (!obj || obj->kind != "Pod") continue;
-    kubelet::RejectedPod p;
-    p.name = MetadataString(obj->tree, "name");
-    p.namespace_ = MetadataString(obj->tree, "namespace");
-    if (p.namespace_.empty()) p.namespace_ = "default";
-    p.uid = MetadataString(obj->tree, "uid");
-    decoded_pods.push_back(std::move(p));
-  }
+  const std::vector<kubelet::RejectedPod> decoded_pods = DecodedPods(decoded);
   auto name_generator = NameGeneratorFromEnvironment();
   if (!name_generator) {
     std::fprintf(stderr, "error: %s\n", name_generator.error().Message().c_str());
@@ -70,18 +89,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
   }
   if (rejected) {
     out.exit_code = kExitRejected;
-    // The pod's own rejection, else the first other object's, which keeps the pod from running.
-    const admission::Outcome* why = nullptr;
-    if (pods.size() == 1 && !pods[0]->admitted) why = pods[0];
-    for (const auto& o : outcomes) {
-      if (why == nullptr && !o.admitted) why = &o;
-    }
-    if (decoded_pods.size() == 1 && why != nullptr) {
-      kubelet::RejectedPod p = decoded_pods[0];
-      p.reason = why->reason;
-      p.message = why->message;
-      out.rejected = std::move(p);
-    }
+    if (decoded_pods.size() == 1) out.rejected = RejectedPodOf(decoded_pods[0], outcomes, pods);
     return out;
   }
   if (pods.size() != 1) {

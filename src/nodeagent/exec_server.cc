@@ -177,10 +177,9 @@ void ExecServer::ServePortForward(int conn, int port) {
     (void)SendExecMessage(conn, ErrorMessage(fmt::format("invalid port {}", port), false));
     return;
   }
-  std::expected<UniqueFd, std::string> socket =
-      dialer_ ? dialer_(port) : std::unexpected(std::string("the pod has no sandbox"));
+  Result<UniqueFd> socket = dialer_ ? dialer_(port) : Failure("the pod has no sandbox");
   if (!socket) {
-    (void)SendExecMessage(conn, ErrorMessage(socket.error(), false));
+    (void)SendExecMessage(conn, ErrorMessage(socket.error().Message(), false));
     return;
   }
   const int fd = socket->get();

@@ -38,7 +38,7 @@ class ExecServer {
       std::function<Result<cri::AttachedExecEnd>(const std::string& id, const cri::AttachedExec&)>;
 
   // Connects to `port` on the pod's loopback, in its network namespace: the socket, or why not.
-  using PortDialer = std::function<std::expected<UniqueFd, std::string>(int port)>;
+  using PortDialer = std::function<Result<UniqueFd>(int port)>;
 
   // Listens on `dir`/exec.sock (replacing a dead monitor's socket file).
   static Result<std::unique_ptr<ExecServer>> Start(const std::filesystem::path& dir, Runner runner,

@@ -166,11 +166,13 @@ int RunPodMonitor(const PodMonitorOptions& options) {
       [&node](const std::string& id, const cri::AttachedExec& exec) {
         return node.runtime()->ExecAttached(id, exec);
       },
-      [&](int port) {
+      [&](int port) -> Result<UniqueFd> {
         std::unique_lock lock(sandbox_mu);
         const auto [pid, id] = sandbox;
         lock.unlock();
-        return kubelet::DialPodPort(pid, id, port);
+        auto socket = kubelet::DialPodPort(pid, id, port);
+        if (!socket) return Failure(std::move(socket.error()));  // the kubelet's words for kubectl
+        return std::move(*socket);
       });
   if (!exec_server) Publisher::Log("exec: " + exec_server.error().Message());
   // A stop asked for before the monitor could listen (the pod was deleted while it started).

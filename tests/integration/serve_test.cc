@@ -668,6 +668,46 @@ spec:
   }
 }
 
+// The node configuration is the one serve started with: its pods' monitors read serve's
+// read-only copy of it (serve/node_config_snapshot.h), never the file again, so an edit while
+// serve runs gives a new pod the daemon's podPidsLimit, not the edited one.
+TEST_F(ServePodsTest, APodStartedAfterTheNodeConfigIsEditedGetsTheDaemonsPodPidsLimit) {
+  // The pod cgroup's pids.max: in the unified tree, or in the v1 pids hierarchy of a hybrid or
+  // legacy node.
+  const fs::path pids_tree = fs::exists("/sys/fs/cgroup/cgroup.controllers")
+                                 ? fs::path("/sys/fs/cgroup")
+                                 : fs::path("/sys/fs/cgroup/pids");
+  if (!fs::exists(pids_tree / "cgroup.procs")) {
+    GTEST_SKIP() << "no pids hierarchy at " << pids_tree;
+  }
+  WriteNodeConfig("podPidsLimit: 1500\n");
+  const std::string loaded = ReadText(dir_ / "node.yaml");
+  CommandResult created, waited, uid, deleted;
+  std::string pids_max, snapshot;
+  fs::perms snapshot_perms{};
+  Serve([&](pid_t) {
+    WriteNodeConfig("podPidsLimit: 3000\n");
+    created = Kubectl({"create", "-f", "-"}, LoopingPod("late", "app", "up", 1));
+    waited = Kubectl({"wait", "--for=condition=Ready", "pod/late", "--timeout=60s"});
+    uid = Kubectl({"get", "pod", "late", "-o", "jsonpath={.metadata.uid}"});
+    for (const auto& e : fs::recursive_directory_iterator(pids_tree)) {
+      if (e.is_directory() && e.path().filename() == "pod" + uid.out) {
+        pids_max = ReadText(e.path() / "pids.max");
+        break;
+      }
+    }
+    snapshot = ReadText(dir_ / "node/node-config.yaml");
+    snapshot_perms = fs::status(dir_ / "node/node-config.yaml").permissions();
+    deleted = Kubectl({"delete", "pod", "late", "--timeout=60s"});
+  });
+  EXPECT_EQ(created.out, "pod/late created\n") << created.err;
+  EXPECT_EQ(waited.out, "pod/late condition met\n") << waited.err;
+  EXPECT_EQ(pids_max, "1500\n");
+  EXPECT_EQ(snapshot, loaded);
+  EXPECT_EQ(snapshot_perms & fs::perms::all, fs::perms::owner_read);
+  EXPECT_EQ(deleted.out, "pod \"late\" deleted\n") << deleted.err;
+}
+
 // Static pods: run from staticPodPath whatever the API says, shown as mirror pods; deleting the
 // mirror does not stop the pod (the mirror comes back), removing the manifest does.
 TEST_F(ServePodsTest, StaticPodsRunFromTheManifests) {

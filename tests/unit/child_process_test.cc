@@ -1,5 +1,6 @@
 // RunChild: what reaches the program (only fds 0-2, default signals), what comes back (stdout,
-// stderr, exit status), the time limit, and that exactly the spawned child is reaped.
+// stderr, exit status), the time limit, and that exactly the spawned child is reaped. StartChild:
+// the same start, in a session of its own when asked, left to the caller to wait for.
 #include "base/child_process.h"
 
 #include <fcntl.h>
@@ -195,6 +196,44 @@ TEST(RunChild, ReportsWhatCouldNotBeStarted) {
   auto r = RunChild(missing);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().Message(), "posix_spawn \"/nonexistent/crun\": No such file or directory");
+}
+
+// serve's pod monitors: a session of their own, output to a file of the caller's, no other
+// descriptor of the caller's, default signals; the caller waits for them.
+TEST(StartChild, ASessionOfItsOwnWithTheGivenOutputAndNothingElse) {
+  char log_name[] = "/tmp/start-child-XXXXXX";
+  const int log = mkstemp(log_name);
+  ASSERT_GE(log, 0);
+  const int leaked = open("/dev/null", O_RDONLY);  // no O_CLOEXEC: must not reach the child
+  ASSERT_GE(leaked, 0);
+  sigset_t blocked, old;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &blocked, &old);
+  ChildCommand c = Shell("echo out; echo err >&2; [ -e /proc/self/fd/" + std::to_string(leaked) +
+                         " ] && echo leaked; grep SigBlk /proc/self/status; "
+                         "[ \"$(cut -d' ' -f6 /proc/$$/stat)\" = $$ ] && echo session leader");
+  c.stdout_fd = log;
+  c.stderr_fd = log;
+  c.new_session = true;
+  auto pid = StartChild(c);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close(leaked);
+  ASSERT_TRUE(pid) << pid.error();
+  int status = 0;
+  ASSERT_EQ(waitpid(*pid, &status, 0), *pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  lseek(log, 0, SEEK_SET);
+  EXPECT_EQ(ReadAll(log), "out\nerr\nSigBlk:\t0000000000000000\nsession leader\n");
+  close(log);
+  unlink(log_name);
+}
+
+TEST(StartChild, CapturesNothing) {
+  ChildCommand c = Shell("true");
+  auto pid = StartChild(c);
+  ASSERT_FALSE(pid);
+  EXPECT_EQ(pid.error().Message(), "start /bin/sh: output is captured only by RunChild");
 }
 
 }  // namespace

@@ -127,9 +127,9 @@ TEST_F(ExecServerTest, PortForwardHandsOverTheDialledSocket) {
         ADD_FAILURE() << "nothing may run";
         return Result<cri::AttachedExecEnd>(cri::AttachedExecEnd{0, ""});
       },
-      [&](int port) -> std::expected<UniqueFd, std::string> {
+      [&](int port) -> Result<UniqueFd> {
         dialled.push_back(port);
-        if (port == 81) return std::unexpected(std::string("error forwarding port 81"));
+        if (port == 81) return Failure("error forwarding port 81");
         int p[2];
         EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p), 0);
         pod_end.Reset(p[1]);
