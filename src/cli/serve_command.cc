@@ -168,7 +168,7 @@ void AddServeCommands(CLI::App& app, int& exit_code) {
   backup->add_option("FILE", backup_flags->file, "Where the backup goes")->required();
   backup->callback([backup_flags, &exit_code] { exit_code = ServeBackupCommand(*backup_flags); });
   // CLI11 runs serve's callback after its subcommand's: `serve backup` is not a serve.
-  serve->callback([serve_flags, serve, backup, &exit_code] {
+  serve->callback([serve_flags, backup, &exit_code] {
     if (!backup->parsed()) exit_code = ServeCommand(*serve_flags);
   });
 
