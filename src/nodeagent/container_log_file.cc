@@ -12,9 +12,6 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using storage::ObjectKey;
-using storage::StoreError;
-using storage::StoredObject;
 
 Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view container,
                                              bool previous) const {

@@ -24,7 +24,6 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using cri::ConnectExecSocket;
 using cri::kExecSocketFile;
 using cri::ReceiveExecMessage;
 using cri::SendExecMessage;

@@ -21,10 +21,6 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
-using storage::ObjectKey;
-using storage::StoreError;
-using storage::StoredObject;
 
 NodeAgent::NodeAgent(storage::ObjectStore& store, NodeAgentOptions options)
     : store_(store), options_(std::move(options)), eviction_(options_.eviction) {}
@@ -206,7 +202,6 @@ void NodeAgent::ListenToMonitors() {
   }
 }
 
-
 void NodeAgent::ReapChildren() {
   std::vector<std::string> exited;
   for (auto& [uid, known] : pods_) {
@@ -224,6 +219,5 @@ void NodeAgent::ReapChildren() {
 void NodeAgent::Sweep() {
   std::erase_if(pods_, [](const auto& entry) { return entry.second.removed; });
 }
-
 
 }  // namespace podlimits::nodeagent

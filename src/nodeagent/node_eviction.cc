@@ -20,7 +20,6 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using storage::ObjectKey;
 
 namespace {
 

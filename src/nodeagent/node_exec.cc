@@ -16,10 +16,8 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using cri::ConnectExecSocket;
-using cri::kExecSocketFile;
 using cri::ReceiveExecMessage;
 using cri::SendExecMessage;
-using cri::ShortSocketPath;
 using api::Node;
 
 namespace {

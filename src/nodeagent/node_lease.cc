@@ -5,16 +5,13 @@
 
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
+#include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/object_fields.h"
 
 namespace podlimits::nodeagent {
 
-namespace fs = std::filesystem;
 using api::Node;
-using storage::ObjectKey;
-using storage::StoreError;
-using storage::StoredObject;
 
 // The kubelet's node lease controller: kube-node-lease/<node>, owned by the Node, held by the
 // node, renewed with the time of each renewal (a MicroTime).

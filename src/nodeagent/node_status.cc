@@ -7,16 +7,15 @@
 
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
+#include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/object_fields.h"
 
 namespace podlimits::nodeagent {
 
-namespace fs = std::filesystem;
 using api::Node;
 using storage::ObjectKey;
 using storage::StoreError;
-using storage::StoredObject;
 
 // Creates or updates an object the node keeps itself (its Node, its Lease). `make` gets the
 // stored object (nullopt when there is none yet) and returns what to write, or nullopt to write

@@ -16,8 +16,7 @@ namespace podlimits::nodeagent {
 
 // The string at `path`, "" when there is none.
 inline std::string Str(const api::Node& object, std::initializer_list<std::string_view> path) {
-  const api::Node* n = object.FindPath(path);
-  return n && n->IsString() ? n->scalar : std::string();
+  return api::StringOf(object.FindPath(path));
 }
 
 inline std::optional<std::int64_t> IntAt(const api::Node& object,

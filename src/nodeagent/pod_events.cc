@@ -6,6 +6,7 @@
 
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
+#include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/object_fields.h"
 #include "base/fs.h"
@@ -18,7 +19,6 @@ namespace fs = std::filesystem;
 using api::Node;
 using storage::ObjectKey;
 using storage::StoreError;
-using storage::StoredObject;
 
 void NodeAgent::PostPodEvent(const ObjectKey& pod, const std::string& uid,
                              std::string_view component, std::string_view type,
@@ -44,7 +44,6 @@ std::optional<std::string> NodeAgent::CreateEvent(const EventSubject& subject,
   if (!created) return std::nullopt;
   return name;
 }
-
 
 // The kubelet's event recorder with its correlator: an event like one already posted for the
 // pod (same type, reason and message) raises that one's count and lastTimestamp, as

@@ -1,6 +1,5 @@
 #include "nodeagent/pod_monitor.h"
 
-
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -32,9 +31,6 @@ using api::Node;
 namespace {
 
 constexpr int kExitMonitorFailure = 3;
-
-
-
 
 // Writes each status and event to the directory and tells the agent.
 class Publisher {

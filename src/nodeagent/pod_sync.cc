@@ -18,7 +18,6 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using storage::ObjectKey;
 using storage::StoreError;
 using storage::StoredObject;
 
@@ -124,7 +123,6 @@ bool NodeAgent::Spawn(const std::string& uid, KnownPod& known, const Node& pod) 
   known.child = *pid;
   return true;
 }
-
 
 void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
   if (!known.key.name.empty()) {

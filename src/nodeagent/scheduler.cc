@@ -13,7 +13,6 @@
 
 namespace podlimits::nodeagent {
 
-namespace fs = std::filesystem;
 using api::Node;
 using storage::ObjectKey;
 using storage::StoreError;
@@ -38,7 +37,6 @@ bool HasTaint(const Node& node, bool (*match)(const Node&)) {
   const Node* taints = node.FindPath({"spec", "taints"});
   return taints && taints->IsArray() && std::any_of(taints->items.begin(), taints->items.end(), match);
 }
-
 
 Node ScheduledCondition() {
   Node c = Node::Object();
@@ -129,7 +127,6 @@ void NodeAgent::PostSchedulerEvent(const ObjectKey& pod, const std::string& uid,
                                    const std::string& message) {
   PostPodEvent(pod, uid, "default-scheduler", type, reason, message);
 }
-
 
 void NodeAgent::NodeChanged() {
   auto got = store_.Get({"nodes", "", options_.node_name});

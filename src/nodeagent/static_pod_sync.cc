@@ -14,10 +14,7 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
 using storage::ObjectKey;
-using storage::StoreError;
-using storage::StoredObject;
 
 void NodeAgent::SyncStaticPods() {
   if (options_.static_pod_path.empty()) return;

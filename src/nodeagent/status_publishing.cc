@@ -18,9 +18,7 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using api::Node;
-using storage::ObjectKey;
 using storage::StoreError;
-using storage::StoredObject;
 
 namespace {
 

@@ -2,6 +2,9 @@
 // WebSocket client: the channels, v5's close of stdin, the final Status and the normal close, and
 // a client that goes away (the node must learn it: the control connection closes).
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -35,18 +38,44 @@ using tcp = asio::ip::tcp;
 // The process's side of an exec: pipes and the node's control connection.
 struct FakeProcess {
   UniqueFd stdin_read, stdout_write, stderr_write, control;
+  UniqueFd terminal;  // with a terminal: its slave side, the process's stdin and stdout
 };
 
 class ExecSessionTest : public ::testing::Test {
  protected:
   void SetUp() override { pki_ = podlimits::testing::TestNodePki(dir_.path()); }
 
-  // Starts a server whose every request becomes an exec session over fresh pipes; the process's
-  // ends go to `process_`.
-  void StartServer(std::string protocol) {
-    auto server = http::HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this, protocol](const http::HttpRequest&) {
+  // Starts a server whose every request becomes an exec session over fresh pipes (or, with
+  // `tty`, a terminal as kubectl exec -t has it); the process's ends go to `process_`.
+  void StartServer(std::string protocol, bool tty = false) {
+    auto server = http::HttpsServer::Start(podlimits::testing::TestServerOptions(pki_), [this, protocol, tty](const http::HttpRequest&) {
       auto streams = std::make_shared<ExecStreams>();
       int p[2];
+      if (tty) {
+        const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        EXPECT_GE(master, 0);
+        EXPECT_EQ(grantpt(master), 0);
+        EXPECT_EQ(unlockpt(master), 0);
+        process_.terminal.Reset(open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC));
+        streams->tty = true;
+        streams->terminal.Reset(master);
+        streams->stdout_fd.Reset(fcntl(master, F_DUPFD_CLOEXEC, 0));
+        EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p), 0);
+        streams->control.Reset(p[0]);
+        process_.control.Reset(p[1]);
+        ready_ = true;
+        http::HttpResponse r;
+        r.websocket_protocol = protocol;
+        r.websocket = [streams](http::WebSocketConnection& c) {
+          RunExecSession(
+              c, std::move(*streams),
+              [](std::string_view node_message) {
+                return apiserver::ExecStatusJson(node_message, {"sh"});
+              },
+              true);
+        };
+        return r;
+      }
       EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
       process_.stdin_read.Reset(p[0]);
       streams->stdin_fd.Reset(p[1]);
@@ -181,6 +210,49 @@ TEST_F(ExecSessionTest, ClientGoneClosesTheControlConnection) {
   ASSERT_EQ(poll(&p, 1, 5000), 1) << "the control connection stayed open";
   char byte;
   EXPECT_EQ(recv(process_.control.get(), &byte, 1, MSG_DONTWAIT), 0) << "closed, not a message";
+}
+
+// A terminal's output waits for kubectl's first terminal size: client-go sends it once it has
+// made all its streams, and drops what arrives on a stream it has not made yet ("Unknown stream
+// id 1, discarding message"). The size is the terminal's before the output goes.
+TEST_F(ExecSessionTest, ATerminalsOutputWaitsForTheFirstSize) {
+  StartServer("v5.channel.k8s.io", /*tty=*/true);
+  auto client = Connect("v5.channel.k8s.io");
+  WaitReady();
+  ASSERT_EQ(write(process_.terminal.get(), "early", 5), 5);
+  Send(*client, std::string("\x04") + R"({"Width":123,"Height":45})");
+  beast::flat_buffer buffer;
+  client->ws->read(buffer);
+  const std::string first = beast::buffers_to_string(buffer.data());
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0], 1) << "stdout";
+  EXPECT_NE(first.find("early"), std::string::npos) << first;
+  winsize size{};
+  ASSERT_EQ(ioctl(process_.terminal.get(), TIOCGWINSZ, &size), 0);
+  EXPECT_EQ(size.ws_col, 123);
+  EXPECT_EQ(size.ws_row, 45);
+  process_.terminal.Reset();
+  EXPECT_TRUE(cri::SendExecMessage(process_.control.get(), R"({"exitCode":0})"));
+}
+
+// A client that never sends a size (client-go without a size queue) still gets the output,
+// after the wait (1 s).
+TEST_F(ExecSessionTest, ATerminalsOutputGoesWithoutASizeAfterTheWait) {
+  StartServer("v5.channel.k8s.io", /*tty=*/true);
+  auto client = Connect("v5.channel.k8s.io");
+  WaitReady();
+  const auto began = std::chrono::steady_clock::now();
+  ASSERT_EQ(write(process_.terminal.get(), "late", 4), 4);
+  beast::flat_buffer buffer;
+  client->ws->read(buffer);
+  const auto waited = std::chrono::steady_clock::now() - began;
+  const std::string first = beast::buffers_to_string(buffer.data());
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0], 1);
+  EXPECT_NE(first.find("late"), std::string::npos) << first;
+  EXPECT_GE(waited, std::chrono::milliseconds(900)) << "the output did not wait for a size";
+  process_.terminal.Reset();
+  EXPECT_TRUE(cri::SendExecMessage(process_.control.get(), R"({"exitCode":0})"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "base/uuid.h"
 #include "kubelet/lifecycle/declared_features.h"
 #include "kubelet/lifecycle/node_admission.h"
 #include "test_support.h"

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "api/objects.h"
-#include "base/uuid.h"
 #include "cgroups/pod_cgroups.h"
 #include "cgroups/qos.h"
 #include "cri/oci_spec.h"
@@ -72,9 +71,5 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
 
 // "nofile" -> "RLIMIT_NOFILE".
 std::string RlimitType(std::string_view ulimit_name);
-
-// NewUuid moved to base/uuid.h (the apiserver mints uids too); the node agent still spells it
-// kubelet::NewUuid until its own split lands.
-using ::podlimits::NewUuid;
 
 }  // namespace podlimits::kubelet
