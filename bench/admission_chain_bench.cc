@@ -4,7 +4,7 @@
 
 #include "admission/chain.h"
 #include "api/decode.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace {
 
@@ -43,7 +43,7 @@ void BM_AdmitPodJson(benchmark::State& state) {
     std::size_t bytes = 0;
     for (const auto& o : outcomes) {
       if (!o.admitted) state.SkipWithError(o.message.c_str());
-      bytes += api::EncodeJson(o.object, 0).size();
+      bytes += codec::EncodeJson(o.object, 0).size();
     }
     benchmark::DoNotOptimize(bytes);
   }

@@ -3,7 +3,7 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
 #include "validation/drop_disabled.h"
@@ -44,7 +44,7 @@ spec:
 
 std::string TypicalPodJson() {
   auto decoded = api::DecodeManifests("pod.yaml", kTypicalPodYaml);
-  return api::EncodeJson(std::get<api::DecodedObject>(decoded[0]).tree, 0);
+  return codec::EncodeJson(std::get<api::DecodedObject>(decoded[0]).tree, 0);
 }
 
 void DecodeAndValidate(std::string_view text, benchmark::State& state) {

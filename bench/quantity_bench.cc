@@ -5,11 +5,11 @@
 #include <array>
 #include <string_view>
 
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
 namespace {
 
-using podlimits::api::Quantity;
+using podlimits::resource::Quantity;
 
 constexpr std::array<std::string_view, 4> kTypical = {"500m", "1Gi", "2", "128Mi"};
 

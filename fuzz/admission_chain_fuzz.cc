@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (o.kind == "Secret") objects.Add(api::ReadSecret(o.object));
   }
   const api::ResourceList allocatable = {
-      {"cpu", *api::Quantity::Parse("2")}, {"memory", *api::Quantity::Parse("1Gi")}};
+      {"cpu", *resource::Quantity::Parse("2")}, {"memory", *resource::Quantity::Parse("1Gi")}};
   for (const auto& o : outcomes) {
     if (!o.admitted || o.kind != "Pod") continue;
     (void)kubelet::CheckFieldCoverage(o.object, kubelet::FieldCoverageOptions{});

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "webhook/admission_review.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -16,16 +16,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                 : podlimits::webhook::ReviewMode::kValidate;
   std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   const podlimits::webhook::ReviewAnswer answer = podlimits::webhook::AnswerReview(body, mode, policy);
-  auto parsed = podlimits::api::ParseJsonStream(answer.body);
+  auto parsed = podlimits::codec::ParseJsonStream(answer.body);
   if (!parsed || parsed->size() != 1) std::abort();
-  const podlimits::api::Node& out = (*parsed)[0];
-  const podlimits::api::Node* kind = out.Find("kind");
+  const podlimits::codec::Node& out = (*parsed)[0];
+  const podlimits::codec::Node* kind = out.Find("kind");
   if (answer.http_status == 400) {
     if (kind == nullptr || kind->scalar != "Status") std::abort();
     return 0;
   }
   if (answer.http_status != 200 || kind == nullptr || kind->scalar != "AdmissionReview") std::abort();
-  const podlimits::api::Node* allowed = out.FindPath({"response", "allowed"});
+  const podlimits::codec::Node* allowed = out.FindPath({"response", "allowed"});
   if (allowed == nullptr || allowed->AsBool() != answer.allowed) std::abort();
   return 0;
 }

@@ -27,10 +27,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 
 namespace {
 
@@ -115,12 +115,12 @@ struct PrintLargestAtExit {
 bool Decode(char decoder, std::string_view text) {
   switch (decoder) {
     case 'j':
-      return podlimits::api::ParseJsonStream(text).has_value();
+      return podlimits::codec::ParseJsonStream(text).has_value();
     case 'p':
       return podlimits::api::DecodeProtobufObject(text, podlimits::api::Schema::Objects())
           .has_value();
     default:
-      return podlimits::api::ParseYamlStream(text).has_value();
+      return podlimits::codec::ParseYamlStream(text).has_value();
   }
 }
 

@@ -6,10 +6,10 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "validation/drop_disabled.h"
 #include "validation/pod.h"
 
@@ -21,13 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto* obj = std::get_if<api::DecodedObject>(&result);
     if (!obj || obj->kind != "Pod") continue;
     // Round trip: encoding then decoding a decoded object gives the same tree.
-    std::string json = api::EncodeJson(obj->tree, 0);
+    std::string json = codec::EncodeJson(obj->tree, 0);
     auto again = api::DecodeManifests("again", json);
     if (again.size() != 1 || !std::holds_alternative<api::DecodedObject>(again[0]) ||
         !(std::get<api::DecodedObject>(again[0]).tree == obj->tree)) {
       std::abort();
     }
-    auto yaml_again = api::DecodeManifests("again", api::EncodeYaml(obj->tree));
+    auto yaml_again = api::DecodeManifests("again", codec::EncodeYaml(obj->tree));
     if (yaml_again.size() != 1 || !std::holds_alternative<api::DecodedObject>(yaml_again[0]) ||
         !(std::get<api::DecodedObject>(yaml_again[0]).tree == obj->tree)) {
       std::abort();

@@ -8,13 +8,13 @@
 #include <string>
 #include <string_view>
 
-#include "api/quantity.h"
-#include "api/quantity_internal.h"
+#include "resource/quantity.h"
+#include "resource/quantity_internal.h"
 
 namespace {
 
-using podlimits::api::Quantity;
-using podlimits::api::quantity_internal::Access;
+using podlimits::resource::Quantity;
+using podlimits::resource::quantity_internal::Access;
 
 [[noreturn]] void Fail(const char* what, std::string_view input, const Quantity& q) {
   std::fprintf(stderr, "quantity_fuzz: %s\n  input: \"%.*s\"\n  String(): \"%s\"\n", what,
@@ -64,7 +64,7 @@ void Exercise(const Quantity& q, std::string_view input) {
     (void)rounded.String();
   }
 
-  const Quantity one = Quantity::NewQuantity(1, podlimits::api::QuantityFormat::kDecimalSI);
+  const Quantity one = Quantity::NewQuantity(1, podlimits::resource::QuantityFormat::kDecimalSI);
   const int ratio = Quantity::CmpRatio(q, one, q);
   if (ratio != (q.Sign() < 0 ? 1 : 0)) Fail("CmpRatio(q, 1, q)", input, q);
   if (!q.IsZero() && Quantity::FormatRatioForMessage(q, q) != "1.000000") {

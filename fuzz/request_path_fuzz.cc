@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
 #include "fuzz_scratch.h"
@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (response->stream) return 0;  // a watch or a followed log: its stream is not run here
   if (response->status < 200 || response->status > 599) std::abort();
   if (response->status >= 400) {
-    auto status = podlimits::api::ParseJsonStream(response->body);
+    auto status = podlimits::codec::ParseJsonStream(response->body);
     if (!status || status->size() != 1 || !(*status)[0].Find("kind") ||
         (*status)[0].Find("kind")->scalar != "Status") {
       std::abort();

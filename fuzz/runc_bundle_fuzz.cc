@@ -9,14 +9,14 @@
 #include <string>
 #include <string_view>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"
 #include "runcwrap/spec_edit.h"
 
 namespace {
 
-using podlimits::api::Node;
+using podlimits::codec::Node;
 namespace rw = podlimits::runcwrap;
 
 rw::NodeFacts Node2() {
@@ -38,7 +38,7 @@ rw::NodeFacts Node2() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto parsed = podlimits::api::ParseJsonStream(text);
+  auto parsed = podlimits::codec::ParseJsonStream(text);
   if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) return 0;
   Node spec = std::move((*parsed)[0]);
   auto request = rw::ReadBundleRequest(spec.Find("annotations"));
@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!plan) return 0;
   auto changed = rw::EditSpec(spec, plan->edits);
   if (!changed) return 0;  // a spec whose shape cannot take the edits is refused, not crashed on
-  auto again = podlimits::api::ParseJsonStream(podlimits::api::EncodeJson(spec, 0));
+  auto again = podlimits::codec::ParseJsonStream(podlimits::codec::EncodeJson(spec, 0));
   if (!again || again->size() != 1) std::abort();
   auto second = rw::EditSpec((*again)[0], plan->edits);
   if (!second || *second) std::abort();

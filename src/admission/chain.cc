@@ -6,7 +6,7 @@
 #include "admission/pod_security.h"
 #include "api/config_data.h"
 #include "api/defaults.h"
-#include "api/field.h"
+#include "field/field.h"
 #include "api/limit_range_defaults.h"
 #include "api/name_generator.h"
 #include "api/objects.h"
@@ -96,7 +96,7 @@ class Chain {
     return o;
   }
 
-  Outcome Admitted(std::string kind, std::string name, api::Node tree,
+  Outcome Admitted(std::string kind, std::string name, codec::Node tree,
                    std::vector<std::string> warnings) const {
     if (options_.canonical_order) api::CanonicalizeOrder(tree, kind);
     Outcome o;
@@ -122,7 +122,7 @@ class Chain {
 
   // NamespaceLifecycle, the first admission plugin: nothing is created in a namespace that
   // does not exist. Only a namespace whose Namespace documents were all rejected is missing.
-  std::optional<Outcome> MissingNamespace(std::string kind, const api::Node& tree,
+  std::optional<Outcome> MissingNamespace(std::string kind, const codec::Node& tree,
                                           std::vector<std::string>& warnings) {
     if (!options_.run_admission_plugins) return std::nullopt;
     api::ObjectMeta meta = api::ReadObjectMeta(tree);
@@ -198,10 +198,10 @@ class Chain {
 
   Outcome AdmitPersistentVolumeClaim(api::DecodedObject& obj) {
     api::SetDefaultNamespace(obj.tree);
-    api::Node& spec = obj.tree.Ensure("spec");
-    if (!spec.Find("volumeMode")) spec.Set("volumeMode", api::Node::String("Filesystem"));
-    if (api::Node* resources = spec.Find("resources")) {
-      if (api::Node* requests = resources->Find("requests"))
+    codec::Node& spec = obj.tree.Ensure("spec");
+    if (!spec.Find("volumeMode")) spec.Set("volumeMode", codec::Node::String("Filesystem"));
+    if (codec::Node* resources = spec.Find("resources")) {
+      if (codec::Node* requests = resources->Find("requests"))
         api::RoundResourceListToMilli(*requests);
     }
     if (auto missing = MissingNamespace("PersistentVolumeClaim", obj.tree, obj.warnings)) {
@@ -277,7 +277,7 @@ class Chain {
   Outcome AdmitPod(api::DecodedObject& obj) {
     const auto& gates = options_.gates;
     std::vector<std::string> warnings = std::move(obj.warnings);
-    api::Node& tree = obj.tree;
+    codec::Node& tree = obj.tree;
     api::SetDefaultNamespace(tree);
     // Before the dropped-field warnings: upstream drops fields in PrepareForCreate, after
     // admission, so a pod NamespaceLifecycle rejects never gets them.

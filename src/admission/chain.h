@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "api/decode.h"
-#include "api/field.h"
+#include "field/field.h"
 #include "api/name_generator.h"
-#include "api/node.h"
+#include "codec/node.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::admission {
@@ -41,7 +41,7 @@ struct Outcome {
   bool admitted = false;
   std::string kind;
   std::string name;
-  api::Node object;  // the stored form, when admitted
+  codec::Node object;  // the stored form, when admitted
   std::vector<std::string> warnings;
   // When rejected: whether the apiserver said it (vs. a client-side error), its reason
   // (BadRequest, Invalid, Forbidden) and its Status.message.

@@ -1,6 +1,6 @@
 #include "admission/forbidden.h"
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::admission {
 

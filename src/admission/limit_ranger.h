@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
-#include "api/quantity.h"
+#include "resource/quantity.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::admission {
@@ -39,7 +39,7 @@ class LimitRanger {
   // Mutating admission on the pod's tree. Each LimitRange in turn fills only what is still
   // missing, so the first one to default a key wins; the annotation is replaced by each
   // LimitRange that sets something and left alone otherwise. Never fails.
-  void Admit(api::Node& pod_tree) const;
+  void Admit(codec::Node& pod_tree) const;
 
   // Validating admission: std::nullopt when the pod is admitted, otherwise the apiserver's
   // Status.message (HTTP 403, reason Forbidden): `pods "NAME" is forbidden: ERRORS`, NAME as
@@ -65,22 +65,22 @@ class LimitRanger {
 // returning upstream's message for the first failed check (exposed for tests). `limit_type` is
 // the item type as it appears in messages ("Container", "Pod").
 std::optional<std::string> MinConstraint(std::string_view limit_type, std::string_view resource,
-                                         const api::Quantity& enforced,
+                                         const resource::Quantity& enforced,
                                          const api::ResourceList& requests,
                                          const api::ResourceList& limits);
 std::optional<std::string> MaxConstraint(std::string_view limit_type, std::string_view resource,
-                                         const api::Quantity& enforced,
+                                         const resource::Quantity& enforced,
                                          const api::ResourceList& requests,
                                          const api::ResourceList& limits);
 std::optional<std::string> LimitRequestRatioConstraint(std::string_view limit_type,
                                                        std::string_view resource,
-                                                       const api::Quantity& enforced,
+                                                       const resource::Quantity& enforced,
                                                        const api::ResourceList& requests,
                                                        const api::ResourceList& limits);
 // Min for a limit-only resource (pid): the limit stands where other resources need a request.
 std::optional<std::string> LimitOnlyMinConstraint(std::string_view limit_type,
                                                   std::string_view resource,
-                                                  const api::Quantity& enforced,
+                                                  const resource::Quantity& enforced,
                                                   const api::ResourceList& limits);
 
 // The pod totals a `Pod` item is checked against (podRequests / podLimits): containers summed

@@ -8,8 +8,8 @@
 namespace podlimits::admission {
 namespace {
 
-using api::Node;
-using api::Quantity;
+using codec::Node;
+using resource::Quantity;
 using api::ResourceList;
 
 constexpr std::string_view kAnnotationPrefix = "LimitRanger plugin set: ";

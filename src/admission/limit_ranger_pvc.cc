@@ -5,14 +5,14 @@
 
 #include "admission/forbidden.h"
 #include "admission/limit_ranger.h"
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::admission {
 namespace {
 
 constexpr std::string_view kType = "PersistentVolumeClaim";
 
-std::optional<std::string> MinRequest(std::string_view resource, const api::Quantity& enforced,
+std::optional<std::string> MinRequest(std::string_view resource, const resource::Quantity& enforced,
                                       const api::ResourceList& requests) {
   auto req = requests.find(std::string(resource));
   if (req == requests.end()) {
@@ -26,7 +26,7 @@ std::optional<std::string> MinRequest(std::string_view resource, const api::Quan
   return std::nullopt;
 }
 
-std::optional<std::string> MaxRequest(std::string_view resource, const api::Quantity& enforced,
+std::optional<std::string> MaxRequest(std::string_view resource, const resource::Quantity& enforced,
                                       const api::ResourceList& requests) {
   auto req = requests.find(std::string(resource));
   if (req == requests.end()) {

@@ -3,13 +3,13 @@
 
 #include "admission/forbidden.h"
 #include "admission/limit_ranger.h"
-#include "api/field.h"
+#include "field/field.h"
 #include "validation/resource_names.h"
 
 namespace podlimits::admission {
 namespace {
 
-using api::Quantity;
+using resource::Quantity;
 using api::ResourceList;
 
 constexpr std::string_view kTypeContainer = "Container";

@@ -7,7 +7,7 @@
 namespace podlimits::admission {
 namespace {
 
-using api::Quantity;
+using resource::Quantity;
 using api::ResourceList;
 
 // LimitRanger's supportedPodLevelResources: only these override the aggregate (pod-level

@@ -4,7 +4,7 @@
 
 #include "api/apparmor.h"
 #include "api/defaults.h"
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::admission::psa {
 namespace {
@@ -89,7 +89,7 @@ NamespacePolicy PodSecurity::PolicyFor(const api::Namespace& ns) const {
 }
 
 PodSecurityDecision PodSecurity::Evaluate(const api::Namespace& ns, const api::Pod& pod,
-                                          [[maybe_unused]] const api::Node& pod_tree,
+                                          [[maybe_unused]] const codec::Node& pod_tree,
                                           std::string_view username,
                                           const PodRequest& request) const {
   PodSecurityDecision out;

@@ -13,7 +13,7 @@
 #include "admission/psa_config.h"
 #include "admission/psa_level.h"
 #include "admission/psa_registry.h"
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 
 namespace podlimits::admission::psa {
@@ -65,7 +65,7 @@ class PodSecurity {
   // `pod_tree` is its object tree, reserved for checks needing fields the typed view does not
   // extract (none do today).
   PodSecurityDecision Evaluate(const api::Namespace& ns, const api::Pod& pod,
-                               const api::Node& pod_tree, std::string_view username,
+                               const codec::Node& pod_tree, std::string_view username,
                                const PodRequest& request = {}) const;
 
   // Admits a namespace CREATE (old_ns null) or UPDATE: its pod-security labels must parse. An

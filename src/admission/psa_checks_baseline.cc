@@ -5,7 +5,7 @@
 #include <set>
 
 #include "admission/psa_checks.h"
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::admission::psa {
 namespace {

@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "api/decode.h"
-#include "api/field.h"
-#include "api/json_codec.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
 #include "api/schema.h"
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "validation/object_meta.h"
 
 namespace podlimits::admission::psa {
@@ -20,12 +20,12 @@ constexpr std::string_view kPluginName = "PodSecurity";
 constexpr std::string_view kPodSecurityGroup = "pod-security.admission.config.k8s.io/";
 
 
-std::string StringField(const api::Node& tree, std::string_view key) {
-  const api::Node* n = tree.Find(key);
+std::string StringField(const codec::Node& tree, std::string_view key) {
+  const codec::Node* n = tree.Find(key);
   return n && n->IsString() ? n->scalar : std::string();
 }
 
-std::vector<std::string> StringList(const api::Node* list) {
+std::vector<std::string> StringList(const codec::Node* list) {
   std::vector<std::string> out;
   if (!list || !list->IsArray()) return out;
   for (const auto& item : list->items) out.push_back(item.scalar);
@@ -41,26 +41,26 @@ bool LooksLikeJson(std::string_view text) {
 }
 
 // One YAML or JSON document; an empty file is a null node.
-Result<api::Node> ParseDocument(std::string_view text,
+Result<codec::Node> ParseDocument(std::string_view text,
                                                     std::string_view source) {
-  std::vector<api::Node> docs;
+  std::vector<codec::Node> docs;
   if (LooksLikeJson(text)) {
-    auto parsed = api::ParseJsonStream(text);
+    auto parsed = codec::ParseJsonStream(text);
     if (!parsed) {
       return Failure(std::string(source) + ": invalid JSON at line " +
                              std::to_string(parsed.error().line) + ": " + parsed.error().message);
     }
     docs = std::move(*parsed);
   } else {
-    auto parsed = api::ParseYamlStream(text);
+    auto parsed = codec::ParseYamlStream(text);
     if (!parsed) {
-      return Failure(std::string(source) + ": " + api::DescribeYamlError(parsed.error()));
+      return Failure(std::string(source) + ": " + codec::DescribeYamlError(parsed.error()));
     }
     for (auto& d : *parsed) {
       if (!d.node.IsNull()) docs.push_back(std::move(d.node));
     }
   }
-  if (docs.empty()) return api::Node::Null();
+  if (docs.empty()) return codec::Node::Null();
   if (docs.size() > 1) {
     return Failure(std::string(source) + ": expected one object, found " +
                            std::to_string(docs.size()));
@@ -81,7 +81,7 @@ Result<std::string> ReadFile(const std::filesystem::path& path,
 }
 
 // Strict decoding against the schema; the decoder's message already names the bad field.
-Result<api::Node> Decode(std::string_view kind, api::Node tree,
+Result<codec::Node> Decode(std::string_view kind, codec::Node tree,
                                              std::string_view source) {
   const std::uint32_t line = tree.line;
   auto decoded = api::DecodeObject(api::Schema::Config(), kind, std::move(tree), source, line,
@@ -93,7 +93,7 @@ Result<api::Node> Decode(std::string_view kind, api::Node tree,
 }
 
 // ToPolicy (admission/api/helpers.go): the error names the Go field, e.g. "Enforce.Level".
-Result<Policy> ToPolicy(const api::Node* defaults) {
+Result<Policy> ToPolicy(const codec::Node* defaults) {
   // v1 defaulting: an unset or empty field means privileged / latest.
   auto get = [&](std::string_view key, std::string_view fallback) {
     std::string v = defaults ? StringField(*defaults, key) : std::string();
@@ -157,11 +157,11 @@ PodSecurityConfiguration DefaultPodSecurityConfiguration() {
   return PodSecurityConfiguration{};
 }
 
-Result<PodSecurityConfiguration> ParsePodSecurityConfiguration(api::Node tree, std::string_view source) {
+Result<PodSecurityConfiguration> ParsePodSecurityConfiguration(codec::Node tree, std::string_view source) {
   if (!tree.IsObject()) {
     return Failure(std::string(source) +
                            ": PodSecurity configuration must be an object, got " +
-                           std::string(api::GoJsonKindName(tree)));
+                           std::string(codec::GoJsonKindName(tree)));
   }
   std::string kind = StringField(tree, "kind");
   std::string api_version = StringField(tree, "apiVersion");
@@ -186,7 +186,7 @@ Result<PodSecurityConfiguration> ParsePodSecurityConfiguration(api::Node tree, s
         std::move(policy.error()).Wrap(std::string(source) + ": PodSecurity configuration error"));
   }
   config.defaults = *policy;
-  if (const api::Node* ex = decoded->Find("exemptions")) {
+  if (const codec::Node* ex = decoded->Find("exemptions")) {
     config.exemptions.usernames = StringList(ex->Find("usernames"));
     config.exemptions.namespaces = StringList(ex->Find("namespaces"));
     config.exemptions.runtime_classes = StringList(ex->Find("runtimeClasses"));
@@ -211,7 +211,7 @@ Result<PodSecurityConfiguration> ParseAdmissionConfiguration(std::string_view te
   if (!doc->IsObject()) {
     return Failure(std::string(source) +
                            ": expected an AdmissionConfiguration object, got " +
-                           std::string(api::GoJsonKindName(*doc)));
+                           std::string(codec::GoJsonKindName(*doc)));
   }
   std::string kind = StringField(*doc, "kind");
   std::string api_version = StringField(*doc, "apiVersion");
@@ -225,14 +225,14 @@ Result<PodSecurityConfiguration> ParseAdmissionConfiguration(std::string_view te
   auto decoded = Decode("AdmissionConfiguration", std::move(*doc), source);
   if (!decoded) return std::unexpected(decoded.error());
 
-  const api::Node* plugins = decoded->Find("plugins");
+  const codec::Node* plugins = decoded->Find("plugins");
   if (!plugins || !plugins->IsArray()) return DefaultPodSecurityConfiguration();
   for (std::size_t i = 0; i < plugins->items.size(); ++i) {
-    const api::Node& plugin = plugins->items[i];
+    const codec::Node& plugin = plugins->items[i];
     if (StringField(plugin, "name") != kPluginName) continue;
     // As the apiserver does: the first entry for the plugin wins, and an embedded
     // configuration wins over path.
-    if (const api::Node* inline_config = plugin.Find("configuration")) {
+    if (const codec::Node* inline_config = plugin.Find("configuration")) {
       std::string where =
           std::string(source) + ": plugins[" + std::to_string(i) + "].configuration";
       return ParsePodSecurityConfiguration(*inline_config, where);

@@ -13,7 +13,7 @@
 #include "base/error.h"
 
 #include "admission/psa_level.h"
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::admission::psa {
 
@@ -35,7 +35,7 @@ PodSecurityConfiguration DefaultPodSecurityConfiguration();
 // become privileged / latest, as upstream's v1 defaulting does. `source` names the file in
 // messages.
 Result<PodSecurityConfiguration> ParsePodSecurityConfiguration(
-    api::Node tree, std::string_view source);
+    codec::Node tree, std::string_view source);
 
 // Reads the PodSecurity configuration out of an AdmissionConfiguration document (YAML or JSON).
 // A relative plugin `path` is resolved against `base_dir` (the admission config file's

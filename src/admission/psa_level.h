@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::admission::psa {
 

@@ -5,7 +5,7 @@
 namespace podlimits::api {
 namespace {
 
-std::map<std::string, std::string> StringMap(const Node* map, bool base64) {
+std::map<std::string, std::string> StringMap(const codec::Node* map, bool base64) {
   std::map<std::string, std::string> out;
   if (map == nullptr || !map->IsObject()) return out;
   for (const auto& m : map->members) {
@@ -18,30 +18,30 @@ std::map<std::string, std::string> StringMap(const Node* map, bool base64) {
   return out;
 }
 
-std::optional<bool> OptBool(const Node* n) {
+std::optional<bool> OptBool(const codec::Node* n) {
   if (n == nullptr || n->IsNull()) return std::nullopt;
   return n->AsBool();
 }
 
 }  // namespace
 
-void SetDefaultsSecret(Node& secret) {
-  if (const Node* found = secret.Find("stringData"); found != nullptr) {
+void SetDefaultsSecret(codec::Node& secret) {
+  if (const codec::Node* found = secret.Find("stringData"); found != nullptr) {
     // A copy: adding `data` may move the secret's members, `stringData` among them.
-    const Node string_data = *found;
+    const codec::Node string_data = *found;
     secret.Erase("stringData");
     if (string_data.IsObject() && !string_data.members.empty()) {
-      Node& data = secret.Ensure("data");
+      codec::Node& data = secret.Ensure("data");
       for (const auto& m : string_data.members) {
-        data.Set(m.key, Node::String(Base64Encode(m.value.scalar)));
+        data.Set(m.key, codec::Node::String(Base64Encode(m.value.scalar)));
       }
     }
   }
-  const Node* type = secret.Find("type");
-  if (type == nullptr || type->scalar.empty()) secret.Set("type", Node::String("Opaque"));
+  const codec::Node* type = secret.Find("type");
+  if (type == nullptr || type->scalar.empty()) secret.Set("type", codec::Node::String("Opaque"));
 }
 
-ConfigMap ReadConfigMap(const Node& object) {
+ConfigMap ReadConfigMap(const codec::Node& object) {
   ConfigMap cm;
   cm.metadata = ReadObjectMeta(object);
   cm.immutable = OptBool(object.Find("immutable"));
@@ -50,12 +50,12 @@ ConfigMap ReadConfigMap(const Node& object) {
   return cm;
 }
 
-Secret ReadSecret(const Node& object) {
+Secret ReadSecret(const codec::Node& object) {
   Secret s;
   s.metadata = ReadObjectMeta(object);
   s.immutable = OptBool(object.Find("immutable"));
   s.data = StringMap(object.Find("data"), true);
-  if (const Node* type = object.Find("type")) s.type = type->scalar;
+  if (const codec::Node* type = object.Find("type")) s.type = type->scalar;
   return s;
 }
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 
 namespace podlimits::api {
@@ -28,10 +28,10 @@ struct Secret {
 // The apiserver's handling of a Secret before validation: the v1 -> internal conversion merges
 // `stringData` into `data` (a stringData key wins) and drops it, as the API never returns
 // stringData; SetDefaults_Secret sets `type: Opaque`.
-void SetDefaultsSecret(Node& secret);
+void SetDefaultsSecret(codec::Node& secret);
 
 // Extraction from strictly-decoded trees (base64 already checked by the decoder).
-ConfigMap ReadConfigMap(const Node& object);
-Secret ReadSecret(const Node& object);
+ConfigMap ReadConfigMap(const codec::Node& object);
+Secret ReadSecret(const codec::Node& object);
 
 }  // namespace podlimits::api

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "api/field.h"
-#include "api/json_codec.h"
-#include "api/yaml_codec.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
 
 namespace podlimits::api {
 namespace {
@@ -25,8 +25,8 @@ const std::vector<std::string>& DefaultKinds() {
   return kinds;
 }
 
-std::string StringField(const Node& tree, std::string_view key) {
-  const Node* n = tree.Find(key);
+std::string StringField(const codec::Node& tree, std::string_view key) {
+  const codec::Node* n = tree.Find(key);
   return n && n->IsString() ? n->scalar : std::string();
 }
 
@@ -34,7 +34,7 @@ DecodeError ClientError(std::string message, std::string_view source, std::uint3
   return DecodeError{false, "", std::move(message), std::string(source), line};
 }
 
-void DecodeDocument(Node tree, std::string_view source, std::uint32_t line,
+void DecodeDocument(codec::Node tree, std::string_view source, std::uint32_t line,
                     const DecodeOptions& options, std::vector<DecodeResult>& out, int depth) {
   if (tree.IsNull()) return;  // empty document in a stream
   if (!tree.IsObject()) {
@@ -54,7 +54,7 @@ void DecodeDocument(Node tree, std::string_view source, std::uint32_t line,
   }
   // kubectl flattens List (and any *List) client-side and sends each item on its own.
   if (depth == 0 && (kind == "List" || kind.ends_with("List"))) {
-    const Node* items = tree.Find("items");
+    const codec::Node* items = tree.Find("items");
     if (items && !items->IsArray() && !items->IsNull()) {
       out.push_back(ClientError(fmt::format("unable to decode {}: items of a {} must be a list",
                                             field::GoQuote(source), kind),
@@ -62,7 +62,7 @@ void DecodeDocument(Node tree, std::string_view source, std::uint32_t line,
       return;
     }
     if (!items) return;
-    Node owned = std::move(*tree.Find("items"));
+    codec::Node owned = std::move(*tree.Find("items"));
     for (auto& item : owned.items) {
       std::uint32_t item_line = item.line ? item.line : line;
       DecodeDocument(std::move(item), source, item_line, options, out, depth + 1);
@@ -89,12 +89,12 @@ void DecodeDocument(Node tree, std::string_view source, std::uint32_t line,
 
 }  // namespace
 
-std::string RawName(const Node& tree) {
-  const Node* n = tree.FindPath({"metadata", "name"});
+std::string RawName(const codec::Node& tree) {
+  const codec::Node* n = tree.FindPath({"metadata", "name"});
   return n && n->IsString() ? n->scalar : std::string();
 }
 
-DecodeResult DecodeObject(const Schema& schema, std::string_view kind, Node tree,
+DecodeResult DecodeObject(const Schema& schema, std::string_view kind, codec::Node tree,
                           std::string_view source, std::uint32_t line, FieldValidation mode) {
   const TypeDef* type = schema.Root(kind);
   if (!type) {
@@ -128,7 +128,7 @@ std::vector<DecodeResult> DecodeManifests(std::string_view source, std::string_v
                                           const DecodeOptions& options) {
   std::vector<DecodeResult> out;
   if (LooksLikeJson(text)) {
-    auto docs = ParseJsonStream(text);
+    auto docs = codec::ParseJsonStream(text);
     if (!docs) {
       out.push_back(ClientError(fmt::format("error parsing {}: invalid JSON at line {}: {}", source,
                                             docs.error().line, docs.error().message),
@@ -138,11 +138,11 @@ std::vector<DecodeResult> DecodeManifests(std::string_view source, std::string_v
     for (auto& d : *docs) DecodeDocument(std::move(d), source, 1, options, out, 0);
     return out;
   }
-  auto docs = ParseYamlStream(text);
+  auto docs = codec::ParseYamlStream(text);
   if (!docs) {
     out.push_back(ClientError(
         fmt::format("error parsing {}: error converting YAML to JSON: {}", source,
-                    DescribeYamlError(docs.error())),
+                    codec::DescribeYamlError(docs.error())),
         source, docs.error().line));
     return out;
   }

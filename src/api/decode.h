@@ -8,14 +8,14 @@
 #include <variant>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/schema.h"
 
 namespace podlimits::api {
 
 struct DecodedObject {
   std::string kind;  // Pod, LimitRange, Namespace, PersistentVolumeClaim
-  Node tree;
+  codec::Node tree;
   std::string source;  // file name ("-" for stdin)
   std::uint32_t line = 0;
   std::vector<std::string> warnings;  // unknown fields under --validate=warn
@@ -46,10 +46,10 @@ std::vector<DecodeResult> DecodeManifests(std::string_view source, std::string_v
                                           const DecodeOptions& options = {});
 
 // Strictly decodes one object whose kind is already known (used for config files too).
-DecodeResult DecodeObject(const Schema& schema, std::string_view kind, Node tree,
+DecodeResult DecodeObject(const Schema& schema, std::string_view kind, codec::Node tree,
                           std::string_view source, std::uint32_t line, FieldValidation mode);
 
 // The object's metadata.name, or "" (for messages about objects that failed to decode).
-std::string RawName(const Node& tree);
+std::string RawName(const codec::Node& tree);
 
 }  // namespace podlimits::api

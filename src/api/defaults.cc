@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "api/quantity.h"
+#include "resource/quantity.h"
 #include "api/schema.h"
 
 namespace podlimits::api {
@@ -14,22 +14,22 @@ namespace {
 // Appends member `key` of kind `kind` to `obj`, built in place: a pod gets some twenty defaults,
 // and a temporary Node and Member for each, moved into the vector and destroyed, cost more than
 // the lookups that decide them.
-Node& Append(Node& obj, std::string_view key, Node::Kind kind) {
-  Member& m = obj.members.emplace_back();
+codec::Node& Append(codec::Node& obj, std::string_view key, codec::Node::Kind kind) {
+  codec::Member& m = obj.members.emplace_back();
   m.key.assign(key.data(), key.size());
   m.value.kind = kind;
   return m.value;
 }
 
 // A default written as a literal: a string, or a number or bool as JSON writes it.
-void DefaultScalar(Node& obj, std::string_view key, Node::Kind kind, std::string_view literal) {
+void DefaultScalar(codec::Node& obj, std::string_view key, codec::Node::Kind kind, std::string_view literal) {
   if (!obj.Find(key)) Append(obj, key, kind).scalar.assign(literal.data(), literal.size());
 }
-void DefaultString(Node& obj, std::string_view key, std::string_view value) {
-  DefaultScalar(obj, key, Node::Kind::kString, value);
+void DefaultString(codec::Node& obj, std::string_view key, std::string_view value) {
+  DefaultScalar(obj, key, codec::Node::Kind::kString, value);
 }
-void DefaultNumber(Node& obj, std::string_view key, std::string_view digits) {
-  DefaultScalar(obj, key, Node::Kind::kNumber, digits);
+void DefaultNumber(codec::Node& obj, std::string_view key, std::string_view digits) {
+  DefaultScalar(obj, key, codec::Node::Kind::kNumber, digits);
 }
 
 // kubelet/apiserver rule: images without a tag, or tagged :latest, are pulled Always.
@@ -42,14 +42,14 @@ std::string_view DefaultPullPolicy(std::string_view image) {
   return last.substr(colon + 1) == "latest" ? "Always" : "IfNotPresent";
 }
 
-void SetDefaultsHandler(Node& handler) {
-  if (Node* http = handler.Find("httpGet")) {
+void SetDefaultsHandler(codec::Node& handler) {
+  if (codec::Node* http = handler.Find("httpGet")) {
     DefaultString(*http, "path", "/");
     DefaultString(*http, "scheme", "HTTP");
   }
 }
 
-void SetDefaultsProbe(Node& probe) {
+void SetDefaultsProbe(codec::Node& probe) {
   probe.members.reserve(probe.members.size() + 4);  // as in SetDefaultsContainer
   DefaultNumber(probe, "timeoutSeconds", "1");
   DefaultNumber(probe, "periodSeconds", "10");
@@ -61,97 +61,97 @@ void SetDefaultsProbe(Node& probe) {
 // ObjectFieldSelector's apiVersion default, and a resourceFieldRef's divisor: a non-pointer
 // resource.Quantity, which Go's encoder writes even when omitted (omitempty does not apply to
 // structs), so the stored object says `divisor: "0"`.
-void SetDefaultsFieldRefs(Node& holder) {
-  if (Node* ref = holder.Find("fieldRef")) DefaultString(*ref, "apiVersion", "v1");
-  if (Node* ref = holder.Find("resourceFieldRef")) DefaultString(*ref, "divisor", "0");
+void SetDefaultsFieldRefs(codec::Node& holder) {
+  if (codec::Node* ref = holder.Find("fieldRef")) DefaultString(*ref, "apiVersion", "v1");
+  if (codec::Node* ref = holder.Find("resourceFieldRef")) DefaultString(*ref, "divisor", "0");
 }
 
-void SetDefaultsContainer(Node& c, bool copy_limits_to_requests) {
+void SetDefaultsContainer(codec::Node& c, bool copy_limits_to_requests) {
   // A decoded object's members fill their vector exactly: room for the three defaults below
   // at once, rather than a regrowth (and a move of every member) for each.
   c.members.reserve(c.members.size() + 3);
   DefaultString(c, "terminationMessagePath", "/dev/termination-log");
   DefaultString(c, "terminationMessagePolicy", "File");
   if (!c.Find("imagePullPolicy")) {
-    const Node* image = c.Find("image");
+    const codec::Node* image = c.Find("image");
     // A literal, not a view into `image`, which Append may move.
     const std::string_view policy = DefaultPullPolicy(image ? image->Str() : "");
-    Append(c, "imagePullPolicy", Node::Kind::kString).scalar.assign(policy);
+    Append(c, "imagePullPolicy", codec::Node::Kind::kString).scalar.assign(policy);
   }
-  if (Node* ports = c.Find("ports"); ports && ports->IsArray()) {
+  if (codec::Node* ports = c.Find("ports"); ports && ports->IsArray()) {
     for (auto& p : ports->items) DefaultString(p, "protocol", "TCP");
   }
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
-    if (Node* p = c.Find(probe)) SetDefaultsProbe(*p);
+    if (codec::Node* p = c.Find(probe)) SetDefaultsProbe(*p);
   }
-  if (Node* lifecycle = c.Find("lifecycle")) {
+  if (codec::Node* lifecycle = c.Find("lifecycle")) {
     for (auto& hook : lifecycle->members) SetDefaultsHandler(hook.value);
   }
-  if (Node* env = c.Find("env"); env && env->IsArray()) {
+  if (codec::Node* env = c.Find("env"); env && env->IsArray()) {
     for (auto& e : env->items) {
-      Node* value_from = e.Find("valueFrom");
+      codec::Node* value_from = e.Find("valueFrom");
       if (value_from) SetDefaultsFieldRefs(*value_from);
     }
   }
-  if (Node* resources = c.Find("resources")) {
-    if (Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
-    if (Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
+  if (codec::Node* resources = c.Find("resources")) {
+    if (codec::Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
+    if (codec::Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
     // "If limits are specified, but requests are not, default requests to limits."
-    if (const Node* limits = resources->Find("limits");
+    if (const codec::Node* limits = resources->Find("limits");
         copy_limits_to_requests && limits && limits->IsObject()) {
-      Node& requests = resources->Ensure("requests");
+      codec::Node& requests = resources->Ensure("requests");
       // Found again: Ensure may have grown resources' members and moved them.
-      for (const Member& m : resources->Find("limits")->members) {
+      for (const codec::Member& m : resources->Find("limits")->members) {
         if (!requests.Find(m.key)) requests.members.push_back(m);
       }
     }
   }
 }
 
-void SetDefaultsVolume(Node& v) {
+void SetDefaultsVolume(codec::Node& v) {
   bool has_source = std::any_of(v.members.begin(), v.members.end(),
-                                [](const Member& m) { return m.key != "name"; });
-  if (!has_source) v.Set("emptyDir", Node::Object());
+                                [](const codec::Member& m) { return m.key != "name"; });
+  if (!has_source) v.Set("emptyDir", codec::Node::Object());
   for (const char* source : {"secret", "configMap", "downwardAPI", "projected"}) {
-    if (Node* s = v.Find(source)) DefaultNumber(*s, "defaultMode", "420");
+    if (codec::Node* s = v.Find(source)) DefaultNumber(*s, "defaultMode", "420");
   }
   // The generated defaulters of the volume sources (zz_generated.defaults.go for Pod).
-  if (Node* host_path = v.Find("hostPath")) {
+  if (codec::Node* host_path = v.Find("hostPath")) {
     DefaultString(*host_path, "type", "");  // SetDefaults_HostPathVolumeSource: HostPathUnset
   }
-  if (Node* items = v.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
+  if (codec::Node* items = v.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
     for (auto& item : items->items) SetDefaultsFieldRefs(item);
   }
-  if (Node* sources = v.FindPath({"projected", "sources"}); sources && sources->IsArray()) {
+  if (codec::Node* sources = v.FindPath({"projected", "sources"}); sources && sources->IsArray()) {
     for (auto& source : sources->items) {
-      if (Node* items = source.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
+      if (codec::Node* items = source.FindPath({"downwardAPI", "items"}); items && items->IsArray()) {
         for (auto& item : items->items) SetDefaultsFieldRefs(item);
       }
-      if (Node* token = source.Find("serviceAccountToken")) {
+      if (codec::Node* token = source.Find("serviceAccountToken")) {
         DefaultNumber(*token, "expirationSeconds", "3600");  // one hour
       }
     }
   }
   // A generic ephemeral volume's claim template gets PersistentVolumeClaimSpec's defaults.
-  if (Node* spec = v.FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
+  if (codec::Node* spec = v.FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
       spec && spec->IsObject()) {
     DefaultString(*spec, "volumeMode", "Filesystem");
-    if (Node* resources = spec->Find("resources")) {
-      if (Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
-      if (Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
+    if (codec::Node* resources = spec->Find("resources")) {
+      if (codec::Node* limits = resources->Find("limits")) RoundResourceListToMilli(*limits);
+      if (codec::Node* requests = resources->Find("requests")) RoundResourceListToMilli(*requests);
     }
   }
 }
 
 // defaultHostNetworkPorts: with host networking every container port is also a host port.
-void DefaultHostNetworkPorts(Node& containers) {
+void DefaultHostNetworkPorts(codec::Node& containers) {
   if (!containers.IsArray()) return;
   for (auto& c : containers.items) {
-    Node* ports = c.Find("ports");
+    codec::Node* ports = c.Find("ports");
     if (!ports || !ports->IsArray()) continue;
     for (auto& p : ports->items) {
-      const Node* container_port = p.Find("containerPort");
-      const Node* host_port = p.Find("hostPort");
+      const codec::Node* container_port = p.Find("containerPort");
+      const codec::Node* host_port = p.Find("hostPort");
       if (!container_port || (host_port && host_port->AsInt().value_or(0) != 0)) continue;
       p.Set("hostPort", *container_port);
     }
@@ -161,9 +161,9 @@ void DefaultHostNetworkPorts(Node& containers) {
 // Conversion, not defaulting, but its effect is the same: the deprecated serviceAccount is an
 // alias of serviceAccountName (taken when serviceAccountName is empty), and the stored v1 object
 // always mirrors serviceAccountName into it.
-void AliasServiceAccount(Node& spec) {
-  const Node* name = spec.Find("serviceAccountName");
-  const Node* alias = spec.Find("serviceAccount");
+void AliasServiceAccount(codec::Node& spec) {
+  const codec::Node* name = spec.Find("serviceAccountName");
+  const codec::Node* alias = spec.Find("serviceAccount");
   std::string account = name && name->IsString() ? name->scalar : std::string();
   if (account.empty() && alias && alias->IsString()) account = alias->scalar;
   if (account.empty()) {
@@ -172,8 +172,8 @@ void AliasServiceAccount(Node& spec) {
     spec.Erase("serviceAccount");
     return;
   }
-  spec.Set("serviceAccountName", Node::String(account));
-  spec.Set("serviceAccount", Node::String(std::move(account)));
+  spec.Set("serviceAccountName", codec::Node::String(account));
+  spec.Set("serviceAccount", codec::Node::String(std::move(account)));
 }
 
 // Digits and one of the suffixes whose unit is a whole multiple of 10⁻³ ("", m, k..E, Ki..Ei):
@@ -193,52 +193,52 @@ bool PlainlyExactAtMilli(std::string_view q) {
 
 }  // namespace
 
-void RoundResourceListToMilli(Node& list) {
+void RoundResourceListToMilli(codec::Node& list) {
   if (!list.IsObject()) return;
   for (auto& m : list.members) {
     if (m.value.IsString() && PlainlyExactAtMilli(m.value.scalar)) continue;
-    auto q = Quantity::Parse(m.value.scalar);
+    auto q = resource::Quantity::Parse(m.value.scalar);
     if (!q) continue;
     // RoundUp reports whether the value was already exact at milli scale.
     if (!q->RoundUp(-3)) m.value.scalar = q->String();
   }
 }
 
-void SetDefaultNamespace(Node& object, std::string_view ns) {
-  Node& meta = object.Ensure("metadata");
-  if (!meta.Find("namespace")) meta.Set("namespace", Node::String(std::string(ns)));
+void SetDefaultNamespace(codec::Node& object, std::string_view ns) {
+  codec::Node& meta = object.Ensure("metadata");
+  if (!meta.Find("namespace")) meta.Set("namespace", codec::Node::String(std::string(ns)));
 }
 
-void SetDefaultsPod(Node& pod) {
-  Node& spec = pod.Ensure("spec");
+void SetDefaultsPod(codec::Node& pod) {
+  codec::Node& spec = pod.Ensure("spec");
   spec.members.reserve(spec.members.size() + 6);  // as in SetDefaultsContainer
   DefaultString(spec, "restartPolicy", "Always");
   DefaultNumber(spec, "terminationGracePeriodSeconds", "30");
   DefaultString(spec, "dnsPolicy", "ClusterFirst");
-  if (!spec.Find("securityContext")) Append(spec, "securityContext", Node::Kind::kObject);
+  if (!spec.Find("securityContext")) Append(spec, "securityContext", codec::Node::Kind::kObject);
   DefaultString(spec, "schedulerName", "default-scheduler");
-  DefaultScalar(spec, "enableServiceLinks", Node::Kind::kBool, "true");
+  DefaultScalar(spec, "enableServiceLinks", codec::Node::Kind::kBool, "true");
   for (const char* list : {"containers", "initContainers"}) {
-    if (Node* cs = spec.Find(list); cs && cs->IsArray()) {
+    if (codec::Node* cs = spec.Find(list); cs && cs->IsArray()) {
       for (auto& c : cs->items) SetDefaultsContainer(c, true);
     }
   }
-  if (Node* cs = spec.Find("ephemeralContainers"); cs && cs->IsArray()) {
+  if (codec::Node* cs = spec.Find("ephemeralContainers"); cs && cs->IsArray()) {
     for (auto& c : cs->items) SetDefaultsContainer(c, false);
   }
-  if (Node* vols = spec.Find("volumes"); vols && vols->IsArray()) {
+  if (codec::Node* vols = spec.Find("volumes"); vols && vols->IsArray()) {
     for (auto& v : vols->items) SetDefaultsVolume(v);
   }
-  if (Node* overhead = spec.Find("overhead")) RoundResourceListToMilli(*overhead);
-  if (Node* resources = spec.Find("resources")) {
-    if (Node* l = resources->Find("limits")) RoundResourceListToMilli(*l);
-    if (Node* r = resources->Find("requests")) RoundResourceListToMilli(*r);
+  if (codec::Node* overhead = spec.Find("overhead")) RoundResourceListToMilli(*overhead);
+  if (codec::Node* resources = spec.Find("resources")) {
+    if (codec::Node* l = resources->Find("limits")) RoundResourceListToMilli(*l);
+    if (codec::Node* r = resources->Find("requests")) RoundResourceListToMilli(*r);
   }
-  if (const Node* host_network = spec.Find("hostNetwork"); host_network && host_network->AsBool()) {
+  if (const codec::Node* host_network = spec.Find("hostNetwork"); host_network && host_network->AsBool()) {
     // For Pods this is unconditional; only pod templates have the
     // DefaultHostNetworkHostPortsInPodTemplates gate.
     for (const char* list : {"containers", "initContainers"}) {
-      if (Node* cs = spec.Find(list)) DefaultHostNetworkPorts(*cs);
+      if (codec::Node* cs = spec.Find(list)) DefaultHostNetworkPorts(*cs);
     }
   }
   AliasServiceAccount(spec);
@@ -258,29 +258,29 @@ void SetDefaultsPodView(PodSpec& spec) {
   }
 }
 
-void SetNamespaceNameLabel(Node& ns) {
-  Node& meta = ns.Ensure("metadata");
-  const Node* name_node = meta.Find("name");
+void SetNamespaceNameLabel(codec::Node& ns) {
+  codec::Node& meta = ns.Ensure("metadata");
+  const codec::Node* name_node = meta.Find("name");
   // Copied: Ensure("labels") below may grow meta's members and move name_node.
   std::string name = name_node && name_node->IsString() ? name_node->scalar : "";
-  if (!name.empty()) meta.Ensure("labels").Set("kubernetes.io/metadata.name", Node::String(name));
+  if (!name.empty()) meta.Ensure("labels").Set("kubernetes.io/metadata.name", codec::Node::String(name));
 }
 
-void SetDefaultsNamespace(Node& ns) {
+void SetDefaultsNamespace(codec::Node& ns) {
   SetNamespaceNameLabel(ns);
-  Node& spec = ns.Ensure("spec");
+  codec::Node& spec = ns.Ensure("spec");
   if (!spec.Find("finalizers")) {
-    Node finalizers = Node::Array();
-    finalizers.items.push_back(Node::String("kubernetes"));
+    codec::Node finalizers = codec::Node::Array();
+    finalizers.items.push_back(codec::Node::String("kubernetes"));
     spec.Set("finalizers", std::move(finalizers));
   }
-  Node& status = ns.Ensure("status");
+  codec::Node& status = ns.Ensure("status");
   DefaultString(status, "phase", "Active");
 }
 
 namespace {
 
-void Reorder(Node& n, const FieldSpec& spec);
+void Reorder(codec::Node& n, const FieldSpec& spec);
 
 // Where a member goes: its field's index in the type (kUnknownField after every field), ties
 // kept in source order.
@@ -294,7 +294,7 @@ struct Placement {
 // Puts `members` in the type's field order (a stable sort) and returns their placements in the
 // new order. Each key is looked up once: a comparator looking up both keys costs 2·n·log n hash
 // lookups per object, which made canonical ordering a large part of admitting a pod.
-std::vector<Placement> SortByFieldOrder(std::vector<Member>& members, const TypeDef& type) {
+std::vector<Placement> SortByFieldOrder(std::vector<codec::Member>& members, const TypeDef& type) {
   std::vector<Placement> order;
   order.reserve(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
@@ -303,23 +303,23 @@ std::vector<Placement> SortByFieldOrder(std::vector<Member>& members, const Type
   }
   if (std::is_sorted(order.begin(), order.end())) return order;
   std::sort(order.begin(), order.end());
-  std::vector<Member> sorted;
+  std::vector<codec::Member> sorted;
   sorted.reserve(members.size());
   for (const Placement& p : order) sorted.push_back(std::move(members[p.position]));
   members = std::move(sorted);
   return order;
 }
 
-void ReorderObject(Node& n, const TypeDef& type) {
+void ReorderObject(codec::Node& n, const TypeDef& type) {
   if (!n.IsObject()) return;
   // What Go's encoder writes whatever the value: an empty struct held by value.
   for (const FieldDef& f : type.fields) {
     if (!f.spec.always || f.spec.kind != FieldSpec::Kind::kRef) continue;
-    Node* present = n.Find(f.name);
+    codec::Node* present = n.Find(f.name);
     if (present == nullptr) {
-      n.Set(f.name, Node::Object());
+      n.Set(f.name, codec::Node::Object());
     } else if (present->IsNull()) {
-      *present = Node::Object();
+      *present = codec::Node::Object();
     }
   }
   std::vector<Placement> order = SortByFieldOrder(n.members, type);
@@ -330,7 +330,7 @@ void ReorderObject(Node& n, const TypeDef& type) {
   }
 }
 
-void Reorder(Node& n, const FieldSpec& spec) {
+void Reorder(codec::Node& n, const FieldSpec& spec) {
   switch (spec.kind) {
     case FieldSpec::Kind::kRef:
       ReorderObject(n, *spec.ref);
@@ -341,7 +341,7 @@ void Reorder(Node& n, const FieldSpec& spec) {
     case FieldSpec::Kind::kMap:
       if (!n.IsObject()) break;
       std::stable_sort(n.members.begin(), n.members.end(),
-                       [](const Member& a, const Member& b) { return a.key < b.key; });
+                       [](const codec::Member& a, const codec::Member& b) { return a.key < b.key; });
       for (auto& m : n.members) Reorder(m.value, *spec.elem);
       break;
     case FieldSpec::Kind::kScalar:
@@ -351,7 +351,7 @@ void Reorder(Node& n, const FieldSpec& spec) {
 
 }  // namespace
 
-void CanonicalizeOrder(Node& object, std::string_view kind) {
+void CanonicalizeOrder(codec::Node& object, std::string_view kind) {
   if (const TypeDef* t = Schema::Objects().Root(kind)) ReorderObject(object, *t);
 }
 

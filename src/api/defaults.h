@@ -4,19 +4,19 @@
 
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 
 namespace podlimits::api {
 
 // metadata.namespace from kubectl's context ("default" when unset), for namespaced kinds.
-void SetDefaultNamespace(Node& object, std::string_view ns = "default");
+void SetDefaultNamespace(codec::Node& object, std::string_view ns = "default");
 
 // SetDefaults_Pod and the generated defaulters of everything a Pod holds (probes, volume
 // sources, ephemeral volume claim templates, resource lists rounded to milli), defaultHostNetwork-
 // Ports, and the serviceAccount alias of v1 conversion. Pod-level resources are defaulted later,
 // after admission (pod_level_defaults.h).
-void SetDefaultsPod(Node& pod);
+void SetDefaultsPod(codec::Node& pod);
 
 // The two defaults above that decide Pod Security checks, on a typed view that may not have been
 // defaulted: a volume without a source becomes emptyDir, and with hostNetwork each container
@@ -26,15 +26,15 @@ void SetDefaultsPodView(PodSpec& spec);
 // The kubernetes.io/metadata.name label (SetDefaults_Namespace, which skips a nameless
 // namespace) and the namespace strategy's Canonicalize, which sets it again once a generated
 // name exists.
-void SetDefaultsNamespace(Node& ns);
-void SetNamespaceNameLabel(Node& ns);
+void SetDefaultsNamespace(codec::Node& ns);
+void SetNamespaceNameLabel(codec::Node& ns);
 
 // SetDefaults_ResourceList: rounds every quantity up to milli precision ("1.5m" → "2m").
-void RoundResourceListToMilli(Node& list);
+void RoundResourceListToMilli(codec::Node& list);
 
 // Reorders every object in the tree into the Go struct field order of `kind` (and map keys into
 // sorted order), and writes the empty structs Go's encoder always writes (a container's
 // `resources: {}`): how the apiserver serialises what it stores.
-void CanonicalizeOrder(Node& object, std::string_view kind);
+void CanonicalizeOrder(codec::Node& object, std::string_view kind);
 
 }  // namespace podlimits::api

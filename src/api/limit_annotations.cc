@@ -6,10 +6,10 @@
 #include <cctype>
 #include <optional>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
-#include "api/quantity.h"
-#include "api/yaml_codec.h"
+#include "resource/quantity.h"
+#include "codec/yaml_codec.h"
 #include "base/error.h"
 #include "base/numbers.h"
 
@@ -22,12 +22,12 @@ field::Path AnnotationPath(std::string_view key) {
 }
 
 // The container (or init container) named `name`, and its path.
-Node* FindContainer(Node& pod, std::string_view name, std::string* path) {
+codec::Node* FindContainer(codec::Node& pod, std::string_view name, std::string* path) {
   for (const char* list : {"containers", "initContainers"}) {
-    Node* containers = pod.FindPath({"spec", list});
+    codec::Node* containers = pod.FindPath({"spec", list});
     if (containers == nullptr || !containers->IsArray()) continue;
     for (std::size_t i = 0; i < containers->items.size(); ++i) {
-      if (StringOf(containers->items[i].Find("name")) == name) {
+      if (codec::StringOf(containers->items[i].Find("name")) == name) {
         *path = fmt::format("spec.{}[{}]", list, i);
         return &containers->items[i];
       }
@@ -37,9 +37,9 @@ Node* FindContainer(Node& pod, std::string_view name, std::string* path) {
 }
 
 // The container an annotation names, or nullptr with the error naming the annotation.
-Node* NamedContainer(Node& pod, std::string_view name, std::string_view key,
+codec::Node* NamedContainer(codec::Node& pod, std::string_view name, std::string_view key,
                      const std::string& value, std::string* path, field::ErrorList& errors) {
-  Node* c = FindContainer(pod, name, path);
+  codec::Node* c = FindContainer(pod, name, path);
   if (c == nullptr) {
     errors.push_back(field::Invalid(
         AnnotationPath(key), value,
@@ -58,28 +58,28 @@ std::string UlimitName(std::string_view type) {
 }
 
 // The ulimit-adjuster's YAML list as the field's list, or why it is not one.
-Result<Node> ParseUlimits(std::string_view text) {
-  auto docs = ParseYamlStream(text);
-  if (!docs) return Failure(DescribeYamlError(docs.error()));
+Result<codec::Node> ParseUlimits(std::string_view text) {
+  auto docs = codec::ParseYamlStream(text);
+  if (!docs) return Failure(codec::DescribeYamlError(docs.error()));
   if (docs->size() != 1 || !(*docs)[0].node.IsArray()) {
     return Failure("must be a YAML list of {type, soft, hard}");
   }
-  Node out = Node::Array();
-  for (const Node& item : (*docs)[0].node.items) {
+  codec::Node out = codec::Node::Array();
+  for (const codec::Node& item : (*docs)[0].node.items) {
     if (!item.IsObject()) return Failure("must be a YAML list of {type, soft, hard}");
-    const Node* type = item.Find("type");
+    const codec::Node* type = item.Find("type");
     if (type == nullptr || !type->IsString() || type->scalar.empty()) {
       return Failure("every entry needs a type (e.g. RLIMIT_NOFILE)");
     }
-    Node ulimit = Node::Object();
-    ulimit.Set("name", Node::String(UlimitName(type->scalar)));
+    codec::Node ulimit = codec::Node::Object();
+    ulimit.Set("name", codec::Node::String(UlimitName(type->scalar)));
     for (const char* bound : {"soft", "hard"}) {
-      const Node* v = item.Find(bound);
+      const codec::Node* v = item.Find(bound);
       if (v == nullptr || v->IsNull()) {
-        ulimit.Set(bound, Node::Int(0));  // as the ulimit-adjuster reads a missing one
+        ulimit.Set(bound, codec::Node::Int(0));  // as the ulimit-adjuster reads a missing one
         continue;
       }
-      if (v->kind != Node::Kind::kNumber || v->scalar.find_first_of(".eE") != std::string::npos) {
+      if (v->kind != codec::Node::Kind::kNumber || v->scalar.find_first_of(".eE") != std::string::npos) {
         return Failure(fmt::format("{} of {} must be an integer", bound, type->scalar));
       }
       ulimit.Set(bound, *v);
@@ -97,11 +97,11 @@ Result<Node> ParseUlimits(std::string_view text) {
 
 // Sets `at` (an object) [key] to `value` unless it holds something else already: then the
 // error says which field the annotation disagrees with.
-bool SetUnlessConflicting(Node& at, std::string_view key, Node value, const std::string& field,
+bool SetUnlessConflicting(codec::Node& at, std::string_view key, codec::Node value, const std::string& field,
                           std::string_view annotation, const std::string& annotation_value,
                           field::ErrorList& errors) {
-  if (const Node* have = at.Find(key); have && !have->IsNull()) {
-    if (EncodeJsonSorted(*have) == EncodeJsonSorted(value)) return true;
+  if (const codec::Node* have = at.Find(key); have && !have->IsNull()) {
+    if (codec::EncodeJsonSorted(*have) == codec::EncodeJsonSorted(value)) return true;
     errors.push_back(field::Invalid(AnnotationPath(annotation), annotation_value,
                                     fmt::format("conflicts with {}", field)));
     return false;
@@ -110,13 +110,13 @@ bool SetUnlessConflicting(Node& at, std::string_view key, Node value, const std:
   return true;
 }
 
-bool PodSetsLimitFields(const Node& pod) {
+bool PodSetsLimitFields(const codec::Node& pod) {
   if (pod.FindPath({"spec", "resources", "limits", "pid"}) != nullptr) return true;
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
-    const Node* containers = pod.FindPath({"spec", list});
+    const codec::Node* containers = pod.FindPath({"spec", list});
     if (containers == nullptr || !containers->IsArray()) continue;
-    for (const Node& c : containers->items) {
-      const Node* sc = c.Find("securityContext");
+    for (const codec::Node& c : containers->items) {
+      const codec::Node* sc = c.Find("securityContext");
       if (sc && (sc->Find("ulimits") || sc->Find("cgroupOptions"))) return true;
     }
   }
@@ -143,14 +143,14 @@ bool IsLimitAnnotation(std::string_view key) {
   return AnnotatedContainer(key) || IsWritableAnnotation(key) || key == kPodPidLimitKey;
 }
 
-AnnotatedFields ApplyLimitAnnotations(Node& pod) {
+AnnotatedFields ApplyLimitAnnotations(codec::Node& pod) {
   AnnotatedFields out;
-  const Node* annotations = pod.FindPath({"metadata", "annotations"});
+  const codec::Node* annotations = pod.FindPath({"metadata", "annotations"});
   if (annotations == nullptr || !annotations->IsObject()) {
     out.any = PodSetsLimitFields(pod);
     return out;
   }
-  const Node kept = *annotations;  // the loop writes into the pod
+  const codec::Node kept = *annotations;  // the loop writes into the pod
   auto writable = [&](std::string_view key, const std::string& value, std::string_view name) {
     auto on = ParseGoBool(value);
     if (!on) {
@@ -164,9 +164,9 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
       names.emplace_back(name);
     } else {
       for (const char* list : {"containers", "initContainers"}) {
-        const Node* containers = pod.FindPath({"spec", list});
+        const codec::Node* containers = pod.FindPath({"spec", list});
         if (containers == nullptr || !containers->IsArray()) continue;
-        for (const Node& c : containers->items) names.push_back(StringOf(c.Find("name")));
+        for (const codec::Node& c : containers->items) names.push_back(codec::StringOf(c.Find("name")));
       }
     }
     for (const auto& n : names) {
@@ -176,17 +176,17 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
         continue;
       }
       std::string path;
-      Node* c = NamedContainer(pod, n, key, value, &path, out.errors);
+      codec::Node* c = NamedContainer(pod, n, key, value, &path, out.errors);
       if (c == nullptr) continue;
-      Node& options = c->Ensure("securityContext").Ensure("cgroupOptions");
-      SetUnlessConflicting(options, "mountMode", Node::String(std::string(kMountModeWritable)),
+      codec::Node& options = c->Ensure("securityContext").Ensure("cgroupOptions");
+      SetUnlessConflicting(options, "mountMode", codec::Node::String(std::string(kMountModeWritable)),
                            path + ".securityContext.cgroupOptions.mountMode", key, value,
                            out.errors);
     }
   };
   for (const auto& m : kept.members) {
     const std::string& key = m.key;
-    const std::string value = StringOf(&m.value);
+    const std::string value = codec::StringOf(&m.value);
     const bool deprecated = key.starts_with(kDeprecatedUlimitsKeyPrefix);
     if (key.starts_with(kUlimitsKeyPrefix) || deprecated) {
       out.any = true;
@@ -202,20 +202,20 @@ AnnotatedFields ApplyLimitAnnotations(Node& pod) {
         continue;
       }
       std::string path;
-      Node* c = NamedContainer(pod, name, key, value, &path, out.errors);
+      codec::Node* c = NamedContainer(pod, name, key, value, &path, out.errors);
       if (c == nullptr) continue;
       SetUnlessConflicting(c->Ensure("securityContext"), "ulimits", std::move(*ulimits),
                            path + ".securityContext.ulimits", key, value, out.errors);
     } else if (key == kPodPidLimitKey) {
       out.any = true;
-      auto q = Quantity::Parse(value);
+      auto q = resource::Quantity::Parse(value);
       if (!q) {
         out.errors.push_back(field::Invalid(AnnotationPath(key), value,
                                             "must be a quantity (a number of processes)"));
         continue;
       }
-      Node& limits = pod.Ensure("spec").Ensure("resources").Ensure("limits");
-      SetUnlessConflicting(limits, "pid", Node::String(value), "spec.resources.limits.pid", key,
+      codec::Node& limits = pod.Ensure("spec").Ensure("resources").Ensure("limits");
+      SetUnlessConflicting(limits, "pid", codec::Node::String(value), "spec.resources.limits.pid", key,
                            value, out.errors);
     } else if (key.starts_with(kWritableKeyPrefix)) {
       writable(key, value, std::string_view(key).substr(kWritableKeyPrefix.size()));

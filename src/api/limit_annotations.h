@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/field.h"
-#include "api/node.h"
+#include "field/field.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 
@@ -53,6 +53,6 @@ std::optional<std::string_view> AnnotatedContainer(std::string_view key);
 bool IsWritableAnnotation(std::string_view key);
 
 // Writes the fields the annotations of `pod` (a Pod object) stand for into it.
-AnnotatedFields ApplyLimitAnnotations(Node& pod);
+AnnotatedFields ApplyLimitAnnotations(codec::Node& pod);
 
 }  // namespace podlimits::api

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
 namespace podlimits::api {
 namespace {
@@ -15,13 +15,13 @@ constexpr std::array<std::string_view, 5> kResourceLists = {
 
 // Copies every entry of `from` that `to_key` lacks into item[to_key], creating that map only when
 // there is something to copy.
-void FillMissing(Node& item, std::string_view from_key, std::string_view to_key) {
-  const Node* from = item.Find(from_key);
+void FillMissing(codec::Node& item, std::string_view from_key, std::string_view to_key) {
+  const codec::Node* from = item.Find(from_key);
   if (!from || !from->IsObject()) return;
   // Copy first: Ensure may reallocate the item's members and invalidate `from`.
-  std::vector<Member> source = from->members;
-  for (const Member& m : source) {
-    Node* to = item.Find(to_key);
+  std::vector<codec::Member> source = from->members;
+  for (const codec::Member& m : source) {
+    codec::Node* to = item.Find(to_key);
     if (to && to->IsObject() && to->Find(m.key)) continue;
     item.Ensure(to_key).Set(m.key, m.value);
   }
@@ -29,10 +29,10 @@ void FillMissing(Node& item, std::string_view from_key, std::string_view to_key)
 
 // SetDefaults_ResourceList: RoundUp(-3) on each value. Upstream keeps a value's string when the
 // rounding leaves it unchanged, so only changed values are re-rendered (canonically).
-void RoundUpToMilli(Node& list) {
+void RoundUpToMilli(codec::Node& list) {
   if (!list.IsObject()) return;
-  for (Member& m : list.members) {
-    auto q = Quantity::Parse(m.value.scalar);
+  for (codec::Member& m : list.members) {
+    auto q = resource::Quantity::Parse(m.value.scalar);
     if (!q) continue;  // strict decoding already rejected unparsable quantities
     if (!q->RoundUp(-3)) m.value.scalar = q->String();
   }
@@ -40,21 +40,21 @@ void RoundUpToMilli(Node& list) {
 
 }  // namespace
 
-void SetDefaultsLimitRange(Node& limit_range) {
-  Node* spec = limit_range.Find("spec");
+void SetDefaultsLimitRange(codec::Node& limit_range) {
+  codec::Node* spec = limit_range.Find("spec");
   if (!spec) return;
-  Node* limits = spec->Find("limits");
+  codec::Node* limits = spec->Find("limits");
   if (!limits || !limits->IsArray()) return;
-  for (Node& item : limits->items) {
+  for (codec::Node& item : limits->items) {
     if (!item.IsObject()) continue;
-    const Node* type = item.Find("type");
+    const codec::Node* type = item.Find("type");
     if (type && type->IsString() && type->scalar == "Container") {
       FillMissing(item, "max", "default");
       FillMissing(item, "default", "defaultRequest");
       FillMissing(item, "min", "defaultRequest");
     }
     for (std::string_view key : kResourceLists) {
-      if (Node* list = item.Find(key)) RoundUpToMilli(*list);
+      if (codec::Node* list = item.Find(key)) RoundUpToMilli(*list);
     }
   }
 }

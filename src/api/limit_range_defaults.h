@@ -2,7 +2,7 @@
 // validation, as kube-apiserver does on decode.
 #pragma once
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 
@@ -14,6 +14,6 @@ namespace podlimits::api {
 // milli precision (SetDefaults_ResourceList), rewriting only the values that rounding changes,
 // in canonical form. Edits `limit_range` in place; maps are created only when something is added
 // (upstream's empty maps are omitted on the wire).
-void SetDefaultsLimitRange(Node& limit_range);
+void SetDefaultsLimitRange(codec::Node& limit_range);
 
 }  // namespace podlimits::api

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/schema.h"
 
 namespace podlimits::api {
@@ -46,16 +46,16 @@ class Members {
 
   // `object`'s members among kKeys; none when it is not an object. Of repeated keys the first
   // counts, as for Node::Find.
-  explicit Members(const Node& object) {
+  explicit Members(const codec::Node& object) {
     if (!object.IsObject()) return;
     const FieldIndex& index = Index();
-    for (const Member& m : object.members) {
+    for (const codec::Member& m : object.members) {
       const std::size_t i = index.Find(m.key);
       if (i != FieldIndex::kAbsent && found_[i] == nullptr) found_[i] = &m.value;
     }
   }
 
-  const Node* operator[](Key key) const { return found_[key.position]; }
+  const codec::Node* operator[](Key key) const { return found_[key.position]; }
 
  private:
   static const FieldIndex& Index() {
@@ -67,7 +67,7 @@ class Members {
     return index;
   }
 
-  std::array<const Node*, kKeys.size()> found_{};
+  std::array<const codec::Node*, kKeys.size()> found_{};
 };
 
 }  // namespace podlimits::api

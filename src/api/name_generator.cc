@@ -36,15 +36,15 @@ std::string NameGenerator::GenerateName(std::string_view base) {
   return name;
 }
 
-bool GenerateObjectName(Node& object, NameGenerator& generator) {
-  Node* meta = object.Find("metadata");
+bool GenerateObjectName(codec::Node& object, NameGenerator& generator) {
+  codec::Node* meta = object.Find("metadata");
   if (!meta) return false;
-  const Node* name = meta->Find("name");
+  const codec::Node* name = meta->Find("name");
   if (name && !name->IsNull() && !(name->IsString() && name->scalar.empty())) return false;
-  const Node* generate = meta->Find("generateName");
+  const codec::Node* generate = meta->Find("generateName");
   if (!generate || !generate->IsString() || generate->scalar.empty()) return false;
   std::string generated = generator.GenerateName(generate->scalar);
-  meta->Set("name", Node::String(std::move(generated)));
+  meta->Set("name", codec::Node::String(std::move(generated)));
   return true;
 }
 

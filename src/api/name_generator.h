@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 
@@ -42,6 +42,6 @@ class NameGenerator {
 
 // On create: when metadata.name is unset or empty and metadata.generateName is not, sets
 // metadata.name to a generated name. Returns whether it did.
-bool GenerateObjectName(Node& object, NameGenerator& generator);
+bool GenerateObjectName(codec::Node& object, NameGenerator& generator);
 
 }  // namespace podlimits::api

@@ -8,22 +8,22 @@
 namespace podlimits::api {
 namespace {
 
-std::optional<std::string> OptStr(const Node* n) {
+std::optional<std::string> OptStr(const codec::Node* n) {
   if (!n || !n->IsString()) return std::nullopt;
   return n->scalar;
 }
 
-std::optional<bool> OptBool(const Node* n) {
-  if (!n || n->kind != Node::Kind::kBool) return std::nullopt;
+std::optional<bool> OptBool(const codec::Node* n) {
+  if (!n || n->kind != codec::Node::Kind::kBool) return std::nullopt;
   return n->AsBool();
 }
 
-std::optional<std::int64_t> OptInt(const Node* n) {
+std::optional<std::int64_t> OptInt(const codec::Node* n) {
   if (!n) return std::nullopt;
   return n->AsInt();
 }
 
-std::vector<std::string> Strings(const Node* n) {
+std::vector<std::string> Strings(const codec::Node* n) {
   std::vector<std::string> out;
   if (!n || !n->IsArray()) return out;
   out.reserve(n->items.size());
@@ -31,92 +31,92 @@ std::vector<std::string> Strings(const Node* n) {
   return out;
 }
 
-std::map<std::string, std::string> StringMap(const Node* n) {
+std::map<std::string, std::string> StringMap(const codec::Node* n) {
   std::map<std::string, std::string> out;
   if (!n || !n->IsObject()) return out;
   for (const auto& m : n->members) out[m.key] = m.value.scalar;
   return out;
 }
 
-std::optional<std::int32_t> OptInt32(const Node* n) {
+std::optional<std::int32_t> OptInt32(const codec::Node* n) {
   auto v = OptInt(n);
   if (!v) return std::nullopt;
   return static_cast<std::int32_t>(*v);
 }
 
-ResourceFieldRef ReadResourceFieldRef(const Node& n) {
+ResourceFieldRef ReadResourceFieldRef(const codec::Node& n) {
   ResourceFieldRef ref;
-  ref.container_name = api::StringOf(n.Find("containerName"));
-  ref.resource = api::StringOf(n.Find("resource"));
-  if (const Node* d = n.Find("divisor")) {
-    if (auto q = Quantity::Parse(d->scalar)) ref.divisor = *q;
+  ref.container_name = codec::StringOf(n.Find("containerName"));
+  ref.resource = codec::StringOf(n.Find("resource"));
+  if (const codec::Node* d = n.Find("divisor")) {
+    if (auto q = resource::Quantity::Parse(d->scalar)) ref.divisor = *q;
   }
   return ref;
 }
 
-KeySelector ReadKeySelector(const Node& n) {
-  return KeySelector{api::StringOf(n.Find("name")), api::StringOf(n.Find("key")),
+KeySelector ReadKeySelector(const codec::Node& n) {
+  return KeySelector{codec::StringOf(n.Find("name")), codec::StringOf(n.Find("key")),
                      OptBool(n.Find("optional")).value_or(false)};
 }
 
 // A configMap/secret/downwardAPI volume source or projection.
-VolumeProjection ReadProjection(const std::string& kind, const Node& n) {
+VolumeProjection ReadProjection(const std::string& kind, const codec::Node& n) {
   VolumeProjection p;
   p.kind = kind;
-  p.name = api::StringOf(n.Find(kind == "secret" && n.Find("secretName") ? "secretName" : "name"));
+  p.name = codec::StringOf(n.Find(kind == "secret" && n.Find("secretName") ? "secretName" : "name"));
   p.optional = OptBool(n.Find("optional")).value_or(false);
-  const Node* items = n.Find("items");
+  const codec::Node* items = n.Find("items");
   if (items == nullptr || !items->IsArray()) return p;
   for (const auto& item : items->items) {
     if (kind == "downwardAPI") {
       DownwardAPIFile f;
-      f.path = api::StringOf(item.Find("path"));
+      f.path = codec::StringOf(item.Find("path"));
       f.field_path = OptStr(item.FindPath({"fieldRef", "fieldPath"}));
-      if (const Node* r = item.Find("resourceFieldRef")) f.resource_field_ref = ReadResourceFieldRef(*r);
+      if (const codec::Node* r = item.Find("resourceFieldRef")) f.resource_field_ref = ReadResourceFieldRef(*r);
       f.mode = OptInt32(item.Find("mode"));
       p.files.push_back(std::move(f));
     } else {
-      p.items.push_back({api::StringOf(item.Find("key")), api::StringOf(item.Find("path")), OptInt32(item.Find("mode"))});
+      p.items.push_back({codec::StringOf(item.Find("key")), codec::StringOf(item.Find("path")), OptInt32(item.Find("mode"))});
     }
   }
   return p;
 }
 
-ResourceList ReadResourceList(const Node* n) {
+ResourceList ReadResourceList(const codec::Node* n) {
   ResourceList out;
   if (!n || !n->IsObject()) return out;
   for (const auto& m : n->members) {
     // Already canonical after StrictDecode; a parse failure here would be a bug upstream of us.
-    if (auto q = Quantity::Parse(m.value.scalar)) out.insert_or_assign(m.key, *q);
+    if (auto q = resource::Quantity::Parse(m.value.scalar)) out.insert_or_assign(m.key, *q);
   }
   return out;
 }
 
-std::optional<SELinuxOptions> ReadSELinux(const Node* n) {
+std::optional<SELinuxOptions> ReadSELinux(const codec::Node* n) {
   if (!n) return std::nullopt;
-  return SELinuxOptions{api::StringOf(n->Find("user")), api::StringOf(n->Find("role")), api::StringOf(n->Find("type")),
-                        api::StringOf(n->Find("level"))};
+  return SELinuxOptions{codec::StringOf(n->Find("user")), codec::StringOf(n->Find("role")), codec::StringOf(n->Find("type")),
+                        codec::StringOf(n->Find("level"))};
 }
 
-std::optional<SeccompProfile> ReadSeccomp(const Node* n) {
+std::optional<SeccompProfile> ReadSeccomp(const codec::Node* n) {
   if (!n) return std::nullopt;
-  return SeccompProfile{api::StringOf(n->Find("type")), OptStr(n->Find("localhostProfile"))};
+  return SeccompProfile{codec::StringOf(n->Find("type")), OptStr(n->Find("localhostProfile"))};
 }
 
-std::optional<AppArmorProfile> ReadAppArmor(const Node* n) {
+std::optional<AppArmorProfile> ReadAppArmor(const codec::Node* n) {
   if (!n) return std::nullopt;
-  return AppArmorProfile{api::StringOf(n->Find("type")), OptStr(n->Find("localhostProfile"))};
+  return AppArmorProfile{codec::StringOf(n->Find("type")), OptStr(n->Find("localhostProfile"))};
 }
 
-std::optional<WindowsSecurityContextOptions> ReadWindows(const Node* n) {
+std::optional<WindowsSecurityContextOptions> ReadWindows(const codec::Node* n) {
   if (!n) return std::nullopt;
   return WindowsSecurityContextOptions{OptBool(n->Find("hostProcess")), true};
 }
 
-std::optional<SecurityContext> ReadSecurityContext(const Node* n) {
+std::optional<SecurityContext> ReadSecurityContext(const codec::Node* n) {
   if (!n || !n->IsObject()) return std::nullopt;
   SecurityContext sc;
-  if (const Node* caps = n->Find("capabilities")) {
+  if (const codec::Node* caps = n->Find("capabilities")) {
     sc.capabilities = Capabilities{Strings(caps->Find("add")), Strings(caps->Find("drop"))};
   }
   sc.privileged = OptBool(n->Find("privileged"));
@@ -130,22 +130,22 @@ std::optional<SecurityContext> ReadSecurityContext(const Node* n) {
   sc.proc_mount = OptStr(n->Find("procMount"));
   sc.seccomp_profile = ReadSeccomp(n->Find("seccompProfile"));
   sc.app_armor_profile = ReadAppArmor(n->Find("appArmorProfile"));
-  if (const Node* u = n->Find("ulimits"); u && u->IsArray()) {
+  if (const codec::Node* u = n->Find("ulimits"); u && u->IsArray()) {
     std::vector<Ulimit> ulimits;
     ulimits.reserve(u->items.size());
     for (const auto& item : u->items) {
-      ulimits.push_back(Ulimit{api::StringOf(item.Find("name")), OptInt(item.Find("soft")).value_or(0),
+      ulimits.push_back(Ulimit{codec::StringOf(item.Find("name")), OptInt(item.Find("soft")).value_or(0),
                                OptInt(item.Find("hard")).value_or(0)});
     }
     sc.ulimits = std::move(ulimits);
   }
-  if (const Node* c = n->Find("cgroupOptions")) {
+  if (const codec::Node* c = n->Find("cgroupOptions")) {
     sc.cgroup_options = CgroupOptions{OptStr(c->Find("mountMode"))};
   }
   return sc;
 }
 
-std::optional<PodSecurityContext> ReadPodSecurityContext(const Node* n) {
+std::optional<PodSecurityContext> ReadPodSecurityContext(const codec::Node* n) {
   if (!n || !n->IsObject()) return std::nullopt;
   PodSecurityContext sc;
   sc.se_linux_options = ReadSELinux(n->Find("seLinuxOptions"));
@@ -153,7 +153,7 @@ std::optional<PodSecurityContext> ReadPodSecurityContext(const Node* n) {
   sc.run_as_user = OptInt(n->Find("runAsUser"));
   sc.run_as_group = OptInt(n->Find("runAsGroup"));
   sc.run_as_non_root = OptBool(n->Find("runAsNonRoot"));
-  if (const Node* g = n->Find("supplementalGroups"); g && g->IsArray()) {
+  if (const codec::Node* g = n->Find("supplementalGroups"); g && g->IsArray()) {
     sc.supplemental_groups_set = true;
     for (const auto& i : g->items) sc.supplemental_groups.push_back(i.AsInt().value_or(0));
   }
@@ -161,60 +161,60 @@ std::optional<PodSecurityContext> ReadPodSecurityContext(const Node* n) {
   sc.fs_group = OptInt(n->Find("fsGroup"));
   sc.fs_group_change_policy = OptStr(n->Find("fsGroupChangePolicy"));
   sc.se_linux_change_policy = OptStr(n->Find("seLinuxChangePolicy"));
-  if (const Node* s = n->Find("sysctls"); s && s->IsArray()) {
+  if (const codec::Node* s = n->Find("sysctls"); s && s->IsArray()) {
     for (const auto& i : s->items)
-      sc.sysctls.push_back({api::StringOf(i.Find("name")), api::StringOf(i.Find("value"))});
+      sc.sysctls.push_back({codec::StringOf(i.Find("name")), codec::StringOf(i.Find("value"))});
   }
   sc.seccomp_profile = ReadSeccomp(n->Find("seccompProfile"));
   sc.app_armor_profile = ReadAppArmor(n->Find("appArmorProfile"));
   return sc;
 }
 
-void ReadHandlerHosts(const Node& handler, const std::string& prefix,
+void ReadHandlerHosts(const codec::Node& handler, const std::string& prefix,
                       std::vector<HandlerHost>& out) {
   for (const char* action : {"httpGet", "tcpSocket"}) {
-    if (const Node* a = handler.Find(action)) {
-      if (const Node* host = a->Find("host")) {
+    if (const codec::Node* a = handler.Find(action)) {
+      if (const codec::Node* host = a->Find("host")) {
         out.push_back({prefix + "." + action + ".host", host->scalar});
       }
     }
   }
 }
 
-std::string PortText(const Node* port) { return port ? port->scalar : std::string(); }
+std::string PortText(const codec::Node* port) { return port ? port->scalar : std::string(); }
 
-HandlerAction ReadHandlerAction(const Node& handler) {
+HandlerAction ReadHandlerAction(const codec::Node& handler) {
   HandlerAction a;
-  if (const Node* exec = handler.Find("exec")) {
+  if (const codec::Node* exec = handler.Find("exec")) {
     a.kind = "exec";
     a.command = Strings(exec->Find("command"));
-  } else if (const Node* http = handler.Find("httpGet")) {
+  } else if (const codec::Node* http = handler.Find("httpGet")) {
     a.kind = "httpGet";
-    a.host = api::StringOf(http->Find("host"));
+    a.host = codec::StringOf(http->Find("host"));
     a.port = PortText(http->Find("port"));
-    a.path = api::StringOf(http->Find("path"));
-    a.scheme = api::StringOf(http->Find("scheme"));
-    if (const Node* headers = http->Find("httpHeaders"); headers && headers->IsArray()) {
+    a.path = codec::StringOf(http->Find("path"));
+    a.scheme = codec::StringOf(http->Find("scheme"));
+    if (const codec::Node* headers = http->Find("httpHeaders"); headers && headers->IsArray()) {
       for (const auto& h : headers->items) {
-        a.http_headers.emplace_back(api::StringOf(h.Find("name")), api::StringOf(h.Find("value")));
+        a.http_headers.emplace_back(codec::StringOf(h.Find("name")), codec::StringOf(h.Find("value")));
       }
     }
-  } else if (const Node* tcp = handler.Find("tcpSocket")) {
+  } else if (const codec::Node* tcp = handler.Find("tcpSocket")) {
     a.kind = "tcpSocket";
-    a.host = api::StringOf(tcp->Find("host"));
+    a.host = codec::StringOf(tcp->Find("host"));
     a.port = PortText(tcp->Find("port"));
-  } else if (const Node* grpc = handler.Find("grpc")) {
+  } else if (const codec::Node* grpc = handler.Find("grpc")) {
     a.kind = "grpc";
     a.port = PortText(grpc->Find("port"));
     a.grpc_service = OptStr(grpc->Find("service"));
-  } else if (const Node* sleep = handler.Find("sleep")) {
+  } else if (const codec::Node* sleep = handler.Find("sleep")) {
     a.kind = "sleep";
     a.sleep_seconds = OptInt(sleep->Find("seconds")).value_or(0);
   }
   return a;
 }
 
-std::optional<Probe> ReadProbe(const Node* n) {
+std::optional<Probe> ReadProbe(const codec::Node* n) {
   if (n == nullptr || !n->IsObject()) return std::nullopt;
   Probe p;
   p.action = ReadHandlerAction(*n);
@@ -239,89 +239,89 @@ constexpr KeyList kContainerKeys{std::to_array<std::string_view>({
     "tty", "stdin", "stdinOnce"})};
 // clang-format on
 
-Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
+Container ReadContainer(const codec::Node& n, ContainerKind kind, std::size_t index) {
   const Members<kContainerKeys> f(n);
   Container c;
   c.kind = kind;
   c.index = index;
-  c.name = api::StringOf(f["name"]);
-  c.image = api::StringOf(f["image"]);
+  c.name = codec::StringOf(f["name"]);
+  c.image = codec::StringOf(f["image"]);
   c.command = Strings(f["command"]);
   c.args = Strings(f["args"]);
-  c.working_dir = api::StringOf(f["workingDir"]);
-  if (const Node* ports = f["ports"]; ports && ports->IsArray()) {
+  c.working_dir = codec::StringOf(f["workingDir"]);
+  if (const codec::Node* ports = f["ports"]; ports && ports->IsArray()) {
     for (const auto& p : ports->items) {
       ContainerPort port;
-      port.name = api::StringOf(p.Find("name"));
+      port.name = codec::StringOf(p.Find("name"));
       if (auto hp = OptInt(p.Find("hostPort"))) port.host_port = static_cast<std::int32_t>(*hp);
       port.container_port = static_cast<std::int32_t>(OptInt(p.Find("containerPort")).value_or(0));
-      port.protocol = api::StringOf(p.Find("protocol"));
-      port.host_ip = api::StringOf(p.Find("hostIP"));
+      port.protocol = codec::StringOf(p.Find("protocol"));
+      port.host_ip = codec::StringOf(p.Find("hostIP"));
       c.ports.push_back(std::move(port));
     }
   }
-  if (const Node* env = f["env"]; env && env->IsArray()) {
+  if (const codec::Node* env = f["env"]; env && env->IsArray()) {
     for (const auto& e : env->items) {
       EnvVar var;
-      var.name = api::StringOf(e.Find("name"));
+      var.name = codec::StringOf(e.Find("name"));
       var.value = OptStr(e.Find("value"));
-      if (const Node* from = e.Find("valueFrom")) {
+      if (const codec::Node* from = e.Find("valueFrom")) {
         var.field_path = OptStr(from->FindPath({"fieldRef", "fieldPath"}));
-        if (const Node* r = from->Find("resourceFieldRef")) var.resource_field_ref = ReadResourceFieldRef(*r);
-        if (const Node* r = from->Find("configMapKeyRef")) var.config_map_key_ref = ReadKeySelector(*r);
-        if (const Node* r = from->Find("secretKeyRef")) var.secret_key_ref = ReadKeySelector(*r);
+        if (const codec::Node* r = from->Find("resourceFieldRef")) var.resource_field_ref = ReadResourceFieldRef(*r);
+        if (const codec::Node* r = from->Find("configMapKeyRef")) var.config_map_key_ref = ReadKeySelector(*r);
+        if (const codec::Node* r = from->Find("secretKeyRef")) var.secret_key_ref = ReadKeySelector(*r);
       }
       c.env.push_back(std::move(var));
     }
   }
-  if (const Node* env_from = f["envFrom"]; env_from && env_from->IsArray()) {
+  if (const codec::Node* env_from = f["envFrom"]; env_from && env_from->IsArray()) {
     for (const auto& e : env_from->items) {
       EnvFromSource source;
-      source.prefix = api::StringOf(e.Find("prefix"));
-      const Node* ref = e.Find("configMapRef");
+      source.prefix = codec::StringOf(e.Find("prefix"));
+      const codec::Node* ref = e.Find("configMapRef");
       if (ref == nullptr && (ref = e.Find("secretRef")) != nullptr) source.secret = true;
       if (ref == nullptr) continue;
-      source.name = api::StringOf(ref->Find("name"));
+      source.name = codec::StringOf(ref->Find("name"));
       source.optional = OptBool(ref->Find("optional")).value_or(false);
       c.env_from.push_back(std::move(source));
     }
   }
-  if (const Node* r = f["resources"]) {
+  if (const codec::Node* r = f["resources"]) {
     c.resources = ReadResourceRequirements(*r);
     c.resources_set = true;
   }
-  if (const Node* mounts = f["volumeMounts"]; mounts && mounts->IsArray()) {
+  if (const codec::Node* mounts = f["volumeMounts"]; mounts && mounts->IsArray()) {
     for (const auto& m : mounts->items) {
       VolumeMount vm;
-      vm.name = api::StringOf(m.Find("name"));
-      vm.mount_path = api::StringOf(m.Find("mountPath"));
+      vm.name = codec::StringOf(m.Find("name"));
+      vm.mount_path = codec::StringOf(m.Find("mountPath"));
       vm.read_only = m.Find("readOnly") && m.Find("readOnly")->AsBool();
-      vm.sub_path = api::StringOf(m.Find("subPath"));
-      vm.sub_path_expr = api::StringOf(m.Find("subPathExpr"));
+      vm.sub_path = codec::StringOf(m.Find("subPath"));
+      vm.sub_path_expr = codec::StringOf(m.Find("subPathExpr"));
       c.volume_mounts.push_back(std::move(vm));
     }
   }
   c.restart_policy = OptStr(f["restartPolicy"]);
   c.security_context = ReadSecurityContext(f["securityContext"]);
-  const std::pair<const char*, const Node*> probes[] = {{"livenessProbe", f["livenessProbe"]},
+  const std::pair<const char*, const codec::Node*> probes[] = {{"livenessProbe", f["livenessProbe"]},
                                                         {"readinessProbe", f["readinessProbe"]},
                                                         {"startupProbe", f["startupProbe"]}};
   for (const auto& [name, probe] : probes) {
     if (probe) ReadHandlerHosts(*probe, name, c.handler_hosts);
   }
-  c.termination_message_path = api::StringOf(f["terminationMessagePath"]);
-  c.termination_message_policy = api::StringOf(f["terminationMessagePolicy"]);
+  c.termination_message_path = codec::StringOf(f["terminationMessagePath"]);
+  c.termination_message_policy = codec::StringOf(f["terminationMessagePolicy"]);
   c.liveness_probe = ReadProbe(f["livenessProbe"]);
   c.readiness_probe = ReadProbe(f["readinessProbe"]);
   c.startup_probe = ReadProbe(f["startupProbe"]);
-  if (const Node* lifecycle = f["lifecycle"]) {
+  if (const codec::Node* lifecycle = f["lifecycle"]) {
     for (const char* hook : {"postStart", "preStop"}) {
-      if (const Node* h = lifecycle->Find(hook)) {
+      if (const codec::Node* h = lifecycle->Find(hook)) {
         ReadHandlerHosts(*h, std::string("lifecycle.") + hook, c.handler_hosts);
       }
     }
-    if (const Node* h = lifecycle->Find("postStart")) c.post_start = ReadHandlerAction(*h);
-    if (const Node* h = lifecycle->Find("preStop")) c.pre_stop = ReadHandlerAction(*h);
+    if (const codec::Node* h = lifecycle->Find("postStart")) c.post_start = ReadHandlerAction(*h);
+    if (const codec::Node* h = lifecycle->Find("preStop")) c.pre_stop = ReadHandlerAction(*h);
   }
   c.tty = OptBool(f["tty"]).value_or(false);
   c.stdin = OptBool(f["stdin"]).value_or(false);
@@ -329,7 +329,7 @@ Container ReadContainer(const Node& n, ContainerKind kind, std::size_t index) {
   return c;
 }
 
-std::vector<Container> ReadContainers(const Node* list, ContainerKind kind) {
+std::vector<Container> ReadContainers(const codec::Node* list, ContainerKind kind) {
   std::vector<Container> out;
   if (!list || !list->IsArray()) return out;
   out.reserve(list->items.size());
@@ -341,28 +341,28 @@ std::vector<Container> ReadContainers(const Node* list, ContainerKind kind) {
 
 }  // namespace
 
-ObjectMeta ReadObjectMeta(const Node& object) {
+ObjectMeta ReadObjectMeta(const codec::Node& object) {
   ObjectMeta m;
-  const Node* meta = object.Find("metadata");
+  const codec::Node* meta = object.Find("metadata");
   if (!meta) return m;
-  m.name = api::StringOf(meta->Find("name"));
-  m.generate_name = api::StringOf(meta->Find("generateName"));
-  m.namespace_ = api::StringOf(meta->Find("namespace"));
-  m.uid = api::StringOf(meta->Find("uid"));
+  m.name = codec::StringOf(meta->Find("name"));
+  m.generate_name = codec::StringOf(meta->Find("generateName"));
+  m.namespace_ = codec::StringOf(meta->Find("namespace"));
+  m.uid = codec::StringOf(meta->Find("uid"));
   m.labels = StringMap(meta->Find("labels"));
   m.annotations = StringMap(meta->Find("annotations"));
   return m;
 }
 
-ResourceRequirements ReadResourceRequirements(const Node& node) {
+ResourceRequirements ReadResourceRequirements(const codec::Node& node) {
   ResourceRequirements r;
   r.limits = ReadResourceList(node.Find("limits"));
   r.requests = ReadResourceList(node.Find("requests"));
-  if (const Node* claims = node.Find("claims")) {
+  if (const codec::Node* claims = node.Find("claims")) {
     r.claims_set = true;
     r.claims.reserve(claims->items.size());
     for (const auto& c : claims->items) {
-      r.claims.push_back({api::StringOf(c.Find("name")), api::StringOf(c.Find("request"))});
+      r.claims.push_back({codec::StringOf(c.Find("name")), codec::StringOf(c.Find("request"))});
     }
   }
   return r;
@@ -378,14 +378,14 @@ constexpr KeyList kPodSpecKeys{std::to_array<std::string_view>({
     "hostAliases", "terminationGracePeriodSeconds", "activeDeadlineSeconds"})};
 // clang-format on
 
-Pod ReadPod(const Node& object) {
+Pod ReadPod(const codec::Node& object) {
   Pod pod;
   pod.metadata = ReadObjectMeta(object);
-  const Node* spec = object.Find("spec");
+  const codec::Node* spec = object.Find("spec");
   if (!spec) return pod;
   const Members<kPodSpecKeys> f(*spec);
   PodSpec& s = pod.spec;
-  if (const Node* os = f["os"]) s.os_name = api::StringOf(os->Find("name"));
+  if (const codec::Node* os = f["os"]) s.os_name = codec::StringOf(os->Find("name"));
   s.host_pid = OptBool(f["hostPID"]).value_or(false);
   s.host_network = OptBool(f["hostNetwork"]).value_or(false);
   s.host_ipc = OptBool(f["hostIPC"]).value_or(false);
@@ -396,7 +396,7 @@ Pod ReadPod(const Node& object) {
   s.init_containers = ReadContainers(f["initContainers"], ContainerKind::kInit);
   s.ephemeral_containers =
       ReadContainers(f["ephemeralContainers"], ContainerKind::kEphemeral);
-  if (const Node* vols = f["volumes"]; vols && vols->IsArray()) {
+  if (const codec::Node* vols = f["volumes"]; vols && vols->IsArray()) {
     for (const auto& v : vols->items) {
       Volume vol;
       for (const auto& m : v.members) {
@@ -406,24 +406,24 @@ Pod ReadPod(const Node& object) {
           vol.source = m.key;
       }
       if (vol.source == "hostPath") {
-        vol.host_path = api::StringOf(v.FindPath({"hostPath", "path"}));
-        vol.host_path_type = api::StringOf(v.FindPath({"hostPath", "type"}));
+        vol.host_path = codec::StringOf(v.FindPath({"hostPath", "path"}));
+        vol.host_path_type = codec::StringOf(v.FindPath({"hostPath", "type"}));
       }
       if (vol.source == "emptyDir") {
-        vol.medium = api::StringOf(v.FindPath({"emptyDir", "medium"}));
-        if (const Node* q = v.FindPath({"emptyDir", "sizeLimit"})) {
-          if (auto parsed = Quantity::Parse(q->scalar)) vol.size_limit = *parsed;
+        vol.medium = codec::StringOf(v.FindPath({"emptyDir", "medium"}));
+        if (const codec::Node* q = v.FindPath({"emptyDir", "sizeLimit"})) {
+          if (auto parsed = resource::Quantity::Parse(q->scalar)) vol.size_limit = *parsed;
         }
       }
       if (vol.source == "configMap" || vol.source == "secret" || vol.source == "downwardAPI") {
-        const Node& source = *v.Find(vol.source);
+        const codec::Node& source = *v.Find(vol.source);
         vol.projections.push_back(ReadProjection(vol.source, source));
         vol.default_mode = OptInt32(source.Find("defaultMode"));
       }
       if (vol.source == "projected") {
-        const Node& projected = *v.Find("projected");
+        const codec::Node& projected = *v.Find("projected");
         vol.default_mode = OptInt32(projected.Find("defaultMode"));
-        if (const Node* sources = projected.Find("sources"); sources && sources->IsArray()) {
+        if (const codec::Node* sources = projected.Find("sources"); sources && sources->IsArray()) {
           for (const auto& src : sources->items) {
             for (const auto& m : src.members) {
               if (!m.value.IsNull()) vol.projections.push_back(ReadProjection(m.key, m.value));
@@ -434,35 +434,35 @@ Pod ReadPod(const Node& object) {
       s.volumes.push_back(std::move(vol));
     }
   }
-  if (const Node* r = f["resources"]) s.resources = ReadResourceRequirements(*r);
-  if (const Node* claims = f["resourceClaims"]; claims && claims->IsArray()) {
-    for (const auto& c : claims->items) s.resource_claim_names.push_back(api::StringOf(c.Find("name")));
+  if (const codec::Node* r = f["resources"]) s.resources = ReadResourceRequirements(*r);
+  if (const codec::Node* claims = f["resourceClaims"]; claims && claims->IsArray()) {
+    for (const auto& c : claims->items) s.resource_claim_names.push_back(codec::StringOf(c.Find("name")));
   }
-  if (const Node* o = f["overhead"]) {
+  if (const codec::Node* o = f["overhead"]) {
     s.overhead = ReadResourceList(o);
     s.overhead_set = true;
   }
-  s.restart_policy = api::StringOf(f["restartPolicy"]);
+  s.restart_policy = codec::StringOf(f["restartPolicy"]);
   s.runtime_class_name = OptStr(f["runtimeClassName"]);
-  s.service_account_name = api::StringOf(f["serviceAccountName"]);
-  s.hostname = api::StringOf(f["hostname"]);
-  s.subdomain = api::StringOf(f["subdomain"]);
+  s.service_account_name = codec::StringOf(f["serviceAccountName"]);
+  s.hostname = codec::StringOf(f["hostname"]);
+  s.subdomain = codec::StringOf(f["subdomain"]);
   s.set_hostname_as_fqdn = OptBool(f["setHostnameAsFQDN"]);
-  s.dns_policy = api::StringOf(f["dnsPolicy"]);
-  if (const Node* dns = f["dnsConfig"]; dns && dns->IsObject()) {
+  s.dns_policy = codec::StringOf(f["dnsPolicy"]);
+  if (const codec::Node* dns = f["dnsConfig"]; dns && dns->IsObject()) {
     PodDNSConfig config;
     config.nameservers = Strings(dns->Find("nameservers"));
     config.searches = Strings(dns->Find("searches"));
-    if (const Node* options = dns->Find("options"); options && options->IsArray()) {
+    if (const codec::Node* options = dns->Find("options"); options && options->IsArray()) {
       for (const auto& o : options->items) {
-        config.options.push_back({api::StringOf(o.Find("name")), OptStr(o.Find("value"))});
+        config.options.push_back({codec::StringOf(o.Find("name")), OptStr(o.Find("value"))});
       }
     }
     s.dns_config = std::move(config);
   }
-  if (const Node* aliases = f["hostAliases"]; aliases && aliases->IsArray()) {
+  if (const codec::Node* aliases = f["hostAliases"]; aliases && aliases->IsArray()) {
     for (const auto& a : aliases->items) {
-      s.host_aliases.push_back({api::StringOf(a.Find("ip")), Strings(a.Find("hostnames"))});
+      s.host_aliases.push_back({codec::StringOf(a.Find("ip")), Strings(a.Find("hostnames"))});
     }
   }
   s.termination_grace_period_seconds = OptInt(f["terminationGracePeriodSeconds"]);
@@ -470,14 +470,14 @@ Pod ReadPod(const Node& object) {
   return pod;
 }
 
-LimitRange ReadLimitRange(const Node& object) {
+LimitRange ReadLimitRange(const codec::Node& object) {
   LimitRange lr;
   lr.metadata = ReadObjectMeta(object);
-  const Node* limits = object.FindPath({"spec", "limits"});
+  const codec::Node* limits = object.FindPath({"spec", "limits"});
   if (!limits || !limits->IsArray()) return lr;
   for (const auto& item : limits->items) {
     LimitRangeItem it;
-    it.type = api::StringOf(item.Find("type"));
+    it.type = codec::StringOf(item.Find("type"));
     it.max = ReadResourceList(item.Find("max"));
     it.min = ReadResourceList(item.Find("min"));
     it.default_limit = ReadResourceList(item.Find("default"));
@@ -488,7 +488,7 @@ LimitRange ReadLimitRange(const Node& object) {
   return lr;
 }
 
-Namespace ReadNamespace(const Node& object) {
+Namespace ReadNamespace(const codec::Node& object) {
   return Namespace{ReadObjectMeta(object)};
 }
 
@@ -496,15 +496,15 @@ Namespace ReadNamespace(const Node& object) {
 
 namespace podlimits::api {
 
-PersistentVolumeClaim ReadPersistentVolumeClaim(const Node& object) {
+PersistentVolumeClaim ReadPersistentVolumeClaim(const codec::Node& object) {
   PersistentVolumeClaim pvc;
   pvc.metadata = ReadObjectMeta(object);
-  const Node* spec = object.Find("spec");
+  const codec::Node* spec = object.Find("spec");
   if (!spec) return pvc;
-  if (const Node* modes = spec->Find("accessModes"); modes && modes->IsArray()) {
+  if (const codec::Node* modes = spec->Find("accessModes"); modes && modes->IsArray()) {
     for (const auto& m : modes->items) pvc.access_modes.push_back(m.scalar);
   }
-  if (const Node* r = spec->Find("resources")) {
+  if (const codec::Node* r = spec->Find("resources")) {
     // VolumeResourceRequirements has the same limits/requests shape as a container's.
     ResourceRequirements req = ReadResourceRequirements(*r);
     pvc.requests = std::move(req.requests);

@@ -12,15 +12,15 @@
 #include <string_view>
 #include <vector>
 
-#include "api/field.h"
-#include "api/node.h"
-#include "api/quantity.h"
+#include "field/field.h"
+#include "codec/node.h"
+#include "resource/quantity.h"
 
 namespace podlimits::api {
 
 // Resource names to quantities. Sorted by name, as Go's JSON encoding sorts map keys, which also
 // makes every message that walks a ResourceList deterministic.
-using ResourceList = std::map<std::string, Quantity>;
+using ResourceList = std::map<std::string, resource::Quantity>;
 
 struct ObjectMeta {
   std::string name;
@@ -128,7 +128,7 @@ struct ContainerPort {
 struct ResourceFieldRef {
   std::string container_name;  // empty: the container itself (env) / required (volumes)
   std::string resource;        // "limits.cpu", "requests.memory", ...
-  Quantity divisor;            // zero when unset: 1
+  resource::Quantity divisor;            // zero when unset: 1
 };
 
 // valueFrom.configMapKeyRef / secretKeyRef.
@@ -273,7 +273,7 @@ struct Volume {
   std::string host_path;       // hostPath.path
   std::string host_path_type;  // hostPath.type ("" when unset)
   std::string medium;          // emptyDir.medium ("" or "Memory")
-  std::optional<Quantity> size_limit;  // emptyDir.sizeLimit
+  std::optional<resource::Quantity> size_limit;  // emptyDir.sizeLimit
   // configMap, secret, downwardAPI: one projection; projected: its sources in order.
   std::vector<VolumeProjection> projections;
   std::optional<std::int32_t> default_mode;  // defaulted to 0644 by the API
@@ -372,11 +372,11 @@ struct PersistentVolumeClaim {
 };
 
 // Extraction from strictly-decoded trees.
-ObjectMeta ReadObjectMeta(const Node& object);
-ResourceRequirements ReadResourceRequirements(const Node& node);
-Pod ReadPod(const Node& object);
-LimitRange ReadLimitRange(const Node& object);
-Namespace ReadNamespace(const Node& object);
-PersistentVolumeClaim ReadPersistentVolumeClaim(const Node& object);
+ObjectMeta ReadObjectMeta(const codec::Node& object);
+ResourceRequirements ReadResourceRequirements(const codec::Node& node);
+Pod ReadPod(const codec::Node& object);
+LimitRange ReadLimitRange(const codec::Node& object);
+Namespace ReadNamespace(const codec::Node& object);
+PersistentVolumeClaim ReadPersistentVolumeClaim(const codec::Node& object);
 
 }  // namespace podlimits::api

@@ -10,15 +10,15 @@ namespace podlimits::api {
 namespace {
 
 // The containers' resources and restart policies: all the aggregates read.
-std::vector<Container> ReadContainerResources(const Node* list, ContainerKind kind) {
+std::vector<Container> ReadContainerResources(const codec::Node* list, ContainerKind kind) {
   std::vector<Container> out;
   if (!list || !list->IsArray()) return out;
   out.reserve(list->items.size());
-  for (const Node& item : list->items) {
+  for (const codec::Node& item : list->items) {
     Container c;
     c.kind = kind;
-    if (const Node* r = item.Find("resources")) c.resources = ReadResourceRequirements(*r);
-    if (const Node* p = item.Find("restartPolicy"); p && p->IsString())
+    if (const codec::Node* r = item.Find("resources")) c.resources = ReadResourceRequirements(*r);
+    if (const codec::Node* p = item.Find("restartPolicy"); p && p->IsString())
       c.restart_policy = p->scalar;
     out.push_back(std::move(c));
   }
@@ -37,26 +37,26 @@ bool AllContainersLimit(const PodSpec& spec, const std::string& name) {
 
 // IsPodLevelResourcesSet on the tree, before anything is parsed: most pods with
 // spec.resources set only the pid limit, and need no aggregate at all.
-bool NamesPodLevelResource(const Node& resources) {
+bool NamesPodLevelResource(const codec::Node& resources) {
   for (std::string_view list : {"requests", "limits"}) {
-    const Node* l = resources.Find(list);
+    const codec::Node* l = resources.Find(list);
     if (!l || !l->IsObject()) continue;
-    for (const Member& m : l->members) {
+    for (const codec::Member& m : l->members) {
       if (IsSupportedPodLevelResource(m.key)) return true;
     }
   }
   return false;
 }
 
-void SetQuantity(Node& resources, std::string_view list, const std::string& name,
-                 const Quantity& q) {
-  resources.Ensure(list).Set(name, Node::String(q.String()));
+void SetQuantity(codec::Node& resources, std::string_view list, const std::string& name,
+                 const resource::Quantity& q) {
+  resources.Ensure(list).Set(name, codec::Node::String(q.String()));
 }
 
 }  // namespace
 
-void DefaultPodLevelResources(Node& spec_node) {
-  Node* resources = spec_node.Find("resources");
+void DefaultPodLevelResources(codec::Node& spec_node) {
+  codec::Node* resources = spec_node.Find("resources");
   if (!resources || !resources->IsObject() || !NamesPodLevelResource(*resources)) return;
   PodSpec spec;
   spec.resources = ReadResourceRequirements(*resources);
@@ -91,7 +91,7 @@ void DefaultPodLevelResources(Node& spec_node) {
     if (limits.contains(name) || !AllContainersLimit(spec, name)) continue;
     auto total = container_limits.find(name);
     if (total == container_limits.end()) continue;
-    Quantity limit = total->second;
+    resource::Quantity limit = total->second;
     if (auto req = requests.find(name); req != requests.end() && req->second.Cmp(limit) > 0) {
       limit = req->second;
     }

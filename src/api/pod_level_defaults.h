@@ -4,7 +4,7 @@
 // mutating admission plugins and sees the container defaults LimitRanger sets).
 #pragma once
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 
@@ -20,6 +20,6 @@ namespace podlimits::api {
 //  3. limits: cpu and memory without a pod-level limit, when every container and init container
 //     has a limit for it, get max(pod-level request, aggregated container limits)
 //     (defaultPodLimits; kubernetes#136120).
-void DefaultPodLevelResources(Node& spec);
+void DefaultPodLevelResources(codec::Node& spec);
 
 }  // namespace podlimits::api

@@ -7,57 +7,57 @@
 namespace podlimits::api {
 namespace {
 
-Node& ContainerNode(Node& spec, ContainerKind kind, std::size_t index) {
+codec::Node& ContainerNode(codec::Node& spec, ContainerKind kind, std::size_t index) {
   return spec.Find(ContainerListName(kind))->items[index];
 }
 
-Node ProfileNode(const AppArmorProfile& profile) {
-  Node n = Node::Object();
-  n.Set("type", Node::String(profile.type));
+codec::Node ProfileNode(const AppArmorProfile& profile) {
+  codec::Node n = codec::Node::Object();
+  n.Set("type", codec::Node::String(profile.type));
   if (profile.localhost_profile)
-    n.Set("localhostProfile", Node::String(*profile.localhost_profile));
+    n.Set("localhostProfile", codec::Node::String(*profile.localhost_profile));
   return n;
 }
 
-Node CreateStatus(const Pod& pod, bool pod_level_resources, bool scheduling_gated) {
-  Node status = Node::Object();
-  status.Set("phase", Node::String("Pending"));
+codec::Node CreateStatus(const Pod& pod, bool pod_level_resources, bool scheduling_gated) {
+  codec::Node status = codec::Node::Object();
+  status.Set("phase", codec::Node::String("Pending"));
   if (scheduling_gated) {
-    Node condition = Node::Object();
-    condition.Set("type", Node::String("PodScheduled"));
-    condition.Set("status", Node::String("False"));
+    codec::Node condition = codec::Node::Object();
+    condition.Set("type", codec::Node::String("PodScheduled"));
+    condition.Set("status", codec::Node::String("False"));
     // metav1.Time marshals its zero value as null; omitempty does not apply to structs.
-    condition.Set("lastProbeTime", Node::Null());
-    condition.Set("reason", Node::String("SchedulingGated"));
+    condition.Set("lastProbeTime", codec::Node::Null());
+    condition.Set("reason", codec::Node::String("SchedulingGated"));
     condition.Set("message",
-                  Node::String("Scheduling is blocked due to non-empty scheduling gates"));
-    Node conditions = Node::Array();
+                  codec::Node::String("Scheduling is blocked due to non-empty scheduling gates"));
+    codec::Node conditions = codec::Node::Array();
     conditions.items.push_back(std::move(condition));
     status.Set("conditions", std::move(conditions));
   }
-  status.Set("qosClass", Node::String(std::string(Name(ComputePodQos(pod, pod_level_resources)))));
+  status.Set("qosClass", codec::Node::String(std::string(Name(ComputePodQos(pod, pod_level_resources)))));
   return status;
 }
 
 }  // namespace
 
-PreparedPod PrepareForCreate(Node& tree, const PrepareForCreateOptions& options) {
+PreparedPod PrepareForCreate(codec::Node& tree, const PrepareForCreateOptions& options) {
   PreparedPod out;
-  Node& spec = tree.Ensure("spec");
+  codec::Node& spec = tree.Ensure("spec");
   if (options.pod_level_resources) DefaultPodLevelResources(spec);
-  tree.Ensure("metadata").Set("generation", Node::Int(1));
+  tree.Ensure("metadata").Set("generation", codec::Node::Int(1));
   out.pod = ReadPod(tree);
 
   std::vector<AppArmorSkew> skew = AppArmorVersionSkew(out.pod);
   for (const AppArmorSkew& s : skew) {
     if (s.warn) out.warnings.push_back(AppArmorDeprecationWarning(s.annotation_key));
     if (!s.copy) continue;
-    Node& container = ContainerNode(tree.Ensure("spec"), s.kind, s.index);
+    codec::Node& container = ContainerNode(tree.Ensure("spec"), s.kind, s.index);
     container.Ensure("securityContext").Set("appArmorProfile", ProfileNode(*s.copy));
   }
   ApplyAppArmorSkew(out.pod.spec, skew);
 
-  const Node* gates = tree.FindPath({"spec", "schedulingGates"});
+  const codec::Node* gates = tree.FindPath({"spec", "schedulingGates"});
   bool gated = gates && gates->IsArray() && !gates->items.empty();
   tree.Set("status", CreateStatus(out.pod, options.pod_level_resources, gated));
   return out;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 
 namespace podlimits::api {
@@ -30,6 +30,6 @@ struct PreparedPod {
 //    invented here);
 //  - applyAppArmorVersionSkew: deprecated AppArmor annotations copied into the containers' empty
 //    appArmorProfile fields, with their deprecation warnings.
-PreparedPod PrepareForCreate(Node& pod, const PrepareForCreateOptions& options);
+PreparedPod PrepareForCreate(codec::Node& pod, const PrepareForCreateOptions& options);
 
 }  // namespace podlimits::api

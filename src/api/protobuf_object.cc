@@ -10,7 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/base64.h"
 
 namespace podlimits::api {
@@ -69,13 +69,13 @@ class Reader {
 // list is allocated once at its size: one 88-byte Node per byte of input, where growing by
 // doubling peaked at three times that while the items moved (264 bytes a byte). Later runs of
 // the same field grow it by half again, linear in time.
-void ReserveItems(std::vector<Node>& items, std::size_t more) {
+void ReserveItems(std::vector<codec::Node>& items, std::size_t more) {
   const std::size_t needed = items.size() + more;
   if (needed <= items.capacity()) return;
   items.reserve(std::max(needed, items.capacity() + items.capacity() / 2));
 }
 
-Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth);
+Result<codec::Node> Message(std::string_view bytes, const TypeDef& type, int depth);
 
 // metav1.Time {seconds, nanos}: RFC 3339 in seconds as the API writes it; nullopt for the zero
 // time (Go's JSON writes null, omitted here).
@@ -97,7 +97,7 @@ std::optional<std::string> TimeOf(std::string_view bytes) {
 }
 
 // A scalar field's value from one occurrence; nullopt: leave it out (a zero value).
-Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
+Result<std::optional<codec::Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
                                                        Reader& r, const std::string& where) {
   auto bad = [&] { return Failure(fmt::format("malformed protobuf field {}", where)); };
   const std::string& t = spec.type;
@@ -105,22 +105,22 @@ Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
     if (wire != kBytes) return bad();
     auto b = r.Bytes();
     if (!b) return bad();
-    if (spec.format == "byte") return Node::String(Base64Encode(*b));
-    if (b->empty() && !spec.required) return std::optional<Node>();
-    return Node::String(std::string(*b));
+    if (spec.format == "byte") return codec::Node::String(Base64Encode(*b));
+    if (b->empty() && !spec.required) return std::optional<codec::Node>();
+    return codec::Node::String(std::string(*b));
   }
   if (t == "integer" || t == "boolean") {
     if (wire != kVarint) return bad();
     auto v = r.Varint();
     if (!v) return bad();
     if (t == "boolean") {
-      if (*v == 0 && !spec.required) return std::optional<Node>();
-      return Node::Bool(*v != 0);
+      if (*v == 0 && !spec.required) return std::optional<codec::Node>();
+      return codec::Node::Bool(*v != 0);
     }
     std::int64_t n = static_cast<std::int64_t>(*v);
     if (spec.format == "int32") n = static_cast<std::int32_t>(n);
-    if (n == 0 && !spec.required) return std::optional<Node>();
-    return Node::Int(n);
+    if (n == 0 && !spec.required) return std::optional<codec::Node>();
+    return codec::Node::Int(n);
   }
   if (t == "number") {
     if (wire != kFixed64) return bad();
@@ -128,8 +128,8 @@ Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
     if (!v) return bad();
     double d;
     std::memcpy(&d, &*v, sizeof d);
-    Node n;
-    n.kind = Node::Kind::kNumber;
+    codec::Node n;
+    n.kind = codec::Node::Kind::kNumber;
     n.scalar = fmt::format("{}", d);
     return n;
   }
@@ -148,12 +148,12 @@ Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
         return bad();
       }
     }
-    return Node::String(text);
+    return codec::Node::String(text);
   }
   if (t == "time") {
     auto time = TimeOf(*b);
-    if (!time) return std::optional<Node>();
-    return Node::String(*time);
+    if (!time) return std::optional<codec::Node>();
+    return codec::Node::String(*time);
   }
   if (t == "int-or-string") {  // {int64 type = 1; int32 intVal = 2; string strVal = 3}
     std::uint64_t kind = 0, value = 0;
@@ -172,8 +172,8 @@ Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
         return bad();
       }
     }
-    if (kind == 1) return Node::String(text);
-    return Node::Int(static_cast<std::int32_t>(value));
+    if (kind == 1) return codec::Node::String(text);
+    return codec::Node::Int(static_cast<std::int32_t>(value));
   }
   // "any": runtime.RawExtension / FieldsV1 {bytes raw = 1}, JSON inside.
   std::string raw;
@@ -186,14 +186,14 @@ Result<std::optional<Node>> Scalar(const FieldSpec& spec, std::uint32_t wire,
       return bad();
     }
   }
-  if (raw.empty()) return std::optional<Node>();
-  auto parsed = ParseJsonStream(raw);
+  if (raw.empty()) return std::optional<codec::Node>();
+  auto parsed = codec::ParseJsonStream(raw);
   if (!parsed || parsed->size() != 1) return bad();
   return std::move((*parsed)[0]);
 }
 
 // One occurrence of an element (of a list or a map's value) or of a plain field.
-Result<std::optional<Node>> Value(const FieldSpec& spec, std::uint32_t wire,
+Result<std::optional<codec::Node>> Value(const FieldSpec& spec, std::uint32_t wire,
                                                       Reader& r, const std::string& where,
                                                       int depth) {
   if (spec.kind == FieldSpec::Kind::kRef) {
@@ -202,14 +202,14 @@ Result<std::optional<Node>> Value(const FieldSpec& spec, std::uint32_t wire,
     if (!b) return Failure(fmt::format("malformed protobuf field {}", where));
     auto m = Message(*b, *spec.ref, depth + 1);
     if (!m) return std::unexpected(m.error());
-    return std::optional<Node>(std::move(*m));
+    return std::optional<codec::Node>(std::move(*m));
   }
   return Scalar(spec, wire, r, where);
 }
 
-Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
+Result<codec::Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
   if (depth > kMaxDepth) return Failure("protobuf message nested too deeply");
-  Node out = Node::Object();
+  codec::Node out = codec::Node::Object();
   // Each map field's entries by key (views of `bytes`), so that a repeated key replaces its
   // value in place, as Node::Set would, without searching the map for every entry: a body of
   // 2.8 MB of labels took 110 s that way.
@@ -231,8 +231,8 @@ Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
     const std::string where = type.short_name + "." + field->name;
     const FieldSpec& spec = field->spec;
     if (spec.kind == FieldSpec::Kind::kList) {
-      Node& list = out.Find(field->name) ? *out.Find(field->name)
-                                         : out.Set(field->name, Node::Array());
+      codec::Node& list = out.Find(field->name) ? *out.Find(field->name)
+                                         : out.Set(field->name, codec::Node::Array());
       const FieldSpec& elem = *spec.elem;
       const bool packable = elem.kind == FieldSpec::Kind::kScalar &&
                             (elem.type == "integer" || elem.type == "boolean");
@@ -246,8 +246,8 @@ Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
         while (!packed.done()) {
           auto v = packed.Varint();
           if (!v) return Failure(fmt::format("malformed protobuf field {}", where));
-          list.items.push_back(elem.type == "boolean" ? Node::Bool(*v != 0)
-                                                      : Node::Int(static_cast<std::int64_t>(*v)));
+          list.items.push_back(elem.type == "boolean" ? codec::Node::Bool(*v != 0)
+                                                      : codec::Node::Int(static_cast<std::int64_t>(*v)));
         }
         continue;
       }
@@ -262,7 +262,7 @@ Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
       }
       auto v = Value(*e, wire, r, where, depth);
       if (!v) return std::unexpected(v.error());
-      list.items.push_back(v->value_or(Node::Null()));
+      list.items.push_back(v->value_or(codec::Node::Null()));
       continue;
     }
     if (spec.kind == FieldSpec::Kind::kMap) {
@@ -271,7 +271,7 @@ Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
       if (!entry) return Failure(fmt::format("malformed protobuf field {}", where));
       Reader er(*entry);
       std::string_view key;
-      std::optional<Node> value;
+      std::optional<codec::Node> value;
       FieldSpec elem_always;
       const FieldSpec* elem = spec.elem.get();
       if (elem->kind == FieldSpec::Kind::kScalar) {
@@ -296,14 +296,14 @@ Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
           return Failure(fmt::format("malformed protobuf field {}", where));
         }
       }
-      Node& map = out.Find(field->name) ? *out.Find(field->name)
-                                        : out.Set(field->name, Node::Object());
+      codec::Node& map = out.Find(field->name) ? *out.Find(field->name)
+                                        : out.Set(field->name, codec::Node::Object());
       auto [at, added] = map_keys[field].try_emplace(key, map.members.size());
       if (added) {
         map.members.push_back(
-            Member{std::string(key), std::move(value).value_or(Node::String(""))});
+            codec::Member{std::string(key), std::move(value).value_or(codec::Node::String(""))});
       } else {
-        map.members[at->second].value = std::move(value).value_or(Node::String(""));
+        map.members[at->second].value = std::move(value).value_or(codec::Node::String(""));
       }
       continue;
     }
@@ -316,7 +316,7 @@ Result<Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
 
 }  // namespace
 
-Result<Node> DecodeProtobufObject(std::string_view body, const Schema& schema) {
+Result<codec::Node> DecodeProtobufObject(std::string_view body, const Schema& schema) {
   if (!body.starts_with(kMagic)) {
     return Failure("provided data does not appear to be a protobuf message, expected "
                            "prefix [107 56 115 0]");
@@ -369,9 +369,9 @@ Result<Node> DecodeProtobufObject(std::string_view body, const Schema& schema) {
   }
   auto object = Message(raw, *type, 0);
   if (!object) return object;
-  Node out = Node::Object();
-  out.Set("kind", Node::String(kind));
-  out.Set("apiVersion", Node::String(api_version));
+  codec::Node out = codec::Node::Object();
+  out.Set("kind", codec::Node::String(kind));
+  out.Set("apiVersion", codec::Node::String(api_version));
   for (auto& m : object->members) out.Set(m.key, std::move(m.value));
   return out;
 }

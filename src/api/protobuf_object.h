@@ -12,7 +12,7 @@
 
 #include "base/error.h"
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/schema.h"
 
 namespace podlimits::api {
@@ -24,6 +24,6 @@ inline constexpr std::string_view kProtobufContentType = "application/vnd.kubern
 // heap one decode takes is at most 132 bytes per byte of body (a repeated message field of
 // empty messages: an 88-byte Node per 2 bytes, in a vector that doubles), 88 for a packed
 // integer list, which is allocated once at its size (docs/serve.md, "Decoding limits").
-Result<Node> DecodeProtobufObject(std::string_view body, const Schema& schema);
+Result<codec::Node> DecodeProtobufObject(std::string_view body, const Schema& schema);
 
 }  // namespace podlimits::api

@@ -15,9 +15,9 @@ bool IsQosResource(const std::string& name) {
 // The sums getQOSResources keeps, in fixed slots: only cpu and memory count, so no map (and no
 // allocation) is needed per pod.
 struct QosSums {
-  std::optional<Quantity> cpu, memory;
+  std::optional<resource::Quantity> cpu, memory;
 
-  std::optional<Quantity>* Slot(const std::string& name) {
+  std::optional<resource::Quantity>* Slot(const std::string& name) {
     if (name == "cpu") return &cpu;
     if (name == "memory") return &memory;
     return nullptr;
@@ -29,7 +29,7 @@ struct QosSums {
 // processResourceList: adds the positive cpu/memory quantities of `add` to `sum`.
 void Accumulate(QosSums& sum, const ResourceList& add) {
   for (const auto& [name, quantity] : add) {
-    std::optional<Quantity>* slot = sum.Slot(name);
+    std::optional<resource::Quantity>* slot = sum.Slot(name);
     if (!slot || quantity.Sign() <= 0) continue;
     if (*slot) {
       (*slot)->Add(quantity);
@@ -50,7 +50,7 @@ bool HasPositiveCpuAndMemory(const ResourceList& list) {
 
 // Every request has an equal limit (requests[name] == limits[name] for each name requested).
 bool RequestsEqualLimits(const QosSums& requests, const QosSums& limits) {
-  auto equal = [](const std::optional<Quantity>& request, const std::optional<Quantity>& limit) {
+  auto equal = [](const std::optional<resource::Quantity>& request, const std::optional<resource::Quantity>& limit) {
     return !request || (limit && *limit == *request);
   };
   return equal(requests.cpu, limits.cpu) && equal(requests.memory, limits.memory);

@@ -8,8 +8,8 @@
 #include <functional>
 #include <stdexcept>
 
-#include "api/field.h"
-#include "api/quantity.h"
+#include "field/field.h"
+#include "resource/quantity.h"
 #include "api/schema_tables.h"
 #include "base/base64.h"
 
@@ -282,12 +282,12 @@ class Decoder {
   Decoder(FieldValidation mode, StrictDecodeResult& result) : mode_(mode), result_(result) {}
 
   // Returns false once a fatal error stops decoding.
-  bool Object(Node& node, const TypeDef& type, const Crumb& at) {
+  bool Object(codec::Node& node, const TypeDef& type, const Crumb& at) {
     // Duplicates: Go keeps the last value; strict decoding reports each repeat. Known fields
     // are checked by schema index (cheap); the quadratic pass runs only when one repeats.
     if (HasDuplicateKnownField(node, type)) Deduplicate(node, at);
     for (std::size_t i = 0; i < node.members.size();) {
-      Member& m = node.members[i];
+      codec::Member& m = node.members[i];
       const FieldDef* def = type.Field(m.key);
       Crumb child{&at, Crumb::Kind::kField, m.key};
       if (!def) {
@@ -314,7 +314,7 @@ class Decoder {
   }
 
  private:
-  static bool HasDuplicateKnownField(const Node& node, const TypeDef& type) {
+  static bool HasDuplicateKnownField(const codec::Node& node, const TypeDef& type) {
     if (node.members.size() < 2) return false;
     std::uint64_t seen[4] = {0, 0, 0, 0};  // no Kubernetes type has 256 fields
     for (const auto& m : node.members) {
@@ -327,7 +327,7 @@ class Decoder {
     return false;
   }
 
-  void Deduplicate(Node& node, const Crumb& at) {
+  void Deduplicate(codec::Node& node, const Crumb& at) {
     for (std::size_t i = 0; i < node.members.size(); ++i) {
       for (std::size_t j = i + 1; j < node.members.size(); ++j) {
         if (node.members[j].key != node.members[i].key) continue;
@@ -347,7 +347,7 @@ class Decoder {
     }
   }
 
-  bool TypeError(const Node& n, std::string_view value_desc, const FieldSpec& spec, const Crumb& at,
+  bool TypeError(const codec::Node& n, std::string_view value_desc, const FieldSpec& spec, const Crumb& at,
                  std::string_view go_struct) {
     result_.fatal = fmt::format("json: cannot unmarshal {} into Go struct field {}.{} of type {}",
                                 value_desc, go_struct, at.GoPath(), GoTypeName(spec));
@@ -355,17 +355,17 @@ class Decoder {
     return false;
   }
 
-  bool Value(Node& n, const FieldSpec& spec, const Crumb& at, std::string_view go_struct) {
+  bool Value(codec::Node& n, const FieldSpec& spec, const Crumb& at, std::string_view go_struct) {
     switch (spec.kind) {
       case FieldSpec::Kind::kRef:
-        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (!n.IsObject()) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         return Object(n, *spec.ref, at);
       case FieldSpec::Kind::kList:
-        if (!n.IsArray()) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (!n.IsArray()) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         for (std::size_t i = 0; i < n.items.size(); ++i) {
-          Node& item = n.items[i];
+          codec::Node& item = n.items[i];
           if (item.IsNull() && spec.elem->kind != FieldSpec::Kind::kScalar) {
-            item = spec.elem->kind == FieldSpec::Kind::kList ? Node::Array() : Node::Object();
+            item = spec.elem->kind == FieldSpec::Kind::kList ? codec::Node::Array() : codec::Node::Object();
             continue;
           }
           Crumb child{&at, Crumb::Kind::kIndex, {}, i};
@@ -373,19 +373,19 @@ class Decoder {
         }
         return true;
       case FieldSpec::Kind::kMap:
-        if (!n.IsObject()) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (!n.IsObject()) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         if (n.members.size() > 1) Deduplicate(n, at);
         for (auto& m : n.members) {
           if (m.value.IsNull() && spec.elem->kind == FieldSpec::Kind::kScalar &&
               spec.elem->scalar == FieldSpec::Scalar::kString) {
-            m.value = Node::String("");
+            m.value = codec::Node::String("");
             continue;
           }
           if (m.value.IsNull() && spec.elem->kind == FieldSpec::Kind::kScalar &&
               spec.elem->scalar == FieldSpec::Scalar::kQuantity) {
             // Quantity.UnmarshalJSON turns null into a zero Quantity, which is stored as "0".
             std::uint32_t line = m.value.line;
-            m.value = Node::String("0");
+            m.value = codec::Node::String("0");
             m.value.line = line;
             continue;
           }
@@ -399,12 +399,12 @@ class Decoder {
     return true;
   }
 
-  bool Scalar(Node& n, const FieldSpec& spec, const Crumb& at, std::string_view go_struct) {
+  bool Scalar(codec::Node& n, const FieldSpec& spec, const Crumb& at, std::string_view go_struct) {
     using S = FieldSpec::Scalar;
-    using K = Node::Kind;
+    using K = codec::Node::Kind;
     switch (spec.scalar) {
       case S::kString:
-        if (n.kind != K::kString) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (n.kind != K::kString) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         if (spec.format == "byte") {
           // []byte: encoding/json decodes it with base64.StdEncoding and returns its error.
           if (auto bytes = Base64Decode(n.scalar); !bytes) {
@@ -415,27 +415,27 @@ class Decoder {
         }
         return true;
       case S::kInteger:
-        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (n.kind != K::kNumber) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         if (!IntegerFits(n.scalar, spec.format)) {
           return TypeError(n, "number " + n.scalar, spec, at, go_struct);
         }
         return true;
       case S::kNumber:
-        if (n.kind != K::kNumber) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (n.kind != K::kNumber) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         return true;
       case S::kBoolean:
-        if (n.kind != K::kBool) return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        if (n.kind != K::kBool) return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
         return true;
       case S::kIntOrString:
         if (n.kind == K::kString || n.kind == K::kNumber) return true;
-        return TypeError(n, GoJsonKindName(n), spec, at, go_struct);
+        return TypeError(n, codec::GoJsonKindName(n), spec, at, go_struct);
       case S::kQuantity: {
         // Quantity implements json.Unmarshaler, so Go hands it arrays and objects too, as raw
         // JSON text; ParseQuantity fails on their leading '[' or '{' with its regexp message.
         auto q = n.kind == K::kArray || n.kind == K::kObject
-                     ? std::expected<Quantity, QuantityError>(
-                           std::unexpected(QuantityError::kFormatWrong))
-                     : Quantity::ParseJSONScalar(n.scalar);
+                     ? std::expected<resource::Quantity, resource::QuantityError>(
+                           std::unexpected(resource::QuantityError::kFormatWrong))
+                     : resource::Quantity::ParseJSONScalar(n.scalar);
         if (!q) {
           result_.fatal = std::string(Message(q.error()));
           result_.fatal_line = n.line;
@@ -459,7 +459,7 @@ class Decoder {
 
 }  // namespace
 
-StrictDecodeResult StrictDecode(Node& node, const TypeDef& type, FieldValidation mode) {
+StrictDecodeResult StrictDecode(codec::Node& node, const TypeDef& type, FieldValidation mode) {
   StrictDecodeResult result;
   Decoder d(mode, result);
   d.Object(node, type, Crumb{});

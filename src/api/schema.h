@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 
@@ -56,7 +56,7 @@ class FieldIndex {
     for (std::size_t i = Hash(name) & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if (slot.position == kEmpty) return kAbsent;
-      if (SameKey(slot.name, name)) return slot.position;
+      if (codec::SameKey(slot.name, name)) return slot.position;
     }
   }
 
@@ -132,6 +132,6 @@ struct StrictDecodeResult {
 // quantities canonicalised, null fields dropped, YAML plain scalars coerced to strings where the
 // schema wants strings, duplicates resolved to the last value, and (for kWarn/kIgnore) unknown
 // fields removed.
-StrictDecodeResult StrictDecode(Node& node, const TypeDef& type, FieldValidation mode);
+StrictDecodeResult StrictDecode(codec::Node& node, const TypeDef& type, FieldValidation mode);
 
 }  // namespace podlimits::api

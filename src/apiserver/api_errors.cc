@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -38,41 +38,41 @@ std::string CauseReason(field::ErrorType type) {
 }  // namespace
 
 http::HttpResponse ApiError::Response() const {
-  return {code, "application/json", api::EncodeJson(Status(), 0), {}};
+  return {code, "application/json", codec::EncodeJson(Status(), 0), {}};
 }
 
-api::Node ApiError::Status() const {
-  api::Node status = api::Node::Object();
-  status.Set("kind", api::Node::String("Status"));
-  status.Set("apiVersion", api::Node::String("v1"));
-  api::Node metadata = api::Node::Object();
-  if (!list_continue.empty()) metadata.Set("continue", api::Node::String(list_continue));
+codec::Node ApiError::Status() const {
+  codec::Node status = codec::Node::Object();
+  status.Set("kind", codec::Node::String("Status"));
+  status.Set("apiVersion", codec::Node::String("v1"));
+  codec::Node metadata = codec::Node::Object();
+  if (!list_continue.empty()) metadata.Set("continue", codec::Node::String(list_continue));
   status.Set("metadata", std::move(metadata));
-  status.Set("status", api::Node::String("Failure"));
-  status.Set("message", api::Node::String(message));
-  status.Set("reason", api::Node::String(reason));
+  status.Set("status", codec::Node::String("Failure"));
+  status.Set("message", codec::Node::String(message));
+  status.Set("reason", codec::Node::String(reason));
   if (!name.empty() || !kind.empty() || !causes.empty() || retry_after_seconds != 0) {
-    api::Node details = api::Node::Object();
-    if (!name.empty()) details.Set("name", api::Node::String(name));
-    if (!group.empty()) details.Set("group", api::Node::String(group));
-    if (!kind.empty()) details.Set("kind", api::Node::String(kind));
+    codec::Node details = codec::Node::Object();
+    if (!name.empty()) details.Set("name", codec::Node::String(name));
+    if (!group.empty()) details.Set("group", codec::Node::String(group));
+    if (!kind.empty()) details.Set("kind", codec::Node::String(kind));
     if (!causes.empty()) {
-      api::Node list = api::Node::Array();
+      codec::Node list = codec::Node::Array();
       for (const auto& c : causes) {
-        api::Node cause = api::Node::Object();
-        cause.Set("reason", api::Node::String(c.reason));
-        cause.Set("message", api::Node::String(c.message));
-        if (!c.field.empty()) cause.Set("field", api::Node::String(c.field));  // omitempty
+        codec::Node cause = codec::Node::Object();
+        cause.Set("reason", codec::Node::String(c.reason));
+        cause.Set("message", codec::Node::String(c.message));
+        if (!c.field.empty()) cause.Set("field", codec::Node::String(c.field));  // omitempty
         list.items.push_back(std::move(cause));
       }
       details.Set("causes", std::move(list));
     }
     if (retry_after_seconds != 0) {
-      details.Set("retryAfterSeconds", api::Node::Int(retry_after_seconds));
+      details.Set("retryAfterSeconds", codec::Node::Int(retry_after_seconds));
     }
     status.Set("details", std::move(details));
   }
-  status.Set("code", api::Node::Int(code));
+  status.Set("code", codec::Node::Int(code));
   return status;
 }
 

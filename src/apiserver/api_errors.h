@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/field.h"
-#include "api/node.h"
+#include "field/field.h"
+#include "codec/node.h"
 #include "http/https_server.h"
 
 namespace podlimits::apiserver {
@@ -34,7 +34,7 @@ struct ApiError {
   std::string list_continue;
 
   http::HttpResponse Response() const;  // the Status object as the response body
-  api::Node Status() const;       // the Status object (a watch's ERROR event carries it)
+  codec::Node Status() const;       // the Status object (a watch's ERROR event carries it)
 };
 
 // `pods "web" not found`; in another group the resource is qualified by it:

@@ -1,6 +1,6 @@
 #include "apiserver/api_handler.h"
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi.h"
@@ -9,17 +9,17 @@ namespace podlimits::apiserver {
 namespace {
 
 http::HttpResponse Version() {
-  api::Node info = api::Node::Object();
-  info.Set("major", api::Node::String("1"));
-  info.Set("minor", api::Node::String("32"));
-  info.Set("gitVersion", api::Node::String(std::string(kServedGitVersion)));
-  info.Set("gitCommit", api::Node::String(""));
-  info.Set("gitTreeState", api::Node::String(""));
-  info.Set("buildDate", api::Node::String(""));
-  info.Set("goVersion", api::Node::String(""));
-  info.Set("compiler", api::Node::String("gcc"));
-  info.Set("platform", api::Node::String("linux/amd64"));
-  return {200, "application/json", api::EncodeJson(info, 2), {}};
+  codec::Node info = codec::Node::Object();
+  info.Set("major", codec::Node::String("1"));
+  info.Set("minor", codec::Node::String("32"));
+  info.Set("gitVersion", codec::Node::String(std::string(kServedGitVersion)));
+  info.Set("gitCommit", codec::Node::String(""));
+  info.Set("gitTreeState", codec::Node::String(""));
+  info.Set("buildDate", codec::Node::String(""));
+  info.Set("goVersion", codec::Node::String(""));
+  info.Set("compiler", codec::Node::String("gcc"));
+  info.Set("platform", codec::Node::String("linux/amd64"));
+  return {200, "application/json", codec::EncodeJson(info, 2), {}};
 }
 
 // The apiserver's health checks: "ok", or with ?verbose the list of checks.

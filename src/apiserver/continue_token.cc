@@ -4,14 +4,14 @@
 
 #include <optional>
 
-#include "api/go_json_syntax.h"
-#include "api/json_codec.h"
+#include "codec/go_json_syntax.h"
+#include "codec/json_codec.h"
 #include "base/base64.h"
 
 namespace podlimits::apiserver {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 constexpr std::string_view kVersion = "meta.k8s.io/v1";
 constexpr std::string_view kInvalid = "continue key is not valid";
@@ -141,7 +141,7 @@ std::optional<std::string> Unmarshal(const Node& tree, std::string& version, std
   if (tree.IsNull()) return std::nullopt;
   if (!tree.IsObject()) {
     return fmt::format("json: cannot unmarshal {} into Go value of type storage.continueToken",
-                       api::GoJsonKindName(tree));
+                       codec::GoJsonKindName(tree));
   }
   std::optional<std::string> first;
   for (const auto& member : tree.members) {
@@ -152,7 +152,7 @@ std::optional<std::string> Unmarshal(const Node& tree, std::string& version, std
       if (value.IsString()) {
         (is_v ? version : start) = value.scalar;
       } else if (!value.IsNull()) {
-        error = type_error(api::GoJsonKindName(value), is_v ? "v" : "start", "string");
+        error = type_error(codec::GoJsonKindName(value), is_v ? "v" : "start", "string");
       }
     } else if (FoldEqual(member.key, "rv")) {
       if (value.kind == Node::Kind::kNumber) {
@@ -162,7 +162,7 @@ std::optional<std::string> Unmarshal(const Node& tree, std::string& version, std
           error = type_error("number " + value.scalar, "rv", "int64");
         }
       } else if (!value.IsNull()) {
-        error = type_error(api::GoJsonKindName(value), "rv", "int64");
+        error = type_error(codec::GoJsonKindName(value), "rv", "int64");
       }
     }
     if (error && !first) first = std::move(error);
@@ -198,10 +198,10 @@ std::expected<ContinueToken, std::string> DecodeContinueToken(std::string_view t
     return std::unexpected(
         fmt::format("{}: illegal base64 data at input byte {}", kInvalid, json.error()));
   }
-  if (auto syntax = api::GoJsonSyntaxError(*json)) {
+  if (auto syntax = codec::GoJsonSyntaxError(*json)) {
     return std::unexpected(fmt::format("{}: {}", kInvalid, *syntax));
   }
-  auto parsed = api::ParseJsonStream(*json);
+  auto parsed = codec::ParseJsonStream(*json);
   if (!parsed || parsed->size() != 1) {
     // What Go's scanner accepts and RapidJSON does not (a lone surrogate escape).
     return std::unexpected(

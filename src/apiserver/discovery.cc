@@ -2,13 +2,13 @@
 
 #include <string>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/served_resources.h"
 
 namespace podlimits::apiserver {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 Node Strings(const std::vector<std::string_view>& values) {
   Node list = Node::Array();
@@ -17,7 +17,7 @@ Node Strings(const std::vector<std::string_view>& values) {
 }
 
 http::HttpResponse Json(const Node& body, std::string content_type = "application/json") {
-  return {200, std::move(content_type), api::EncodeJson(body, 0), {}};
+  return {200, std::move(content_type), codec::EncodeJson(body, 0), {}};
 }
 
 // The aggregated version the client accepts, "v2" before "v2beta1", or "" for legacy.

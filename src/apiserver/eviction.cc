@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "api/decode.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
 #include "printers/human_duration.h"
@@ -26,7 +26,7 @@
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -42,8 +42,8 @@ void SetDisruptionTarget(Node& pod, const std::string& now) {
   condition.Set("message", Node::String("Eviction API: evicting"));
   Node& conditions = pod.Ensure("status").Ensure("conditions", Node::Kind::kArray);
   for (Node& c : conditions.items) {
-    if (api::StringOf(c.Find("type")) != "DisruptionTarget") continue;
-    if (api::StringOf(c.Find("status")) == "True") {
+    if (codec::StringOf(c.Find("type")) != "DisruptionTarget") continue;
+    if (codec::StringOf(c.Find("status")) == "True") {
       if (const Node* t = c.Find("lastTransitionTime")) condition.Set("lastTransitionTime", *t);
     }
     c = std::move(condition);
@@ -82,8 +82,8 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
   }
   // The subresource's kind, in the versions it is served in (an absent kind or apiVersion is
   // the endpoint's, as the apiserver defaults them).
-  const std::string kind = api::StringOf(eviction->Find("kind"));
-  const std::string version = api::StringOf(eviction->Find("apiVersion"));
+  const std::string kind = codec::StringOf(eviction->Find("kind"));
+  const std::string version = codec::StringOf(eviction->Find("apiVersion"));
   if ((!kind.empty() && kind != "Eviction") ||
       (!version.empty() && version != "policy/v1" && version != "policy/v1beta1")) {
     return BadRequest(fmt::format("the body of the request must be a policy/v1 Eviction, not {} "
@@ -91,10 +91,10 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
                                   version, kind))
         .Response();
   }
-  if (api::StringOf(eviction->FindPath({"metadata", "name"})) != info.name) {
+  if (codec::StringOf(eviction->FindPath({"metadata", "name"})) != info.name) {
     return BadRequest("name in URL does not match name in Eviction object").Response();
   }
-  if (const std::string ns = api::StringOf(eviction->FindPath({"metadata", "namespace"}));
+  if (const std::string ns = codec::StringOf(eviction->FindPath({"metadata", "namespace"}));
       !ns.empty() && ns != info.namespace_) {
     return BadRequest(
                "the namespace of the provided object does not match the namespace sent on the "
@@ -103,7 +103,7 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
   }
   const Node* carried = eviction->Find("deleteOptions");
   auto options = ParseDeleteOptions(
-      carried && carried->IsObject() ? api::EncodeJson(*carried, 0) : std::string(), std::nullopt);
+      carried && carried->IsObject() ? codec::EncodeJson(*carried, 0) : std::string(), std::nullopt);
   if (!options) return BadRequest(options.error()).Response();
   const bool pinned = !options->precondition_resource_version.empty();
   std::optional<storage::DryRunScope> dry_run;  // the condition too is only what would be written
@@ -114,7 +114,7 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
     auto loaded = Load(key);
     if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
     Loaded& pod = std::get<Loaded>(loaded);
-    const std::string uid = api::StringOf(pod.tree.FindPath({"metadata", "uid"}));
+    const std::string uid = codec::StringOf(pod.tree.FindPath({"metadata", "uid"}));
     if (!options->precondition_uid.empty() && options->precondition_uid != uid) {
       return Conflict("Pod", info.name,
                       fmt::format("the UID in the precondition ({}) does not match the UID in "

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::apiserver {
 namespace {

@@ -5,7 +5,7 @@
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 void NamespaceController::Start() {
   thread_ = std::thread([this] {

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <string>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/served_resources.h"
 
 namespace podlimits::apiserver {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 Node QueryParameter(std::string_view name, std::string_view description) {
   Node p = Node::Object();
@@ -84,7 +84,7 @@ const std::string& CoreDocument() {
     Node components = Node::Object();
     components.Set("schemas", Node::Object());
     root.Set("components", std::move(components));
-    return api::EncodeJson(root, 0);
+    return codec::EncodeJson(root, 0);
   }();
   return doc;
 }
@@ -115,7 +115,7 @@ std::optional<http::HttpResponse> OpenApi(const http::HttpRequest& request) {
     paths.Set("api/v1", std::move(entry));
     Node index = Node::Object();
     index.Set("paths", std::move(paths));
-    return http::HttpResponse{200, "application/json", api::EncodeJson(index, 0), {}};
+    return http::HttpResponse{200, "application/json", codec::EncodeJson(index, 0), {}};
   }
   if (request.path == "/openapi/v3/api/v1") {
     return http::HttpResponse{200, "application/json", CoreDocument(), {}};

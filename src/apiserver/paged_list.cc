@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "apiserver/continue_token.h"
 
 namespace podlimits::apiserver {

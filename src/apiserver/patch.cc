@@ -9,11 +9,11 @@
 #include <set>
 #include <vector>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -172,7 +172,7 @@ std::expected<Node, std::string> JsonPatch(Node doc, const Node& ops) {
       if (value == nullptr) return std::unexpected(fmt::format("{} operation has no value", kind));
       if (kind == "test") {
         auto current = Get(doc, *path, pointer);
-        if (!current || api::EncodeJson(*current, 0) != api::EncodeJson(*value, 0)) {
+        if (!current || codec::EncodeJson(*current, 0) != codec::EncodeJson(*value, 0)) {
           return std::unexpected(fmt::format("testing value {} failed: test failed", pointer));
         }
         continue;
@@ -221,7 +221,7 @@ const std::map<std::string_view, std::string_view>& MergeKeys() {
 // Primitive lists merged as sets (patchStrategy:"merge" without a key).
 bool IsMergedPrimitiveList(std::string_view field) { return field == "finalizers"; }
 
-std::string Key(const Node& n) { return api::EncodeJson(n, 0); }
+std::string Key(const Node& n) { return codec::EncodeJson(n, 0); }
 
 std::expected<Node, std::string> Strategic(Node target, const Node& patch);
 
@@ -262,7 +262,7 @@ std::expected<Node, std::string> MergeList(std::string_view field, Node target, 
     const Node* value = element.Find(key);
     if (value == nullptr) {
       return std::unexpected(fmt::format("map: {} does not contain declared merge key: {}",
-                                         api::EncodeJson(element, 0), key));
+                                         codec::EncodeJson(element, 0), key));
     }
     auto it = std::find_if(target.items.begin(), target.items.end(), [&](const Node& t) {
       const Node* k = t.Find(key);
@@ -296,7 +296,7 @@ std::expected<Node, std::string> Strategic(Node target, const Node& patch) {
     if (directive->scalar == "delete") return Node::Null();
     if (directive->scalar != "merge") {
       return std::unexpected(fmt::format("Unknown patch type: {} in map: {}", directive->scalar,
-                                         api::EncodeJson(patch, 0)));
+                                         codec::EncodeJson(patch, 0)));
     }
   }
   if (!target.IsObject()) target = Node::Object();
@@ -356,7 +356,7 @@ std::optional<PatchType> PatchTypeOf(std::string_view content_type) {
 
 std::expected<Node, std::string> ApplyPatch(const Node& object, PatchType type,
                                             std::string_view patch) {
-  auto parsed = api::ParseJsonStream(patch);
+  auto parsed = codec::ParseJsonStream(patch);
   if (!parsed || parsed->size() != 1) {
     return std::unexpected("error decoding patch: invalid JSON");
   }

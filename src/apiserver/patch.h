@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::apiserver {
 
@@ -30,7 +30,7 @@ enum class PatchType { kMerge, kJson, kStrategic };
 std::optional<PatchType> PatchTypeOf(std::string_view content_type);
 
 // `patch` is the request body. The strategic merge keys are core/v1's, by list field name.
-std::expected<api::Node, std::string> ApplyPatch(const api::Node& object, PatchType type,
+std::expected<codec::Node, std::string> ApplyPatch(const codec::Node& object, PatchType type,
                                                  std::string_view patch);
 
 }  // namespace podlimits::apiserver

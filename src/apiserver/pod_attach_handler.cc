@@ -15,7 +15,7 @@
 namespace podlimits::apiserver {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 

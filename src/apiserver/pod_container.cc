@@ -9,7 +9,7 @@
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 std::vector<std::string> PodContainerNames(const Node& pod) {
   std::vector<std::string> out;
@@ -30,7 +30,7 @@ std::expected<std::string, ApiError> ResolvePodContainer(const Node& pod,
   if (requested.empty()) {
     const Node* apps = pod.FindPath({"spec", "containers"});
     if (apps != nullptr && apps->IsArray() && apps->items.size() == 1) {
-      return api::StringOf(apps->items[0].Find("name"));
+      return codec::StringOf(apps->items[0].Find("name"));
     }
     return std::unexpected(BadRequest(fmt::format(
         "a container name must be specified for pod {}, choose one of: [{}]", pod_name,
@@ -43,7 +43,7 @@ std::expected<std::string, ApiError> ResolvePodContainer(const Node& pod,
   return std::string(requested);
 }
 
-std::expected<api::Node, ApiError> LoadPod(storage::ObjectStore& store, const storage::ObjectKey& key) {
+std::expected<codec::Node, ApiError> LoadPod(storage::ObjectStore& store, const storage::ObjectKey& key) {
   auto got = store.Get(key);
   if (!got) {
     if (got.error().kind == storage::StoreError::Kind::kNotFound) {
@@ -56,12 +56,12 @@ std::expected<api::Node, ApiError> LoadPod(storage::ObjectStore& store, const st
   return std::move(*pod);
 }
 
-const api::Node* PodContainerSpec(const api::Node& pod, std::string_view name) {
+const codec::Node* PodContainerSpec(const codec::Node& pod, std::string_view name) {
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
-    const api::Node* items = pod.FindPath({"spec", list});
+    const codec::Node* items = pod.FindPath({"spec", list});
     if (items == nullptr || !items->IsArray()) continue;
-    for (const api::Node& c : items->items) {
-      if (api::StringOf(c.Find("name")) == name) return &c;
+    for (const codec::Node& c : items->items) {
+      if (codec::StringOf(c.Find("name")) == name) return &c;
     }
   }
   return nullptr;

@@ -4,13 +4,13 @@
 
 #include <expected>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "printers/human_duration.h"
 #include "base/numbers.h"
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -26,7 +26,7 @@ std::expected<DeleteOptions, std::string> ParseDeleteOptions(
     std::string_view body, const std::optional<std::string>& grace_query) {
   DeleteOptions out;
   if (body.find_first_not_of(" \t\r\n") != std::string_view::npos) {
-    auto nodes = api::ParseJsonStream(body);
+    auto nodes = codec::ParseJsonStream(body);
     if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
       return std::unexpected("the body of the request was in an unknown format - accepted media "
                              "types include: application/json, application/yaml");
@@ -44,7 +44,7 @@ std::expected<DeleteOptions, std::string> ParseDeleteOptions(
         if (!v.IsString() || v.scalar != "All") {
           return std::unexpected(fmt::format("dryRun: Unsupported value: {}: supported values: "
                                              "\"All\"",
-                                             api::EncodeJson(*dry, 0)));
+                                             codec::EncodeJson(*dry, 0)));
         }
         out.dry_run = true;
       }

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::apiserver {
 
@@ -39,9 +39,9 @@ struct PodDeletion {
 
 // `pod` is the stored pod; nullopt when an earlier delete already set a shorter (or equal)
 // grace period: nothing changes.
-std::optional<PodDeletion> DecidePodDeletion(const api::Node& pod, const DeleteOptions& options);
+std::optional<PodDeletion> DecidePodDeletion(const codec::Node& pod, const DeleteOptions& options);
 
 // Marks `pod` as being deleted at `now` + grace (RFC 3339), as BeforeDelete does.
-void MarkPodDeleting(api::Node& pod, std::int64_t grace_seconds, std::chrono::sys_seconds now);
+void MarkPodDeleting(codec::Node& pod, std::int64_t grace_seconds, std::chrono::sys_seconds now);
 
 }  // namespace podlimits::apiserver

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "streaming/exec_session.h"
 #include "apiserver/pod_container.h"
@@ -18,7 +18,7 @@
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -50,21 +50,21 @@ std::vector<std::string> QueryValues(std::string_view target, std::string_view k
 }
 
 std::string ExecStatusJson(std::string_view node_message, const std::vector<std::string>& command) {
-  auto nodes = api::ParseJsonStream(node_message);
+  auto nodes = codec::ParseJsonStream(node_message);
   std::optional<std::int64_t> exit_code;
   std::string error = "the node sent no result";
   if (nodes && nodes->size() == 1) {
-    exit_code = api::IntOf((*nodes)[0].Find("exitCode"));
+    exit_code = codec::IntOf((*nodes)[0].Find("exitCode"));
     if (const Node* e = (*nodes)[0].Find("error"); e != nullptr && e->IsString()) error = e->scalar;
   }
   Node status = Node::Object();
   if (exit_code && *exit_code == 0) {
     status.Set("metadata", Node::Object());
     status.Set("status", Node::String("Success"));
-    return api::EncodeJson(status, 0);
+    return codec::EncodeJson(status, 0);
   }
   if (!exit_code) {
-    return api::EncodeJson(InternalError("error executing command in container: " + error).Status(), 0);
+    return codec::EncodeJson(InternalError("error executing command in container: " + error).Status(), 0);
   }
   // The kubelet's NonZeroExitCode status, with containerd's wording of the exit
   // ("error executing command [sh -c exit 3], exit code 3").
@@ -83,7 +83,7 @@ std::string ExecStatusJson(std::string_view node_message, const std::vector<std:
   Node details = Node::Object();
   details.Set("causes", std::move(causes));
   status.Set("details", std::move(details));
-  return api::EncodeJson(status, 0);
+  return codec::EncodeJson(status, 0);
 }
 
 std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOptions& options) {
@@ -106,10 +106,10 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
   };
   auto container = ResolvePodContainer(*pod, query("container"), pod_key.name);
   if (!container) return container.error().Response();
-  if (api::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
+  if (codec::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
     return BadRequest(fmt::format("pod {} does not have a host assigned", pod_key.name)).Response();
   }
-  const std::string phase = api::StringOf(pod->FindPath({"status", "phase"}));
+  const std::string phase = codec::StringOf(pod->FindPath({"status", "phase"}));
 
   ExecOptions options;
   options.container = *container;

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
 #include "base/unique_fd.h"
@@ -55,11 +55,11 @@ struct AttachedInput {
 class PodExecutor {
  public:
   virtual ~PodExecutor() = default;
-  virtual std::expected<ExecStreams, ExecRefusal> StartExec(const api::Node& pod,
+  virtual std::expected<ExecStreams, ExecRefusal> StartExec(const codec::Node& pod,
                                                             const ExecOptions& options) = 0;
   // Attaches to the input of `options.container` (declared `stdin: true`), with
   // `options.tty` as the container has it.
-  virtual std::expected<AttachedInput, ExecRefusal> AttachInput(const api::Node& pod,
+  virtual std::expected<AttachedInput, ExecRefusal> AttachInput(const codec::Node& pod,
                                                                 const ExecOptions& options) = 0;
 };
 
@@ -72,9 +72,9 @@ http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& execut
 // `precheck` refuses what it can tell from the pod alone, for SPDY requests too (kubectl shows
 // what its SPDY fallback got).
 using RemoteCommandStarter = std::function<std::expected<ExecStreams, ExecRefusal>(
-    const api::Node& pod, const ExecOptions& options)>;
+    const codec::Node& pod, const ExecOptions& options)>;
 using RemoteCommandCheck =
-    std::function<std::optional<ExecRefusal>(const api::Node& pod, const ExecOptions& options)>;
+    std::function<std::optional<ExecRefusal>(const codec::Node& pod, const ExecOptions& options)>;
 http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::HttpRequest& request,
                                 const storage::ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
@@ -82,7 +82,7 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
 
 // The container runs, as its published status says; else the kubelet's `container not found
 // ("app")` (404).
-std::optional<ExecRefusal> RunningContainerCheck(const api::Node& pod, const ExecOptions& options);
+std::optional<ExecRefusal> RunningContainerCheck(const codec::Node& pod, const ExecOptions& options);
 
 // Every value of `key` in the request target's query, in order (`command` repeats).
 std::vector<std::string> QueryValues(std::string_view target, std::string_view key);

@@ -9,7 +9,7 @@
 namespace podlimits::apiserver {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 const Node* ContainerStatusOf(const Node& pod, std::string_view container) {
   for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
@@ -23,7 +23,7 @@ const Node* ContainerStatusOf(const Node& pod, std::string_view container) {
 }
 
 FollowedRun RunOf(const Node& pod, const storage::ObjectKey& key, const std::string& container) {
-  FollowedRun run{key, api::StringOf(pod.FindPath({"metadata", "uid"})), container, "0"};
+  FollowedRun run{key, codec::StringOf(pod.FindPath({"metadata", "uid"})), container, "0"};
   if (const Node* s = ContainerStatusOf(pod, container)) {
     if (const Node* count = s->Find("restartCount")) run.restart_count = count->scalar;
   }

@@ -13,14 +13,14 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "cri/container_log.h"
 #include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
 // The container's status in the pod object, or null.
-const api::Node* ContainerStatusOf(const api::Node& pod, std::string_view container);
+const codec::Node* ContainerStatusOf(const codec::Node& pod, std::string_view container);
 
 // The run a follower reads: the pod's uid and the container's restart count when it started.
 struct FollowedRun {
@@ -29,7 +29,7 @@ struct FollowedRun {
   std::string container;
   std::string restart_count;
 };
-FollowedRun RunOf(const api::Node& pod, const storage::ObjectKey& key, const std::string& container);
+FollowedRun RunOf(const codec::Node& pod, const storage::ObjectKey& key, const std::string& container);
 
 // True once the store no longer shows `run` running.
 bool RunOver(storage::ObjectStore& store, const FollowedRun& run);

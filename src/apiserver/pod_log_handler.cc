@@ -18,7 +18,7 @@
 namespace podlimits::apiserver {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 http::HttpResponse ServePodLog(storage::ObjectStore& store, const PodLogSource& logs, const http::HttpRequest& request,
                          const storage::ObjectKey& pod_key) {

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
 #include "base/error.h"
@@ -21,7 +21,7 @@ namespace podlimits::apiserver {
 class PodLogSource {
  public:
   virtual ~PodLogSource() = default;
-  virtual Result<std::filesystem::path> ContainerLogFile(const api::Node& pod,
+  virtual Result<std::filesystem::path> ContainerLogFile(const codec::Node& pod,
                                                          std::string_view container,
                                                          bool previous) const = 0;
 };

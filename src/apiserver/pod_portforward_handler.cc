@@ -13,7 +13,7 @@
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -27,12 +27,12 @@ http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDiale
   auto loaded = LoadPod(store, pod_key);
   if (!loaded) return loaded.error().Response();
   auto pod = std::make_shared<Node>(std::move(*loaded));
-  if (api::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
+  if (codec::StringOf(pod->FindPath({"spec", "nodeName"})).empty()) {
     return BadRequest(fmt::format("pod {} does not have a host assigned", pod_key.name)).Response();
   }
   // kubectl 1.32 falls back to SPDY when the WebSocket upgrade fails and prints what that
   // request got: refusals are Statuses it can show.
-  const std::string phase = api::StringOf(pod->FindPath({"status", "phase"}));
+  const std::string phase = codec::StringOf(pod->FindPath({"status", "phase"}));
   if (phase == "Succeeded" || phase == "Failed") {
     // The kubelet's answer for a pod with no sandbox left (kuberuntime GetPortForward).
     return BadRequest(fmt::format("failed to find sandboxID for pod {}", pod_key.name)).Response();

@@ -15,7 +15,7 @@
 #include <expected>
 #include <string>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
 #include "base/unique_fd.h"
@@ -27,7 +27,7 @@ class PodPortDialer {
   virtual ~PodPortDialer() = default;
   // A socket connected to `port` on the pod's loopback, or the message for kubectl (the
   // kubelet's `error forwarding port 80 to pod ...`).
-  virtual std::expected<UniqueFd, std::string> DialPort(const api::Node& pod, int port) = 0;
+  virtual std::expected<UniqueFd, std::string> DialPort(const codec::Node& pod, int port) = 0;
 };
 
 http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDialer& dialer,

@@ -6,7 +6,7 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
@@ -30,7 +30,7 @@
 namespace podlimits::apiserver {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 constexpr std::string_view kSystemNamespaces[] = {"default", "kube-node-lease", "kube-public",
                                                   "kube-system"};
@@ -205,7 +205,7 @@ std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
       if (auto ns_tree = ParseStoredObject(ns->data);
           ns_tree && ns_tree->FindPath({"metadata", "deletionTimestamp"})) {
         std::string name;
-        if (auto body_tree = api::ParseJsonStream(body); body_tree && body_tree->size() == 1) {
+        if (auto body_tree = codec::ParseJsonStream(body); body_tree && body_tree->size() == 1) {
           if (const Node* n = (*body_tree)[0].FindPath({"metadata", "name"})) name = n->scalar;
         }
         return Forbidden(info.resource, name,
@@ -297,7 +297,7 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
     // kubectl's generators (create namespace|configmap|secret, run) send protobuf.
     auto object = api::DecodeProtobufObject(request.body, api::Schema::Objects());
     if (!object) return BadRequest(object.error().Message()).Response();
-    body = api::EncodeJson(*object, 0);
+    body = codec::EncodeJson(*object, 0);
   } else if (!content_type.starts_with("application/json") &&
              !content_type.starts_with("application/yaml")) {
     return UnsupportedMediaType({"application/json", "application/yaml",
@@ -340,7 +340,7 @@ http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const Requ
     auto tree = ParseStoredObject(got->data);
     if (!tree) return CorruptResponse(*got);
     return JsonResponse(
-        200, api::EncodeJson(printers::BuildTable(info.resource, {std::move(*tree)},
+        200, codec::EncodeJson(printers::BuildTable(info.resource, {std::move(*tree)},
                                         std::to_string(got->revision), clock_()),
                              0));
   }
@@ -398,7 +398,7 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
     if (listed->remaining_item_count) {
       meta.Set("remainingItemCount", Node::Int(*listed->remaining_item_count));
     }
-    return JsonResponse(200, api::EncodeJson(table, 0));
+    return JsonResponse(200, codec::EncodeJson(table, 0));
   }
   // The stored bytes go out as they are, less each item's kind and apiVersion.
   std::string body =
@@ -570,7 +570,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
     details.Set("kind", Node::String(info.resource));
     details.Set("uid", Node::String(uid));
     status.Set("details", std::move(details));
-    return JsonResponse(200, api::EncodeJson(status, 0));
+    return JsonResponse(200, codec::EncodeJson(status, 0));
   }
   return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
 }

@@ -54,7 +54,7 @@ class RestHandler {
   // The object of `body` through the admission chain, in the context of its namespace; a
   // response when it is refused.
   struct Admitted {
-    api::Node object;
+    codec::Node object;
     std::vector<std::string> warnings;
   };
   std::variant<http::HttpResponse, Admitted> Admit(const http::HttpRequest& request, const RequestInfo& info,
@@ -62,7 +62,7 @@ class RestHandler {
   // The stored object at `key` and its tree; the apiserver's NotFound (or 500) when there is none.
   struct Loaded {
     storage::StoredObject stored;
-    api::Node tree;
+    codec::Node tree;
   };
   std::variant<http::HttpResponse, Loaded> Load(const storage::ObjectKey& key);
   http::HttpResponse Create(const http::HttpRequest& request, const RequestInfo& info);

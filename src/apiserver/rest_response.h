@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/field.h"
-#include "api/json_codec.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "http/https_server.h"
@@ -37,8 +37,8 @@ inline api::FieldValidation FieldValidationOf(const http::HttpRequest& request) 
 
 // The one JSON object a PUT or an Eviction body holds, or nullopt (the caller answers with the
 // apiserver's "unknown format" BadRequest).
-inline std::optional<api::Node> ParseOneJsonObject(std::string_view body) {
-  auto parsed = api::ParseJsonStream(body);
+inline std::optional<codec::Node> ParseOneJsonObject(std::string_view body) {
+  auto parsed = codec::ParseJsonStream(body);
   if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) return std::nullopt;
   return std::move((*parsed)[0]);
 }

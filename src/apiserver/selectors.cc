@@ -90,9 +90,9 @@ std::expected<Requirement, std::string> ParseLabelTerm(std::string_view term,
 
 }  // namespace
 
-bool Selector::Matches(const api::Node* labels) const {
+bool Selector::Matches(const codec::Node* labels) const {
   for (const Requirement& r : requirements) {
-    const api::Node* v = labels ? labels->Find(r.key) : nullptr;
+    const codec::Node* v = labels ? labels->Find(r.key) : nullptr;
     const bool has = v != nullptr;
     const std::string value = has ? v->scalar : "";
     auto in = [&] { return std::find(r.values.begin(), r.values.end(), value) != r.values.end(); };
@@ -159,11 +159,11 @@ std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
   return s;
 }
 
-api::Node SelectableFields(std::string_view resource, const api::Node& object) {
-  api::Node fields = api::Node::Object();
+codec::Node SelectableFields(std::string_view resource, const codec::Node& object) {
+  codec::Node fields = codec::Node::Object();
   for (std::string_view field : ResourceSelectableFields(resource)) {
     // The field's path in the object: its dotted name ("spec.nodeName").
-    const api::Node* at = &object;
+    const codec::Node* at = &object;
     std::string_view rest = field;
     while (at != nullptr && !rest.empty()) {
       const std::size_t dot = rest.find('.');
@@ -171,13 +171,13 @@ api::Node SelectableFields(std::string_view resource, const api::Node& object) {
       rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
     }
     std::string value;
-    if (at != nullptr && (at->IsString() || at->kind == api::Node::Kind::kBool ||
-                          at->kind == api::Node::Kind::kNumber)) {
+    if (at != nullptr && (at->IsString() || at->kind == codec::Node::Kind::kBool ||
+                          at->kind == codec::Node::Kind::kNumber)) {
       value = at->scalar;
     } else if (field == "spec.hostNetwork") {
       value = "false";  // the pod's field selector reads an unset bool as false
     }
-    fields.Set(std::string(field), api::Node::String(std::move(value)));
+    fields.Set(std::string(field), codec::Node::String(std::move(value)));
   }
   return fields;
 }

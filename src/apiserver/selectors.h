@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::apiserver {
 
@@ -26,7 +26,7 @@ struct Requirement {
 
 struct Selector {
   std::vector<Requirement> requirements;  // all must hold; none: everything
-  bool Matches(const api::Node* labels_or_fields) const;  // an object of string values
+  bool Matches(const codec::Node* labels_or_fields) const;  // an object of string values
 };
 
 // The error is the Status message of the apiserver's 400.
@@ -41,6 +41,6 @@ std::span<const std::string_view> ResourceSelectableFields(std::string_view reso
 bool SelectableField(std::string_view resource, std::string_view field);
 
 // The fields a field selector of `resource` reads from `object`, as an object of strings.
-api::Node SelectableFields(std::string_view resource, const api::Node& object);
+codec::Node SelectableFields(std::string_view resource, const codec::Node& object);
 
 }  // namespace podlimits::apiserver

@@ -55,13 +55,13 @@ int StoreMaintenance::RunOnce() {
       if (!event) continue;
       std::string when;
       for (const char* field : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
-        if (const api::Node* n = event->Find(field); n && n->IsString() && !n->scalar.empty()) {
+        if (const codec::Node* n = event->Find(field); n && n->IsString() && !n->scalar.empty()) {
           when = n->scalar;
           break;
         }
       }
       if (when.empty()) {
-        if (const api::Node* n = event->FindPath({"metadata", "creationTimestamp"})) when = n->scalar;
+        if (const codec::Node* n = event->FindPath({"metadata", "creationTimestamp"})) when = n->scalar;
       }
       auto at = printers::ParseApiTime(when.substr(0, 19) + "Z");
       if (!at || now - *at < options_.event_ttl) continue;

@@ -5,12 +5,12 @@
 #include <rapidjson/reader.h>
 
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 
-std::optional<api::Node> ParseStoredObject(std::string_view data) {
-  auto nodes = api::ParseJsonStream(data);
+std::optional<codec::Node> ParseStoredObject(std::string_view data) {
+  auto nodes = codec::ParseJsonStream(data);
   if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) return std::nullopt;
   return std::move((*nodes)[0]);
 }
@@ -73,7 +73,7 @@ std::optional<std::string> StoredJsonProblem(std::string_view data) {
   // accepts, the other does.
   constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag;
   const rapidjson::ParseResult ok =
-      api::IsAscii(data) ? reader.Parse<kFlags>(in, shape)
+      codec::IsAscii(data) ? reader.Parse<kFlags>(in, shape)
                          : reader.Parse<kFlags | rapidjson::kParseValidateEncodingFlag>(in, shape);
   if (!ok) {
     if (shape.too_deep()) {
@@ -129,15 +129,15 @@ void AppendListItem(std::string& out, std::string_view stored) {
   out.append(stored.substr(after));
 }
 
-std::string RenderStoredObject(api::Node& object, std::string_view kind, std::int64_t revision) {
+std::string RenderStoredObject(codec::Node& object, std::string_view kind, std::int64_t revision) {
   // Revision 0: a dry-run create, which has no resourceVersion yet.
   if (revision == 0) {
     object.Ensure("metadata").Erase("resourceVersion");
   } else {
-    object.Ensure("metadata").Set("resourceVersion", api::Node::String(std::to_string(revision)));
+    object.Ensure("metadata").Set("resourceVersion", codec::Node::String(std::to_string(revision)));
   }
   api::CanonicalizeOrder(object, kind);
-  return api::EncodeJson(object, 0);
+  return codec::EncodeJson(object, 0);
 }
 
 }  // namespace podlimits::apiserver

@@ -7,14 +7,14 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "apiserver/api_errors.h"
 #include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 
 // The object in stored bytes, or nullopt when they are not one JSON object.
-std::optional<api::Node> ParseStoredObject(std::string_view data);
+std::optional<codec::Node> ParseStoredObject(std::string_view data);
 
 // Why stored bytes are not one JSON object ("invalid JSON at byte 120: Missing a comma or '}'
 // after an object member."), or nullopt when they are one. What every path that sends stored
@@ -34,6 +34,6 @@ void AppendListItem(std::string& out, std::string_view stored);
 
 // Sets metadata.resourceVersion to `revision`, orders the fields as `kind`'s schema does and
 // encodes the object.
-std::string RenderStoredObject(api::Node& object, std::string_view kind, std::int64_t revision);
+std::string RenderStoredObject(codec::Node& object, std::string_view kind, std::int64_t revision);
 
 }  // namespace podlimits::apiserver

@@ -21,7 +21,7 @@
 #include "admission/pod_security.h"
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "apiserver/patch.h"
 #include "apiserver/rest_handler.h"
@@ -32,7 +32,7 @@
 
 namespace podlimits::apiserver {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -48,7 +48,7 @@ constexpr std::string_view kPodUpdateForbidden =
     "to 1 if it was previously negative)";
 
 std::string Json(const Node* n) {
-  return n ? api::EncodeJson(*n, 0) : std::string("null");
+  return n ? codec::EncodeJson(*n, 0) : std::string("null");
 }
 
 ApiError InvalidField(std::string_view kind, std::string_view name, field::Error error) {
@@ -66,10 +66,10 @@ field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
   const Node* old_gates = stored ? stored->Find("schedulingGates") : nullptr;
   if (const Node* gates = munged.Find("schedulingGates"); gates && gates->IsArray()) {
     for (std::size_t i = 0; i < gates->items.size(); ++i) {
-      const std::string name = api::StringOf(gates->items[i].Find("name"));
+      const std::string name = codec::StringOf(gates->items[i].Find("name"));
       bool known = false;
       if (old_gates && old_gates->IsArray()) {
-        for (const Node& g : old_gates->items) known = known || api::StringOf(g.Find("name")) == name;
+        for (const Node& g : old_gates->items) known = known || codec::StringOf(g.Find("name")) == name;
       }
       if (!known) {
         errs.push_back(field::Forbidden(
@@ -98,8 +98,8 @@ field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
     munged.Erase(free);
     if (const Node* v = stored ? stored->Find(free) : nullptr) munged.Set(free, *v);
   }
-  if (api::EncodeJsonSorted(munged) !=
-      api::EncodeJsonSorted(stored ? *stored : Node::Object())) {
+  if (codec::EncodeJsonSorted(munged) !=
+      codec::EncodeJsonSorted(stored ? *stored : Node::Object())) {
     errs.push_back(field::Forbidden(field::Path("spec"), std::string(kPodUpdateForbidden)));
   }
   return errs;
@@ -152,14 +152,14 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       candidate = std::move(*parsed);
     }
     if (!candidate.IsObject()) return BadRequest("the patched object is not an object").Response();
-    const std::string body_name = api::StringOf(candidate.FindPath({"metadata", "name"}));
+    const std::string body_name = codec::StringOf(candidate.FindPath({"metadata", "name"}));
     if (body_name != info.name) {
       return BadRequest(fmt::format("the name of the object ({}) does not match the name on the "
                                     "URL ({})",
                                     body_name, info.name))
           .Response();
     }
-    const std::string precondition = api::StringOf(candidate.FindPath({"metadata", "resourceVersion"}));
+    const std::string precondition = codec::StringOf(candidate.FindPath({"metadata", "resourceVersion"}));
     if (!precondition.empty() && precondition != std::to_string(got->revision)) {
       return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
     }
@@ -185,7 +185,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       Node& meta = candidate.Ensure("metadata");
       for (std::string_view field : kServerOwnedMeta) meta.Erase(field);
       candidate.Erase("status");
-      auto admitted = Admit(request, info, api::EncodeJson(candidate, 0));
+      auto admitted = Admit(request, info, codec::EncodeJson(candidate, 0));
       if (auto* refused = std::get_if<http::HttpResponse>(&admitted)) return std::move(*refused);
       Admitted& a = std::get<Admitted>(admitted);
       next = std::move(a.object);
@@ -242,7 +242,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
     api::CanonicalizeOrder(next, resource.kind);
     Node unchanged = *stored;
     api::CanonicalizeOrder(unchanged, resource.kind);
-    if (api::EncodeJson(next, 0) == api::EncodeJson(unchanged, 0)) {
+    if (codec::EncodeJson(next, 0) == codec::EncodeJson(unchanged, 0)) {
       http::HttpResponse r = JsonResponse(200, std::move(got->data));
       AddWarnings(r, warnings);
       return r;

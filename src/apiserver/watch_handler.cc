@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/stored_object.h"
 #include "printers/table.h"
@@ -12,7 +12,7 @@
 namespace podlimits::apiserver {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 // How long a quiet watch waits before looking at its client again.
 constexpr std::chrono::milliseconds kIdleCheck{500};
@@ -35,7 +35,7 @@ class Watch {
       return fmt::format(R"({{"type":"{}","object":{}}})", type, object.data) + "\n";
     }
     Node table = printers::BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
-    return fmt::format(R"({{"type":"{}","object":{}}})", type, api::EncodeJson(table, 0)) + "\n";
+    return fmt::format(R"({{"type":"{}","object":{}}})", type, codec::EncodeJson(table, 0)) + "\n";
   }
   // Sends one change as the selectors make it look; false once the client is gone.
   bool Send(storage::WatchEventType type, const storage::StoredObject& object, http::ResponseStream& out);
@@ -56,7 +56,7 @@ bool Watch::Send(storage::WatchEventType type, const storage::StoredObject& obje
     // A damaged object ends the watch with the error that names it, as a list fails on it:
     // skipped, its change would be lost to the client without a word.
     const Node status = CorruptStoredObject(object).Status();
-    out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", api::EncodeJson(status, 0)) + "\n");
+    out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", codec::EncodeJson(status, 0)) + "\n");
     return false;
   }
   const auto key = std::make_pair(object.key.namespace_, object.key.name);
@@ -93,7 +93,7 @@ void Watch::Run(http::ResponseStream& out) {
     auto listed = store_.List(request_.resource, request_.namespace_, request_.all_namespaces);
     if (!listed) {
       out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})",
-                            api::EncodeJson(InternalError(listed.error().error.Message()).Status(), 0)) +
+                            codec::EncodeJson(InternalError(listed.error().error.Message()).Status(), 0)) +
                 "\n");
       return;
     }
@@ -110,7 +110,7 @@ void Watch::Run(http::ResponseStream& out) {
       ApiError e = changes.error().kind == storage::StoreError::Kind::kGone
                        ? ResourceExpired(changes.error().error.detail)
                        : InternalError(changes.error().error.Message());
-      out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", api::EncodeJson(e.Status(), 0)) +
+      out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", codec::EncodeJson(e.Status(), 0)) +
                 "\n");
       return;
     }

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "api/json_codec.h"
-#include "api/node.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 #include "cli/exit_codes.h"
 #include "cli/flags.h"
 #include "image/store.h"
@@ -49,19 +49,19 @@ int ImageListCommand(const std::string& image_root, const std::string& output) {
     return kExitRejected;
   }
   if (output == "json") {
-    api::Node list = api::Node::Array();
+    codec::Node list = codec::Node::Array();
     for (const auto& i : *images) {
-      api::Node item = api::Node::Object();
-      item.Set("name", api::Node::String(i.name));
-      item.Set("id", api::Node::String("sha256:" + i.id));
-      item.Set("architecture", api::Node::String(i.architecture));
-      item.Set("os", api::Node::String(i.os));
-      item.Set("created", api::Node::String(i.created));
-      item.Set("format", api::Node::String(i.format));
-      item.Set("size", api::Node::Int(static_cast<std::int64_t>(i.size)));
+      codec::Node item = codec::Node::Object();
+      item.Set("name", codec::Node::String(i.name));
+      item.Set("id", codec::Node::String("sha256:" + i.id));
+      item.Set("architecture", codec::Node::String(i.architecture));
+      item.Set("os", codec::Node::String(i.os));
+      item.Set("created", codec::Node::String(i.created));
+      item.Set("format", codec::Node::String(i.format));
+      item.Set("size", codec::Node::Int(static_cast<std::int64_t>(i.size)));
       list.items.push_back(std::move(item));
     }
-    std::printf("%s\n", api::EncodeJson(list, 4).c_str());
+    std::printf("%s\n", codec::EncodeJson(list, 4).c_str());
     return kExitOk;
   }
   std::printf("%-40s %-14s %-10s %s\n", "IMAGE", "ID", "SIZE", "FORMAT");

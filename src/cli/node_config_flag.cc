@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::cli {
 

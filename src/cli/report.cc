@@ -5,8 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
-#include "api/json_codec.h"
-#include "api/yaml_codec.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
 
 namespace podlimits::cli {
 namespace {
@@ -18,10 +18,10 @@ std::string Lower(std::string s) {
 
 // The admitted objects as one JSON List, the way kubectl prints -o json, streamed to stdout.
 void WriteJsonList(const std::vector<admission::Outcome>& outcomes) {
-  api::PrettyJsonWriter w(stdout, 4);
+  codec::PrettyJsonWriter w(stdout, 4);
   w.StartObject();
   w.Key("apiVersion");
-  w.Value(api::Node::String("v1"));
+  w.Value(codec::Node::String("v1"));
   w.Key("items");
   w.StartArray();
   for (const auto& o : outcomes) {
@@ -29,11 +29,11 @@ void WriteJsonList(const std::vector<admission::Outcome>& outcomes) {
   }
   w.EndArray();
   w.Key("kind");
-  w.Value(api::Node::String("List"));
+  w.Value(codec::Node::String("List"));
   w.Key("metadata");
   w.StartObject();
   w.Key("resourceVersion");
-  w.Value(api::Node::String(""));
+  w.Value(codec::Node::String(""));
   w.EndObject();
   w.EndObject();
   w.Flush();  // before the newline, which goes to stdout directly
@@ -63,7 +63,7 @@ int Report(const std::vector<admission::Outcome>& outcomes, OutputFormat format)
     std::fflush(stderr);
     switch (format) {
       case OutputFormat::kYaml: {
-        std::string yaml = "---\n" + api::EncodeYaml(o.object);
+        std::string yaml = "---\n" + codec::EncodeYaml(o.object);
         std::fwrite(yaml.data(), 1, yaml.size(), stdout);
         break;
       }

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/qos.h"
 #include "base/fs.h"
 #include "cli/exit_codes.h"
@@ -56,9 +56,9 @@ class RunOutcome {
     return code;
   }
 
-  void Print(const api::Node& status) {
+  void Print(const codec::Node& status) {
     if (!json_) return;
-    std::string text = api::EncodeJson(status, 4) + "\n";
+    std::string text = codec::EncodeJson(status, 4) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }

@@ -16,8 +16,8 @@
 namespace podlimits::cli {
 namespace {
 
-std::string MetadataString(const api::Node& tree, std::string_view key) {
-  const api::Node* n = tree.FindPath({"metadata", key});
+std::string MetadataString(const codec::Node& tree, std::string_view key) {
+  const codec::Node* n = tree.FindPath({"metadata", key});
   return n && n->IsString() ? n->scalar : std::string();
 }
 

@@ -14,7 +14,7 @@
 namespace podlimits::cli {
 
 struct RunInput {
-  std::optional<api::Node> object;  // the one pod, admitted: the object as the API holds it
+  std::optional<codec::Node> object;  // the one pod, admitted: the object as the API holds it
   // The admitted ConfigMaps and Secrets of the input, which the pod may read.
   kubelet::StaticObjectSource objects;
   int exit_code = 0;            // when there is none: 1 rejected, 2 usage

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "api/go_duration.h"
+#include "codec/go_duration.h"
 #include "storage/node_store.h"
 #include "base/server_process.h"
 #include "cli/exit_codes.h"
@@ -72,7 +72,7 @@ Result<serve::ServeOptions> ServeOptionsOf(const ServeFlags& flags) {
                    " is beyond loopback: the API then reaches other machines; say so with "
                    "--listen-beyond-loopback");
   }
-  auto period = api::ParseGoDuration(flags.eviction_monitoring_period);
+  auto period = codec::ParseGoDuration(flags.eviction_monitoring_period);
   if (!period || period->count() <= 0) {
     return Failure("--eviction-monitoring-period \"" + flags.eviction_monitoring_period + "\": " +
                    (period ? std::string("must be positive") : period.error().Message()));

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::cni {
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -46,11 +46,11 @@ std::string EncodeAttachment(const Attachment& a) {
   root.Set("args", std::move(args));
   root.Set("portMappings", PortMappingsNode(a.port_mappings));
   if (a.result) root.Set("result", *a.result);
-  return api::EncodeJson(root, 2) + "\n";
+  return codec::EncodeJson(root, 2) + "\n";
 }
 
 Result<Attachment> DecodeAttachment(std::string_view text, std::string_view source) {
-  auto nodes = api::ParseJsonStream(text);
+  auto nodes = codec::ParseJsonStream(text);
   if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
     return Bad(source, "not one JSON object");
   }
@@ -59,14 +59,14 @@ Result<Attachment> DecodeAttachment(std::string_view text, std::string_view sour
   const Node* network = root.Find("network");
   if (!network || !network->IsObject()) return Bad(source, "missing \"network\"");
   // The network as recorded must still be a valid list: DEL walks its plugins.
-  if (auto list = ParseNetworkConfig(api::EncodeJson(*network, 0), std::string(source)); !list) {
+  if (auto list = ParseNetworkConfig(codec::EncodeJson(*network, 0), std::string(source)); !list) {
     return std::unexpected(list.error());
   }
   a.network = *network;
-  a.container_id = api::StringOf(root.Find("containerID"));
+  a.container_id = codec::StringOf(root.Find("containerID"));
   if (a.container_id.empty()) return Bad(source, "missing \"containerID\"");
-  a.ifname = api::StringOf(root.Find("ifName"));
-  a.netns = api::StringOf(root.Find("netns"));
+  a.ifname = codec::StringOf(root.Find("ifName"));
+  a.netns = codec::StringOf(root.Find("netns"));
   if (const Node* args = root.Find("args"); args && args->IsArray()) {
     for (const auto& pair : args->items) {
       if (!pair.IsArray() || pair.items.size() != 2) return Bad(source, "malformed \"args\"");
@@ -76,10 +76,10 @@ Result<Attachment> DecodeAttachment(std::string_view text, std::string_view sour
   if (const Node* ports = root.Find("portMappings"); ports && ports->IsArray()) {
     for (const auto& p : ports->items) {
       PortMapping m;
-      m.host_port = static_cast<int>(api::IntOf(p.Find("hostPort")).value_or(0));
-      m.container_port = static_cast<int>(api::IntOf(p.Find("containerPort")).value_or(0));
-      m.protocol = api::StringOf(p.Find("protocol"));
-      m.host_ip = api::StringOf(p.Find("hostIP"));
+      m.host_port = static_cast<int>(codec::IntOf(p.Find("hostPort")).value_or(0));
+      m.container_port = static_cast<int>(codec::IntOf(p.Find("containerPort")).value_or(0));
+      m.protocol = codec::StringOf(p.Find("protocol"));
+      m.host_ip = codec::StringOf(p.Find("hostIP"));
       a.port_mappings.push_back(std::move(m));
     }
   }
@@ -90,8 +90,8 @@ Result<Attachment> DecodeAttachment(std::string_view text, std::string_view sour
 std::string PluginConfig(const Attachment& a, std::size_t index, const Node* prev_result) {
   const Node* plugins = a.network.Find("plugins");
   Node conf = plugins->items.at(index);
-  conf.Set("name", Node::String(api::StringOf(a.network.Find("name"))));
-  conf.Set("cniVersion", Node::String(api::StringOf(a.network.Find("cniVersion"))));
+  conf.Set("name", Node::String(codec::StringOf(a.network.Find("name"))));
+  conf.Set("cniVersion", Node::String(codec::StringOf(a.network.Find("cniVersion"))));
   // runtimeConfig carries only the capabilities the plugin declares (libcni's
   // injectRuntimeConfig), and portMappings only when there are some.
   const Node* caps = conf.Find("capabilities");
@@ -102,7 +102,7 @@ std::string PluginConfig(const Attachment& a, std::size_t index, const Node* pre
     conf.Set("runtimeConfig", std::move(runtime));
   }
   if (prev_result) conf.Set("prevResult", *prev_result);
-  return api::EncodeJson(conf, 0);
+  return codec::EncodeJson(conf, 0);
 }
 
 namespace {
@@ -119,7 +119,7 @@ PluginCall CallOf(const Attachment& a, std::string command, const std::vector<fs
 }
 
 std::string TypeOf(const Attachment& a, std::size_t index) {
-  return api::StringOf(a.network.Find("plugins")->items[index].Find("type"));
+  return codec::StringOf(a.network.Find("plugins")->items[index].Find("type"));
 }
 
 Result<void> DelPlugins(const Attachment& a, std::size_t count, const std::vector<fs::path>& bin_dirs,
@@ -171,8 +171,8 @@ std::vector<std::string> ResultIps(const Node& result, std::string_view ifname) 
   if (const Node* ifaces = result.Find("interfaces"); ifaces && ifaces->IsArray()) {
     for (std::size_t i = 0; i < ifaces->items.size(); ++i) {
       const Node& iface = ifaces->items[i];
-      if (api::StringOf(iface.Find("name")) == ifname &&
-          !api::StringOf(iface.Find("sandbox")).empty()) {
+      if (codec::StringOf(iface.Find("name")) == ifname &&
+          !codec::StringOf(iface.Find("sandbox")).empty()) {
         sandbox_ifaces.push_back(i);
       }
     }
@@ -187,15 +187,15 @@ std::vector<std::string> ResultIps(const Node& result, std::string_view ifname) 
   if (const Node* ips = result.Find("ips"); ips && ips->IsArray()) {
     for (const auto& ip : ips->items) {
       bool on_sandbox = sandbox_ifaces.empty();
-      if (auto index = api::IntOf(ip.Find("interface"))) {
+      if (auto index = codec::IntOf(ip.Find("interface"))) {
         for (auto s : sandbox_ifaces) on_sandbox = on_sandbox || static_cast<std::int64_t>(s) == *index;
       }
-      add(api::StringOf(ip.Find("address")), on_sandbox);
+      add(codec::StringOf(ip.Find("address")), on_sandbox);
     }
   }
   // A 0.2.0 result: {"ip4": {"ip": ...}, "ip6": {...}}.
   for (const char* family : {"ip4", "ip6"}) {
-    if (const Node* f = result.Find(family)) add(api::StringOf(f->Find("ip")), true);
+    if (const Node* f = result.Find(family)) add(codec::StringOf(f->Find("ip")), true);
   }
   std::vector<std::string> out = v4;
   out.insert(out.end(), v6.begin(), v6.end());

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "base/error.h"
 #include "cni/network_config.h"
 #include "cni/plugin_call.h"
@@ -31,13 +31,13 @@ struct PortMapping {
 };
 
 struct Attachment {
-  api::Node network;  // the configuration list as attached
+  codec::Node network;  // the configuration list as attached
   std::string container_id;
   std::string ifname = "eth0";
   std::string netns;
   std::vector<std::pair<std::string, std::string>> args;
   std::vector<PortMapping> port_mappings;
-  std::optional<api::Node> result;  // the last plugin's ADD result, once the ADD succeeded
+  std::optional<codec::Node> result;  // the last plugin's ADD result, once the ADD succeeded
 };
 
 std::string EncodeAttachment(const Attachment& attachment);
@@ -47,12 +47,12 @@ Result<Attachment> DecodeAttachment(std::string_view text, std::string_view sour
 // network's name and cniVersion, runtimeConfig for the capabilities it declares, and
 // `prev_result` (libcni's buildOneConfig).
 std::string PluginConfig(const Attachment& attachment, std::size_t index,
-                         const api::Node* prev_result);
+                         const codec::Node* prev_result);
 
 // ADD through every plugin in order, each getting the previous one's result. On a failure the
 // plugins already called are sent DEL (in reverse order) before the error returns, so a failed
 // ADD leaves no address or rule behind.
-Result<api::Node> AddNetwork(const Attachment& attachment,
+Result<codec::Node> AddNetwork(const Attachment& attachment,
                              const std::vector<std::filesystem::path>& bin_dirs);
 
 // DEL through every plugin in reverse order, with the cached result as prevResult. Every plugin
@@ -64,6 +64,6 @@ Result<void> DelNetwork(const Attachment& attachment,
 
 // The addresses of an ADD result (without prefix length), those on the sandbox's `ifname`
 // first, IPv4 before IPv6: what the pod's podIPs become.
-std::vector<std::string> ResultIps(const api::Node& result, std::string_view ifname);
+std::vector<std::string> ResultIps(const codec::Node& result, std::string_view ifname);
 
 }  // namespace podlimits::cni

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/fs.h"
 
 namespace podlimits::cni {
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -53,7 +53,7 @@ bool NetworkConfigList::PortMappings() const {
 }
 
 Result<NetworkConfigList> ParseNetworkConfig(std::string_view text, const fs::path& source) {
-  auto nodes = api::ParseJsonStream(text);
+  auto nodes = codec::ParseJsonStream(text);
   if (!nodes) return Bad(source, "invalid JSON: " + nodes.error().message);
   if (nodes->size() != 1 || !(*nodes)[0].IsObject()) return Bad(source, "not one JSON object");
   Node raw = std::move((*nodes)[0]);
@@ -153,7 +153,7 @@ std::string DefaultNetworkConfigList(const DefaultNetwork& network) {
   list.Set("cniVersion", Node::String("1.0.0"));
   list.Set("name", Node::String(network.name));
   list.Set("plugins", std::move(plugins));
-  return api::EncodeJson(list, 2) + "\n";
+  return codec::EncodeJson(list, 2) + "\n";
 }
 
 }  // namespace podlimits::cni

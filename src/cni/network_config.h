@@ -15,14 +15,14 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "base/error.h"
 
 namespace podlimits::cni {
 
 struct NetworkPlugin {
   std::string type;             // the plugin binary's name
-  api::Node conf;               // its object as written
+  codec::Node conf;               // its object as written
   bool port_mappings = false;   // "capabilities": {"portMappings": true}
 };
 
@@ -31,7 +31,7 @@ struct NetworkConfigList {
   std::string cni_version;
   std::string name;
   std::vector<NetworkPlugin> plugins;
-  api::Node raw;  // the whole list, a single plugin's file made into a list
+  codec::Node raw;  // the whole list, a single plugin's file made into a list
 
   // Whether some plugin takes port mappings (hostPort): portmap's capability.
   bool PortMappings() const;

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/child_process.h"
 #include "base/unique_fd.h"
 
@@ -35,10 +35,10 @@ Result<UniqueFd> StdinFile(const std::string& config) {
 
 // The spec's error object, when the plugin wrote one: "msg: details", or "msg".
 std::string PluginErrorMessage(const ChildResult& result, std::chrono::milliseconds timeout) {
-  if (auto nodes = api::ParseJsonStream(result.out); nodes && nodes->size() == 1) {
-    const api::Node& e = (*nodes)[0];
-    std::string msg = api::StringOf(e.Find("msg"));
-    const std::string details = api::StringOf(e.Find("details"));
+  if (auto nodes = codec::ParseJsonStream(result.out); nodes && nodes->size() == 1) {
+    const codec::Node& e = (*nodes)[0];
+    std::string msg = codec::StringOf(e.Find("msg"));
+    const std::string details = codec::StringOf(e.Find("details"));
     if (!msg.empty()) return details.empty() ? msg : msg + ": " + details;
   }
   std::string text = result.err.empty() ? result.out : result.err;
@@ -59,7 +59,7 @@ Result<fs::path> FindPlugin(std::string_view type, const std::vector<fs::path>& 
                              fmt::join(dirs, " ")));
 }
 
-Result<api::Node> CallPlugin(const PluginCall& call, std::string_view type,
+Result<codec::Node> CallPlugin(const PluginCall& call, std::string_view type,
                              const std::string& config) {
   auto binary = FindPlugin(type, call.bin_dirs);
   if (!binary) return std::unexpected(binary.error());
@@ -91,8 +91,8 @@ Result<api::Node> CallPlugin(const PluginCall& call, std::string_view type,
                                call.command == "ADD" ? "add" : "delete",
                                PluginErrorMessage(*result, call.timeout)));
   }
-  if (call.command != "ADD") return api::Node::Null();
-  auto nodes = api::ParseJsonStream(result->out);
+  if (call.command != "ADD") return codec::Node::Null();
+  auto nodes = codec::ParseJsonStream(result->out);
   if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
     return Failure(fmt::format("plugin type=\"{}\" (add): its result is not a JSON object: {}",
                                type, result->out.substr(0, 200)));

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "base/error.h"
 
 namespace podlimits::cni {
@@ -32,7 +32,7 @@ Result<std::filesystem::path> FindPlugin(std::string_view type,
 
 // Runs plugin `type` with `config` (the JSON the plugin reads) on stdin. Returns the parsed
 // result for ADD, and a null node for a DEL (whose stdout is empty).
-Result<api::Node> CallPlugin(const PluginCall& call, std::string_view type,
+Result<codec::Node> CallPlugin(const PluginCall& call, std::string_view type,
                              const std::string& config);
 
 }  // namespace podlimits::cni

@@ -1,6 +1,6 @@
 #include "cri/exec_wire.h"
 
-#include "api/field.h"
+#include "field/field.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -153,7 +153,7 @@ Result<void> Kubelet::PrepareCgroups() {
   return {};
 }
 
-PodOutcome Kubelet::RunPod(const api::Node& pod_object, const PodRunIo& io) {
+PodOutcome Kubelet::RunPod(const codec::Node& pod_object, const PodRunIo& io) {
   if (!started_) return NodeFailed("the node is not started (Kubelet::Start)");
   EventRecorder& events = *io.events;
   const api::Pod pod = api::ReadPod(pod_object);

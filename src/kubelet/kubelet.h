@@ -107,7 +107,7 @@ class Kubelet {
 
   std::expected<void, NodeError> Probe();
   std::expected<void, NodeError> Start();
-  PodOutcome RunPod(const api::Node& pod_object, const PodRunIo& io);
+  PodOutcome RunPod(const codec::Node& pod_object, const PodRunIo& io);
 
   const NodeConfig& config() const { return options_.config; }
   const NodeCapabilities& capabilities() const { return caps_; }

@@ -4,7 +4,7 @@
 
 namespace podlimits::nodeagent {
 
-using api::Node;
+using codec::Node;
 
 std::string ApiEventName(const EventSubject& pod, const MonitorEvent& event) {
   return fmt::format("{}.{:x}", pod.name, static_cast<std::uint64_t>(event.nanos));

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "nodeagent/monitor_files.h"
 
 namespace podlimits::nodeagent {
@@ -22,6 +22,6 @@ struct EventSubject {
 };
 
 std::string ApiEventName(const EventSubject& pod, const MonitorEvent& event);
-api::Node ApiEvent(const EventSubject& pod, const MonitorEvent& event);
+codec::Node ApiEvent(const EventSubject& pod, const MonitorEvent& event);
 
 }  // namespace podlimits::nodeagent

@@ -11,7 +11,7 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view container,
                                              bool previous) const {

@@ -15,8 +15,8 @@
 #include <optional>
 #include <vector>
 
-#include "api/field.h"
-#include "api/json_codec.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
 #include "base/fs.h"
 #include "cri/console_socket.h"
 #include "cri/exec_wire.h"
@@ -28,7 +28,7 @@ using cri::kExecSocketFile;
 using cri::ReceiveExecMessage;
 using cri::SendExecMessage;
 using cri::ShortSocketPath;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -36,7 +36,7 @@ std::string ErrorMessage(std::string_view message, bool not_found) {
   Node n = Node::Object();
   n.Set("error", Node::String(std::string(message)));
   n.Set("notFound", Node::Bool(not_found));
-  return api::EncodeJson(n, 0);
+  return codec::EncodeJson(n, 0);
 }
 
 // The exec'd process, from the runtime's pid file: SIGKILL. The runtime's exec then returns.
@@ -62,7 +62,7 @@ struct ExecRequest {
 std::optional<std::int64_t> PortForwardPort(const Node& n) {
   const Node* port = n.Find("portForward");
   if (port == nullptr) return std::nullopt;
-  return api::IntOf(port).value_or(0);
+  return codec::IntOf(port).value_or(0);
 }
 
 struct AttachRequest {
@@ -80,7 +80,7 @@ std::optional<AttachRequest> ParseAttach(const Node& n) {
 
 std::optional<ExecRequest> ParseRequest(const Node& n) {
   ExecRequest r;
-  r.container = api::StringOf(n.Find("container"));
+  r.container = codec::StringOf(n.Find("container"));
   const Node* tty = n.Find("tty");
   r.tty = tty != nullptr && tty->AsBool();
   const Node* command = n.Find("command");
@@ -237,7 +237,7 @@ void ExecServer::Serve(UniqueFd conn, std::uint64_t serial) {
   auto message = ReceiveExecMessage(conn.get());
   if (!message || message->json.empty()) return;
   // One JSON object: a port-forward, an attach, or an exec.
-  auto nodes = api::ParseJsonStream(message->json);
+  auto nodes = codec::ParseJsonStream(message->json);
   const bool object = nodes && nodes->size() == 1 && (*nodes)[0].IsObject();
   if (object) {
     const Node& n = (*nodes)[0];

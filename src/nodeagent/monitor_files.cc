@@ -16,21 +16,21 @@
 #include <cstring>
 #include <fstream>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/fs.h"
 #include "base/numbers.h"
 
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
 constexpr std::size_t kMaxStatusBytes = 4 << 20;
 
 std::optional<Node> ParseOne(const std::string& text) {
-  auto nodes = api::ParseJsonStream(text);
+  auto nodes = codec::ParseJsonStream(text);
   if (!nodes || nodes->size() != 1) return std::nullopt;
   return std::move((*nodes)[0]);
 }
@@ -61,7 +61,7 @@ Result<void> WriteMonitorStatus(const fs::path& dir, const MonitorStatus& status
   Node doc = Node::Object();
   doc.Set("status", status.status);
   doc.Set("finished", Node::Bool(status.finished));
-  return WriteFileAtomically(dir / "status.json", api::EncodeJson(doc, 0) + "\n", 0600);
+  return WriteFileAtomically(dir / "status.json", codec::EncodeJson(doc, 0) + "\n", 0600);
 }
 
 std::optional<MonitorStatus> ReadMonitorStatus(const fs::path& dir) {
@@ -82,7 +82,7 @@ Result<void> AppendMonitorEvent(const fs::path& dir, const MonitorEvent& event) 
   line.Set("message", Node::String(event.event.message));
   line.Set("time", Node::String(event.time));
   line.Set("nanos", Node::Int(event.nanos));
-  const std::string text = api::EncodeJson(line, 0) + "\n";
+  const std::string text = codec::EncodeJson(line, 0) + "\n";
   const fs::path path = dir / "events.jsonl";
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (!fd.valid()) return SystemError("open", path, errno);
@@ -185,14 +185,14 @@ std::optional<std::string> ReadEvictionMessage(const fs::path& dir) {
   return *text;
 }
 
-api::Node RejectedPodStatus(const std::string& reason, const std::string& message,
+codec::Node RejectedPodStatus(const std::string& reason, const std::string& message,
                             const std::string& start_time, const std::string& qos_class) {
-  api::Node status = api::Node::Object();
-  status.Set("phase", api::Node::String("Failed"));
-  status.Set("reason", api::Node::String(reason));
-  status.Set("message", api::Node::String(message));
-  status.Set("startTime", api::Node::String(start_time));
-  if (!qos_class.empty()) status.Set("qosClass", api::Node::String(qos_class));
+  codec::Node status = codec::Node::Object();
+  status.Set("phase", codec::Node::String("Failed"));
+  status.Set("reason", codec::Node::String(reason));
+  status.Set("message", codec::Node::String(message));
+  status.Set("startTime", codec::Node::String(start_time));
+  if (!qos_class.empty()) status.Set("qosClass", codec::Node::String(qos_class));
   return status;
 }
 

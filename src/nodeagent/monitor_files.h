@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "base/error.h"
 #include "base/unique_fd.h"
 #include "kubelet/events/events.h"
@@ -34,7 +34,7 @@ std::filesystem::path MonitorDirectory(const std::filesystem::path& data_dir, st
 std::filesystem::path NotifySocketPath(const std::filesystem::path& data_dir);
 
 struct MonitorStatus {
-  api::Node status;  // the PodStatus
+  codec::Node status;  // the PodStatus
   bool finished = false;
 };
 
@@ -76,7 +76,7 @@ std::optional<std::string> ReadEvictionMessage(const std::filesystem::path& dir)
 
 // The status of a pod the node did not run (the kubelet's rejectPod): phase Failed, the reason
 // and message, startTime (`start_time`, RFC 3339) and the QoS class ("" for none).
-api::Node RejectedPodStatus(const std::string& reason, const std::string& message,
+codec::Node RejectedPodStatus(const std::string& reason, const std::string& message,
                             const std::string& start_time, const std::string& qos_class);
 
 // The monitor's side of the socket: sends `uid` (best effort; no agent, no message).

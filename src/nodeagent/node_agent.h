@@ -39,7 +39,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "storage/object_store.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
@@ -69,7 +69,7 @@ struct NodeAgentOptions {
   // `pid_pressure`: the eviction manager's PIDPressure);
   // registered at start and re-posted every node_status_period (the kubelet's
   // nodeStatusReportFrequency is 5 minutes; the heartbeat a Lease would carry rides along).
-  std::function<api::Node(const api::Node* previous, bool pid_pressure)> node_status;
+  std::function<codec::Node(const codec::Node* previous, bool pid_pressure)> node_status;
   std::chrono::milliseconds node_status_period{60000};
   // The node's Lease (kube-node-lease/<node>), the kubelet's heartbeat: renewed every
   // lease_renew_period, valid for lease_duration_seconds (nodeLeaseDurationSeconds, 40; the
@@ -88,7 +88,7 @@ struct NodeAgentOptions {
   std::chrono::milliseconds eviction_period{10000};
   std::function<std::optional<kubelet::PidObservation>()> observe_pids;
   // A pod's pids.current and pids.max (kubelet/cm/pod_process_count.h), for ranking and metrics.
-  std::function<std::optional<kubelet::PodPids>(const api::Node& pod)> pod_pids;
+  std::function<std::optional<kubelet::PodPids>(const codec::Node& pod)> pod_pids;
   kubelet::MetricsRegistry* metrics = nullptr;  // kubelet_evictions, running pods
   // maxPods: the scheduler binds no more active pods than this ("Too many pods"), and the
   // kubelet's admission refuses one past it (OutOfpods).
@@ -117,21 +117,21 @@ class NodeAgent : public apiserver::PodLogSource,
 
   // The log file of `container` of the pod whose object this is (`previous`: the run before the
   // current one), or an error in the kubelet's words.
-  Result<std::filesystem::path> ContainerLogFile(const api::Node& pod, std::string_view container,
+  Result<std::filesystem::path> ContainerLogFile(const codec::Node& pod, std::string_view container,
                                                  bool previous) const override;
 
   // `kubectl exec`: starts the command in the pod's container through its monitor
   // (nodeagent/node_exec.cc, cri/exec_wire.h) and hands the streams to the API server.
   std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
-      const api::Node& pod, const apiserver::ExecOptions& options) override;
+      const codec::Node& pod, const apiserver::ExecOptions& options) override;
 
   // `kubectl attach -i`: the container's input through its monitor (nodeagent/node_exec.cc).
   std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> AttachInput(
-      const api::Node& pod, const apiserver::ExecOptions& options) override;
+      const codec::Node& pod, const apiserver::ExecOptions& options) override;
 
   // `kubectl port-forward`: a socket connected to `port` on the pod's loopback, made by its
   // monitor in the pod's network namespace (nodeagent/node_exec.cc).
-  std::expected<UniqueFd, std::string> DialPort(const api::Node& pod, int port) override;
+  std::expected<UniqueFd, std::string> DialPort(const codec::Node& pod, int port) override;
 
  private:
   struct KnownPod {
@@ -155,7 +155,7 @@ class NodeAgent : public apiserver::PodLogSource,
     bool evicted = false;       // the eviction manager stopped it
     // What the eviction manager ranks it by, from its pod.json (read once).
     std::optional<kubelet::EvictionCandidate> candidate;
-    std::optional<api::Node> admitted;
+    std::optional<codec::Node> admitted;
     // For kubelet_pod_start_duration_seconds: when the agent first saw the pod, and whether its
     // start was observed (or it was running before this agent).
     std::chrono::steady_clock::time_point first_seen = std::chrono::steady_clock::now();
@@ -172,10 +172,10 @@ class NodeAgent : public apiserver::PodLogSource,
   void Publish(const std::string& uid, bool periodic = false);
   void ObservePodStart(const std::string& uid, KnownPod& known, const MonitorStatus& status);
   void PublishEvents(const std::string& uid, KnownPod& known, const std::filesystem::path& dir);
-  void Bind(const storage::StoredObject& object, api::Node pod);
+  void Bind(const storage::StoredObject& object, codec::Node pod);
   // A pod not bound: Pending with PodScheduled False, reason SchedulingGated (gates left) or
   // Unschedulable (pod_fit.h, with a FailedScheduling event), once per message.
-  void MarkPending(const storage::StoredObject& object, api::Node pod, std::string_view reason,
+  void MarkPending(const storage::StoredObject& object, codec::Node pod, std::string_view reason,
                    const std::string& message);
   // When the Node changed: the node.kubernetes.io/unschedulable taint follows
   // spec.unschedulable (the node lifecycle controller's job), and the pods left Pending are
@@ -184,12 +184,12 @@ class NodeAgent : public apiserver::PodLogSource,
   void PostSchedulerEvent(const storage::ObjectKey& pod, const std::string& uid,
                           std::string_view type, std::string_view reason,
                           const std::string& message);
-  bool Spawn(const std::string& uid, KnownPod& known, const api::Node& pod);
+  bool Spawn(const std::string& uid, KnownPod& known, const codec::Node& pod);
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
   void WriteOwnObject(const storage::ObjectKey& key, std::string_view kind,
                       std::string_view what,
-                      const std::function<std::optional<api::Node>(std::optional<api::Node>)>& make);
+                      const std::function<std::optional<codec::Node>(std::optional<codec::Node>)>& make);
   void SyncNode();
   void RenewLease();
   void SyncStaticPods();
@@ -200,14 +200,14 @@ class NodeAgent : public apiserver::PodLogSource,
   void SynchronizeEviction();
   std::vector<kubelet::EvictionCandidate> ActivePods();
   // The pod as admitted (its pod.json, read once) and what the eviction manager ranks it by.
-  const api::Node* Admitted(const std::string& uid, KnownPod& known);
+  const codec::Node* Admitted(const std::string& uid, KnownPod& known);
   void Evict(const kubelet::EvictionOrder& order);
   // The kubelet's admission of a pod never started here: the eviction manager's (refused under
   // PIDPressure) and the pods capacity (OutOfpods). False, with the pod recorded as refused.
-  bool AdmitPod(const std::string& uid, KnownPod& known, const api::Node& pod);
+  bool AdmitPod(const std::string& uid, KnownPod& known, const codec::Node& pod);
   // Pods bound here that have not finished (and are not being removed).
   std::int64_t ActivePodCount(const std::string& except_uid = "") const;
-  void RefusePod(const std::string& uid, KnownPod& known, const api::Node& pod,
+  void RefusePod(const std::string& uid, KnownPod& known, const codec::Node& pod,
                  const std::string& reason, const std::string& message);
   void PostPodEvent(const storage::ObjectKey& pod, const std::string& uid,
                     std::string_view component, std::string_view type, std::string_view reason,

@@ -4,7 +4,7 @@
 // refusal of new pods, and one pod evicted at a time.
 #include <fmt/format.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/qos.h"
 #include "apiserver/stored_object.h"
@@ -19,7 +19,7 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -32,12 +32,12 @@ constexpr auto kAdmissionObservationAge = std::chrono::seconds(1);
 kubelet::EvictionCandidate CandidateOf(const std::string& uid, const Node& pod, bool static_pod) {
   kubelet::EvictionCandidate c;
   c.uid = uid;
-  c.namespace_ = api::StringOf(pod.FindPath({"metadata", "namespace"}));
-  c.name = api::StringOf(pod.FindPath({"metadata", "name"}));
-  c.priority = api::IntOf(pod.FindPath({"spec", "priority"})).value_or(0);
-  c.termination_grace_period = api::IntOf(pod.FindPath({"spec", "terminationGracePeriodSeconds"}));
+  c.namespace_ = codec::StringOf(pod.FindPath({"metadata", "namespace"}));
+  c.name = codec::StringOf(pod.FindPath({"metadata", "name"}));
+  c.priority = codec::IntOf(pod.FindPath({"spec", "priority"})).value_or(0);
+  c.termination_grace_period = codec::IntOf(pod.FindPath({"spec", "terminationGracePeriodSeconds"}));
   const bool mirror =
-      !api::StringOf(pod.FindPath({"metadata", "annotations", std::string(kConfigMirrorAnnotation)}))
+      !codec::StringOf(pod.FindPath({"metadata", "annotations", std::string(kConfigMirrorAnnotation)}))
            .empty();
   c.critical = static_pod || mirror || c.priority >= kubelet::kSystemCriticalPriority;
   return c;
@@ -123,12 +123,12 @@ void NodeAgent::Evict(const kubelet::EvictionOrder& order) {
   WriteOwnObject(known.key, "Pod", "eviction condition",
                  [&](std::optional<Node> stored) -> std::optional<Node> {
                    if (!stored) return std::nullopt;
-                   const std::string uid = api::StringOf(stored->FindPath({"metadata", "uid"}));
+                   const std::string uid = codec::StringOf(stored->FindPath({"metadata", "uid"}));
                    if (uid != order.pod.uid && !known.static_pod) return std::nullopt;
                    Node& conditions =
                        stored->Ensure("status").Ensure("conditions", Node::Kind::kArray);
                    std::erase_if(conditions.items, [](const Node& c) {
-                     return api::StringOf(c.Find("type")) == "DisruptionTarget";
+                     return codec::StringOf(c.Find("type")) == "DisruptionTarget";
                    });
                    Node c = Node::Object();
                    c.Set("type", Node::String("DisruptionTarget"));
@@ -191,7 +191,7 @@ void NodeAgent::RefusePod(const std::string& uid, KnownPod& known, const Node& p
   const fs::path dir = MonitorDirectory(options_.data_dir, uid);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  (void)WriteFileAtomically(dir / "pod.json", api::EncodeJson(pod, 0) + "\n", 0600);
+  (void)WriteFileAtomically(dir / "pod.json", codec::EncodeJson(pod, 0) + "\n", 0600);
   const std::string qos = std::string(api::Name(
       api::ComputePodQos(api::ReadPod(pod), options_.gates.pod_level_resources)));
   (void)AppendMonitorEvent(
@@ -201,8 +201,8 @@ void NodeAgent::RefusePod(const std::string& uid, KnownPod& known, const Node& p
     Log(w.error().Message());
   }
   known.finished = true;
-  Log(fmt::format("pod {}/{} refused: {}: {}", api::StringOf(pod.FindPath({"metadata", "namespace"})),
-                  api::StringOf(pod.FindPath({"metadata", "name"})), reason, message));
+  Log(fmt::format("pod {}/{} refused: {}: {}", codec::StringOf(pod.FindPath({"metadata", "namespace"})),
+                  codec::StringOf(pod.FindPath({"metadata", "name"})), reason, message));
   Publish(uid);
 }
 
@@ -215,7 +215,7 @@ void NodeAgent::PostNodeEvent(std::string_view type, std::string_view reason,
                    [&](std::optional<Node> event) -> std::optional<Node> {
                      if (!event) return std::nullopt;  // gone: a new one below
                      done = true;
-                     event->Set("count", Node::Int(api::IntOf(event->Find("count")).value_or(1) + 1));
+                     event->Set("count", Node::Int(codec::IntOf(event->Find("count")).value_or(1) + 1));
                      event->Set("lastTimestamp", Node::String(Rfc3339Now()));
                      return event;
                    });

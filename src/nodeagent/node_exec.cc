@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "cri/exec_wire.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using cri::ConnectExecSocket;
 using cri::ReceiveExecMessage;
 using cri::SendExecMessage;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -50,7 +50,7 @@ std::expected<MonitorReply, NoReply> AwaitReply(int fd) {
   if (polled <= 0) return std::unexpected(NoReply::kTimedOut);
   auto message = ReceiveExecMessage(fd);
   if (!message || message->json.empty()) return std::unexpected(NoReply::kClosed);
-  auto nodes = api::ParseJsonStream(message->json);
+  auto nodes = codec::ParseJsonStream(message->json);
   if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
     return std::unexpected(NoReply::kMalformed);
   }
@@ -78,7 +78,7 @@ apiserver::ExecRefusal RefusalFor(NoReply why, std::string_view doing, const std
 std::expected<UniqueFd, apiserver::ExecRefusal> ConnectMonitor(const fs::path& data_dir,
                                                                const Node& pod,
                                                                const std::string& not_found) {
-  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
+  const std::string uid = codec::StringOf(pod.FindPath({"metadata", "uid"}));
   if (uid.empty()) return std::unexpected(Refused(404, not_found));
   auto conn = ConnectExecSocket(MonitorDirectory(data_dir, uid));
   if (!conn) return std::unexpected(Refused(404, not_found));
@@ -135,7 +135,7 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   }
   std::vector<int> fds;
   for (const UniqueFd& fd : child_ends) fds.push_back(fd.get());
-  if (auto sent = SendExecMessage(conn->get(), api::EncodeJson(request, 0), fds); !sent) {
+  if (auto sent = SendExecMessage(conn->get(), codec::EncodeJson(request, 0), fds); !sent) {
     return std::unexpected(Refused(500, sent.error().Message()));
   }
   child_ends.clear();  // the process's copies are the only ones now: EOF comes when it closes them
@@ -145,7 +145,7 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   const Node& first = reply->object;
   if (const Node* e = first.Find("error"); e != nullptr) {
     if (const Node* nf = first.Find("notFound"); nf != nullptr && nf->AsBool()) {
-      return std::unexpected(Refused(404, api::StringOf(e)));
+      return std::unexpected(Refused(404, codec::StringOf(e)));
     }
     streams.final_message = reply->json;  // reported after the upgrade, as the kubelet does
   } else if (first.Find("exitCode") != nullptr) {
@@ -185,7 +185,7 @@ std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::Attac
   }
   const int fd = read_end.get();
   const auto fds = read_end ? std::span<const int>(&fd, 1) : std::span<const int>();
-  if (auto sent = SendExecMessage(conn->get(), api::EncodeJson(request, 0), fds); !sent) {
+  if (auto sent = SendExecMessage(conn->get(), codec::EncodeJson(request, 0), fds); !sent) {
     return std::unexpected(Refused(500, sent.error().Message()));
   }
   read_end.Reset();  // the monitor's copy is the only reader now
@@ -193,7 +193,7 @@ std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::Attac
   if (!reply) return std::unexpected(RefusalFor(reply.error(), "attach", not_found));
   if (const Node* e = reply->object.Find("error"); e != nullptr) {
     const Node* nf = reply->object.Find("notFound");
-    return std::unexpected(Refused(nf != nullptr && nf->AsBool() ? 404 : 400, api::StringOf(e)));
+    return std::unexpected(Refused(nf != nullptr && nf->AsBool() ? 404 : 400, codec::StringOf(e)));
   }
   if (options.tty) {
     if (reply->fds.size() != 1) return std::unexpected(Refused(500, "the pod's monitor sent no terminal"));
@@ -204,8 +204,8 @@ std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::Attac
 }
 
 std::expected<UniqueFd, std::string> NodeAgent::DialPort(const Node& pod, int port) {
-  const std::string uid = api::StringOf(pod.FindPath({"metadata", "uid"}));
-  const std::string name = api::StringOf(pod.FindPath({"metadata", "name"}));
+  const std::string uid = codec::StringOf(pod.FindPath({"metadata", "uid"}));
+  const std::string name = codec::StringOf(pod.FindPath({"metadata", "name"}));
   // The kubelet's words for a pod whose sandbox is not there (kuberuntime GetPortForward).
   auto no_sandbox = [&] {
     return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : failed to find "
@@ -231,7 +231,7 @@ std::expected<UniqueFd, std::string> NodeAgent::DialPort(const Node& pod, int po
         return std::unexpected(std::string(kMalformedReply));
     }
   }
-  if (const Node* e = reply->object.Find("error"); e != nullptr) return std::unexpected(api::StringOf(e));
+  if (const Node* e = reply->object.Find("error"); e != nullptr) return std::unexpected(codec::StringOf(e));
   if (reply->fds.size() != 1) return std::unexpected(std::string("the pod's monitor sent no socket"));
   return std::move(reply->fds[0]);
 }

@@ -11,7 +11,7 @@
 
 namespace podlimits::nodeagent {
 
-using api::Node;
+using codec::Node;
 
 // The kubelet's node lease controller: kube-node-lease/<node>, owned by the Node, held by the
 // node, renewed with the time of each renewal (a MicroTime).

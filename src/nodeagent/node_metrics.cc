@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "apiserver/stored_object.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"
@@ -11,7 +11,7 @@
 
 namespace podlimits::nodeagent {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -68,7 +68,7 @@ std::string NodeAgent::MetricsText() {
   if (auto listed = store_.List("pods", "", true)) {
     for (const auto& item : listed->items) {
       auto pod = apiserver::ParseStoredObject(item.data);
-      if (!pod || api::StringOf(pod->FindPath({"spec", "nodeName"})) != options_.node_name) {
+      if (!pod || codec::StringOf(pod->FindPath({"spec", "nodeName"})) != options_.node_name) {
         continue;
       }
       for (const char* list : {"initContainerStatuses", "containerStatuses"}) {

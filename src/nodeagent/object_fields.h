@@ -8,33 +8,33 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 #include "nodeagent/static_pods.h"
 
 namespace podlimits::nodeagent {
 
 // The string at `path`, "" when there is none.
-inline std::string Str(const api::Node& object, std::initializer_list<std::string_view> path) {
-  return api::StringOf(object.FindPath(path));
+inline std::string Str(const codec::Node& object, std::initializer_list<std::string_view> path) {
+  return codec::StringOf(object.FindPath(path));
 }
 
-inline std::optional<std::int64_t> IntAt(const api::Node& object,
+inline std::optional<std::int64_t> IntAt(const codec::Node& object,
                                          std::initializer_list<std::string_view> path) {
-  return api::IntOf(object.FindPath(path));
+  return codec::IntOf(object.FindPath(path));
 }
 
 // The stored pod is the one `uid` names: itself, or the mirror of that static pod.
-inline bool IsPod(const api::Node& pod, const std::string& uid) {
+inline bool IsPod(const codec::Node& pod, const std::string& uid) {
   if (Str(pod, {"metadata", "uid"}) == uid) return true;
   return Str(pod, {"metadata", "annotations", std::string(kConfigMirrorAnnotation)}) == uid;
 }
 
 // The status of the node's PIDPressure condition ("" when it has none).
-inline std::string PidPressureStatus(const api::Node& node) {
-  const api::Node* conditions = node.FindPath({"status", "conditions"});
+inline std::string PidPressureStatus(const codec::Node& node) {
+  const codec::Node* conditions = node.FindPath({"status", "conditions"});
   if (conditions == nullptr || !conditions->IsArray()) return "";
-  for (const api::Node& c : conditions->items) {
+  for (const codec::Node& c : conditions->items) {
     if (Str(c, {"type"}) == "PIDPressure") return Str(c, {"status"});
   }
   return "";

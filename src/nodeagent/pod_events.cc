@@ -16,7 +16,7 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 using storage::ObjectKey;
 using storage::StoreError;
 
@@ -37,7 +37,7 @@ std::optional<std::string> NodeAgent::CreateEvent(const EventSubject& subject,
   event.Ensure("metadata").Set("uid", Node::String(NewUuid()));
   event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
   const std::string name = ApiEventName(subject, e);
-  const std::string ns = api::StringOf(event.FindPath({"metadata", "namespace"}));
+  const std::string ns = codec::StringOf(event.FindPath({"metadata", "namespace"}));
   auto created = store_.Create({"events", ns, name}, [&](std::int64_t rv) {
     return apiserver::RenderStoredObject(event, "Event", rv);
   });

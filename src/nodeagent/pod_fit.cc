@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cstdint>
 
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
 namespace podlimits::nodeagent {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -20,12 +20,12 @@ constexpr std::string_view kUnschedulableTaint = "node.kubernetes.io/unschedulab
 // compares values, Exists does not.
 bool Tolerates(const Node& toleration, std::string_view key, std::string_view value,
                std::string_view effect) {
-  const std::string t_effect = api::StringOf(toleration.Find("effect"));
-  const std::string t_key = api::StringOf(toleration.Find("key"));
+  const std::string t_effect = codec::StringOf(toleration.Find("effect"));
+  const std::string t_key = codec::StringOf(toleration.Find("key"));
   if (!t_effect.empty() && t_effect != effect) return false;
   if (!t_key.empty() && t_key != key) return false;
-  const std::string op = api::StringOf(toleration.Find("operator"));
-  if (op.empty() || op == "Equal") return api::StringOf(toleration.Find("value")) == value;
+  const std::string op = codec::StringOf(toleration.Find("operator"));
+  if (op.empty() || op == "Equal") return codec::StringOf(toleration.Find("value")) == value;
   return op == "Exists";
 }
 
@@ -46,14 +46,14 @@ std::optional<std::int64_t> Integer(std::string_view text) {
 
 // One NodeSelectorRequirement against the node's labels (or, for matchFields, its fields).
 bool RequirementMatches(const Node& requirement, const Node* values_of) {
-  const std::string key = api::StringOf(requirement.Find("key"));
-  const std::string op = api::StringOf(requirement.Find("operator"));
+  const std::string key = codec::StringOf(requirement.Find("key"));
+  const std::string op = codec::StringOf(requirement.Find("operator"));
   const Node* have = values_of && values_of->IsObject() ? values_of->Find(key) : nullptr;
   const bool present = have != nullptr && have->IsString();
   const std::string value = present ? have->scalar : std::string();
   std::vector<std::string> values;
   if (const Node* v = requirement.Find("values"); v && v->IsArray()) {
-    for (const Node& item : v->items) values.push_back(api::StringOf(&item));
+    for (const Node& item : v->items) values.push_back(codec::StringOf(&item));
   }
   auto listed = [&] { return std::find(values.begin(), values.end(), value) != values.end(); };
   if (op == "In") return present && listed();
@@ -85,7 +85,7 @@ bool TermMatches(const Node& term, const Node& node) {
   }
   if (has_fields) {
     Node node_fields = Node::Object();  // the one field selectable here
-    node_fields.Set("metadata.name", Node::String(api::StringOf(node.FindPath({"metadata", "name"}))));
+    node_fields.Set("metadata.name", Node::String(codec::StringOf(node.FindPath({"metadata", "name"}))));
     for (const Node& r : fields->items) {
       if (!RequirementMatches(r, &node_fields)) return false;
     }
@@ -99,7 +99,7 @@ bool AffinityMatches(const Node& pod, const Node& node) {
     const Node* labels = node.FindPath({"metadata", "labels"});
     for (const auto& m : selector->members) {
       const Node* have = labels && labels->IsObject() ? labels->Find(m.key) : nullptr;
-      if (have == nullptr || api::StringOf(have) != api::StringOf(&m.value)) return false;
+      if (have == nullptr || codec::StringOf(have) != codec::StringOf(&m.value)) return false;
     }
   }
   const Node* required = pod.FindPath({"spec", "affinity", "nodeAffinity",
@@ -121,10 +121,10 @@ std::optional<std::string> UnfitReason(const Node& pod, const Node& node,
   }
   if (const Node* taints = node.FindPath({"spec", "taints"}); taints && taints->IsArray()) {
     for (const Node& taint : taints->items) {
-      const std::string effect = api::StringOf(taint.Find("effect"));
+      const std::string effect = codec::StringOf(taint.Find("effect"));
       if (effect != "NoSchedule" && effect != "NoExecute") continue;
-      const std::string key = api::StringOf(taint.Find("key"));
-      const std::string value = api::StringOf(taint.Find("value"));
+      const std::string key = codec::StringOf(taint.Find("key"));
+      const std::string value = codec::StringOf(taint.Find("value"));
       if (!AnyTolerates(pod, key, value, effect)) {
         return fmt::format("node(s) had untolerated taint {{{}: {}}}", key, value);
       }
@@ -133,7 +133,7 @@ std::optional<std::string> UnfitReason(const Node& pod, const Node& node,
   if (!AffinityMatches(pod, node)) return "node(s) didn't match Pod's node affinity/selector";
   // NodeResourcesFit (after NodeAffinity in the default profile): one more pod than allowed.
   if (const Node* allowed = node.FindPath({"status", "allocatable", "pods"})) {
-    auto q = api::Quantity::Parse(api::StringOf(allowed));
+    auto q = resource::Quantity::Parse(codec::StringOf(allowed));
     if (q && pods_on_node + 1 > q->Value()) return std::string(kTooManyPods);
   }
   return std::nullopt;

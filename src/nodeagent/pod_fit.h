@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::nodeagent {
 
@@ -32,7 +32,7 @@ inline constexpr std::string_view kTooManyPods = "Too many pods";
 // `node` (both API objects).
 // `pods_on_node`: the active pods bound to it, for NodeResourcesFit's pod count against
 // status.allocatable.pods ("Too many pods").
-std::optional<std::string> UnfitReason(const api::Node& pod, const api::Node& node,
+std::optional<std::string> UnfitReason(const codec::Node& pod, const codec::Node& node,
                                        std::int64_t pods_on_node = 0);
 
 // The scheduler's FitError for one node: "0/1 nodes are available: 1 <reason>. preemption: 0/1

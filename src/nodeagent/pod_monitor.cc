@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/clock_text.h"
 #include "api/qos.h"
 #include "base/fs.h"
@@ -26,7 +26,7 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -110,7 +110,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     Publisher::Log(text.error().Message());
     return kExitMonitorFailure;
   }
-  auto nodes = api::ParseJsonStream(*text);
+  auto nodes = codec::ParseJsonStream(*text);
   if (!nodes || nodes->size() != 1) {
     Publisher::Log((dir / "pod.json").string() + ": not one JSON object");
     return kExitMonitorFailure;

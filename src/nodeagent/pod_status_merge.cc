@@ -8,7 +8,7 @@
 
 namespace podlimits::nodeagent {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -23,7 +23,7 @@ bool KubeletOwned(std::string_view type) {
 const Node* FindCondition(const Node* conditions, std::string_view type) {
   if (conditions == nullptr || !conditions->IsArray()) return nullptr;
   for (const Node& c : conditions->items) {
-    if (api::StringOf(c.Find("type")) == type) return &c;
+    if (codec::StringOf(c.Find("type")) == type) return &c;
   }
   return nullptr;
 }
@@ -34,15 +34,15 @@ std::string UnreadyGates(const Node& pod, const Node* conditions) {
   if (gates == nullptr || !gates->IsArray()) return "";
   std::vector<std::string> messages;
   for (const Node& gate : gates->items) {
-    const std::string type = api::StringOf(gate.Find("conditionType"));
+    const std::string type = codec::StringOf(gate.Find("conditionType"));
     const Node* c = FindCondition(conditions, type);
     if (c == nullptr) {
       messages.push_back(
           fmt::format("corresponding condition of pod readiness gate \"{}\" does not exist.", type));
-    } else if (api::StringOf(c->Find("status")) != "True") {
+    } else if (codec::StringOf(c->Find("status")) != "True") {
       messages.push_back(fmt::format(
           "the status of pod readiness gate \"{}\" is not \"True\", but {}", type,
-          api::StringOf(c->Find("status"))));
+          codec::StringOf(c->Find("status"))));
     }
   }
   std::string out;
@@ -59,15 +59,15 @@ void MergePodStatus(Node& next, const Node& pod, const std::string& now) {
   Node merged = Node::Array();
   if (stored != nullptr && stored->IsArray()) {
     for (const Node& c : stored->items) {
-      if (!KubeletOwned(api::StringOf(c.Find("type")))) merged.items.push_back(c);
+      if (!KubeletOwned(codec::StringOf(c.Find("type")))) merged.items.push_back(c);
     }
   }
   for (Node& c : conditions.items) {
-    const std::string type = api::StringOf(c.Find("type"));
+    const std::string type = codec::StringOf(c.Find("type"));
     if (type == "PodScheduled") {
       // True as the kubelet writes it, with the binding's time when there was one.
       if (const Node* bound = FindCondition(stored, "PodScheduled");
-          bound && api::StringOf(bound->Find("status")) == "True") {
+          bound && codec::StringOf(bound->Find("status")) == "True") {
         c = *bound;
       }
     }
@@ -79,7 +79,7 @@ void MergePodStatus(Node& next, const Node& pod, const std::string& now) {
   }
   conditions = std::move(merged);
   for (Node& ready : conditions.items) {
-    if (api::StringOf(ready.Find("type")) != "Ready" || api::StringOf(ready.Find("status")) != "True") continue;
+    if (codec::StringOf(ready.Find("type")) != "Ready" || codec::StringOf(ready.Find("status")) != "True") continue;
     const std::string unready = UnreadyGates(pod, &conditions);
     if (unready.empty()) break;
     Node held = Node::Object();
@@ -87,7 +87,7 @@ void MergePodStatus(Node& next, const Node& pod, const std::string& now) {
     held.Set("status", Node::String("False"));
     held.Set("lastProbeTime", Node::Null());
     const Node* before = FindCondition(stored, "Ready");
-    held.Set("lastTransitionTime", before && api::StringOf(before->Find("status")) == "False"
+    held.Set("lastTransitionTime", before && codec::StringOf(before->Find("status")) == "False"
                                        ? *before->Find("lastTransitionTime")
                                        : Node::String(now));
     held.Set("reason", Node::String("ReadinessGatesNotReady"));

@@ -14,12 +14,12 @@
 
 #include <string>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::nodeagent {
 
 // `next`: the status the node computed; `pod`: the stored pod (its spec and status); `now`:
 // RFC 3339, for a Ready condition whose status the gates changed.
-void MergePodStatus(api::Node& next, const api::Node& pod, const std::string& now);
+void MergePodStatus(codec::Node& next, const codec::Node& pod, const std::string& now);
 
 }  // namespace podlimits::nodeagent

@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/stored_object.h"
 #include "base/child_process.h"
 #include "base/fs.h"
@@ -17,7 +17,7 @@
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 using storage::StoreError;
 using storage::StoredObject;
 
@@ -92,7 +92,7 @@ bool NodeAgent::Spawn(const std::string& uid, KnownPod& known, const Node& pod) 
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::exists(dir / "pod.json")) {
-    if (auto w = WriteFileAtomically(dir / "pod.json", api::EncodeJson(pod, 0) + "\n", 0600); !w) {
+    if (auto w = WriteFileAtomically(dir / "pod.json", codec::EncodeJson(pod, 0) + "\n", 0600); !w) {
       Log(w.error().Message());
       return false;
     }

@@ -13,7 +13,7 @@
 
 namespace podlimits::nodeagent {
 
-using api::Node;
+using codec::Node;
 using storage::ObjectKey;
 using storage::StoreError;
 using storage::StoredObject;

@@ -7,7 +7,7 @@
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
 #include "nodeagent/object_fields.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "cri/container_log.h"
 #include "nodeagent/monitor_files.h"
 
@@ -90,7 +90,7 @@ void NodeAgent::EnsureMirror(const StaticPod& pod) {
   create.method = "POST";
   create.path = "/api/v1/namespaces/" + ns + "/pods";
   create.headers["content-type"] = "application/json";
-  create.body = api::EncodeJson(MirrorPod(pod, node_uid), 0);
+  create.body = codec::EncodeJson(MirrorPod(pod, node_uid), 0);
   create.user = "system:node:" + options_.node_name;
   auto r = options_.api->Handle(create);
   if (r && r->status != 201 && r->status != 409) {

@@ -9,12 +9,12 @@
 
 #include "admission/chain.h"
 #include "api/decode.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -73,7 +73,7 @@ StaticPodScan ReadStaticPods(const fs::path& dir, std::string_view node_name,
     const Node* ns = meta.Find("namespace");
     if (!ns || !ns->IsString() || ns->scalar.empty()) meta.Set("namespace", Node::String("default"));
     // The kubelet hashes the pod it decoded with the host and the source.
-    const std::string uid = Md5Hex(api::EncodeJson(object.tree, 0) +
+    const std::string uid = Md5Hex(codec::EncodeJson(object.tree, 0) +
                                    fmt::format("host:{}file:{}", node_name, file.string()));
     admission::ChainOptions options;
     options.gates = gates;

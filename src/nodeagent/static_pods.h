@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::nodeagent {
@@ -29,7 +29,7 @@ inline constexpr std::string_view kConfigHashAnnotation = "kubernetes.io/config.
 struct StaticPod {
   std::filesystem::path file;
   std::string uid;   // the hash
-  api::Node object;  // as the node runs it
+  codec::Node object;  // as the node runs it
 };
 
 struct StaticPodScan {
@@ -42,6 +42,6 @@ StaticPodScan ReadStaticPods(const std::filesystem::path& dir, std::string_view 
 
 // The mirror pod the API shows for `pod`: its object with the mirror annotation and the Node as
 // owner, without the hash uid (the API gives the mirror its own).
-api::Node MirrorPod(const StaticPod& pod, std::string_view node_uid);
+codec::Node MirrorPod(const StaticPod& pod, std::string_view node_uid);
 
 }  // namespace podlimits::nodeagent

@@ -10,14 +10,14 @@
 #include <sys/stat.h>
 
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/pod_status_merge.h"
 
 namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 using storage::StoreError;
 
 namespace {
@@ -41,7 +41,7 @@ constexpr auto kFullLookPeriod = std::chrono::seconds(10);
 void NodeAgent::ObservePodStart(const std::string& uid, KnownPod& known,
                                 const MonitorStatus& status) {
   if (options_.metrics == nullptr) return;
-  if (!known.start_observed && api::StringOf(status.status.Find("phase")) == "Running") {
+  if (!known.start_observed && codec::StringOf(status.status.Find("phase")) == "Running") {
     known.start_observed = true;
     options_.metrics->PodStartDuration().Observe(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - known.first_seen)
@@ -101,10 +101,10 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
     // Compared with the stored status (in the store's field order), not the last one written:
     // the object may be new (a mirror pod recreated) or rewritten by someone else.
     const Node* current = pod->Find("status");
-    const std::string stored_text = current ? api::EncodeJson(*current, 0) : std::string();
+    const std::string stored_text = current ? codec::EncodeJson(*current, 0) : std::string();
     pod->Set("status", std::move(next));
     api::CanonicalizeOrder(*pod, "Pod");
-    const std::string text = api::EncodeJson(*pod->Find("status"), 0);
+    const std::string text = codec::EncodeJson(*pod->Find("status"), 0);
     if (stored_text != text) {
       auto updated = store_.Update(known.key, got->revision, [&](std::int64_t rv) {
         return apiserver::RenderStoredObject(*pod, "Pod", rv);

@@ -5,7 +5,7 @@
 namespace podlimits::nodeagent {
 namespace {
 
-std::optional<api::Node> Load(storage::ObjectStore& store, const char* resource,
+std::optional<codec::Node> Load(storage::ObjectStore& store, const char* resource,
                               std::string_view namespace_, std::string_view name) {
   auto got = store.Get({resource, std::string(namespace_), std::string(name)});
   if (!got) return std::nullopt;

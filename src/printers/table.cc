@@ -13,7 +13,7 @@
 namespace podlimits::printers {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 // metav1.ObjectMeta's and the kinds' swagger docs, which upstream uses as the descriptions.
 constexpr std::string_view kNameDoc =
@@ -66,7 +66,7 @@ struct Printer {
 };
 
 // An integer field, 0 when missing (a Table cell shows 0 for an unset count).
-std::int64_t IntOrZero(const Node* n) { return api::IntOf(n).value_or(0); }
+std::int64_t IntOrZero(const Node* n) { return codec::IntOf(n).value_or(0); }
 
 std::string OrNone(std::string s) { return s.empty() ? "<none>" : s; }
 // printNode's word for a node that did not report its OS image, kernel or runtime.
@@ -75,12 +75,12 @@ std::string OrUnknown(std::string s) { return s.empty() ? "<unknown>" : s; }
 // printPod's STATUS column: the phase, else the pod's reason, refined by what its init
 // containers and containers are doing, "Terminating" once it is being deleted.
 std::string PodStatusColumn(const Node& pod) {
-  std::string reason = api::StringOf(pod.FindPath({"status", "phase"}));
-  if (const std::string r = api::StringOf(pod.FindPath({"status", "reason"})); !r.empty()) reason = r;
+  std::string reason = codec::StringOf(pod.FindPath({"status", "phase"}));
+  if (const std::string r = codec::StringOf(pod.FindPath({"status", "reason"})); !r.empty()) reason = r;
   if (const Node* conditions = pod.FindPath({"status", "conditions"});
       conditions && conditions->IsArray()) {
     for (const Node& c : conditions->items) {
-      if (api::StringOf(c.Find("type")) == "PodScheduled" && api::StringOf(c.Find("reason")) == "SchedulingGated") {
+      if (codec::StringOf(c.Find("type")) == "PodScheduled" && codec::StringOf(c.Find("reason")) == "SchedulingGated") {
         reason = "SchedulingGated";
       }
     }
@@ -88,7 +88,7 @@ std::string PodStatusColumn(const Node& pod) {
   std::set<std::string> sidecars;
   if (const Node* inits = pod.FindPath({"spec", "initContainers"}); inits && inits->IsArray()) {
     for (const Node& c : inits->items) {
-      if (api::StringOf(c.Find("restartPolicy")) == "Always") sidecars.insert(api::StringOf(c.Find("name")));
+      if (codec::StringOf(c.Find("restartPolicy")) == "Always") sidecars.insert(codec::StringOf(c.Find("name")));
     }
   }
   bool initializing = false;
@@ -99,11 +99,11 @@ std::string PodStatusColumn(const Node& pod) {
     const Node& c = init_statuses->items[i];
     const Node* terminated = c.FindPath({"state", "terminated"});
     const Node* waiting = c.FindPath({"state", "waiting"});
-    const bool sidecar = sidecars.contains(api::StringOf(c.Find("name")));
+    const bool sidecar = sidecars.contains(codec::StringOf(c.Find("name")));
     if (terminated && IntOrZero(terminated->Find("exitCode")) == 0) continue;
     if (sidecar && c.Find("started") && c.Find("started")->AsBool()) continue;
     if (terminated) {
-      const std::string r = api::StringOf(terminated->Find("reason"));
+      const std::string r = codec::StringOf(terminated->Find("reason"));
       if (!r.empty()) {
         reason = "Init:" + r;
       } else if (IntOrZero(terminated->Find("signal")) != 0) {
@@ -111,9 +111,9 @@ std::string PodStatusColumn(const Node& pod) {
       } else {
         reason = fmt::format("Init:ExitCode:{}", IntOrZero(terminated->Find("exitCode")));
       }
-    } else if (waiting && !api::StringOf(waiting->Find("reason")).empty() &&
-               api::StringOf(waiting->Find("reason")) != "PodInitializing") {
-      reason = "Init:" + api::StringOf(waiting->Find("reason"));
+    } else if (waiting && !codec::StringOf(waiting->Find("reason")).empty() &&
+               codec::StringOf(waiting->Find("reason")) != "PodInitializing") {
+      reason = "Init:" + codec::StringOf(waiting->Find("reason"));
     } else {
       reason = fmt::format("Init:{}/{}", i, init_count);
     }
@@ -128,10 +128,10 @@ std::string PodStatusColumn(const Node& pod) {
         const Node& c = *it;
         const Node* waiting = c.FindPath({"state", "waiting"});
         const Node* terminated = c.FindPath({"state", "terminated"});
-        if (waiting && !api::StringOf(waiting->Find("reason")).empty()) {
-          reason = api::StringOf(waiting->Find("reason"));
-        } else if (terminated && !api::StringOf(terminated->Find("reason")).empty()) {
-          reason = api::StringOf(terminated->Find("reason"));
+        if (waiting && !codec::StringOf(waiting->Find("reason")).empty()) {
+          reason = codec::StringOf(waiting->Find("reason"));
+        } else if (terminated && !codec::StringOf(terminated->Find("reason")).empty()) {
+          reason = codec::StringOf(terminated->Find("reason"));
         } else if (terminated && IntOrZero(terminated->Find("signal")) != 0) {
           reason = fmt::format("Signal:{}", IntOrZero(terminated->Find("signal")));
         } else if (terminated) {
@@ -146,13 +146,13 @@ std::string PodStatusColumn(const Node& pod) {
       bool ready = false;
       if (const Node* conds = pod.FindPath({"status", "conditions"}); conds && conds->IsArray()) {
         for (const Node& c : conds->items) {
-          if (api::StringOf(c.Find("type")) == "Ready") ready = api::StringOf(c.Find("status")) == "True";
+          if (codec::StringOf(c.Find("type")) == "Ready") ready = codec::StringOf(c.Find("status")) == "True";
         }
       }
       reason = ready ? "Running" : "NotReady";
     }
   }
-  if (Meta(pod, "deletionTimestamp") != nullptr && api::StringOf(pod.FindPath({"status", "reason"})) == "NodeLost") {
+  if (Meta(pod, "deletionTimestamp") != nullptr && codec::StringOf(pod.FindPath({"status", "reason"})) == "NodeLost") {
     reason = "Unknown";
   } else if (Meta(pod, "deletionTimestamp") != nullptr) {
     reason = "Terminating";
@@ -199,7 +199,7 @@ Printer PodPrinter(const Column& name, const Column& age) {
             if (const Node* inits = pod.FindPath({"spec", "initContainers"});
                 inits && inits->IsArray()) {
               for (const Node& c : inits->items) {
-                if (api::StringOf(c.Find("restartPolicy")) == "Always") sidecars.insert(api::StringOf(c.Find("name")));
+                if (codec::StringOf(c.Find("restartPolicy")) == "Always") sidecars.insert(codec::StringOf(c.Find("name")));
               }
             }
             const Node* containers = pod.FindPath({"spec", "containers"});
@@ -211,7 +211,7 @@ Printer PodPrinter(const Column& name, const Column& age) {
             auto count = [&](const Node& c, bool sidecar) {
               restarts += IntOrZero(c.Find("restartCount"));
               const std::string finished =
-                  api::StringOf(c.FindPath({"lastState", "terminated", "finishedAt"}));
+                  codec::StringOf(c.FindPath({"lastState", "terminated", "finishedAt"}));
               if (finished > last_restart) last_restart = finished;
               const bool is_ready = c.Find("ready") && c.Find("ready")->AsBool();
               if (sidecar) {
@@ -223,7 +223,7 @@ Printer PodPrinter(const Column& name, const Column& age) {
             };
             if (const Node* s = pod.FindPath({"status", "initContainerStatuses"}); s && s->IsArray()) {
               for (const Node& c : s->items) {
-                if (sidecars.contains(api::StringOf(c.Find("name")))) count(c, true);
+                if (sidecars.contains(codec::StringOf(c.Find("name")))) count(c, true);
               }
             }
             if (const Node* s = pod.FindPath({"status", "containerStatuses"}); s && s->IsArray()) {
@@ -240,8 +240,8 @@ Printer PodPrinter(const Column& name, const Column& age) {
               const Node* conds = pod.FindPath({"status", "conditions"});
               for (const Node& g : gates->items) {
                 for (const Node& c : conds && conds->IsArray() ? conds->items : std::vector<Node>{}) {
-                  if (api::StringOf(c.Find("type")) == api::StringOf(g.Find("conditionType")) &&
-                      api::StringOf(c.Find("status")) == "True") {
+                  if (codec::StringOf(c.Find("type")) == codec::StringOf(g.Find("conditionType")) &&
+                      codec::StringOf(c.Find("status")) == "True") {
                     ++true_gates;
                   }
                 }
@@ -249,14 +249,14 @@ Printer PodPrinter(const Column& name, const Column& age) {
               gates_cell = fmt::format("{}/{}", true_gates, gates->items.size());
             }
             return std::vector<Node>{
-                Node::String(api::StringOf(Meta(pod, "name"))),
+                Node::String(codec::StringOf(Meta(pod, "name"))),
                 Node::String(fmt::format("{}/{}", ready, total)),
                 Node::String(PodStatusColumn(pod)),
                 Node::String(restarts_cell),
-                Node::String(AgeSince(api::StringOf(Meta(pod, "creationTimestamp")), now)),
-                Node::String(OrNone(api::StringOf(pod.FindPath({"status", "podIP"})))),
-                Node::String(OrNone(api::StringOf(pod.FindPath({"spec", "nodeName"})))),
-                Node::String(OrNone(api::StringOf(pod.FindPath({"status", "nominatedNodeName"})))),
+                Node::String(AgeSince(codec::StringOf(Meta(pod, "creationTimestamp")), now)),
+                Node::String(OrNone(codec::StringOf(pod.FindPath({"status", "podIP"})))),
+                Node::String(OrNone(codec::StringOf(pod.FindPath({"spec", "nodeName"})))),
+                Node::String(OrNone(codec::StringOf(pod.FindPath({"status", "nominatedNodeName"})))),
                 Node::String(gates_cell)};
           }};
 }
@@ -278,27 +278,27 @@ Printer EventPrinter(const Column& name) {
            {"Count", "string", "", "The number of times this event has occurred.", 1},
            {name.name, name.type, name.format, name.description, 1}},
           [](const Node& e, std::chrono::sys_seconds now) {
-            std::string last = api::StringOf(e.Find("lastTimestamp"));
-            if (last.empty()) last = api::StringOf(e.Find("eventTime"));
-            std::string first = api::StringOf(e.Find("firstTimestamp"));
-            if (first.empty()) first = api::StringOf(e.Find("eventTime"));
-            std::string kind = api::StringOf(e.FindPath({"involvedObject", "kind"}));
+            std::string last = codec::StringOf(e.Find("lastTimestamp"));
+            if (last.empty()) last = codec::StringOf(e.Find("eventTime"));
+            std::string first = codec::StringOf(e.Find("firstTimestamp"));
+            if (first.empty()) first = codec::StringOf(e.Find("eventTime"));
+            std::string kind = codec::StringOf(e.FindPath({"involvedObject", "kind"}));
             for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            std::string source = api::StringOf(e.FindPath({"source", "component"}));
-            if (const std::string host = api::StringOf(e.FindPath({"source", "host"})); !host.empty()) {
+            std::string source = codec::StringOf(e.FindPath({"source", "component"}));
+            if (const std::string host = codec::StringOf(e.FindPath({"source", "host"})); !host.empty()) {
               source += ", " + host;
             }
             return std::vector<Node>{
                 Node::String(last.empty() ? "<unknown>" : AgeSince(last, now)),
-                Node::String(api::StringOf(e.Find("type"))),
-                Node::String(api::StringOf(e.Find("reason"))),
-                Node::String(kind + "/" + api::StringOf(e.FindPath({"involvedObject", "name"}))),
-                Node::String(api::StringOf(e.FindPath({"involvedObject", "fieldPath"}))),
+                Node::String(codec::StringOf(e.Find("type"))),
+                Node::String(codec::StringOf(e.Find("reason"))),
+                Node::String(kind + "/" + codec::StringOf(e.FindPath({"involvedObject", "name"}))),
+                Node::String(codec::StringOf(e.FindPath({"involvedObject", "fieldPath"}))),
                 Node::String(source),
-                Node::String(api::StringOf(e.Find("message"))),
+                Node::String(codec::StringOf(e.Find("message"))),
                 Node::String(first.empty() ? "<unknown>" : AgeSince(first, now)),
                 Node::Int(std::max<std::int64_t>(1, IntOrZero(e.Find("count")))),
-                Node::String(api::StringOf(Meta(e, "name")))};
+                Node::String(codec::StringOf(Meta(e, "name")))};
           }};
 }
 
@@ -319,8 +319,8 @@ Printer NodePrinter(const Column& name, const Column& age) {
             std::vector<std::string> conditions;
             if (const Node* cs = node.FindPath({"status", "conditions"}); cs && cs->IsArray()) {
               for (const Node& c : cs->items) {
-                if (api::StringOf(c.Find("type")) != "Ready") continue;
-                conditions.push_back(api::StringOf(c.Find("status")) == "True" ? "Ready" : "NotReady");
+                if (codec::StringOf(c.Find("type")) != "Ready") continue;
+                conditions.push_back(codec::StringOf(c.Find("status")) == "True" ? "Ready" : "NotReady");
               }
             }
             if (conditions.empty()) conditions.push_back("Unknown");
@@ -335,8 +335,8 @@ Printer NodePrinter(const Column& name, const Column& age) {
                 constexpr std::string_view kRole = "node-role.kubernetes.io/";
                 if (m.key.starts_with(kRole) && m.key.size() > kRole.size()) {
                   roles.push_back(m.key.substr(kRole.size()));
-                } else if (m.key == "kubernetes.io/role" && !api::StringOf(&m.value).empty()) {
-                  roles.push_back(api::StringOf(&m.value));
+                } else if (m.key == "kubernetes.io/role" && !codec::StringOf(&m.value).empty()) {
+                  roles.push_back(codec::StringOf(&m.value));
                 }
               }
             }
@@ -346,39 +346,39 @@ Printer NodePrinter(const Column& name, const Column& age) {
             auto address = [&](std::string_view type) {
               if (const Node* a = node.FindPath({"status", "addresses"}); a && a->IsArray()) {
                 for (const Node& x : a->items) {
-                  if (api::StringOf(x.Find("type")) == type) return api::StringOf(x.Find("address"));
+                  if (codec::StringOf(x.Find("type")) == type) return codec::StringOf(x.Find("address"));
                 }
               }
               return std::string();
             };
             return std::vector<Node>{
-                Node::String(api::StringOf(Meta(node, "name"))),
+                Node::String(codec::StringOf(Meta(node, "name"))),
                 Node::String(status),
                 Node::String(OrNone(roles_cell)),
-                Node::String(AgeSince(api::StringOf(Meta(node, "creationTimestamp")), now)),
-                Node::String(api::StringOf(node.FindPath({"status", "nodeInfo", "kubeletVersion"}))),
+                Node::String(AgeSince(codec::StringOf(Meta(node, "creationTimestamp")), now)),
+                Node::String(codec::StringOf(node.FindPath({"status", "nodeInfo", "kubeletVersion"}))),
                 Node::String(OrNone(address("InternalIP"))),
                 Node::String(OrNone(address("ExternalIP"))),
-                Node::String(OrUnknown(api::StringOf(node.FindPath({"status", "nodeInfo", "osImage"})))),
+                Node::String(OrUnknown(codec::StringOf(node.FindPath({"status", "nodeInfo", "osImage"})))),
                 Node::String(
-                    OrUnknown(api::StringOf(node.FindPath({"status", "nodeInfo", "kernelVersion"})))),
+                    OrUnknown(codec::StringOf(node.FindPath({"status", "nodeInfo", "kernelVersion"})))),
                 Node::String(OrUnknown(
-                    api::StringOf(node.FindPath({"status", "nodeInfo", "containerRuntimeVersion"}))))};
+                    codec::StringOf(node.FindPath({"status", "nodeInfo", "containerRuntimeVersion"}))))};
           }};
 }
 
 Printer PrinterFor(std::string_view resource) {
   const Column name{"Name", "string", "name", kNameDoc};
   const Column age{"Age", "string", "", kCreationDoc};
-  auto obj_name = [](const Node& o) { return Node::String(api::StringOf(Meta(o, "name"))); };
+  auto obj_name = [](const Node& o) { return Node::String(codec::StringOf(Meta(o, "name"))); };
   auto obj_age = [](const Node& o, std::chrono::sys_seconds now) {
-    return Node::String(AgeSince(api::StringOf(Meta(o, "creationTimestamp")), now));
+    return Node::String(AgeSince(codec::StringOf(Meta(o, "creationTimestamp")), now));
   };
   if (resource == "namespaces") {
     return {{name, {"Status", "string", "", "The status of the namespace"}, age},
             [=](const Node& o, auto now) {
               return std::vector<Node>{obj_name(o),
-                                       Node::String(api::StringOf(o.FindPath({"status", "phase"}))),
+                                       Node::String(codec::StringOf(o.FindPath({"status", "phase"}))),
                                        obj_age(o, now)};
             }};
   }
@@ -393,14 +393,14 @@ Printer PrinterFor(std::string_view resource) {
     return {{name, {"Type", "string", "", kSecretTypeDoc}, {"Data", "string", "", kSecretDataDoc},
              age},
             [=](const Node& o, auto now) {
-              return std::vector<Node>{obj_name(o), Node::String(api::StringOf(o.Find("type"))),
+              return std::vector<Node>{obj_name(o), Node::String(codec::StringOf(o.Find("type"))),
                                        Node::Int(Count(o.Find("data"))), obj_age(o, now)};
             }};
   }
   if (resource == "leases") {  // printLease
     return {{name, {"Holder", "string", "", kLeaseHolderDoc}, age}, [=](const Node& o, auto now) {
               return std::vector<Node>{obj_name(o),
-                                       Node::String(api::StringOf(o.FindPath({"spec", "holderIdentity"}))),
+                                       Node::String(codec::StringOf(o.FindPath({"spec", "holderIdentity"}))),
                                        obj_age(o, now)};
             }};
   }
@@ -409,7 +409,7 @@ Printer PrinterFor(std::string_view resource) {
   if (resource == "nodes") return NodePrinter(name, age);
   // limitranges, and the apiserver's default table for every other kind.
   return {{name, {"Created At", "date", "", kCreationDoc}}, [=](const Node& o, auto) {
-            return std::vector<Node>{obj_name(o), Node::String(api::StringOf(Meta(o, "creationTimestamp")))};
+            return std::vector<Node>{obj_name(o), Node::String(codec::StringOf(Meta(o, "creationTimestamp")))};
           }};
 }
 

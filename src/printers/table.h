@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::printers {
 
 // `objects` are stored objects of `resource`; `resource_version` the list's.
-api::Node BuildTable(std::string_view resource, const std::vector<api::Node>& objects,
+codec::Node BuildTable(std::string_view resource, const std::vector<codec::Node>& objects,
                      std::string_view resource_version, std::chrono::sys_seconds now);
 
 }  // namespace podlimits::printers

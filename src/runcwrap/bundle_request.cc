@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/numbers.h"
 #include "kubelet/cm/effective_pid_limit.h"
 #include "validation/feature_gates.h"
@@ -14,7 +14,7 @@
 namespace podlimits::runcwrap {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 constexpr std::string_view kCriContainerType = "io.kubernetes.cri.container-type";
 constexpr std::string_view kCriContainerName = "io.kubernetes.cri.container-name";
@@ -34,13 +34,13 @@ struct Annotations {
   Node labels = Node::Object();
 
   std::string Get(std::string_view key) const {
-    if (auto v = api::StringOf(all.Find(key)); !v.empty()) return v;
-    return api::StringOf(labels.Find(key));
+    if (auto v = codec::StringOf(all.Find(key)); !v.empty()) return v;
+    return codec::StringOf(labels.Find(key));
   }
 };
 
 Node DecodedJsonObject(const std::string& text) {
-  auto parsed = api::ParseJsonStream(text);
+  auto parsed = codec::ParseJsonStream(text);
   if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) return Node::Object();
   return std::move((*parsed)[0]);
 }
@@ -49,12 +49,12 @@ Annotations Collect(const Node* annotations) {
   Annotations out;
   if (annotations == nullptr || !annotations->IsObject()) return out;
   out.all = *annotations;
-  if (auto kube = api::StringOf(annotations->Find(kCrioAnnotations)); !kube.empty()) {
+  if (auto kube = codec::StringOf(annotations->Find(kCrioAnnotations)); !kube.empty()) {
     for (auto& m : DecodedJsonObject(kube).members) {
       if (out.all.Find(m.key) == nullptr) out.all.Set(m.key, std::move(m.value));
     }
   }
-  if (auto labels = api::StringOf(annotations->Find(kCrioLabels)); !labels.empty()) {
+  if (auto labels = codec::StringOf(annotations->Find(kCrioLabels)); !labels.empty()) {
     out.labels = DecodedJsonObject(labels);
   }
   return out;

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 #include "base/error.h"
 
@@ -58,6 +58,6 @@ struct BundleRequest {
 // none). An annotation that breaks the rules is an error that names it and the field it stands
 // for; limit annotations on a bundle that no CRI annotation places in a pod are an error too,
 // since nothing could say which container they are meant for.
-Result<BundleRequest> ReadBundleRequest(const api::Node* annotations);
+Result<BundleRequest> ReadBundleRequest(const codec::Node* annotations);
 
 }  // namespace podlimits::runcwrap

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "kubelet/cm/rlimit_ceiling.h"
 
 namespace podlimits::runcwrap {
@@ -48,7 +48,7 @@ NodeFacts ProbeNodeFacts(const BundleRequest& request) {
   return node;
 }
 
-Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spec,
+Result<CreatePlan> PlanCreate(const BundleRequest& request, const codec::Node& spec,
                               const NodeFacts& node, const WrapperConfig& config) {
   CreatePlan plan;
   plan.warnings = request.warnings;
@@ -81,7 +81,7 @@ Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spe
     plan.pod_limits.max_depth = config.max_depth;
   }
   if (plan.pod_limits.pids_max || plan.pod_limits.max_descendants) {
-    auto pod = PodCgroupOf(api::StringOf(spec.FindPath({"linux", "cgroupsPath"})));
+    auto pod = PodCgroupOf(codec::StringOf(spec.FindPath({"linux", "cgroupsPath"})));
     if (!pod) return std::unexpected(std::move(pod.error()).Wrap(subject));
     if (node.unified_root.empty()) {
       return Failure(fmt::format("{}: no cgroup2 mount on this node (cgroup mode {})", subject,

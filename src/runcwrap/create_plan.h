@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "base/error.h"
 #include "cgroups/detect.h"
 #include "kubelet/cm/node_capabilities.h"
@@ -41,7 +41,7 @@ struct CreatePlan {
   std::vector<std::string> warnings;
 };
 
-Result<CreatePlan> PlanCreate(const BundleRequest& request, const api::Node& spec,
+Result<CreatePlan> PlanCreate(const BundleRequest& request, const codec::Node& spec,
                               const NodeFacts& node, const WrapperConfig& config);
 
 }  // namespace podlimits::runcwrap

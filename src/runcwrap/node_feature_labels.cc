@@ -1,7 +1,7 @@
 #include "runcwrap/node_feature_labels.h"
 
-#include "api/json_codec.h"
-#include "api/node.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 
 namespace podlimits::runcwrap {
 
@@ -22,12 +22,12 @@ std::map<std::string, std::optional<std::string>> NodeFeatureLabels(
 }
 
 std::string LabelsMergePatch(const std::map<std::string, std::optional<std::string>>& labels) {
-  api::Node patch = api::Node::Object();
-  api::Node& out = patch.Ensure("metadata").Ensure("labels");
+  codec::Node patch = codec::Node::Object();
+  codec::Node& out = patch.Ensure("metadata").Ensure("labels");
   for (const auto& [key, value] : labels) {
-    out.Set(key, value ? api::Node::String(*value) : api::Node::Null());
+    out.Set(key, value ? codec::Node::String(*value) : codec::Node::Null());
   }
-  return api::EncodeJson(patch, 0);
+  return codec::EncodeJson(patch, 0);
 }
 
 }  // namespace podlimits::runcwrap

@@ -4,7 +4,7 @@
 
 #include <system_error>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "cgroups/tree.h"
 
 namespace podlimits::runcwrap {

@@ -6,9 +6,9 @@
 
 #include <cstdio>
 
-#include "api/field.h"
-#include "api/json_codec.h"
-#include "api/node.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 #include "base/clock_text.h"
 #include "base/unique_fd.h"
 
@@ -17,11 +17,11 @@ namespace podlimits::runcwrap {
 std::string RuntimeLog::Line(std::string_view level, std::string_view message,
                              std::string_view time) const {
   if (format_ == "json") {
-    api::Node line = api::Node::Object();
-    line.Set("level", api::Node::String(std::string(level)));
-    line.Set("msg", api::Node::String(std::string(message)));
-    line.Set("time", api::Node::String(std::string(time)));
-    return api::EncodeJson(line, 0);
+    codec::Node line = codec::Node::Object();
+    line.Set("level", codec::Node::String(std::string(level)));
+    line.Set("msg", codec::Node::String(std::string(message)));
+    line.Set("time", codec::Node::String(std::string(time)));
+    return codec::EncodeJson(line, 0);
   }
   return fmt::format("time={} level={} msg={}", field::GoQuote(time), level,
                      field::GoQuote(message));

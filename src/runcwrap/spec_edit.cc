@@ -11,7 +11,7 @@
 namespace podlimits::runcwrap {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 constexpr std::string_view kCgroupMountPoint = "/sys/fs/cgroup";
 
@@ -35,7 +35,7 @@ Result<bool> EditRlimits(Node& spec, const std::vector<kubelet::GrantedUlimit>& 
     entry.Set("type", Node::String(RlimitType(g.name)));
     entry.Set("hard", Number(g.hard));
     entry.Set("soft", Number(g.soft));
-    auto same_type = [&](const Node& n) { return api::StringOf(n.Find("type")) == RlimitType(g.name); };
+    auto same_type = [&](const Node& n) { return codec::StringOf(n.Find("type")) == RlimitType(g.name); };
     auto it = std::find_if(list.items.begin(), list.items.end(), same_type);
     if (it == list.items.end()) {
       list.items.push_back(std::move(entry));
@@ -56,23 +56,23 @@ Result<bool> EditWritableCgroup(Node& spec) {
   Node& namespaces = linux.Ensure("namespaces", Node::Kind::kArray);
   if (!namespaces.IsArray()) return Failure("config.json: linux.namespaces is not a list");
   auto cgroup_ns = std::find_if(namespaces.items.begin(), namespaces.items.end(),
-                                [](const Node& n) { return api::StringOf(n.Find("type")) == "cgroup"; });
+                                [](const Node& n) { return codec::StringOf(n.Find("type")) == "cgroup"; });
   if (cgroup_ns == namespaces.items.end()) {
     Node ns = Node::Object();
     ns.Set("type", Node::String("cgroup"));
     namespaces.items.push_back(std::move(ns));
     changed = true;
-  } else if (!api::StringOf(cgroup_ns->Find("path")).empty()) {
+  } else if (!codec::StringOf(cgroup_ns->Find("path")).empty()) {
     // Joining another container's cgroup namespace would give this one that container's view.
     return Failure(fmt::format("config.json joins the cgroup namespace {}; a writable cgroup "
                                "mount needs a cgroup namespace of the container's own",
-                               api::StringOf(cgroup_ns->Find("path"))));
+                               codec::StringOf(cgroup_ns->Find("path"))));
   }
 
   Node& mounts = spec.Ensure("mounts", Node::Kind::kArray);
   if (!mounts.IsArray()) return Failure("config.json: mounts is not a list");
   auto mount = std::find_if(mounts.items.begin(), mounts.items.end(), [](const Node& m) {
-    return api::StringOf(m.Find("destination")) == kCgroupMountPoint;
+    return codec::StringOf(m.Find("destination")) == kCgroupMountPoint;
   });
   if (mount == mounts.items.end()) {
     Node m = Node::Object();
@@ -87,22 +87,22 @@ Result<bool> EditWritableCgroup(Node& spec) {
     mounts.items.push_back(std::move(m));
     return true;
   }
-  if (api::StringOf(mount->Find("type")) != "cgroup" && api::StringOf(mount->Find("type")) != "cgroup2") {
+  if (codec::StringOf(mount->Find("type")) != "cgroup" && codec::StringOf(mount->Find("type")) != "cgroup2") {
     return Failure(fmt::format("config.json mounts {} of type {} at {}; a writable cgroup mount "
                                "needs the cgroup filesystem there",
-                               api::StringOf(mount->Find("source")), api::StringOf(mount->Find("type")),
+                               codec::StringOf(mount->Find("source")), codec::StringOf(mount->Find("type")),
                                kCgroupMountPoint));
   }
   Node& options = mount->Ensure("options", Node::Kind::kArray);
   if (!options.IsArray()) return Failure("config.json: the cgroup mount's options are not a list");
   bool has_rw = false;
   for (auto it = options.items.begin(); it != options.items.end();) {
-    if (api::StringOf(&*it) == "ro") {
+    if (codec::StringOf(&*it) == "ro") {
       it = options.items.erase(it);
       changed = true;
       continue;
     }
-    has_rw = has_rw || api::StringOf(&*it) == "rw";
+    has_rw = has_rw || codec::StringOf(&*it) == "rw";
     ++it;
   }
   if (!has_rw) {

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "base/error.h"
 #include "kubelet/cm/rlimit_ceiling.h"
 
@@ -23,7 +23,7 @@ struct SpecEdits {
 
 // Applies `edits` to `spec` (config.json as a tree). Returns whether anything changed; an error
 // when the spec's shape cannot take them (process.rlimits not a list, ...).
-Result<bool> EditSpec(api::Node& spec, const SpecEdits& edits);
+Result<bool> EditSpec(codec::Node& spec, const SpecEdits& edits);
 
 // The RLIMIT_* name of a ulimit ("nofile" -> "RLIMIT_NOFILE").
 std::string RlimitType(std::string_view ulimit);

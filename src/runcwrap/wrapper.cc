@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/child_process.h"
 #include "base/fs.h"
 #include "base/numbers.h"
@@ -28,7 +28,7 @@ namespace podlimits::runcwrap {
 namespace {
 
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 constexpr std::size_t kMaxSpecSize = 64u << 20;  // config.json; containerd's are a few KiB
 
@@ -108,7 +108,7 @@ Result<pid_t> InitPid(const fs::path& runtime, const RuncCall& call) {
                                state->err.empty() ? state->Describe(std::chrono::seconds(30))
                                                   : state->err));
   }
-  auto parsed = api::ParseJsonStream(state->out);
+  auto parsed = codec::ParseJsonStream(state->out);
   const Node* pid = parsed && parsed->size() == 1 ? (*parsed)[0].Find("pid") : nullptr;
   auto value = pid ? ParseInt64(pid->scalar) : std::nullopt;
   if (!value || *value <= 0) return Failure(runtime.string() + " state: no pid in its answer");
@@ -191,7 +191,7 @@ int RuncWrapperMain(int argc, char** argv) {
   const fs::path spec_path = call->bundle / "config.json";
   auto text = ReadSmallFile(spec_path, kMaxSpecSize);
   if (!text) return Refuse(log, text.error().Message());
-  auto parsed = api::ParseJsonStream(*text);
+  auto parsed = codec::ParseJsonStream(*text);
   if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
     return Refuse(log, fmt::format("{}: not one JSON object", spec_path.string()));
   }
@@ -231,7 +231,7 @@ int RuncWrapperMain(int argc, char** argv) {
     // Renamed into place, not fsynced: the runtime reads it at once, and a bundle means nothing
     // after a reboot (its container is gone). An fsync here was a journal commit per create on
     // an ext4 state directory, milliseconds the shim waited for.
-    if (auto ok = ReplaceFile(spec_path, api::EncodeJson(spec, 0), mode); !ok) {
+    if (auto ok = ReplaceFile(spec_path, codec::EncodeJson(spec, 0), mode); !ok) {
       return Refuse(log, ok.error().Message());
     }
   }

@@ -7,14 +7,14 @@
 #include <cerrno>
 #include <system_error>
 
-#include "api/field.h"
-#include "api/yaml_codec.h"
+#include "field/field.h"
+#include "codec/yaml_codec.h"
 #include "base/fs.h"
 #include "base/numbers.h"
 
 namespace podlimits::runcwrap {
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -77,8 +77,8 @@ Result<void> ResolveRuntime(WrapperConfig& config, std::string_view source) {
 
 Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view source) {
   WrapperConfig config;
-  auto docs = api::ParseYamlStream(text);
-  if (!docs) return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
+  auto docs = codec::ParseYamlStream(text);
+  if (!docs) return Failure(fmt::format("{}: {}", source, codec::DescribeYamlError(docs.error())));
   if (docs->empty() || (docs->size() == 1 && (*docs)[0].node.IsNull())) return config;
   if (docs->size() != 1 || !(*docs)[0].node.IsObject()) {
     return Failure(fmt::format("{}: must be one YAML mapping (runtime, writableCgroups, requirePodAnnotations)", source));

@@ -21,7 +21,7 @@ namespace {
 // The Node object as the kubelet would post it now.
 auto NodeStatus(kubelet::Kubelet& node, std::string name) {
   return [&node, name = std::move(name), internal_ip = nodeagent::NodeInternalIp(),
-          host = kubelet::ReadHostIdentity()](const api::Node* previous, bool pid_pressure) {
+          host = kubelet::ReadHostIdentity()](const codec::Node* previous, bool pid_pressure) {
     kubelet::NodeObjectInput input;
     input.pid_pressure = pid_pressure;
     input.max_pods = node.config().max_pods;
@@ -66,7 +66,7 @@ nodeagent::NodeAgentOptions NodeAgentOptionsFor(const AgentSetup& setup, const N
                std::chrono::nanoseconds(std::chrono::milliseconds(100))));
   options.observe_pids = ObservePids;
   auto counter = std::make_shared<kubelet::PodProcessCounter>(config);
-  options.pod_pids = [counter](const api::Node& pod) { return counter->Read(pod); };
+  options.pod_pids = [counter](const codec::Node& pod) { return counter->Read(pod); };
   options.metrics = &setup.node->metrics();
   options.max_pods = config.max_pods;
   options.static_pod_path = config.static_pod_path;

@@ -13,7 +13,7 @@
 #include <functional>
 #include <optional>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "http/strand_session.h"
 #include "cri/exec_wire.h"
 
@@ -160,10 +160,10 @@ class ExecSession {
   // {"Width": 80, "Height": 24}, as kubectl sends it.
   void Resize(const std::string& json) {
     if (!terminal_) return;
-    auto nodes = api::ParseJsonStream(json);
+    auto nodes = codec::ParseJsonStream(json);
     if (!nodes || nodes->size() != 1) return;
-    const auto width = api::IntOf((*nodes)[0].Find("Width"));
-    const auto height = api::IntOf((*nodes)[0].Find("Height"));
+    const auto width = codec::IntOf((*nodes)[0].Find("Width"));
+    const auto height = codec::IntOf((*nodes)[0].Find("Height"));
     if (!width || !height || *width < 0 || *height < 0 || *width > 65535 || *height > 65535) return;
     winsize size{};
     size.ws_col = static_cast<unsigned short>(*width);

@@ -1,5 +1,5 @@
 // KEP-5474: securityContext.cgroupOptions.
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "validation/pod.h"
 
 namespace podlimits::validation {
@@ -7,9 +7,9 @@ namespace {
 
 // Go renders a *CgroupOptions bad value through json.Marshal.
 field::Json RenderCgroupOptions(const api::CgroupOptions& o) {
-  api::Node n = api::Node::Object();
-  if (o.mount_mode) n.Set("mountMode", api::Node::String(*o.mount_mode));
-  return field::Json{api::EncodeJson(n, 0)};
+  codec::Node n = codec::Node::Object();
+  if (o.mount_mode) n.Set("mountMode", codec::Node::String(*o.mount_mode));
+  return field::Json{codec::EncodeJson(n, 0)};
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "validation/config_data.h"
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "validation/object_meta.h"
 
 namespace podlimits::validation {
@@ -25,13 +25,13 @@ void ChDirPrefixErrors(std::string_view value, std::vector<std::string>& errs) {
 // json.Unmarshal into map[string]interface{}: the reason it fails, empty when it does not.
 // A syntax error carries the parser's words, not encoding/json's.
 std::string JsonObjectError(const std::string& text) {
-  auto parsed = api::ParseJsonStream(text);
+  auto parsed = codec::ParseJsonStream(text);
   if (!parsed) return parsed.error().message;
   if (parsed->size() != 1) return "invalid character after top-level value";
-  const api::Node& value = parsed->front();
+  const codec::Node& value = parsed->front();
   if (value.IsObject()) return "";
   const char* kind = value.IsArray() ? "array" : value.IsString() ? "string" : "number";
-  if (value.kind == api::Node::Kind::kBool) kind = "bool";
+  if (value.kind == codec::Node::Kind::kBool) kind = "bool";
   if (value.IsNull()) return "";  // null unmarshals into a map as nil
   return std::string("json: cannot unmarshal ") + kind +
          " into Go value of type map[string]interface {}";

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "api/config_data.h"
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::validation {
 

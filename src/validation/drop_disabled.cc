@@ -5,13 +5,13 @@
 namespace podlimits::validation {
 namespace {
 
-void DropFromContainers(api::Node& spec, std::string_view field, std::string_view gate,
+void DropFromContainers(codec::Node& spec, std::string_view field, std::string_view gate,
                         std::vector<std::string>& warnings) {
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
-    api::Node* cs = spec.Find(list);
+    codec::Node* cs = spec.Find(list);
     if (!cs || !cs->IsArray()) continue;
     for (std::size_t i = 0; i < cs->items.size(); ++i) {
-      api::Node* sc = cs->items[i].Find("securityContext");
+      codec::Node* sc = cs->items[i].Find("securityContext");
       if (sc && sc->Erase(field)) {
         warnings.push_back(fmt::format(
             "spec.{}[{}].securityContext.{}: field dropped because the {} feature gate is disabled",
@@ -23,9 +23,9 @@ void DropFromContainers(api::Node& spec, std::string_view field, std::string_vie
 
 }  // namespace
 
-std::vector<std::string> DropDisabledPodFields(api::Node& pod, const FeatureGates& gates) {
+std::vector<std::string> DropDisabledPodFields(codec::Node& pod, const FeatureGates& gates) {
   std::vector<std::string> warnings;
-  api::Node* spec = pod.Find("spec");
+  codec::Node* spec = pod.Find("spec");
   if (!spec) return warnings;
   if (!gates.container_ulimits) DropFromContainers(*spec, "ulimits", "ContainerUlimits", warnings);
   if (!gates.cgroup_options) DropFromContainers(*spec, "cgroupOptions", "CgroupOptions", warnings);

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::validation {
 
 // Removes disabled fields from a Pod tree; returns one warning per removed field.
-std::vector<std::string> DropDisabledPodFields(api::Node& pod, const FeatureGates& gates);
+std::vector<std::string> DropDisabledPodFields(codec::Node& pod, const FeatureGates& gates);
 
 }  // namespace podlimits::validation

@@ -6,7 +6,7 @@
 
 namespace podlimits::validation {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -16,11 +16,11 @@ constexpr std::size_t kReportingInstanceLengthLimit = 128;
 
 field::ErrorList ValidateEvent(const Node& event) {
   field::ErrorList errs;
-  const std::string ns = api::StringOf(event.FindPath({"metadata", "namespace"}));
-  const std::string involved_ns = api::StringOf(event.FindPath({"involvedObject", "namespace"}));
+  const std::string ns = codec::StringOf(event.FindPath({"metadata", "namespace"}));
+  const std::string involved_ns = codec::StringOf(event.FindPath({"involvedObject", "namespace"}));
   const field::Path involved = field::Path("involvedObject").Child("namespace");
   const Node* event_time = event.Find("eventTime");
-  if (event_time == nullptr || event_time->IsNull() || api::StringOf(event_time).empty()) {
+  if (event_time == nullptr || event_time->IsNull() || codec::StringOf(event_time).empty()) {
     const bool matches =
         involved_ns.empty() ? (ns.empty() || ns == "default") : ns == involved_ns;
     if (!matches) errs.push_back(field::Invalid(involved, involved_ns, "does not match event.namespace"));
@@ -28,7 +28,7 @@ field::ErrorList ValidateEvent(const Node& event) {
     if (involved_ns.empty() && ns != "default" && ns != "kube-system") {
       errs.push_back(field::Invalid(involved, involved_ns, "does not match event.namespace"));
     }
-    const std::string component = api::StringOf(event.Find("reportingComponent"));
+    const std::string component = codec::StringOf(event.Find("reportingComponent"));
     if (component.empty()) {
       errs.push_back(field::Required(field::Path("reportingComponent"), ""));
     }
@@ -37,14 +37,14 @@ field::ErrorList ValidateEvent(const Node& event) {
         errs.push_back(field::Invalid(field::Path("reportingComponent"), component, msg));
       }
     }
-    const std::string instance = api::StringOf(event.Find("reportingInstance"));
+    const std::string instance = codec::StringOf(event.Find("reportingInstance"));
     if (instance.empty()) errs.push_back(field::Required(field::Path("reportingInstance"), ""));
     if (instance.size() > kReportingInstanceLengthLimit) {
       errs.push_back(field::Invalid(
           field::Path("reportingInstance"), "",
           fmt::format("can have at most {} characters", kReportingInstanceLengthLimit)));
     }
-    if (api::StringOf(event.Find("action")).empty()) {
+    if (codec::StringOf(event.Find("action")).empty()) {
       errs.push_back(field::Required(field::Path("action"), ""));
     }
   }

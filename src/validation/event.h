@@ -2,8 +2,8 @@
 // recorder), as the apiserver's legacy event validation does it for requests of version v1.
 #pragma once
 
-#include "api/field.h"
-#include "api/node.h"
+#include "field/field.h"
+#include "codec/node.h"
 
 namespace podlimits::validation {
 
@@ -11,6 +11,6 @@ namespace podlimits::validation {
 // in its own namespace (an involved object without one: the event in "" or "default"); one with
 // eventTime (the events.k8s.io recorder's) needs reportingComponent, reportingInstance (at most
 // 128 characters) and action. The namespace is a DNS subdomain.
-field::ErrorList ValidateEvent(const api::Node& event);
+field::ErrorList ValidateEvent(const codec::Node& event);
 
 }  // namespace podlimits::validation

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::validation {
 

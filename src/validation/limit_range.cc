@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <set>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "validation/object_meta.h"
 #include "validation/resource_names.h"
 
 namespace podlimits::validation {
 namespace {
 
-using api::Quantity;
+using resource::Quantity;
 using api::ResourceList;
 
 constexpr std::string_view kTypePod = "Pod";
@@ -26,7 +26,7 @@ constexpr std::int64_t kMaxPodPidLimit = 16384;
 // renders values that are not Go strings, integers or booleans with json.Marshal; Quantity's
 // MarshalJSON writes its canonical string as a JSON string: `Invalid value: "200m"`.
 field::BadValue QuantityValue(const Quantity& q) {
-  return field::Json{api::EncodeJson(api::Node::String(q.String()), 0)};
+  return field::Json{codec::EncodeJson(codec::Node::String(q.String()), 0)};
 }
 
 bool IsStandardLimitRangeType(std::string_view type) {
@@ -201,7 +201,7 @@ class ItemValidator {
                                      fmt::format("default value {} is greater than max value {}",
                                                  def->String(), max->String())));
     }
-    if (ratio && ratio->Cmp(Quantity::NewQuantity(1, api::QuantityFormat::kDecimalSI)) < 0) {
+    if (ratio && ratio->Cmp(Quantity::NewQuantity(1, resource::QuantityFormat::kDecimalSI)) < 0) {
       errs_.push_back(field::Invalid(path("maxLimitRequestRatio"), QuantityValue(*ratio),
                                      fmt::format("ratio {} is less than 1", ratio->String())));
     }
@@ -222,8 +222,8 @@ class ItemValidator {
     double ratio_value = static_cast<double>(ratio.Value());
     std::int64_t min_value = min.Value();
     std::int64_t max_value = max.Value();
-    if (ratio.Value() < api::kMaxMilliValue && min_value < api::kMaxMilliValue &&
-        max_value < api::kMaxMilliValue) {
+    if (ratio.Value() < resource::kMaxMilliValue && min_value < resource::kMaxMilliValue &&
+        max_value < resource::kMaxMilliValue) {
       ratio_value = static_cast<double>(ratio.MilliValue()) / 1000;
       min_value = min.MilliValue();
       max_value = max.MilliValue();

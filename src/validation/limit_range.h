@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "api/objects.h"
 #include "validation/feature_gates.h"
 

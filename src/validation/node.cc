@@ -7,12 +7,12 @@
 #include <string>
 #include <utility>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "validation/object_meta.h"
 
 namespace podlimits::validation {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -28,13 +28,13 @@ std::string GoTaint(const Node& taint) {
   const Node* added = taint.Find("timeAdded");
   return fmt::format(
       "core.Taint{{Key:{}, Value:{}, Effect:{}, TimeAdded:{}}}",
-      field::GoQuote(api::StringOf(taint.Find("key"))), field::GoQuote(api::StringOf(taint.Find("value"))),
-      field::GoQuote(api::StringOf(taint.Find("effect"))),
-      added == nullptr || added->IsNull() ? "(*v1.Time)(nil)" : "(*v1.Time)(" + api::StringOf(added) + ")");
+      field::GoQuote(codec::StringOf(taint.Find("key"))), field::GoQuote(codec::StringOf(taint.Find("value"))),
+      field::GoQuote(codec::StringOf(taint.Find("effect"))),
+      added == nullptr || added->IsNull() ? "(*v1.Time)(nil)" : "(*v1.Time)(" + codec::StringOf(added) + ")");
 }
 
 std::string Json(const Node* n) {
-  return n ? api::EncodeJson(*n, 0) : std::string("null");
+  return n ? codec::EncodeJson(*n, 0) : std::string("null");
 }
 
 }  // namespace
@@ -48,9 +48,9 @@ field::ErrorList ValidateNodeTaints(const Node& node) {
   for (std::size_t i = 0; i < taints->items.size(); ++i) {
     const Node& taint = taints->items[i];
     const field::Path at = path.Index(i);
-    const std::string key = api::StringOf(taint.Find("key"));
-    const std::string value = api::StringOf(taint.Find("value"));
-    const std::string effect = api::StringOf(taint.Find("effect"));
+    const std::string key = codec::StringOf(taint.Find("key"));
+    const std::string value = codec::StringOf(taint.Find("value"));
+    const std::string effect = codec::StringOf(taint.Find("effect"));
     for (const auto& msg : IsQualifiedName(key)) {
       errs.push_back(field::Invalid(at.Child("key"), key, msg));
     }
@@ -75,7 +75,7 @@ field::ErrorList ValidateNodeTaints(const Node& node) {
 void SyncNodePodCIDRs(Node& node) {
   Node* spec = node.Find("spec");
   if (spec == nullptr || !spec->IsObject()) return;
-  const std::string single = api::StringOf(spec->Find("podCIDR"));
+  const std::string single = codec::StringOf(spec->Find("podCIDR"));
   const Node* list = spec->Find("podCIDRs");
   const bool listed = list && list->IsArray() && !list->items.empty();
   if (!single.empty() && !listed) {
@@ -94,7 +94,7 @@ field::ErrorList ValidateNodePodCIDRs(const Node& node) {
   const field::Path path = field::Path("spec").Child("podCIDRs");
   int v4 = 0, v6 = 0;
   for (std::size_t i = 0; i < list->items.size(); ++i) {
-    const std::string cidr = api::StringOf(&list->items[i]);
+    const std::string cidr = codec::StringOf(&list->items[i]);
     const auto slash = cidr.find('/');
     const std::string address = cidr.substr(0, slash);
     unsigned char buf[16];
@@ -115,7 +115,7 @@ field::ErrorList ValidateNodePodCIDRs(const Node& node) {
   }
   if (errs.empty() && (list->items.size() > 2 || v4 > 1 || v6 > 1)) {
     std::vector<std::string> quoted;
-    for (const Node& item : list->items) quoted.push_back(field::GoQuote(api::StringOf(&item)));
+    for (const Node& item : list->items) quoted.push_back(field::GoQuote(codec::StringOf(&item)));
     std::string shown;
     for (const auto& q : quoted) shown += (shown.empty() ? "" : ",") + q;
     errs.push_back(field::Invalid(path, field::Json{"[" + shown + "]"},
@@ -141,8 +141,8 @@ field::ErrorList ValidateNodeUpdate(const Node& node, const Node& old) {
                            "node updates may not change podCIDR except from \"\" to valid"));
     }
   }
-  if (const std::string before = api::StringOf(allowed.Find("providerID"));
-      !before.empty() && before != api::StringOf(proposed.Find("providerID"))) {
+  if (const std::string before = codec::StringOf(allowed.Find("providerID"));
+      !before.empty() && before != codec::StringOf(proposed.Find("providerID"))) {
     errs.push_back(field::Forbidden(field::Path("spec").Child("providerID"),
                                     "node updates may not change providerID except from \"\" "
                                     "to valid"));
@@ -155,7 +155,7 @@ field::ErrorList ValidateNodeUpdate(const Node& node, const Node& old) {
     allowed.Erase(free);
     proposed.Erase(free);
   }
-  if (api::EncodeJsonSorted(allowed) != api::EncodeJsonSorted(proposed)) {
+  if (codec::EncodeJsonSorted(allowed) != codec::EncodeJsonSorted(proposed)) {
     errs.push_back(field::Forbidden(field::Path(""),
                                     "node updates may only change labels, taints, or capacity "
                                     "(or configSource, if the DynamicKubeletConfig feature gate "

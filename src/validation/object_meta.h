@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "api/objects.h"
 
 namespace podlimits::validation {

@@ -2,7 +2,7 @@
 // metadata, access modes, and a positive storage request.
 #pragma once
 
-#include "api/field.h"
+#include "field/field.h"
 #include "api/objects.h"
 
 namespace podlimits::validation {

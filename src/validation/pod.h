@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "api/objects.h"
 #include "validation/feature_gates.h"
 

@@ -5,7 +5,7 @@
 
 #include <numeric>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "validation/ip.h"
 #include "validation/object_meta.h"
 #include "validation/pod.h"
@@ -31,9 +31,9 @@ void ValidateDNS1123Label(std::string_view value, const field::Path& path,
 
 // A []string bad value, which Go's field.Error prints through json.Marshal.
 field::Json StringsValue(const std::vector<std::string>& values) {
-  api::Node list = api::Node::Array();
-  for (const auto& v : values) list.items.push_back(api::Node::String(v));
-  return field::Json{api::EncodeJson(list, 0)};
+  codec::Node list = codec::Node::Array();
+  for (const auto& v : values) list.items.push_back(codec::Node::String(v));
+  return field::Json{codec::EncodeJson(list, 0)};
 }
 
 }  // namespace

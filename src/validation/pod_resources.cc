@@ -9,7 +9,7 @@
 namespace podlimits::validation {
 namespace {
 
-using api::Quantity;
+using resource::Quantity;
 using api::ResourceList;
 
 constexpr std::string_view kPid = "pid";

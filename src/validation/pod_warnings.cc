@@ -5,7 +5,7 @@
 #include <array>
 #include <utility>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "validation/object_meta.h"
 
 namespace podlimits::validation {

@@ -10,7 +10,7 @@
 
 #include <string_view>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "validation/object_meta.h"  // IsQualifiedName, which ValidateResourceName applies
 
 namespace podlimits::validation {

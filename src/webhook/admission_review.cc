@@ -6,7 +6,7 @@
 #include <array>
 
 #include "api/decode.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/schema.h"
 #include "base/base64.h"
@@ -15,7 +15,7 @@
 
 namespace podlimits::webhook {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -43,7 +43,7 @@ ReviewAnswer Malformed(const std::string& message) {
   out.Set("kind", Node::String("Status"));
   out.Set("apiVersion", Node::String("v1"));
   for (auto& m : status.members) out.Set(m.key, std::move(m.value));
-  return {400, false, api::EncodeJson(out, 0)};
+  return {400, false, codec::EncodeJson(out, 0)};
 }
 
 ReviewAnswer Answer(Node response, const std::vector<std::string>& warnings) {
@@ -58,7 +58,7 @@ ReviewAnswer Answer(Node response, const std::vector<std::string>& warnings) {
   const Node* allowed = response.Find("allowed");
   const bool admits = allowed != nullptr && allowed->AsBool();
   review.Set("response", std::move(response));
-  return {200, admits, api::EncodeJson(review, 0)};
+  return {200, admits, codec::EncodeJson(review, 0)};
 }
 
 ReviewAnswer Deny(Node response, int code, std::string_view reason, const std::string& message,
@@ -100,7 +100,7 @@ std::string LimitAnnotationsOf(const Node* pod) {
       if (api::IsLimitAnnotation(m.key)) kept.Set(m.key, m.value);
     }
   }
-  return api::EncodeJsonSorted(kept);
+  return codec::EncodeJsonSorted(kept);
 }
 
 // The review's object as the chain takes it: decoded against the schema, fields it does not
@@ -120,12 +120,12 @@ api::DecodeResult PolicyObject(std::string_view kind, const Node& object) {
 }  // namespace
 
 ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPolicy& policy) {
-  auto parsed = api::ParseJsonStream(body, kMaxReviewValues);
+  auto parsed = codec::ParseJsonStream(body, kMaxReviewValues);
   if (!parsed) return Malformed("the body is not JSON: " + parsed.error().message);
   if (parsed->size() != 1 || !(*parsed)[0].IsObject()) return Malformed("not one JSON object");
   Node& review = (*parsed)[0];
-  const std::string api_version = api::StringOf(review.Find("apiVersion"));
-  const std::string kind = api::StringOf(review.Find("kind"));
+  const std::string api_version = codec::StringOf(review.Find("apiVersion"));
+  const std::string kind = codec::StringOf(review.Find("kind"));
   if (api_version != "admission.k8s.io/v1" || kind != "AdmissionReview") {
     return Malformed(fmt::format("expected apiVersion admission.k8s.io/v1, kind AdmissionReview; "
                                  "got {} {}",
@@ -135,7 +135,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   // that is not a string are refused as missing); the pod itself is decoded with its schema.
   Node* request = review.Find("request");
   if (request == nullptr || !request->IsObject()) return Malformed("it has no request");
-  const std::string uid = api::StringOf(request->Find("uid"));
+  const std::string uid = codec::StringOf(request->Find("uid"));
   if (uid.empty()) return Malformed("request.uid is missing");
 
   // In AdmissionResponse's field order: uid, allowed, status, patch, patchType, warnings.
@@ -145,20 +145,20 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   auto allow = [&](const std::vector<std::string>& warnings) {
     return Answer(std::move(response), warnings);
   };
-  const std::string operation = api::StringOf(request->Find("operation"));
-  const bool pods = api::StringOf(request->FindPath({"kind", "group"})).empty() &&
-                    api::StringOf(request->FindPath({"kind", "kind"})) == "Pod" &&
-                    api::StringOf(request->FindPath({"resource", "resource"})) == "pods" &&
-                    api::StringOf(request->Find("subResource")).empty();
+  const std::string operation = codec::StringOf(request->Find("operation"));
+  const bool pods = codec::StringOf(request->FindPath({"kind", "group"})).empty() &&
+                    codec::StringOf(request->FindPath({"kind", "kind"})) == "Pod" &&
+                    codec::StringOf(request->FindPath({"resource", "resource"})) == "pods" &&
+                    codec::StringOf(request->Find("subResource")).empty();
   if (!pods || (operation != "CREATE" && operation != "UPDATE")) return allow({});
   Node* object = request->Find("object");
   if (object == nullptr || !object->IsObject()) return Malformed("request.object is not a Pod");
 
   // The review is not read again past this point but for these: the pod moves out of it.
-  const std::string runtime_class = api::StringOf(object->FindPath({"spec", "runtimeClassName"}));
+  const std::string runtime_class = codec::StringOf(object->FindPath({"spec", "runtimeClassName"}));
   const bool has_annotations = object->FindPath({"metadata", "annotations"}) != nullptr;
   Node pod = std::move(*object);
-  const std::string ns = api::StringOf(request->Find("namespace"));
+  const std::string ns = codec::StringOf(request->Find("namespace"));
   if (!ns.empty()) pod.Ensure("metadata").Set("namespace", Node::String(ns));
   const api::ObjectMeta meta = api::ReadObjectMeta(pod);
   const std::string name = meta.name.empty() ? meta.generate_name : meta.name;
@@ -209,7 +209,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   stream.push_back(Decoded("Pod", std::move(pod)));
   admission::ChainOptions options = policy.chain;
   options.canonical_order = false;  // only fields of the outcome are read
-  options.username = api::StringOf(request->FindPath({"userInfo", "username"}));
+  options.username = codec::StringOf(request->FindPath({"userInfo", "username"}));
   std::vector<admission::Outcome> outcomes = admission::RunChain(std::move(stream), options);
   if (outcomes.size() != context + 1) return Malformed("the pod produced no admission outcome");
   admission::Outcome& outcome = outcomes.back();
@@ -228,7 +228,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
     if (containers == nullptr || !containers->IsArray()) continue;
     for (const Node& c : containers->items) {
       writable = writable ||
-                 api::StringOf(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) ==
+                 codec::StringOf(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) ==
                      api::kMountModeWritable;
     }
   }
@@ -262,7 +262,7 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
     }
   }
   if (!patch.items.empty()) {
-    response.Set("patch", Node::String(Base64Encode(api::EncodeJson(patch, 0))));
+    response.Set("patch", Node::String(Base64Encode(codec::EncodeJson(patch, 0))));
     response.Set("patchType", Node::String("JSONPatch"));
   }
   return allow(warnings);

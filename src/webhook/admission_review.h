@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "admission/chain.h"
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::webhook {
 
@@ -50,8 +50,8 @@ struct RuntimeClasses {
 struct ReviewPolicy {
   RuntimeClasses runtime_classes;
   admission::ChainOptions chain;
-  std::map<std::string, api::Node> namespaces;              // Namespace objects, by name
-  std::map<std::string, std::vector<api::Node>> limit_ranges;  // LimitRange objects, by namespace
+  std::map<std::string, codec::Node> namespaces;              // Namespace objects, by name
+  std::map<std::string, std::vector<codec::Node>> limit_ranges;  // LimitRange objects, by namespace
   // Namespaces with a LimitRange the webhook cannot apply (from the cluster), and why: their
   // pods that use a podlimits field are refused rather than admitted without its bounds.
   std::map<std::string, std::string> unusable_limit_ranges;

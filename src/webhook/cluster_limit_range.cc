@@ -4,18 +4,18 @@
 
 namespace podlimits::webhook {
 
-field::ErrorList TranslateClusterLimitRange(api::Node& limit_range) {
+field::ErrorList TranslateClusterLimitRange(codec::Node& limit_range) {
   field::ErrorList errors;
-  api::Node* limits = limit_range.FindPath({"spec", "limits"});
+  codec::Node* limits = limit_range.FindPath({"spec", "limits"});
   if (limits == nullptr || !limits->IsArray()) return errors;
   const field::Path list = field::Path("spec").Child("limits");
   for (std::size_t i = 0; i < limits->items.size(); ++i) {
-    api::Node& item = limits->items[i];
-    const api::Node* type = item.Find("type");
+    codec::Node& item = limits->items[i];
+    const codec::Node* type = item.Find("type");
     if (type == nullptr || !type->IsString() || type->scalar != kClusterPodLimitType) continue;
-    item.Set("type", api::Node::String("Pod"));
+    item.Set("type", codec::Node::String("Pod"));
     for (const char* bound : {"default", "defaultRequest", "max", "min", "maxLimitRequestRatio"}) {
-      api::Node* values = item.Find(bound);
+      codec::Node* values = item.Find(bound);
       if (values == nullptr || !values->IsObject()) continue;
       for (auto& m : values->members) {
         if (m.key == kClusterPidResource) {

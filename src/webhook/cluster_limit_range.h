@@ -18,8 +18,8 @@
 
 #include <string_view>
 
-#include "api/field.h"
-#include "api/node.h"
+#include "field/field.h"
+#include "codec/node.h"
 
 namespace podlimits::webhook {
 
@@ -28,6 +28,6 @@ inline constexpr std::string_view kClusterPidResource = "podlimits.dev/pid";
 
 // Rewrites the podlimits.dev/Pod items of a LimitRange object in place. An item of that type
 // with any resource but podlimits.dev/pid is an error naming it.
-field::ErrorList TranslateClusterLimitRange(api::Node& limit_range);
+field::ErrorList TranslateClusterLimitRange(codec::Node& limit_range);
 
 }  // namespace podlimits::webhook

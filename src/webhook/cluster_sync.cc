@@ -8,14 +8,14 @@
 
 #include "admission/chain.h"
 #include "api/decode.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/schema.h"
 #include "webhook/cluster_limit_range.h"
 
 namespace podlimits::webhook {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 const char* Path(bool limit_ranges) {
   return limit_ranges ? "/api/v1/limitranges" : "/api/v1/namespaces";
@@ -42,7 +42,7 @@ Result<Node> ClusterSync::CheckLimitRange(Node object,
   object.Set("apiVersion", Node::String("v1"));
   object.Set("kind", Node::String("LimitRange"));
   field::ErrorList errors = TranslateClusterLimitRange(object);
-  const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
+  const std::string name = codec::StringOf(object.FindPath({"metadata", "name"}));
   if (!errors.empty()) {
     return Failure(
         fmt::format("LimitRange {} is invalid: {}", field::GoQuote(name), field::Aggregate(errors)));
@@ -108,18 +108,18 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
       log_(fmt::format("list {}: HTTP {}: {}", what, answer->status, answer->body.substr(0, 300)));
       return false;
     }
-    auto parsed = api::ParseJsonStream(answer->body);
+    auto parsed = codec::ParseJsonStream(answer->body);
     if (!parsed || parsed->size() != 1) {
       log_(fmt::format("list {}: the answer is not one JSON object", what));
       return false;
     }
     Node& list = (*parsed)[0];
-    rv = api::StringOf(list.FindPath({"metadata", "resourceVersion"}));
-    cont = api::StringOf(list.FindPath({"metadata", "continue"}));
+    rv = codec::StringOf(list.FindPath({"metadata", "resourceVersion"}));
+    cont = codec::StringOf(list.FindPath({"metadata", "continue"}));
     if (Node* items = list.Find("items"); items && items->IsArray()) {
       for (Node& item : items->items) {
-        const std::string key = api::StringOf(item.FindPath({"metadata", "namespace"})) + "/" +
-                                api::StringOf(item.FindPath({"metadata", "name"}));
+        const std::string key = codec::StringOf(item.FindPath({"metadata", "namespace"})) + "/" +
+                                codec::StringOf(item.FindPath({"metadata", "name"}));
         listed[key] = std::move(item);
       }
     }
@@ -148,19 +148,19 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
         fmt::format("{}?watch=1&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion={}",
                     Path(ranges), rv),
         [&](std::string_view line) {
-          auto parsed = api::ParseJsonStream(line);
+          auto parsed = codec::ParseJsonStream(line);
           if (!parsed || parsed->size() != 1) return;
           Node& event = (*parsed)[0];
-          const std::string type = api::StringOf(event.Find("type"));
+          const std::string type = codec::StringOf(event.Find("type"));
           Node* object = event.Find("object");
           if (object == nullptr) return;
           if (type == "ERROR") {
             // 410 Gone: the version is compacted away; anything else: start over too.
-            log_(fmt::format("watch {}: {}", what, api::StringOf(object->Find("message"))));
+            log_(fmt::format("watch {}: {}", what, codec::StringOf(object->Find("message"))));
             relist = true;
             return;
           }
-          if (auto v = api::StringOf(object->FindPath({"metadata", "resourceVersion"})); !v.empty()) rv = v;
+          if (auto v = codec::StringOf(object->FindPath({"metadata", "resourceVersion"})); !v.empty()) rv = v;
           if (type == "BOOKMARK") return;
           Apply(kind, type, std::move(*object));
           Publish();
@@ -179,8 +179,8 @@ bool ClusterSync::ListAndWatch(Kind kind, KubeClient& client) {
 }
 
 void ClusterSync::Apply(Kind kind, const std::string& type, Node object) {
-  const std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
-  const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
+  const std::string ns = codec::StringOf(object.FindPath({"metadata", "namespace"}));
+  const std::string name = codec::StringOf(object.FindPath({"metadata", "name"}));
   if (type == "DELETED") {
     std::lock_guard lock(mu_);
     if (kind == Kind::kNamespaces) {

@@ -21,7 +21,7 @@
 
 #include "base/error.h"
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "webhook/admission_review.h"
 #include "webhook/kube_client.h"
 #include "webhook/policy_store.h"
@@ -43,14 +43,14 @@ class ClusterSync {
 
   // What a LimitRange object from the cluster becomes: the translated object, or why it cannot
   // be applied (the message denied pods carry).
-  static Result<api::Node> CheckLimitRange(api::Node object,
+  static Result<codec::Node> CheckLimitRange(codec::Node object,
                                                                const ReviewPolicy& base);
 
  private:
   enum class Kind { kNamespaces, kLimitRanges };
   void Run(Kind kind);
   bool ListAndWatch(Kind kind, KubeClient& client);
-  void Apply(Kind kind, const std::string& type, api::Node object);
+  void Apply(Kind kind, const std::string& type, codec::Node object);
   void Publish();
 
   ClusterAccess access_;
@@ -59,8 +59,8 @@ class ClusterSync {
   Logger log_;
 
   std::mutex mu_;
-  std::map<std::string, api::Node> namespaces_;                    // by name
-  std::map<std::string, std::map<std::string, api::Node>> ranges_;  // ns -> name -> object
+  std::map<std::string, codec::Node> namespaces_;                    // by name
+  std::map<std::string, std::map<std::string, codec::Node>> ranges_;  // ns -> name -> object
   std::map<std::string, std::map<std::string, std::string>> broken_;  // ns -> name -> why
   bool listed_[2] = {false, false};
 

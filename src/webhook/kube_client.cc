@@ -14,8 +14,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
-#include "api/field.h"
-#include "api/yaml_codec.h"
+#include "field/field.h"
+#include "codec/yaml_codec.h"
 #include "base/base64.h"
 #include "base/fs.h"
 
@@ -26,7 +26,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace fs = std::filesystem;
-using api::Node;
+using codec::Node;
 using tcp = asio::ip::tcp;
 
 constexpr std::size_t kMaxFile = 1 << 20;
@@ -53,7 +53,7 @@ const Node* Named(const Node& config, const char* list, const char* inner, const
   const Node* items = config.Find(list);
   if (items == nullptr || !items->IsArray()) return nullptr;
   for (const Node& item : items->items) {
-    if (api::StringOf(item.Find("name")) == name) return item.Find(inner);
+    if (codec::StringOf(item.Find("name")) == name) return item.Find(inner);
   }
   return nullptr;
 }
@@ -61,12 +61,12 @@ const Node* Named(const Node& config, const char* list, const char* inner, const
 // `key-data` (base64) or `key` (a file, relative to the kubeconfig's directory).
 Result<std::string> DataOrFile(const Node& at, const std::string& key, const fs::path& dir,
                                const std::string& where) {
-  if (auto data = api::StringOf(at.Find(key + "-data")); !data.empty()) {
+  if (auto data = codec::StringOf(at.Find(key + "-data")); !data.empty()) {
     auto decoded = Base64Decode(data);
     if (!decoded) return Failure(fmt::format("{}: {}-data is not base64", where, key));
     return *decoded;
   }
-  if (auto file = api::StringOf(at.Find(key)); !file.empty()) {
+  if (auto file = codec::StringOf(at.Find(key)); !file.empty()) {
     fs::path p = fs::path(file).is_absolute() ? fs::path(file) : dir / file;
     return ReadFileText(p, fmt::format("{}: {}", where, key));
   }
@@ -131,25 +131,25 @@ Result<ClusterAccess> InClusterAccess(const std::function<const char*(const char
 Result<ClusterAccess> KubeconfigAccess(const fs::path& path) {
   auto text = ReadFileText(path, "read kubeconfig");
   if (!text) return std::unexpected(text.error());
-  auto docs = api::ParseYamlStream(*text);
+  auto docs = codec::ParseYamlStream(*text);
   if (!docs || docs->size() != 1 || !(*docs)[0].node.IsObject()) {
     return Failure(fmt::format("{}: not a kubeconfig{}", path.string(),
-                               docs ? "" : ": " + api::DescribeYamlError(docs.error())));
+                               docs ? "" : ": " + codec::DescribeYamlError(docs.error())));
   }
   const Node& config = (*docs)[0].node;
   const std::string where = path.string();
-  const std::string context_name = api::StringOf(config.Find("current-context"));
+  const std::string context_name = codec::StringOf(config.Find("current-context"));
   const Node* context = Named(config, "contexts", "context", context_name);
   if (context == nullptr) {
     return Failure(fmt::format("{}: current-context {} names no context", where,
                                field::GoQuote(context_name)));
   }
-  const Node* cluster = Named(config, "clusters", "cluster", api::StringOf(context->Find("cluster")));
+  const Node* cluster = Named(config, "clusters", "cluster", codec::StringOf(context->Find("cluster")));
   if (cluster == nullptr) return Failure(where + ": the current context's cluster is missing");
-  const Node* user = Named(config, "users", "user", api::StringOf(context->Find("user")));
+  const Node* user = Named(config, "users", "user", codec::StringOf(context->Find("user")));
   ClusterAccess access;
   access.source = where;
-  if (auto ok = ParseServer(api::StringOf(cluster->Find("server")), access); !ok) {
+  if (auto ok = ParseServer(codec::StringOf(cluster->Find("server")), access); !ok) {
     return std::unexpected(std::move(ok.error()).Wrap(where));
   }
   if (const Node* skip = cluster->Find("insecure-skip-tls-verify"); skip && skip->scalar == "true") {
@@ -162,8 +162,8 @@ Result<ClusterAccess> KubeconfigAccess(const fs::path& path) {
   if (ca->empty()) return Failure(where + ": the cluster has no certificate-authority(-data)");
   access.ca_pem = std::move(*ca);
   if (user != nullptr) {
-    access.token = api::StringOf(user->Find("token"));
-    if (auto file = api::StringOf(user->Find("tokenFile")); !file.empty()) {
+    access.token = codec::StringOf(user->Find("token"));
+    if (auto file = codec::StringOf(user->Find("tokenFile")); !file.empty()) {
       access.token_file = fs::path(file).is_absolute() ? fs::path(file) : dir / file;
     }
     auto cert = DataOrFile(*user, "client-certificate", dir, where);

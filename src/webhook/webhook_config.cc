@@ -4,15 +4,15 @@
 
 #include "admission/psa_config.h"
 #include "api/decode.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/schema.h"
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "base/fs.h"
 #include "webhook/cluster_limit_range.h"
 
 namespace podlimits::webhook {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 
@@ -21,14 +21,14 @@ namespace {
 Result<WebhookSettings> ParseWebhookConfig(
     std::string_view text, std::string_view source, const std::filesystem::path& base_dir) {
   WebhookSettings settings;
-  auto docs = api::ParseYamlStream(text);
-  if (!docs) return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(docs.error())));
+  auto docs = codec::ParseYamlStream(text);
+  if (!docs) return Failure(fmt::format("{}: {}", source, codec::DescribeYamlError(docs.error())));
   std::optional<admission::psa::PodSecurityConfiguration> psa;
   for (auto& doc : *docs) {
     if (doc.node.IsNull()) continue;
     const std::string where = fmt::format("{}:{}", source, doc.line);
-    const std::string kind = api::StringOf(doc.node.Find("kind"));
-    const std::string api_version = api::StringOf(doc.node.Find("apiVersion"));
+    const std::string kind = codec::StringOf(doc.node.Find("kind"));
+    const std::string api_version = codec::StringOf(doc.node.Find("apiVersion"));
     if (kind == "Namespace" || kind == "LimitRange") {
       auto decoded = api::DecodeObject(api::Schema::Objects(), kind, doc.node, source, doc.line,
                                        api::FieldValidation::kStrict);
@@ -42,18 +42,18 @@ Result<WebhookSettings> ParseWebhookConfig(
           return Failure(fmt::format("{}: LimitRange: {}", where, field::Aggregate(errs)));
         }
       }
-      const std::string name = api::StringOf(object.FindPath({"metadata", "name"}));
+      const std::string name = codec::StringOf(object.FindPath({"metadata", "name"}));
       if (kind == "Namespace") {
         if (name.empty()) return Failure(where + ": a Namespace needs metadata.name");
         settings.policy.namespaces[name] = std::move(object);
       } else {
-        std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
+        std::string ns = codec::StringOf(object.FindPath({"metadata", "namespace"}));
         if (ns.empty()) ns = "default";
         object.Ensure("metadata").Set("namespace", Node::String(ns));
         settings.policy.limit_ranges[ns].push_back(std::move(object));
       }
     } else if (kind == "AdmissionConfiguration") {
-      auto loaded = admission::psa::ParseAdmissionConfiguration(api::EncodeJson(doc.node, 0),
+      auto loaded = admission::psa::ParseAdmissionConfiguration(codec::EncodeJson(doc.node, 0),
                                                                 where, base_dir);
       if (!loaded) return std::unexpected(loaded.error());
       psa = std::move(*loaded);

@@ -40,7 +40,7 @@ class KubeletTest : public ::testing::Test {
   fs::path scratch_;
 };
 
-api::Node SleepingPod(const std::string& name, const std::string& uid) {
+codec::Node SleepingPod(const std::string& name, const std::string& uid) {
   return podlimits::testing::DefaultedPodTree("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
                                           ", uid: " + uid +
                                           "}\nspec:\n  restartPolicy: Never\n"
@@ -67,7 +67,7 @@ int RunTwoPodsAtOnce(const fs::path& scratch, int report_fd) {
   };
   Run a, b;
   std::mutex mu;
-  auto run = [&](Run& r, const api::Node& pod) {
+  auto run = [&](Run& r, const codec::Node& pod) {
     EventRecorder events([&](const Event& e) {
       std::lock_guard lock(mu);
       if (e.reason == "Started") r.started = Clock::now();

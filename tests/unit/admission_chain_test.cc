@@ -5,7 +5,7 @@
 #include "admission/chain.h"
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::admission {
 namespace {
@@ -116,7 +116,7 @@ metadata: {namespace: team, name: web}
 kind: Pod
 apiVersion: v1
 )";
-  auto keys = [](const api::Node& n) {
+  auto keys = [](const codec::Node& n) {
     std::vector<std::string> out;
     for (const auto& m : n.members) out.push_back(m.key);
     return out;
@@ -132,9 +132,9 @@ apiVersion: v1
   EXPECT_EQ(keys(unordered[0].object)[0], "spec");
   // The same object once put in order (which also writes the empty structs Go's encoder
   // writes, such as a container's `resources: {}`).
-  api::Node put_in_order = unordered[0].object;
+  codec::Node put_in_order = unordered[0].object;
   api::CanonicalizeOrder(put_in_order, "Pod");
-  EXPECT_EQ(api::EncodeJson(put_in_order, 0), api::EncodeJson(ordered[0].object, 0));
+  EXPECT_EQ(codec::EncodeJson(put_in_order, 0), codec::EncodeJson(ordered[0].object, 0));
 }
 
 TEST(AdmissionChain, ValidateOnlySkipsTheAdmissionPlugins) {

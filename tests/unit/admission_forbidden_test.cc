@@ -9,7 +9,7 @@
 #include "admission/forbidden.h"
 #include "admission/limit_ranger.h"
 #include "api/objects.h"
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
 namespace podlimits::admission {
 namespace {
@@ -47,7 +47,7 @@ TEST(ForbiddenMessage, NamesTheObjectAsExtractResourceNameDoes) {
 TEST(ForbiddenMessage, PersistentVolumeClaimRejectionsUseIt) {
   api::LimitRangeItem item;
   item.type = "PersistentVolumeClaim";
-  item.max.emplace("storage", *api::Quantity::Parse("1Gi"));
+  item.max.emplace("storage", *resource::Quantity::Parse("1Gi"));
   api::LimitRange limit_range;
   limit_range.metadata = Meta("storage", "");
   limit_range.limits.push_back(item);
@@ -72,7 +72,7 @@ TEST(ForbiddenMessage, PersistentVolumeClaimRejectionsUseIt) {
     SCOPED_TRACE(c.name);
     api::PersistentVolumeClaim pvc;
     pvc.metadata = c.meta;
-    pvc.requests.emplace("storage", *api::Quantity::Parse("5Gi"));
+    pvc.requests.emplace("storage", *resource::Quantity::Parse("5Gi"));
     EXPECT_EQ(limit_ranger.ValidatePersistentVolumeClaim(pvc), std::optional<std::string>(c.want));
   }
 }

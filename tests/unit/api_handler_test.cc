@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {

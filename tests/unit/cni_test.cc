@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "cni/attachment.h"
 #include "cni/network_config.h"
 #include "cni/plugin_call.h"
@@ -39,10 +39,10 @@ TEST(NetworkConfig, ASinglePluginFileIsAListOfOne) {
   ASSERT_TRUE(list) << list.error();
   ASSERT_EQ(list->plugins.size(), 1u);
   EXPECT_FALSE(list->PortMappings());
-  const api::Node* plugins = list->raw.Find("plugins");
+  const codec::Node* plugins = list->raw.Find("plugins");
   ASSERT_TRUE(plugins && plugins->IsArray());
-  EXPECT_EQ(api::StringOf(plugins->items[0].Find("type")), "bridge");
-  EXPECT_EQ(api::StringOf(list->raw.Find("name")), "one");
+  EXPECT_EQ(codec::StringOf(plugins->items[0].Find("type")), "bridge");
+  EXPECT_EQ(codec::StringOf(list->raw.Find("name")), "one");
 }
 
 TEST(NetworkConfig, RefusalsNameTheFileAndTheProblem) {
@@ -106,10 +106,10 @@ TEST(NetworkConfig, TheDefaultNetworkReadsBack) {
   EXPECT_EQ(list->plugins[0].type, "bridge");
   EXPECT_EQ(list->plugins[1].type, "portmap");
   EXPECT_TRUE(list->PortMappings());
-  const api::Node& bridge = list->plugins[0].conf;
+  const codec::Node& bridge = list->plugins[0].conf;
   EXPECT_TRUE(bridge.Find("isGateway")->AsBool());
   EXPECT_FALSE(bridge.Find("ipMasq")->AsBool());  // nothing leaves the machine by default
-  EXPECT_EQ(api::StringOf(bridge.FindPath({"ipam", "dataDir"})), "/run/x/cni/networks");
+  EXPECT_EQ(codec::StringOf(bridge.FindPath({"ipam", "dataDir"})), "/run/x/cni/networks");
   EXPECT_THAT(text, HasSubstr("10.99.0.0/16"));
 }
 
@@ -129,34 +129,34 @@ Attachment TwoPluginAttachment() {
 
 TEST(Attachment, PluginConfigInjectsWhatLibcniInjects) {
   Attachment a = TwoPluginAttachment();
-  auto first = api::ParseJsonStream(PluginConfig(a, 0, nullptr));
+  auto first = codec::ParseJsonStream(PluginConfig(a, 0, nullptr));
   ASSERT_TRUE(first);
-  const api::Node& f = (*first)[0];
-  EXPECT_EQ(api::StringOf(f.Find("name")), "net1");
-  EXPECT_EQ(api::StringOf(f.Find("cniVersion")), "1.0.0");
+  const codec::Node& f = (*first)[0];
+  EXPECT_EQ(codec::StringOf(f.Find("name")), "net1");
+  EXPECT_EQ(codec::StringOf(f.Find("cniVersion")), "1.0.0");
   EXPECT_EQ(f.Find("runtimeConfig"), nullptr);  // it does not declare portMappings
   EXPECT_EQ(f.Find("prevResult"), nullptr);
-  api::Node prev = api::Node::Object();
-  prev.Set("cniVersion", api::Node::String("1.0.0"));
-  auto second = api::ParseJsonStream(PluginConfig(a, 1, &prev));
+  codec::Node prev = codec::Node::Object();
+  prev.Set("cniVersion", codec::Node::String("1.0.0"));
+  auto second = codec::ParseJsonStream(PluginConfig(a, 1, &prev));
   ASSERT_TRUE(second);
-  const api::Node& s = (*second)[0];
+  const codec::Node& s = (*second)[0];
   ASSERT_NE(s.FindPath({"runtimeConfig", "portMappings"}), nullptr);
-  const api::Node& mapping = s.FindPath({"runtimeConfig", "portMappings"})->items.at(0);
-  EXPECT_EQ(api::IntOf(mapping.Find("hostPort")), 8080);
-  EXPECT_EQ(api::IntOf(mapping.Find("containerPort")), 80);
-  EXPECT_EQ(api::StringOf(mapping.Find("protocol")), "tcp");
+  const codec::Node& mapping = s.FindPath({"runtimeConfig", "portMappings"})->items.at(0);
+  EXPECT_EQ(codec::IntOf(mapping.Find("hostPort")), 8080);
+  EXPECT_EQ(codec::IntOf(mapping.Find("containerPort")), 80);
+  EXPECT_EQ(codec::StringOf(mapping.Find("protocol")), "tcp");
   EXPECT_EQ(mapping.Find("hostIP"), nullptr);
   EXPECT_NE(s.Find("prevResult"), nullptr);
   // No mappings: no runtimeConfig at all.
   a.port_mappings.clear();
-  EXPECT_EQ(api::ParseJsonStream(PluginConfig(a, 1, nullptr))->at(0).Find("runtimeConfig"),
+  EXPECT_EQ(codec::ParseJsonStream(PluginConfig(a, 1, nullptr))->at(0).Find("runtimeConfig"),
             nullptr);
 }
 
 TEST(Attachment, RecordRoundTrips) {
   Attachment a = TwoPluginAttachment();
-  a.result = *api::ParseJsonStream(R"({"cniVersion": "1.0.0", "ips": [{"address": "10.0.0.2/24"}]})")
+  a.result = *codec::ParseJsonStream(R"({"cniVersion": "1.0.0", "ips": [{"address": "10.0.0.2/24"}]})")
                   ->begin();
   auto back = DecodeAttachment(EncodeAttachment(a), "network.json");
   ASSERT_TRUE(back) << back.error();
@@ -176,16 +176,16 @@ TEST(Attachment, RecordRoundTrips) {
 }
 
 TEST(Attachment, ResultIpsPreferTheSandboxInterface) {
-  auto result = api::ParseJsonStream(R"({"cniVersion": "1.0.0",
+  auto result = codec::ParseJsonStream(R"({"cniVersion": "1.0.0",
       "interfaces": [{"name": "cni0"}, {"name": "veth1"}, {"name": "eth0", "sandbox": "/proc/9/ns/net"}],
       "ips": [{"address": "10.0.0.1/24", "interface": 0},
               {"address": "fd00::5/64", "interface": 2},
               {"address": "10.0.0.5/24", "interface": 2}]})");
   ASSERT_TRUE(result);
   EXPECT_EQ(ResultIps((*result)[0], "eth0"), (std::vector<std::string>{"10.0.0.5", "fd00::5"}));
-  auto bare = api::ParseJsonStream(R"({"ips": [{"address": "10.1.0.7/16"}]})");
+  auto bare = codec::ParseJsonStream(R"({"ips": [{"address": "10.1.0.7/16"}]})");
   EXPECT_EQ(ResultIps((*bare)[0], "eth0"), (std::vector<std::string>{"10.1.0.7"}));
-  auto old = api::ParseJsonStream(R"({"cniVersion": "0.2.0", "ip4": {"ip": "10.2.0.3/16"}})");
+  auto old = codec::ParseJsonStream(R"({"cniVersion": "0.2.0", "ip4": {"ip": "10.2.0.3/16"}})");
   EXPECT_EQ(ResultIps((*old)[0], "eth0"), (std::vector<std::string>{"10.2.0.3"}));
 }
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <thread>
 
-#include "api/json_codec.h"
-#include "api/yaml_codec.h"
-#include "api/yaml_resolve.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
+#include "codec/yaml_resolve.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 TEST(YamlResolve, PlainScalarsResolveAsGoYamlV2) {
@@ -414,9 +414,9 @@ TEST(PrettyJsonWriter, StreamedListEqualsTheEncodedTree) {
 }
 
 }  // namespace
-}  // namespace podlimits::api
+}  // namespace podlimits::codec
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 TEST(JsonEncodeTest, InvalidUtf8BecomesReplacementCharactersAsGoWritesIt) {
@@ -428,4 +428,4 @@ TEST(JsonEncodeTest, InvalidUtf8BecomesReplacementCharactersAsGoWritesIt) {
 }
 
 }  // namespace
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

@@ -6,7 +6,7 @@
 
 #include "admission/chain.h"
 #include "api/decode.h"
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "validation/config_data.h"
 
 namespace podlimits {

@@ -27,9 +27,9 @@ StaticObjectSource Objects() {
 }
 
 api::ResourceList Allocatable() {
-  return {{"cpu", *api::Quantity::Parse("2")},
-          {"memory", *api::Quantity::Parse("4Gi")},
-          {"ephemeral-storage", *api::Quantity::Parse("10Gi")}};
+  return {{"cpu", *resource::Quantity::Parse("2")},
+          {"memory", *resource::Quantity::Parse("4Gi")},
+          {"ephemeral-storage", *resource::Quantity::Parse("10Gi")}};
 }
 
 struct EnvOutcome {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
-#include "api/yaml_codec.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
 #include "test_support.h"
 
 namespace podlimits::api {
@@ -147,7 +147,7 @@ TEST(StrictDecode, QuantitiesAreCanonicalised) {
   auto obj = DecodeOne(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
       "    resources: {limits: {cpu: 1000m, memory: 1024Mi}, requests: {cpu: 0.5}}\n");
-  const Node* res = obj.tree.FindPath({"spec"})->Find("containers")->items[0].Find("resources");
+  const codec::Node* res = obj.tree.FindPath({"spec"})->Find("containers")->items[0].Find("resources");
   EXPECT_EQ(res->FindPath({"limits", "cpu"})->scalar, "1");
   EXPECT_EQ(res->FindPath({"limits", "memory"})->scalar, "1Gi");
   EXPECT_EQ(res->FindPath({"requests", "cpu"})->scalar, "500m");
@@ -158,7 +158,7 @@ TEST(StrictDecode, NullQuantityIsZero) {
   auto obj = DecodeOne(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
       "    resources: {requests: {cpu: null, memory: ~}}\n");
-  const Node* requests =
+  const codec::Node* requests =
       obj.tree.FindPath({"spec"})->Find("containers")->items[0].FindPath({"resources", "requests"});
   ASSERT_NE(requests, nullptr);
   EXPECT_EQ(requests->Find("cpu")->scalar, "0");
@@ -202,12 +202,12 @@ spec:
   - {name: data, emptyDir: {sizeLimit: 1Gi}}
 )";
   auto first = DecodeOne(yaml);
-  std::string json = EncodeJson(first.tree);
+  std::string json = codec::EncodeJson(first.tree);
   auto again = DecodeManifests("again.json", json);
   ASSERT_EQ(again.size(), 1u);
   auto& second = std::get<DecodedObject>(again[0]);
   EXPECT_EQ(second.tree, first.tree);
-  auto yaml_again = DecodeManifests("again.yaml", EncodeYaml(first.tree));
+  auto yaml_again = DecodeManifests("again.yaml", codec::EncodeYaml(first.tree));
   EXPECT_EQ(std::get<DecodedObject>(yaml_again[0]).tree, first.tree);
   EXPECT_NE(json.find("matchExpressions"), std::string::npos);
   EXPECT_NE(json.find("\"sizeLimit\": \"1Gi\""), std::string::npos);
@@ -304,9 +304,9 @@ TEST(DecodeManifests, YamlScalarsArriveAsKubectlSendsThem) {
                       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  securityContext: "
                       "{runAsUser: 1.0}\n  containers: [{name: c, image: x, resources: "
                       "{limits: {cpu: 1e3, memory: 1_000}}}]\n");
-  const Node& tree = std::get<DecodedObject>(one[0]).tree;
+  const codec::Node& tree = std::get<DecodedObject>(one[0]).tree;
   EXPECT_EQ(tree.FindPath({"spec", "securityContext", "runAsUser"})->scalar, "1");
-  const Node& limits =
+  const codec::Node& limits =
       *tree.FindPath({"spec"})->Find("containers")->items[0].FindPath({"resources", "limits"});
   EXPECT_EQ(limits.Find("cpu")->scalar, "1k");
   EXPECT_EQ(limits.Find("memory")->scalar, "1k");

@@ -2,27 +2,27 @@
 
 #include <gtest/gtest.h>
 
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "test_support.h"
 
 namespace podlimits::api {
 namespace {
 
 TEST(SetDefaultsPod, FillsWhatTheApiserverFills) {
-  Node pod = podlimits::testing::DefaultedPodTree(
+  codec::Node pod = podlimits::testing::DefaultedPodTree(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n"
       "  - name: a\n    image: busybox\n    ports: [{containerPort: 80}]\n"
       "    resources: {limits: {cpu: 1.5m, memory: 1Gi}, requests: {memory: 512Mi}}\n"
       "  - name: b\n    image: busybox:1.36\n  volumes: [{name: v}]\n");
-  const Node& spec = *pod.Find("spec");
+  const codec::Node& spec = *pod.Find("spec");
   EXPECT_EQ(pod.FindPath({"metadata", "namespace"})->scalar, "default");
   EXPECT_EQ(spec.Find("restartPolicy")->scalar, "Always");
   EXPECT_EQ(spec.Find("terminationGracePeriodSeconds")->scalar, "30");
   EXPECT_EQ(spec.Find("dnsPolicy")->scalar, "ClusterFirst");
   EXPECT_EQ(spec.Find("schedulerName")->scalar, "default-scheduler");
   EXPECT_TRUE(spec.Find("securityContext")->IsObject());
-  const Node& a = spec.Find("containers")->items[0];
-  const Node& b = spec.Find("containers")->items[1];
+  const codec::Node& a = spec.Find("containers")->items[0];
+  const codec::Node& b = spec.Find("containers")->items[1];
   EXPECT_EQ(a.Find("imagePullPolicy")->scalar, "Always");
   EXPECT_EQ(b.Find("imagePullPolicy")->scalar, "IfNotPresent");
   EXPECT_EQ(a.Find("terminationMessagePath")->scalar, "/dev/termination-log");
@@ -37,20 +37,20 @@ TEST(SetDefaultsPod, FillsWhatTheApiserverFills) {
 // Go struct order, sorted maps, and the structs Go's encoder writes even when empty (a
 // container's resources, the pod's status).
 TEST(CanonicalizeOrder, GoStructOrderAndSortedMaps) {
-  Node pod = podlimits::testing::DecodeOne(
+  codec::Node pod = podlimits::testing::DecodeOne(
                  "spec:\n  containers: [{image: i, name: a}]\nmetadata:\n  labels: {z: \"1\", a: "
                  "\"2\"}\n  name: p\n"
                  "kind: Pod\napiVersion: v1\n")
                  .tree;
   CanonicalizeOrder(pod, "Pod");
   EXPECT_EQ(
-      EncodeYaml(pod),
+      codec::EncodeYaml(pod),
       "kind: Pod\napiVersion: v1\nmetadata:\n  name: p\n  labels:\n    a: \"2\"\n    z: \"1\"\n"
       "spec:\n  containers:\n  - name: a\n    image: i\n    resources: {}\nstatus: {}\n");
 }
 
 TEST(SetDefaultsNamespace, LabelFinalizerPhase) {
-  Node ns =
+  codec::Node ns =
       podlimits::testing::DecodeOne("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n")
           .tree;
   SetDefaultsNamespace(ns);
@@ -65,8 +65,8 @@ TEST(SetDefaultsNamespace, LabelFinalizerPhase) {
 namespace podlimits::api {
 namespace {
 
-Node Defaulted(std::string_view spec) {
-  Node pod = podlimits::testing::DecodeOne(
+codec::Node Defaulted(std::string_view spec) {
+  codec::Node pod = podlimits::testing::DecodeOne(
                  "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" + std::string(spec))
                  .tree;
   SetDefaultsPod(pod);
@@ -74,19 +74,19 @@ Node Defaulted(std::string_view spec) {
 }
 
 TEST(SetDefaultsPod, HostNetworkContainerPortsBecomeHostPorts) {
-  Node pod = Defaulted(
+  codec::Node pod = Defaulted(
       "  hostNetwork: true\n"
       "  initContainers: [{name: i, image: i, ports: [{containerPort: 81}]}]\n"
       "  containers: [{name: a, image: i, ports: [{containerPort: 80}, {containerPort: 90, "
       "hostPort: 9090}, {containerPort: 91, hostPort: 0}]}]\n");
-  const Node& ports = *pod.FindPath({"spec"})->Find("containers")->items[0].Find("ports");
+  const codec::Node& ports = *pod.FindPath({"spec"})->Find("containers")->items[0].Find("ports");
   EXPECT_EQ(ports.items[0].Find("hostPort")->scalar, "80");
   EXPECT_EQ(ports.items[1].Find("hostPort")->scalar, "9090");
   EXPECT_EQ(ports.items[2].Find("hostPort")->scalar, "91");
-  const Node& init = pod.FindPath({"spec"})->Find("initContainers")->items[0];
+  const codec::Node& init = pod.FindPath({"spec"})->Find("initContainers")->items[0];
   EXPECT_EQ(init.Find("ports")->items[0].Find("hostPort")->scalar, "81");
   // Without hostNetwork nothing is added.
-  Node plain = Defaulted("  containers: [{name: a, image: i, ports: [{containerPort: 80}]}]\n");
+  codec::Node plain = Defaulted("  containers: [{name: a, image: i, ports: [{containerPort: 80}]}]\n");
   EXPECT_EQ(plain.FindPath({"spec"})
                 ->Find("containers")
                 ->items[0]
@@ -110,16 +110,16 @@ TEST(SetDefaultsPod, ServiceAccountAlias) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    Node pod = Defaulted(c.spec + "  containers: [{name: a, image: i}]\n");
-    const Node* name = pod.FindPath({"spec", "serviceAccountName"});
-    const Node* alias = pod.FindPath({"spec", "serviceAccount"});
+    codec::Node pod = Defaulted(c.spec + "  containers: [{name: a, image: i}]\n");
+    const codec::Node* name = pod.FindPath({"spec", "serviceAccountName"});
+    const codec::Node* alias = pod.FindPath({"spec", "serviceAccount"});
     EXPECT_EQ(name ? name->scalar : "-", c.account);
     EXPECT_EQ(alias ? alias->scalar : "-", c.alias);
   }
 }
 
 TEST(SetDefaultsPod, VolumeSourceDefaults) {
-  Node pod = Defaulted(
+  codec::Node pod = Defaulted(
       "  containers:\n  - name: a\n    image: i\n"
       "    env: [{name: L, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}]\n"
       "  volumes:\n"
@@ -130,12 +130,12 @@ TEST(SetDefaultsPod, VolumeSourceDefaults) {
       "  - name: t\n    projected:\n      sources:\n"
       "      - serviceAccountToken: {path: token}\n"
       "      - downwardAPI: {items: [{path: podname, fieldRef: {fieldPath: metadata.name}}]}\n");
-  const Node& vols = *pod.FindPath({"spec"})->Find("volumes");
+  const codec::Node& vols = *pod.FindPath({"spec"})->Find("volumes");
   EXPECT_EQ(vols.items[0].FindPath({"hostPath", "type"})->scalar, "");
-  const Node* claim = vols.items[1].FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
+  const codec::Node* claim = vols.items[1].FindPath({"ephemeral", "volumeClaimTemplate", "spec"});
   EXPECT_EQ(claim->Find("volumeMode")->scalar, "Filesystem");
   EXPECT_EQ(claim->FindPath({"resources", "requests", "storage"})->scalar, "2m");
-  const Node& sources = *vols.items[2].FindPath({"projected", "sources"});
+  const codec::Node& sources = *vols.items[2].FindPath({"projected", "sources"});
   EXPECT_EQ(sources.items[0].FindPath({"serviceAccountToken", "expirationSeconds"})->scalar,
             "3600");
   EXPECT_EQ(sources.items[1]
@@ -145,7 +145,7 @@ TEST(SetDefaultsPod, VolumeSourceDefaults) {
                 .FindPath({"fieldRef", "apiVersion"})
                 ->scalar,
             "v1");
-  const Node& env = pod.FindPath({"spec"})->Find("containers")->items[0].Find("env")->items[0];
+  const codec::Node& env = pod.FindPath({"spec"})->Find("containers")->items[0].Find("env")->items[0];
   EXPECT_EQ(env.FindPath({"valueFrom", "resourceFieldRef", "divisor"})->scalar, "0");
 }
 
@@ -162,8 +162,8 @@ TEST(RoundResourceListToMilli, KeepsExactQuantitiesAndRoundsTheRest) {
       {"-5m", "-5m"},   {"+2", "+2"},    {"1Mii", "1Mii"},   {"m", "m"},
   };
   for (const Case& c : cases) {
-    Node list = Node::Object();
-    list.Set("cpu", Node::String(c.in));
+    codec::Node list = codec::Node::Object();
+    list.Set("cpu", codec::Node::String(c.in));
     RoundResourceListToMilli(list);
     EXPECT_EQ(list.Find("cpu")->scalar, c.out) << c.in;
   }

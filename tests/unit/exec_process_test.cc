@@ -2,7 +2,7 @@
 // no_new_privs, labels) with the exec's command line and terminal.
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "cri/exec_process.h"
 
 namespace podlimits::cri {
@@ -26,10 +26,10 @@ constexpr std::string_view kConfig = R"({
   "linux": {"cgroupsPath": "/kubepods/pod1/c1"}
 })";
 
-api::Node Parse(const std::string& text) {
-  auto nodes = api::ParseJsonStream(text);
+codec::Node Parse(const std::string& text) {
+  auto nodes = codec::ParseJsonStream(text);
   EXPECT_TRUE(nodes && nodes->size() == 1) << text;
-  return nodes ? (*nodes)[0] : api::Node{};
+  return nodes ? (*nodes)[0] : codec::Node{};
 }
 
 TEST(ExecProcessTest, KeepsTheContainersProcessButTheCommand) {
@@ -38,16 +38,16 @@ TEST(ExecProcessTest, KeepsTheContainersProcessButTheCommand) {
   const std::vector<std::string> argv = {"sh", "-c", "ulimit -n"};
   auto text = ExecProcessJson(*process, argv, false);
   ASSERT_TRUE(text) << text.error().Message();
-  api::Node got = Parse(*text);
-  EXPECT_EQ(api::EncodeJson(*got.Find("args"), 0), R"(["sh","-c","ulimit -n"])");
+  codec::Node got = Parse(*text);
+  EXPECT_EQ(codec::EncodeJson(*got.Find("args"), 0), R"(["sh","-c","ulimit -n"])");
   EXPECT_FALSE(got.Find("terminal")->AsBool());
   EXPECT_EQ(got.Find("consoleSize"), nullptr);
   // Everything else is the container's, rlimits first of all.
-  api::Node want = Parse(*process);
+  codec::Node want = Parse(*process);
   for (const char* key : {"user", "env", "cwd", "capabilities", "rlimits", "noNewPrivileges",
                           "apparmorProfile"}) {
     ASSERT_NE(got.Find(key), nullptr) << key;
-    EXPECT_EQ(api::EncodeJson(*got.Find(key), 0), api::EncodeJson(*want.Find(key), 0)) << key;
+    EXPECT_EQ(codec::EncodeJson(*got.Find(key), 0), codec::EncodeJson(*want.Find(key), 0)) << key;
   }
 }
 
@@ -57,9 +57,9 @@ TEST(ExecProcessTest, TerminalGetsTermXterm) {
   const std::vector<std::string> argv = {"sh"};
   auto text = ExecProcessJson(*process, argv, true);
   ASSERT_TRUE(text);
-  api::Node got = Parse(*text);
+  codec::Node got = Parse(*text);
   EXPECT_TRUE(got.Find("terminal")->AsBool());
-  EXPECT_EQ(api::EncodeJson(*got.Find("env"), 0), R"(["PATH=/bin","HOME=/","TERM=xterm"])");
+  EXPECT_EQ(codec::EncodeJson(*got.Find("env"), 0), R"(["PATH=/bin","HOME=/","TERM=xterm"])");
 }
 
 TEST(ExecProcessTest, Errors) {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "test_support.h"
 #include "validation/drop_disabled.h"
 
@@ -80,7 +80,7 @@ TEST(DropDisabledPodFields, GatedFieldsAreDroppedWithAWarning) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    api::Node tree = podlimits::testing::DecodeOne(yaml).tree;
+    codec::Node tree = podlimits::testing::DecodeOne(yaml).tree;
     auto gates = FeatureGates::Parse(c.gates);
     ASSERT_TRUE(gates);
     EXPECT_EQ(DropDisabledPodFields(tree, *gates), c.warnings);

@@ -13,7 +13,7 @@ namespace podlimits::kubelet {
 namespace {
 
 // A decoded, defaulted pod named "web" with `spec` below `spec:` (indented two spaces).
-api::Node PodWithSpec(std::string_view spec, std::string_view metadata = "{name: web}") {
+codec::Node PodWithSpec(std::string_view spec, std::string_view metadata = "{name: web}") {
   std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: ";
   yaml += metadata;
   yaml += "\nspec:\n";
@@ -21,7 +21,7 @@ api::Node PodWithSpec(std::string_view spec, std::string_view metadata = "{name:
   return podlimits::testing::DefaultedPodTree(yaml);
 }
 
-std::string Refusal(const api::Node& pod, FieldCoverageOptions options = {}) {
+std::string Refusal(const codec::Node& pod, FieldCoverageOptions options = {}) {
   FieldCoverageResult r = CheckFieldCoverage(pod, options);
   return r.refused ? r.refused->message : "";
 }
@@ -219,7 +219,7 @@ namespace podlimits::kubelet {
 namespace {
 
 TEST(FieldCoverage, StatusFieldsWhereTheNodeHasTheirValues) {
-  const api::Node pod = PodWithSpec(std::string(kApp) +
+  const codec::Node pod = PodWithSpec(std::string(kApp) +
                                     "    env:\n    - name: IP\n      valueFrom: {fieldRef: "
                                     "{fieldPath: status.podIPs}}\n    - name: HOST\n      "
                                     "valueFrom: {fieldRef: {fieldPath: status.hostIP}}\n");
@@ -233,7 +233,7 @@ TEST(FieldCoverage, StatusFieldsWhereTheNodeHasTheirValues) {
 }
 
 TEST(FieldCoverage, HostPortsOnlyWhereTheNodeAppliesThem) {
-  const api::Node pod = PodWithSpec(std::string(kApp) +
+  const codec::Node pod = PodWithSpec(std::string(kApp) +
                                     "    ports:\n    - containerPort: 80\n      hostPort: 8080\n"
                                     "      hostIP: 127.0.0.1\n");
   EXPECT_THAT(Refusal(pod), ::testing::StartsWith(

@@ -30,12 +30,12 @@ TEST(SameKey, EqualOnlyWhenLengthAndEveryByteAgree) {
       {std::string_view("a\0b", 3), std::string_view("a\0b", 3), true},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(SameKey(c.a, c.b), c.same) << "'" << c.a << "' vs '" << c.b << "'";
+    EXPECT_EQ(codec::SameKey(c.a, c.b), c.same) << "'" << c.a << "' vs '" << c.b << "'";
   }
   // Node::Find and Node::Erase go through it.
-  Node object = Node::Object();
-  object.Set("name", Node::String("x"));
-  object.Set("nome", Node::String("y"));
+  codec::Node object = codec::Node::Object();
+  object.Set("name", codec::Node::String("x"));
+  object.Set("nome", codec::Node::String("y"));
   ASSERT_NE(object.Find("nome"), nullptr);
   EXPECT_EQ(object.Find("nome")->scalar, "y");
   EXPECT_EQ(object.Find("nam"), nullptr);

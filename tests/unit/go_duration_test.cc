@@ -1,9 +1,9 @@
 // Go's time.ParseDuration and Duration.String, as the KubeletConfiguration's durations need them.
 #include <gtest/gtest.h>
 
-#include "api/go_duration.h"
+#include "codec/go_duration.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 using std::chrono::nanoseconds;
@@ -65,4 +65,4 @@ TEST(GoDuration, Format) {
 }
 
 }  // namespace
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

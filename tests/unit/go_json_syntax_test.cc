@@ -1,10 +1,10 @@
 // Go's encoding/json scanner messages, byte for byte: each expectation below is what Go 1.19's
 // json.Unmarshal answered for the same text.
-#include "api/go_json_syntax.h"
+#include "codec/go_json_syntax.h"
 
 #include <gtest/gtest.h>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 TEST(GoJsonSyntax, TheScannersMessages) {
@@ -78,4 +78,4 @@ TEST(GoJsonSyntax, NestingDeeperThanGosLimit) {
 }
 
 }  // namespace
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

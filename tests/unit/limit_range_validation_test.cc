@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/limit_range_defaults.h"
 #include "test_support.h"
 #include "validation/limit_range.h"
@@ -28,7 +28,7 @@ std::string LimitRangeYaml(std::string_view items,
   return y;
 }
 
-api::Node Decoded(std::string_view yaml) {
+codec::Node Decoded(std::string_view yaml) {
   return podlimits::testing::DecodeOne(yaml).tree;
 }
 
@@ -41,7 +41,7 @@ struct Case {
 };
 
 std::vector<std::string> Validate(const Case& c) {
-  api::Node tree = Decoded(c.yaml);
+  codec::Node tree = Decoded(c.yaml);
   if (c.api_defaulted) api::SetDefaultsLimitRange(tree);
   std::vector<std::string> got;
   for (const auto& e : ValidateLimitRange(api::ReadLimitRange(tree), c.gates)) {
@@ -455,7 +455,7 @@ TEST(LimitRangeValidation, PidWithTheGatesOff) {
 }
 
 TEST(LimitRangeValidation, InvalidMessage) {
-  api::Node tree =
+  codec::Node tree =
       Decoded(LimitRangeYaml("  - {type: Container, max: {cpu: 1}, min: {cpu: 2}}\n"
                              "  - {type: Container, max: {cpu: 1}, min: {cpu: 2}}\n"));
   field::ErrorList errs = ValidateLimitRange(api::ReadLimitRange(tree));
@@ -519,9 +519,9 @@ TEST(LimitRangeDefaults, SetDefaultsLimitRangeItem) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    api::Node tree = Decoded(LimitRangeYaml(c.items));
+    codec::Node tree = Decoded(LimitRangeYaml(c.items));
     api::SetDefaultsLimitRange(tree);
-    EXPECT_EQ(api::EncodeJson(*tree.Find("spec"), 0), c.spec_json);
+    EXPECT_EQ(codec::EncodeJson(*tree.Find("spec"), 0), c.spec_json);
   }
 }
 

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "api/limit_range_defaults.h"
-#include "api/node.h"
+#include "codec/node.h"
 #include "api/objects.h"
 
 namespace podlimits::admission {
 namespace {
 
-using api::Node;
-using api::Quantity;
+using codec::Node;
+using resource::Quantity;
 using api::ResourceList;
 
 // ---------------------------------------------------------------------------------------------

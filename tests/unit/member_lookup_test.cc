@@ -15,19 +15,19 @@ namespace {
 
 constexpr KeyList kKeys{std::to_array<std::string_view>({"name", "image", "nome", "tty"})};
 
-Node ObjectOf(const std::vector<std::pair<std::string, std::string>>& members) {
-  Node object = Node::Object();
+codec::Node ObjectOf(const std::vector<std::pair<std::string, std::string>>& members) {
+  codec::Node object = codec::Node::Object();
   // Appended as decoded: a repeated key stays repeated, which Node::Set would not allow.
-  for (const auto& [key, value] : members) object.members.push_back({key, Node::String(value)});
+  for (const auto& [key, value] : members) object.members.push_back({key, codec::Node::String(value)});
   return object;
 }
 
 TEST(MembersTest, AnswersAsFindDoesForEveryKey) {
   struct Case {
     const char* what;
-    Node object;
+    codec::Node object;
   } cases[] = {
-      {"empty object", Node::Object()},
+      {"empty object", codec::Node::Object()},
       {"every key", ObjectOf({{"name", "a"}, {"image", "b"}, {"nome", "c"}, {"tty", "d"}})},
       {"others only", ObjectOf({{"args", "x"}, {"env", "y"}})},
       {"mixed, out of list order", ObjectOf({{"tty", "1"}, {"args", "x"}, {"name", "n"}})},
@@ -35,12 +35,12 @@ TEST(MembersTest, AnswersAsFindDoesForEveryKey) {
        ObjectOf({{"name", "first"}, {"image", "i"}, {"name", "second"}})},
       {"names that share length and first byte", ObjectOf({{"nome", "o"}, {"name", "a"}})},
       {"a member with the empty key", ObjectOf({{"", "empty"}, {"name", "n"}})},
-      {"a string, not an object", Node::String("name")},
-      {"null", Node::Null()},
+      {"a string, not an object", codec::Node::String("name")},
+      {"null", codec::Node::Null()},
   };
   for (const Case& c : cases) {
     const Members<kKeys> f(c.object);
-    const std::pair<const char*, const Node*> got[] = {
+    const std::pair<const char*, const codec::Node*> got[] = {
         {"name", f["name"]}, {"image", f["image"]}, {"nome", f["nome"]}, {"tty", f["tty"]}};
     for (const auto& [key, node] : got) {
       EXPECT_EQ(node, c.object.Find(key)) << c.what << ": key '" << key << "'";
@@ -49,7 +49,7 @@ TEST(MembersTest, AnswersAsFindDoesForEveryKey) {
 }
 
 TEST(MembersTest, PointsIntoTheObject) {
-  Node object = ObjectOf({{"image", "busybox"}, {"name", "app"}});
+  codec::Node object = ObjectOf({{"image", "busybox"}, {"name", "app"}});
   const Members<kKeys> f(object);
   ASSERT_NE(f["image"], nullptr);
   EXPECT_EQ(f["image"], &object.members[0].value);

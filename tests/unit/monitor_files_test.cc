@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "temp_dir.h"
 
 namespace podlimits::nodeagent {
@@ -18,8 +18,8 @@ TEST(MonitorFilesTest, StatusRoundTrip) {
   podlimits::testing::TempDir dir{"podlimits-monitor"};
   EXPECT_FALSE(ReadMonitorStatus(dir.path()));
   MonitorStatus s;
-  s.status = api::Node::Object();
-  s.status.Set("phase", api::Node::String("Running"));
+  s.status = codec::Node::Object();
+  s.status.Set("phase", codec::Node::String("Running"));
   s.finished = false;
   ASSERT_TRUE(WriteMonitorStatus(dir.path(), s));
   auto read = ReadMonitorStatus(dir.path());

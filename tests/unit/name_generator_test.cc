@@ -86,7 +86,7 @@ TEST(NameGenerator, GenerateObjectName) {
     auto* obj = std::get_if<DecodedObject>(&decoded[0]);
     ASSERT_NE(obj, nullptr);
     EXPECT_EQ(GenerateObjectName(obj->tree, generator), c.generated);
-    const Node* name = obj->tree.FindPath({"metadata", "name"});
+    const codec::Node* name = obj->tree.FindPath({"metadata", "name"});
     std::string value = name ? name->scalar : "";
     EXPECT_EQ(value.substr(0, c.name_prefix.size()), c.name_prefix);
     EXPECT_EQ(value.size(), c.generated ? c.name_prefix.size() + 5 : c.name_prefix.size());

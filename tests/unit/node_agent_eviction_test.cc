@@ -17,7 +17,7 @@
 namespace podlimits::nodeagent {
 namespace {
 
-using api::Node;
+using codec::Node;
 using namespace std::chrono_literals;
 
 std::string At(const Node& n, std::initializer_list<std::string_view> path) {

@@ -4,15 +4,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "nodeagent/node_agent.h"
 #include "temp_dir.h"
 
 namespace podlimits::nodeagent {
 namespace {
 
-api::Node Pod(const std::string& status) {
-  auto nodes = api::ParseJsonStream(
+codec::Node Pod(const std::string& status) {
+  auto nodes = codec::ParseJsonStream(
       R"({"metadata":{"name":"web","namespace":"default","uid":"u1"},"status":{"containerStatuses":[)" +
       status + "]}}");
   return (*nodes)[0];

@@ -13,7 +13,7 @@
 namespace podlimits::nodeagent {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 std::string At(const Node& n, std::initializer_list<std::string_view> path) {
   const Node* v = n.FindPath(path);

@@ -14,14 +14,14 @@ NodeObjectInput Input() {
   in.info.allocatable = 31744;
   in.info.runtime.name = "crun";
   in.info.runtime.version = "1.8.1";
-  in.capacity["cpu"] = *api::Quantity::Parse("2");
-  in.allocatable["cpu"] = *api::Quantity::Parse("2");
+  in.capacity["cpu"] = *resource::Quantity::Parse("2");
+  in.allocatable["cpu"] = *resource::Quantity::Parse("2");
   in.internal_ip = "10.0.0.5";
   in.kubelet_version = "v1.32.0+podlimits";
   return in;
 }
 
-const api::Node* Condition(const api::Node& node, std::string_view type) {
+const codec::Node* Condition(const codec::Node& node, std::string_view type) {
   for (const auto& c : node.FindPath({"status", "conditions"})->items) {
     if (c.Find("type")->scalar == type) return &c;
   }
@@ -29,7 +29,7 @@ const api::Node* Condition(const api::Node& node, std::string_view type) {
 }
 
 TEST(NodeObjectTest, PublishesPidBesideUpstreamsResources) {
-  api::Node node = NodeObject(Input(), {}, nullptr, "2026-11-26T00:00:00Z");
+  codec::Node node = NodeObject(Input(), {}, nullptr, "2026-11-26T00:00:00Z");
   EXPECT_EQ(node.FindPath({"metadata", "name"})->scalar, "n1");
   EXPECT_EQ(node.FindPath({"metadata", "labels", "kubernetes.io/hostname"})->scalar, "n1");
   EXPECT_EQ(node.FindPath({"status", "capacity", "pid"})->scalar, "32768");
@@ -39,7 +39,7 @@ TEST(NodeObjectTest, PublishesPidBesideUpstreamsResources) {
   EXPECT_EQ(node.FindPath({"status", "nodeInfo", "containerRuntimeVersion"})->scalar,
             "crun://1.8.1");
   EXPECT_EQ(node.FindPath({"status", "addresses"})->items[0].Find("address")->scalar, "10.0.0.5");
-  const api::Node* ready = Condition(node, "Ready");
+  const codec::Node* ready = Condition(node, "Ready");
   EXPECT_EQ(ready->Find("status")->scalar, "True");
   EXPECT_EQ(ready->Find("reason")->scalar, "KubeletReady");
   EXPECT_EQ(Condition(node, "PIDPressure")->Find("reason")->scalar, "KubeletHasSufficientPID");
@@ -47,15 +47,15 @@ TEST(NodeObjectTest, PublishesPidBesideUpstreamsResources) {
 
 TEST(NodeObjectTest, TransitionTimesHoldWhileStatusHolds) {
   NodeObjectInput in = Input();
-  api::Node first = NodeObject(in, {}, nullptr, "2026-11-26T00:00:00Z");
-  api::Node second = NodeObject(in, {}, &first, "2026-11-26T00:01:00Z");
+  codec::Node first = NodeObject(in, {}, nullptr, "2026-11-26T00:00:00Z");
+  codec::Node second = NodeObject(in, {}, &first, "2026-11-26T00:01:00Z");
   EXPECT_EQ(Condition(second, "Ready")->Find("lastTransitionTime")->scalar,
             "2026-11-26T00:00:00Z");
   EXPECT_EQ(Condition(second, "Ready")->Find("lastHeartbeatTime")->scalar,
             "2026-11-26T00:01:00Z");
   in.pid_pressure = true;
-  api::Node third = NodeObject(in, {}, &second, "2026-11-26T00:02:00Z");
-  const api::Node* pressure = Condition(third, "PIDPressure");
+  codec::Node third = NodeObject(in, {}, &second, "2026-11-26T00:02:00Z");
+  const codec::Node* pressure = Condition(third, "PIDPressure");
   EXPECT_EQ(pressure->Find("status")->scalar, "True");
   EXPECT_EQ(pressure->Find("reason")->scalar, "KubeletHasInsufficientPID");
   EXPECT_EQ(pressure->Find("lastTransitionTime")->scalar, "2026-11-26T00:02:00Z");
@@ -64,7 +64,7 @@ TEST(NodeObjectTest, TransitionTimesHoldWhileStatusHolds) {
 TEST(NodeObjectTest, NotReadyWithoutARuntime) {
   NodeObjectInput in = Input();
   in.info.runtime.name.clear();
-  api::Node node = NodeObject(in, {}, nullptr, "2026-11-26T00:00:00Z");
+  codec::Node node = NodeObject(in, {}, nullptr, "2026-11-26T00:00:00Z");
   EXPECT_EQ(Condition(node, "Ready")->Find("status")->scalar, "False");
   EXPECT_EQ(Condition(node, "Ready")->Find("reason")->scalar, "KubeletNotReady");
 }

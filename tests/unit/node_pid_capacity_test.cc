@@ -94,15 +94,15 @@ TEST(PidCapacity, AllocatableClampsAtZero) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(
-        PidAllocatable(c.capacity, *api::Quantity::Parse(c.system), *api::Quantity::Parse(c.kube)),
+        PidAllocatable(c.capacity, *resource::Quantity::Parse(c.system), *resource::Quantity::Parse(c.kube)),
         c.want);
   }
 }
 
 TEST(PidCapacity, KubepodsPidsMax) {
   NodeConfig config = DefaultNodeConfig();
-  config.system_reserved["pid"] = *api::Quantity::Parse("1000");
-  config.kube_reserved["pid"] = *api::Quantity::Parse("500");
+  config.system_reserved["pid"] = *resource::Quantity::Parse("1000");
+  config.kube_reserved["pid"] = *resource::Quantity::Parse("500");
   struct Case {
     const char* name;
     std::vector<std::string> enforce;

@@ -4,15 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {
 
 std::string Apply(std::string_view object, PatchType type, std::string_view patch) {
-  auto doc = api::ParseJsonStream(object);
+  auto doc = codec::ParseJsonStream(object);
   auto out = ApplyPatch((*doc)[0], type, patch);
-  return out ? api::EncodeJson(*out, 0) : "error: " + out.error();
+  return out ? codec::EncodeJson(*out, 0) : "error: " + out.error();
 }
 
 TEST(PatchTest, MergePatch) {

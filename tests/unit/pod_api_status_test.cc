@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -63,7 +63,7 @@ TEST(PodApiStatusTest, PhaseAsGetPhase) {
   }
 }
 
-const api::Node* Condition(const api::Node& status, std::string_view type) {
+const codec::Node* Condition(const codec::Node& status, std::string_view type) {
   for (const auto& c : status.Find("conditions")->items) {
     if (c.Find("type")->scalar == type) return &c;
   }
@@ -81,9 +81,9 @@ TEST(PodApiStatusTest, ConditionsWithTheKubeletsReasons) {
   PodStatusContext context;
   context.qos_class = "BestEffort";
   context.host_ip = "10.0.0.5";
-  api::Node status = PodApiStatus(p, context, nullptr, "2026-11-26T00:00:01Z");
+  codec::Node status = PodApiStatus(p, context, nullptr, "2026-11-26T00:00:01Z");
   EXPECT_EQ(status.Find("phase")->scalar, "Pending");
-  const api::Node* ready = Condition(status, "Ready");
+  const codec::Node* ready = Condition(status, "Ready");
   ASSERT_NE(ready, nullptr);
   EXPECT_EQ(ready->Find("status")->scalar, "False");
   EXPECT_EQ(ready->Find("reason")->scalar, "ContainersNotReady");
@@ -95,7 +95,7 @@ TEST(PodApiStatusTest, ConditionsWithTheKubeletsReasons) {
 
   // Later, the pod is ready: Ready's time moves, PodScheduled's stays.
   p.containers[1] = C("db", State::kRunning);
-  api::Node next = PodApiStatus(p, context, &status, "2026-11-26T00:00:09Z");
+  codec::Node next = PodApiStatus(p, context, &status, "2026-11-26T00:00:09Z");
   EXPECT_EQ(Condition(next, "Ready")->Find("status")->scalar, "True");
   EXPECT_EQ(Condition(next, "Ready")->Find("lastTransitionTime")->scalar, "2026-11-26T00:00:09Z");
   EXPECT_EQ(Condition(next, "PodScheduled")->Find("lastTransitionTime")->scalar,
@@ -106,7 +106,7 @@ TEST(PodApiStatusTest, ConditionsWithTheKubeletsReasons) {
   p.finished = true;
   p.final_phase = "Succeeded";
   p.containers = {C("web", State::kTerminated, 0), C("db", State::kTerminated, 0)};
-  api::Node done = PodApiStatus(p, context, &next, "2026-11-26T00:01:00Z");
+  codec::Node done = PodApiStatus(p, context, &next, "2026-11-26T00:01:00Z");
   EXPECT_EQ(done.Find("phase")->scalar, "Succeeded");
   EXPECT_EQ(Condition(done, "Ready")->Find("reason")->scalar, "PodCompleted");
   EXPECT_EQ(Condition(done, "PodReadyToStartContainers")->Find("status")->scalar, "False");
@@ -117,8 +117,8 @@ TEST(PodApiStatusTest, InitContainersNotDone) {
   p.sandbox_ready = true;
   p.containers = {C("setup", State::kRunning, 0, true), C("web", State::kWaiting)};
   p.containers[1].waiting_reason = "PodInitializing";
-  api::Node status = PodApiStatus(p, {}, nullptr, "2026-11-26T00:00:01Z");
-  const api::Node* init = Condition(status, "Initialized");
+  codec::Node status = PodApiStatus(p, {}, nullptr, "2026-11-26T00:00:01Z");
+  const codec::Node* init = Condition(status, "Initialized");
   EXPECT_EQ(init->Find("status")->scalar, "False");
   EXPECT_EQ(init->Find("reason")->scalar, "ContainersNotInitialized");
   EXPECT_EQ(init->Find("message")->scalar, "containers with incomplete status: [setup]");

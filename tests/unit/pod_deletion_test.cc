@@ -3,13 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {
 
-api::Node Pod(const std::string& json) {
-  auto nodes = api::ParseJsonStream(json);
+codec::Node Pod(const std::string& json) {
+  auto nodes = codec::ParseJsonStream(json);
   return std::move((*nodes)[0]);
 }
 
@@ -68,7 +68,7 @@ TEST(PodDeletionTest, ParsesDeleteOptions) {
 }
 
 TEST(PodDeletionTest, MarksThePod) {
-  api::Node pod = Pod(R"({"metadata":{"name":"web"}})");
+  codec::Node pod = Pod(R"({"metadata":{"name":"web"}})");
   MarkPodDeleting(pod, 30, std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000)));
   EXPECT_EQ(pod.FindPath({"metadata", "deletionTimestamp"})->scalar, "2027-01-15T08:00:30Z");
   EXPECT_EQ(pod.FindPath({"metadata", "deletionGracePeriodSeconds"})->scalar, "30");

@@ -2,7 +2,7 @@
 // and messages, the protocol negotiation, and the final Status the error channel carries.
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_portforward_handler.h"
@@ -12,7 +12,7 @@
 namespace podlimits::apiserver {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 class FakeExecutor : public PodExecutor {
  public:
@@ -84,8 +84,8 @@ class PodExecHandlerTest : public ::testing::Test {
             "spec":{"nodeName":"n1","containers":[{"name":"app"}]},"status":{"phase":"Succeeded"}})");
   }
   void Add(const std::string& json) {
-    Node pod = (*api::ParseJsonStream(json))[0];
-    const std::string name = api::StringOf(pod.FindPath({"metadata", "name"}));
+    Node pod = (*codec::ParseJsonStream(json))[0];
+    const std::string name = codec::StringOf(pod.FindPath({"metadata", "name"}));
     ASSERT_TRUE(store_->Create({"pods", "default", name},
                                [&](std::int64_t rv) { return RenderStoredObject(pod, "Pod", rv); }));
   }
@@ -125,8 +125,8 @@ class PodExecHandlerTest : public ::testing::Test {
   }
   static std::string Message(const http::HttpResponse& r) {
     if (r.content_type.starts_with("text/plain")) return r.body;
-    auto nodes = api::ParseJsonStream(r.body);
-    return nodes ? api::StringOf((*nodes)[0].Find("message")) : r.body;
+    auto nodes = codec::ParseJsonStream(r.body);
+    return nodes ? codec::StringOf((*nodes)[0].Find("message")) : r.body;
   }
 
   podlimits::testing::TempDir dir_{"podlimits-exec-handler"};
@@ -279,11 +279,11 @@ TEST(ExecStatusTest, FinalStatus) {
             R"(error executing command [sh -c exit 3], exit code 3","reason":"NonZeroExitCode",)"
             R"("details":{"causes":[{"reason":"ExitCode","message":"3"}]}})");
   const std::string internal = ExecStatusJson(R"({"error":"crun exec x: no such file"})", command);
-  auto n = (*api::ParseJsonStream(internal))[0];
-  EXPECT_EQ(api::StringOf(n.Find("reason")), "InternalError");
-  EXPECT_EQ(api::StringOf(n.Find("message")),
+  auto n = (*codec::ParseJsonStream(internal))[0];
+  EXPECT_EQ(codec::StringOf(n.Find("reason")), "InternalError");
+  EXPECT_EQ(codec::StringOf(n.Find("message")),
             "Internal error occurred: error executing command in container: crun exec x: no such file");
-  EXPECT_EQ(api::IntOf(n.Find("code")), 500);
+  EXPECT_EQ(codec::IntOf(n.Find("code")), 500);
 }
 
 TEST(QueryValuesTest, RepeatedAndDecoded) {

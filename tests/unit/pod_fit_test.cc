@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "test_support.h"
 
 namespace podlimits::nodeagent {
 namespace {
 
-using api::Node;
+using codec::Node;
 using podlimits::testing::ParseJsonValue;
 
 TEST(PodFitTest, FiltersInTheSchedulersOrder) {
@@ -70,8 +70,8 @@ TEST(PodFitTest, FiltersInTheSchedulersOrder) {
       {"an empty term matches nothing", "{}", "{" + required(R"([{}])") + "}", affinity},
   };
   for (const auto& c : cases) {
-    const api::Node node = ParseJsonValue("{" + node_labels + R"(,"spec":)" + c.node_spec + "}");
-    const api::Node pod = ParseJsonValue(R"({"spec":)" + c.pod_spec + "}");
+    const codec::Node node = ParseJsonValue("{" + node_labels + R"(,"spec":)" + c.node_spec + "}");
+    const codec::Node pod = ParseJsonValue(R"({"spec":)" + c.pod_spec + "}");
     EXPECT_EQ(UnfitReason(pod, node), c.reason) << c.name;
   }
 }

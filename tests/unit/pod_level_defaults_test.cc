@@ -13,7 +13,7 @@ namespace podlimits::api {
 namespace {
 
 // "cpu=1 memory=1Gi": a resource list as sorted name=value pairs ("-" when absent).
-std::string Pairs(const Node* list) {
+std::string Pairs(const codec::Node* list) {
   if (!list) return "-";
   std::vector<std::string> pairs;
   for (const auto& m : list->members) pairs.push_back(m.key + "=" + m.value.scalar);
@@ -115,9 +115,9 @@ TEST(DefaultPodLevelResources, AsCurrentUpstream) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    Node pod = podlimits::testing::DefaultedPodTree(
+    codec::Node pod = podlimits::testing::DefaultedPodTree(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:" + c.spec);
-    const Node* resources = pod.FindPath({"spec", "resources"});
+    const codec::Node* resources = pod.FindPath({"spec", "resources"});
     ASSERT_NE(resources, nullptr);
     EXPECT_EQ(Pairs(resources->Find("requests")), c.requests);
     EXPECT_EQ(Pairs(resources->Find("limits")), c.limits);

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "temp_dir.h"
 
@@ -18,7 +18,7 @@ using testing::ReadText;
 using testing::TempDir;
 
 api::Pod PodFromJson(std::string_view json) {
-  auto nodes = api::ParseJsonStream(json);
+  auto nodes = codec::ParseJsonStream(json);
   return api::ReadPod(nodes->at(0));
 }
 

@@ -403,7 +403,7 @@ TEST(PodSecurityTest, SeesTheDefaultedPod) {
     auto ns = Namespace("ns", {{kEnforce, c.level}});
     auto raw = DecodePod(c.pod);
     EXPECT_EQ(psa.Evaluate(ns, raw.pod, raw.tree, "u").forbidden_message, c.forbidden);
-    api::Node tree = raw.tree;
+    codec::Node tree = raw.tree;
     api::SetDefaultsPod(tree);
     api::Pod defaulted = api::ReadPod(tree);
     EXPECT_EQ(psa.Evaluate(ns, defaulted, tree, "u").forbidden_message, c.forbidden);

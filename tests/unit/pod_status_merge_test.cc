@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "test_support.h"
 
 namespace podlimits::nodeagent {
@@ -20,9 +20,9 @@ constexpr std::string_view kComputed =
     R"({"type":"PodScheduled","status":"True","lastTransitionTime":"T1"}]})";
 
 std::string Merged(std::string_view pod) {
-  api::Node next = ParseJsonValue(kComputed);
+  codec::Node next = ParseJsonValue(kComputed);
   MergePodStatus(next, ParseJsonValue(pod), "NOW");
-  return api::EncodeJson(*next.Find("conditions"), 0);
+  return codec::EncodeJson(*next.Find("conditions"), 0);
 }
 
 TEST(PodStatusMergeTest, OthersConditionsAreKeptAheadOfTheKubelets) {
@@ -59,12 +59,12 @@ TEST(PodStatusMergeTest, ReadinessGatesHoldReadyBack) {
        R"({"type":"Ready","status":"True","lastTransitionTime":"T1"})"},
   };
   for (const auto& c : cases) {
-    api::Node next = ParseJsonValue(kComputed);
+    codec::Node next = ParseJsonValue(kComputed);
     MergePodStatus(next, ParseJsonValue("{" + gates + R"(,"status":{"conditions":)" + c.conditions + "}}"),
                    "NOW");
     std::string ready;
     for (const auto& cond : next.Find("conditions")->items) {
-      if (cond.Find("type")->scalar == "Ready") ready = api::EncodeJson(cond, 0);
+      if (cond.Find("type")->scalar == "Ready") ready = codec::EncodeJson(cond, 0);
     }
     EXPECT_EQ(ready, c.ready) << c.name;
   }

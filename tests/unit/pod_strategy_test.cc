@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "api/defaults.h"
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "test_support.h"
 
 namespace podlimits::api {
@@ -14,7 +14,7 @@ namespace {
 using ::testing::ElementsAre;
 
 struct Prepared {
-  Node tree;
+  codec::Node tree;
   PreparedPod result;
 };
 
@@ -41,10 +41,10 @@ TEST(PrepareForCreate, StatusGenerationAndQos) {
     auto p = Prepare("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n" +
                      c.containers + "status: {phase: Running, podIP: 10.0.0.1}\n");
     EXPECT_EQ(p.tree.FindPath({"metadata", "generation"})->scalar, "1");
-    const Node* status = p.tree.Find("status");
+    const codec::Node* status = p.tree.Find("status");
     ASSERT_NE(status, nullptr);
     CanonicalizeOrder(p.tree, "Pod");
-    EXPECT_EQ(EncodeYaml(*p.tree.Find("status")), "phase: Pending\nqosClass: " + c.qos + "\n");
+    EXPECT_EQ(codec::EncodeYaml(*p.tree.Find("status")), "phase: Pending\nqosClass: " + c.qos + "\n");
   }
 }
 
@@ -61,7 +61,7 @@ TEST(PrepareForCreate, SchedulingGatedCondition) {
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulingGates: [{name: g}]\n"
       "  containers: [{name: a, image: i}]\n");
   CanonicalizeOrder(p.tree, "Pod");
-  EXPECT_EQ(EncodeYaml(*p.tree.Find("status")),
+  EXPECT_EQ(codec::EncodeYaml(*p.tree.Find("status")),
             "phase: Pending\nconditions:\n- type: PodScheduled\n  status: \"False\"\n"
             "  lastProbeTime: null\n  reason: SchedulingGated\n"
             "  message: Scheduling is blocked due to non-empty scheduling gates\n"
@@ -92,7 +92,7 @@ TEST(PrepareForCreate, AppArmorAnnotationsBecomeFields) {
       "  containers:\n  - {name: a, image: i}\n  - {name: b, image: i}\n"
       "  - {name: c, image: i, securityContext: {appArmorProfile: {type: Unconfined}}}\n"
       "  - {name: d, image: i}\n");
-  const Node& containers = *p.tree.FindPath({"spec"})->Find("containers");
+  const codec::Node& containers = *p.tree.FindPath({"spec"})->Find("containers");
   // a: copied; b and e: the pod-level profile already says so; c: has a field; d: no field.
   EXPECT_EQ(containers.items[0]
                 .FindPath({"securityContext", "appArmorProfile", "localhostProfile"})

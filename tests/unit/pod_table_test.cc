@@ -1,7 +1,7 @@
 // `kubectl get pods` and `kubectl get events` columns, as printPod and printEvent fill them.
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "printers/table.h"
 
 namespace podlimits::apiserver {
@@ -10,8 +10,8 @@ namespace {
 const auto kNow = std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000));  // 08:00:00
 
 std::vector<std::string> Row(std::string_view resource, const std::string& json) {
-  auto nodes = api::ParseJsonStream(json);
-  api::Node table = printers::BuildTable(resource, {(*nodes)[0]}, "1", kNow);
+  auto nodes = codec::ParseJsonStream(json);
+  codec::Node table = printers::BuildTable(resource, {(*nodes)[0]}, "1", kNow);
   std::vector<std::string> cells;
   for (const auto& c : table.Find("rows")->items[0].Find("cells")->items) cells.push_back(c.scalar);
   return cells;

@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::api {
 namespace {
@@ -44,7 +44,7 @@ TEST(ProtobufObjectTest, ConfigMapAsKubectlCreateSendsIt) {
                           Entry(2, "empty", "") + Entry(3, "bin", std::string("\x00\x01", 2));
   auto object = DecodeProtobufObject(Envelope("ConfigMap", raw), Schema::Objects());
   ASSERT_TRUE(object) << object.error();
-  EXPECT_EQ(EncodeJson(*object, 0),
+  EXPECT_EQ(codec::EncodeJson(*object, 0),
             R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cfg","labels":{"app":"web"}},)"
             R"("data":{"a":"1","empty":""},"binaryData":{"bin":"AAE="}})");
 }
@@ -59,7 +59,7 @@ TEST(ProtobufObjectTest, PodWithListsQuantitiesAndInts) {
   auto object = DecodeProtobufObject(Envelope("Pod", Meta("p") + Bytes(2, spec) + Bytes(3, "")),
                                      Schema::Objects());
   ASSERT_TRUE(object) << object.error();
-  const Node* c = &object->FindPath({"spec", "containers"})->items[0];
+  const codec::Node* c = &object->FindPath({"spec", "containers"})->items[0];
   EXPECT_EQ(c->Find("command")->items.size(), 2u);  // "" kept in a list
   EXPECT_EQ(c->FindPath({"resources", "limits", "cpu"})->scalar, "500m");
   EXPECT_EQ(object->FindPath({"spec", "terminationGracePeriodSeconds"})->scalar, "5");
@@ -75,7 +75,7 @@ TEST(ProtobufObjectTest, EvictionAsKubectlDrainSendsIt) {
                            Bytes(1, Bytes(1, "policy/v1") + Bytes(2, "Eviction")) + Bytes(2, raw);
   auto object = DecodeProtobufObject(body, Schema::Objects());
   ASSERT_TRUE(object) << object.error();
-  EXPECT_EQ(EncodeJson(*object, 0),
+  EXPECT_EQ(codec::EncodeJson(*object, 0),
             R"({"kind":"Eviction","apiVersion":"policy/v1","metadata":{"name":"web",)"
             R"("namespace":"default"},"deleteOptions":{"gracePeriodSeconds":30,)"
             R"("preconditions":{"uid":"u-1"},"dryRun":["All"]}})");
@@ -102,8 +102,8 @@ TEST(ProtobufObjectTest, PackedRunsAndRepeatedMapKeys) {
       Meta("p", Entry(11, "a", "1") + Entry(11, "b", "2") + Entry(11, "a", "3"));
   auto pod = DecodeProtobufObject(Envelope("Pod", meta + Bytes(2, spec)), Schema::Objects());
   ASSERT_TRUE(pod) << pod.error();
-  EXPECT_EQ(EncodeJson(*pod->Find("metadata")->Find("labels"), 0), R"({"a":"3","b":"2"})");
-  EXPECT_EQ(EncodeJson(*pod->FindPath({"spec", "securityContext", "supplementalGroups"}), 0),
+  EXPECT_EQ(codec::EncodeJson(*pod->Find("metadata")->Find("labels"), 0), R"({"a":"3","b":"2"})");
+  EXPECT_EQ(codec::EncodeJson(*pod->FindPath({"spec", "securityContext", "supplementalGroups"}), 0),
             "[1,2,3,132]");
 
   std::string labels;
@@ -111,7 +111,7 @@ TEST(ProtobufObjectTest, PackedRunsAndRepeatedMapKeys) {
   labels += Entry(11, "k7", "again");
   auto many = DecodeProtobufObject(Envelope("Pod", Meta("p", labels)), Schema::Objects());
   ASSERT_TRUE(many) << many.error();
-  const Node& got = *many->FindPath({"metadata", "labels"});
+  const codec::Node& got = *many->FindPath({"metadata", "labels"});
   ASSERT_EQ(got.members.size(), 100'000u);
   EXPECT_EQ(got.members[7].value.scalar, "again");
   EXPECT_EQ(got.members[99'999].key, "k99999");

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::admission::psa {
 namespace {

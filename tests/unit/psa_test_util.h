@@ -17,7 +17,7 @@
 namespace podlimits::admission::psa::testing {
 
 struct DecodedPod {
-  api::Node tree;
+  codec::Node tree;
   api::Pod pod;
 };
 

@@ -1,7 +1,7 @@
 // Quantity against upstream behaviour. Every expectation below was produced by the upstream Go
 // code (shared/reference/quantity_validation.md §1 and limitranger.md §6 list the verified ones;
 // the rest were checked against the same apimachinery sources).
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace podlimits::api {
+namespace podlimits::resource {
 namespace {
 
 constexpr auto kDec = QuantityFormat::kDecimalSI;
@@ -599,4 +599,4 @@ TEST(QuantityTest, FormatRatioForMessage) {
 }
 
 }  // namespace
-}  // namespace podlimits::api
+}  // namespace podlimits::resource

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/stored_object.h"
 #include "rest_handler_fixture.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/base64.h"
 #include "rest_handler_fixture.h"
 
@@ -31,26 +31,26 @@ struct Answer {
 Answer Read(const http::HttpResponse& r) {
   Answer a;
   a.status = r.status;
-  auto parsed = api::ParseJsonStream(r.body);
+  auto parsed = codec::ParseJsonStream(r.body);
   if (!parsed || parsed->size() != 1) {
     ADD_FAILURE() << "not one JSON value: " << r.body;
     return a;
   }
-  const api::Node& body = (*parsed)[0];
-  a.resource_version = api::StringOf(body.FindPath({"metadata", "resourceVersion"}));
-  a.continue_token = api::StringOf(body.FindPath({"metadata", "continue"}));
-  a.remaining = api::IntOf(body.FindPath({"metadata", "remainingItemCount"}));
-  a.reason = api::StringOf(body.Find("reason"));
-  a.message = api::StringOf(body.Find("message"));
-  const api::Node* items = body.Find("items");
+  const codec::Node& body = (*parsed)[0];
+  a.resource_version = codec::StringOf(body.FindPath({"metadata", "resourceVersion"}));
+  a.continue_token = codec::StringOf(body.FindPath({"metadata", "continue"}));
+  a.remaining = codec::IntOf(body.FindPath({"metadata", "remainingItemCount"}));
+  a.reason = codec::StringOf(body.Find("reason"));
+  a.message = codec::StringOf(body.Find("message"));
+  const codec::Node* items = body.Find("items");
   const bool table = items == nullptr;
   if (table) items = body.Find("rows");
   if (items == nullptr) return a;
-  for (const api::Node& item : items->items) {
-    const api::Node& object = table ? *item.Find("object") : item;
-    const std::string ns = api::StringOf(object.FindPath({"metadata", "namespace"}));
-    a.names.push_back(ns + "/" + api::StringOf(object.FindPath({"metadata", "name"})));
-    a.data.push_back(api::StringOf(object.FindPath({"data", "v"})));
+  for (const codec::Node& item : items->items) {
+    const codec::Node& object = table ? *item.Find("object") : item;
+    const std::string ns = codec::StringOf(object.FindPath({"metadata", "namespace"}));
+    a.names.push_back(ns + "/" + codec::StringOf(object.FindPath({"metadata", "name"})));
+    a.data.push_back(codec::StringOf(object.FindPath({"data", "v"})));
   }
   return a;
 }

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "apiserver/stored_object.h"
 #include "rest_handler_fixture.h"
 
@@ -26,7 +26,7 @@ class SubresourceTest : public RestHandlerTest {
     auto stored = store_->Get({"pods", "default", name});
     ASSERT_TRUE(stored);
     auto tree = ParseStoredObject(stored->data);
-    tree->Ensure("status").Set("phase", api::Node::String("Running"));
+    tree->Ensure("status").Set("phase", codec::Node::String("Running"));
     ASSERT_TRUE(store_->Update({"pods", "default", name}, stored->revision, [&](std::int64_t rv) {
       return RenderStoredObject(*tree, "Pod", rv);
     }));
@@ -34,7 +34,7 @@ class SubresourceTest : public RestHandlerTest {
 
   // The node's own Node object, as the node agent registers it.
   void RegisterNode() {
-    auto tree = api::ParseJsonStream(
+    auto tree = codec::ParseJsonStream(
         R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n1","uid":"u1",)"
         R"("labels":{"kubernetes.io/hostname":"n1"}},"spec":{},)"
         R"("status":{"conditions":[{"type":"Ready","status":"True"}]}})");
@@ -164,10 +164,10 @@ TEST_F(SubresourceTest, NodeUpdatesAsTheNodeStrategyAllows) {
   auto tainted = merge(R"({"spec":{"taints":[{"key":"dedicated","value":"ci","effect":"NoSchedule"}]}})");
   EXPECT_EQ(tainted.status, 200) << tainted.body;
   // The status is the node's: a PUT's is ignored.
-  auto node = api::ParseJsonStream(Call("GET", "/api/v1/nodes/n1").body);
+  auto node = codec::ParseJsonStream(Call("GET", "/api/v1/nodes/n1").body);
   ASSERT_TRUE(node);
-  (*node)[0].Set("status", api::Node::Object());
-  auto put = Call("PUT", "/api/v1/nodes/n1", api::EncodeJson((*node)[0], 0));
+  (*node)[0].Set("status", codec::Node::Object());
+  auto put = Call("PUT", "/api/v1/nodes/n1", codec::EncodeJson((*node)[0], 0));
   EXPECT_EQ(put.status, 200) << put.body;
   EXPECT_THAT(put.body, HasSubstr(R"("status":{"conditions":[{"type":"Ready","status":"True"}],)"));
   // podCIDR: set once (podCIDRs follows), never changed.

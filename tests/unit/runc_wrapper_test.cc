@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"
 #include "runcwrap/node_feature_labels.h"
@@ -144,7 +144,7 @@ TEST(WrapperConfigTest, LoadResolvesTheRuntime) {
 
 // --- what a bundle asks -------------------------------------------------------------------------
 
-api::Node Annotations(const std::string& json) { return ParseJsonValue(json); }
+codec::Node Annotations(const std::string& json) { return ParseJsonValue(json); }
 
 constexpr const char* kContainerd =
     R"("io.kubernetes.cri.container-type":"container","io.kubernetes.cri.container-name":"app",)"
@@ -271,7 +271,7 @@ TEST(SpecEditTest, RlimitsReplaceTheirTypeAndKeepTheRest) {
   auto changed = EditSpec(spec, edits);
   ASSERT_TRUE(changed) << changed.error();
   EXPECT_TRUE(*changed);
-  EXPECT_EQ(api::EncodeJson(spec, 0),
+  EXPECT_EQ(codec::EncodeJson(spec, 0),
             R"({"ociVersion":"1.0.2","process":{"args":["sh"],"rlimits":[)"
             R"({"type":"RLIMIT_NOFILE","hard":512,"soft":256},{"type":"RLIMIT_CORE","hard":0,"soft":0},)"
             R"({"type":"RLIMIT_MEMLOCK","hard":18446744073709551615,"soft":18446744073709551615}]}})");
@@ -289,16 +289,16 @@ TEST(SpecEditTest, WritableCgroupGetsANamespaceAndARwMount) {
   SpecEdits edits;
   edits.writable_cgroup = true;
   ASSERT_TRUE(EditSpec(spec, edits).value());
-  EXPECT_EQ(api::EncodeJson(*spec.Find("mounts"), 0),
+  EXPECT_EQ(codec::EncodeJson(*spec.Find("mounts"), 0),
             R"([{"destination":"/proc","type":"proc","source":"proc"},)"
             R"({"destination":"/sys/fs/cgroup","type":"cgroup","source":"cgroup",)"
             R"("options":["nosuid","noexec","nodev","relatime","rw"]}])");
-  EXPECT_EQ(api::EncodeJson(*spec.FindPath({"linux", "namespaces"}), 0),
+  EXPECT_EQ(codec::EncodeJson(*spec.FindPath({"linux", "namespaces"}), 0),
             R"([{"type":"pid"},{"type":"mount"},{"type":"cgroup"}])");
 
   auto bare = ParseJsonValue(R"({})");
   ASSERT_TRUE(EditSpec(bare, edits).value());
-  EXPECT_EQ(api::EncodeJson(bare, 0),
+  EXPECT_EQ(codec::EncodeJson(bare, 0),
             R"({"linux":{"namespaces":[{"type":"cgroup"}]},"mounts":[{"destination":)"
             R"("/sys/fs/cgroup","type":"cgroup","source":"cgroup","options":["nosuid",)"
             R"("noexec","nodev","relatime","rw"]}]})");

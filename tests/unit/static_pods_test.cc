@@ -58,7 +58,7 @@ TEST(StaticPodsTest, MirrorPod) {
   dir.Write("web.yaml", kPod);
   auto scan = ReadStaticPods(dir.path(), "n1", {}, "2026-11-26T00:00:00Z");
   ASSERT_EQ(scan.pods.size(), 1u);
-  api::Node mirror = MirrorPod(scan.pods[0], "node-uid");
+  codec::Node mirror = MirrorPod(scan.pods[0], "node-uid");
   EXPECT_EQ(mirror.FindPath({"metadata", "uid"}), nullptr);
   EXPECT_EQ(mirror.FindPath({"metadata", "annotations", "kubernetes.io/config.mirror"})->scalar,
             scan.pods[0].uid);

@@ -3,25 +3,25 @@
 
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "printers/human_duration.h"
 #include "test_support.h"
 
 namespace podlimits::printers {
 namespace {
 
-api::Node Object(std::string_view yaml) { return podlimits::testing::DecodeOne(yaml).tree; }
+codec::Node Object(std::string_view yaml) { return podlimits::testing::DecodeOne(yaml).tree; }
 
-std::string Cells(const api::Node& table) {
+std::string Cells(const codec::Node& table) {
   std::string out;
   for (const auto& row : table.Find("rows")->items) {
-    for (const auto& cell : row.Find("cells")->items) out += api::EncodeJson(cell, 0) + " ";
+    for (const auto& cell : row.Find("cells")->items) out += codec::EncodeJson(cell, 0) + " ";
     out += "| ";
   }
   return out;
 }
 
-std::string Columns(const api::Node& table) {
+std::string Columns(const codec::Node& table) {
   std::string out;
   for (const auto& c : table.Find("columnDefinitions")->items) out += c.Find("name")->scalar + ",";
   return out;
@@ -37,7 +37,7 @@ TEST(Table, ColumnsAndCellsPerResource) {
   EXPECT_EQ(Columns(t), "Name,Data,Age,");
   EXPECT_EQ(Cells(t), "\"app\" 3 \"5m\" | ");
   EXPECT_EQ(t.FindPath({"metadata", "resourceVersion"})->scalar, "42");
-  const api::Node& row = t.Find("rows")->items[0];
+  const codec::Node& row = t.Find("rows")->items[0];
   EXPECT_EQ(row.FindPath({"object", "kind"})->scalar, "PartialObjectMetadata");
   EXPECT_EQ(row.FindPath({"object", "metadata", "namespace"})->scalar, "default");
 

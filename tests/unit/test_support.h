@@ -10,17 +10,17 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
 
 namespace podlimits::testing {
 
 // One JSON value (an API object as the store holds it); fails the test if it does not parse.
-inline api::Node ParseJsonValue(std::string_view json) {
-  auto nodes = api::ParseJsonStream(json);
+inline codec::Node ParseJsonValue(std::string_view json) {
+  auto nodes = codec::ParseJsonStream(json);
   EXPECT_TRUE(nodes && nodes->size() == 1) << json;
-  return nodes && nodes->size() == 1 ? (*nodes)[0] : api::Node::Object();
+  return nodes && nodes->size() == 1 ? (*nodes)[0] : codec::Node::Object();
 }
 
 // Decodes exactly one object; fails the test if decoding fails.
@@ -48,8 +48,8 @@ inline std::string DecodeErrorOf(std::string_view text,
 
 // A pod as the apiserver sees it at validation time: decoded, namespaced, defaulted and
 // prepared by the registry strategy (no admission plugins).
-inline api::Node DefaultedPodTree(std::string_view yaml) {
-  api::Node tree = DecodeOne(yaml).tree;
+inline codec::Node DefaultedPodTree(std::string_view yaml) {
+  codec::Node tree = DecodeOne(yaml).tree;
   api::SetDefaultNamespace(tree);
   api::SetDefaultsPod(tree);
   api::PrepareForCreate(tree, {});

@@ -44,8 +44,8 @@ PayloadOutcome PayloadOf(const std::string& volumes_yaml) {
   PayloadContext ctx;
   ctx.pod = &pod;
   ctx.objects = &objects;
-  ctx.allocatable = {{"cpu", *api::Quantity::Parse("4")},
-                     {"memory", *api::Quantity::Parse("1Gi")}};
+  ctx.allocatable = {{"cpu", *resource::Quantity::Parse("4")},
+                     {"memory", *resource::Quantity::Parse("1Gi")}};
   ctx.kubelet_annotations = {{"kubernetes.io/config.source", "api"}};
   auto r = VolumePayload(pod.spec.volumes[0], ctx);
   if (!r) return {{}, r.error().Message()};

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/base64.h"
 #include "temp_dir.h"
 #include "test_support.h"
@@ -119,7 +119,7 @@ TEST(ClusterLimitRangeTest, PodlimitsPodItemsBecomeThePidItem) {
       R"({"type":"podlimits.dev/Pod","default":{"podlimits.dev/pid":"2048"},"max":{"podlimits.dev/pid":"4096"}},)"
       R"({"type":"Container","default":{"cpu":"1"}}]}})");
   EXPECT_TRUE(TranslateClusterLimitRange(lr).empty());
-  EXPECT_EQ(api::EncodeJson(*lr.FindPath({"spec", "limits"}), 0),
+  EXPECT_EQ(codec::EncodeJson(*lr.FindPath({"spec", "limits"}), 0),
             R"([{"type":"Pod","default":{"pid":"2048"},"max":{"pid":"4096"}},)"
             R"({"type":"Container","default":{"cpu":"1"}}])");
 

@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "base/base64.h"
 #include "test_support.h"
 
@@ -151,8 +151,8 @@ TEST(WebhookReviewTest, AnswersAsAdmitDoes) {
     ReviewAnswer a = AnswerReview(c.body, c.mode, policy);
     EXPECT_EQ(a.http_status, c.http) << c.name << ": " << a.body;
     for (const auto& s : c.has) EXPECT_THAT(a.body, HasSubstr(s)) << c.name;
-    const api::Node answer = ParseJsonValue(a.body);
-    const api::Node* patch = answer.FindPath({"response", "patch"});
+    const codec::Node answer = ParseJsonValue(a.body);
+    const codec::Node* patch = answer.FindPath({"response", "patch"});
     EXPECT_EQ(patch ? *Base64Decode(patch->scalar) : "", c.patch) << c.name;
   }
 }
@@ -163,8 +163,8 @@ TEST(WebhookReviewTest, ALimitRangeDefaultBecomesTheAnnotation) {
   ReviewAnswer a = AnswerReview(
       PodReview("tenants", R"("podlimits.dev/writable-cgroups.container.app":"true")"),
       ReviewMode::kMutate, Policy());
-  const api::Node answer = ParseJsonValue(a.body);
-  const api::Node* patch = answer.FindPath({"response", "patch"});
+  const codec::Node answer = ParseJsonValue(a.body);
+  const codec::Node* patch = answer.FindPath({"response", "patch"});
   ASSERT_NE(patch, nullptr) << a.body;
   EXPECT_EQ(*Base64Decode(patch->scalar),
             R"([{"op":"add","path":"/spec/runtimeClassName","value":"podlimits-cgroups"},)"

@@ -10,11 +10,11 @@
 
 #include <string>
 
-#include "api/yaml_codec.h"
+#include "codec/yaml_codec.h"
 #include "rest_handler_fixture.h"
 #include "webhook/admission_review.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -281,7 +281,7 @@ TEST(YamlAliasBounds, TheWebhookDeniesTheAnnotationsBomb) {
 }
 
 }  // namespace
-}  // namespace podlimits::api
+}  // namespace podlimits::codec
 
 namespace podlimits::apiserver {
 namespace {
@@ -292,7 +292,7 @@ TEST_F(RestHandlerTest, AYamlBodysAliasBombIsABadRequest) {
   const std::string body =
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n"
       "  a: &a " +
-      std::string(50'000, 'x') + "\n  b: [" + api::Repeat("*a", 26'000) + "]\n";
+      std::string(50'000, 'x') + "\n  b: [" + codec::Repeat("*a", 26'000) + "]\n";
   ASSERT_GT(body.size(), 128'000u);
   const http::HttpResponse r = Call("POST", "/api/v1/namespaces/default/configmaps", body,
                               "application/json", "application/yaml");
@@ -303,4 +303,4 @@ TEST_F(RestHandlerTest, AYamlBodysAliasBombIsABadRequest) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::codecserver

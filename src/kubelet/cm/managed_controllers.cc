@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "base/error.h"
 
 namespace podlimits::kubelet {

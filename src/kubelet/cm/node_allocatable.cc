@@ -11,13 +11,13 @@ Result<void> ValidateNodeAllocatable(std::optional<std::int64_t> pid_capacity,
                                      const NodeConfig& config) {
   if (!pid_capacity) return {};
   // GetNodeAllocatableReservation: a zero DecimalSI quantity plus system- then kube-reserved.
-  api::Quantity reservation = api::Quantity::NewQuantity(0, api::QuantityFormat::kDecimalSI);
+  resource::Quantity reservation = resource::Quantity::NewQuantity(0, resource::QuantityFormat::kDecimalSI);
   reservation.Add(config.SystemReservedPids());
   reservation.Add(config.KubeReservedPids());
   if (reservation.IsZero()) return {};
-  const api::Quantity capacity =
-      api::Quantity::NewQuantity(*pid_capacity, api::QuantityFormat::kDecimalSI);
-  api::Quantity left = capacity;
+  const resource::Quantity capacity =
+      resource::Quantity::NewQuantity(*pid_capacity, resource::QuantityFormat::kDecimalSI);
+  resource::Quantity left = capacity;
   left.Sub(reservation);
   if (left.Sign() >= 0) return {};
   return Failure(fmt::format(

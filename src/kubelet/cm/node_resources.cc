@@ -22,8 +22,8 @@ std::int64_t NodeMemoryBytes() {
 }
 
 api::ResourceList NodeCapacity(const NodeConfig& config) {
-  using api::Quantity;
-  using api::QuantityFormat;
+  using resource::Quantity;
+  using resource::QuantityFormat;
   api::ResourceList capacity;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   capacity["cpu"] = Quantity::NewQuantity(cpus > 0 ? cpus : 1, QuantityFormat::kDecimalSI);
@@ -49,11 +49,11 @@ api::ResourceList NodeAllocatable(const NodeConfig& config) {
   const std::int64_t memory_capacity = capacity.at("memory").Value();
   for (const EvictionThreshold& t : config.eviction_hard) {
     if (t.signal != "memory.available") continue;
-    allocatable["memory"].Sub(api::Quantity::NewQuantity(ThresholdQuantity(t, memory_capacity),
-                                                         api::QuantityFormat::kBinarySI));
+    allocatable["memory"].Sub(resource::Quantity::NewQuantity(ThresholdQuantity(t, memory_capacity),
+                                                         resource::QuantityFormat::kBinarySI));
   }
   for (auto& [name, value] : allocatable) {
-    if (value.Sign() < 0) value = api::Quantity::NewQuantity(0, api::QuantityFormat::kDecimalSI);
+    if (value.Sign() < 0) value = resource::Quantity::NewQuantity(0, resource::QuantityFormat::kDecimalSI);
   }
   return allocatable;
 }

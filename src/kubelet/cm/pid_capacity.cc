@@ -68,9 +68,9 @@ Result<std::int64_t> ReadTaskCount(const std::filesystem::path& proc_root) {
   return *total;
 }
 
-std::int64_t PidAllocatable(std::int64_t capacity, const api::Quantity& system_reserved,
-                            const api::Quantity& kube_reserved) {
-  api::Quantity value = api::Quantity::NewQuantity(capacity, api::QuantityFormat::kDecimalSI);
+std::int64_t PidAllocatable(std::int64_t capacity, const resource::Quantity& system_reserved,
+                            const resource::Quantity& kube_reserved) {
+  resource::Quantity value = resource::Quantity::NewQuantity(capacity, resource::QuantityFormat::kDecimalSI);
   value.Sub(system_reserved);
   value.Sub(kube_reserved);
   if (value.Sign() < 0) return 0;

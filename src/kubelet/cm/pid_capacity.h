@@ -32,8 +32,8 @@ Result<std::int64_t> ReadTaskCount(const std::filesystem::path& proc_root = "/pr
 
 // capacity − system-reserved pid − kube-reserved pid, computed on Quantities and clamped at 0;
 // the int64 is Value() (rounded up), as getCgroupConfig writes it.
-std::int64_t PidAllocatable(std::int64_t capacity, const api::Quantity& system_reserved,
-                            const api::Quantity& kube_reserved);
+std::int64_t PidAllocatable(std::int64_t capacity, const resource::Quantity& system_reserved,
+                            const resource::Quantity& kube_reserved);
 std::int64_t PidAllocatable(std::int64_t capacity, const NodeConfig& config);
 
 // The pids.max of the kubepods cgroup: allocatable when "pods" is in enforceNodeAllocatable,

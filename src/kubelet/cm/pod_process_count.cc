@@ -34,7 +34,7 @@ PodProcessCounter::PodProcessCounter(const NodeConfig& config,
       pod_level_resources_(config.feature_gates.pod_level_resources),
       pids_(PidsHierarchy(std::move(hierarchies))) {}
 
-std::optional<PodPids> PodProcessCounter::Read(const api::Node& pod_object) const {
+std::optional<PodPids> PodProcessCounter::Read(const codec::Node& pod_object) const {
   if (!pids_) return std::nullopt;
   const api::Pod pod = api::ReadPod(pod_object);
   const cgroups::QosClass qos = api::ComputePodQos(pod, pod_level_resources_);

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "cgroups/hierarchies.h"
 #include "kubelet/config/node_config.h"
 
@@ -27,7 +27,7 @@ class PodProcessCounter {
 
   // The pod's pids.current and pids.max; nullopt when its cgroup is not there (not started,
   // or gone).
-  std::optional<PodPids> Read(const api::Node& pod) const;
+  std::optional<PodPids> Read(const codec::Node& pod) const;
 
  private:
   std::filesystem::path cgroup_root_;

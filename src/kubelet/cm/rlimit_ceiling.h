@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "api/objects.h"
 #include "kubelet/events/events.h"
 #include "kubelet/cm/node_capabilities.h"

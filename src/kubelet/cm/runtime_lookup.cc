@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "base/child_process.h"
 #include "base/error.h"
 

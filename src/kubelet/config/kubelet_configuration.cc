@@ -9,8 +9,8 @@
 
 #include <map>
 
-#include "api/field.h"
-#include "api/go_duration.h"
+#include "field/field.h"
+#include "codec/go_duration.h"
 #include "kubelet/sysctl/sysctl_allowlist.h"
 #include "validation/ip.h"
 #include "validation/object_meta.h"
@@ -23,19 +23,19 @@ namespace {
 constexpr std::string_view kSystemReservedKey = "system-reserved";
 constexpr std::string_view kKubeReservedKey = "kube-reserved";
 
-std::map<std::string, std::string> StringMap(const api::Node* n) {
+std::map<std::string, std::string> StringMap(const codec::Node* n) {
   std::map<std::string, std::string> out;
   if (!n || !n->IsObject()) return out;
   for (const auto& m : n->members) out[m.key] = m.value.scalar;
   return out;
 }
 
-std::string StringOr(const api::Node& tree, std::string_view key, std::string_view fallback) {
-  const api::Node* n = tree.Find(key);
+std::string StringOr(const codec::Node& tree, std::string_view key, std::string_view fallback) {
+  const codec::Node* n = tree.Find(key);
   return n && n->IsString() ? n->scalar : std::string(fallback);
 }
 
-void ApplyReserved(const api::Node& tree, std::string_view key, api::ResourceList& out,
+void ApplyReserved(const codec::Node& tree, std::string_view key, api::ResourceList& out,
                    std::vector<std::string>& errs) {
   auto parsed = ParseReservedResources(StringMap(tree.Find(key)));
   if (parsed) {
@@ -45,7 +45,7 @@ void ApplyReserved(const api::Node& tree, std::string_view key, api::ResourceLis
   }
 }
 
-void ApplyEviction(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+void ApplyEviction(const codec::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
   auto hard = ParseThresholdStatements(StringMap(tree.Find("evictionHard")));
   if (!hard) errs.push_back(fmt::format("evictionHard: {}", hard.error().Message()));
   auto soft = ParseThresholdStatements(StringMap(tree.Find("evictionSoft")));
@@ -58,16 +58,16 @@ void ApplyEviction(const api::Node& tree, NodeConfig& out, std::vector<std::stri
   if (!reclaim) {
     errs.push_back(fmt::format("evictionMinimumReclaim: {}", reclaim.error().Message()));
   }
-  if (const api::Node* period = tree.Find("evictionPressureTransitionPeriod");
+  if (const codec::Node* period = tree.Find("evictionPressureTransitionPeriod");
       period != nullptr && period->IsString()) {
-    if (auto d = api::ParseGoDuration(period->scalar)) {
+    if (auto d = codec::ParseGoDuration(period->scalar)) {
       out.eviction_pressure_transition_period = *d;
     } else {
       errs.push_back(fmt::format("evictionPressureTransitionPeriod: {}", d.error().Message()));
     }
   }
-  if (const api::Node* max = tree.Find("evictionMaxPodGracePeriod");
-      max != nullptr && max->kind == api::Node::Kind::kNumber) {
+  if (const codec::Node* max = tree.Find("evictionMaxPodGracePeriod");
+      max != nullptr && max->kind == codec::Node::Kind::kNumber) {
     out.eviction_max_pod_grace_period = std::stoll(max->scalar);
   }
   if (!hard || !soft || !grace || !reclaim) return;
@@ -80,9 +80,9 @@ void ApplyEviction(const api::Node& tree, NodeConfig& out, std::vector<std::stri
   out.eviction_soft = std::move(*soft);
 }
 
-void ApplyEnforceNodeAllocatable(const api::Node& tree, bool cgroups_per_qos, NodeConfig& out,
+void ApplyEnforceNodeAllocatable(const codec::Node& tree, bool cgroups_per_qos, NodeConfig& out,
                                  std::vector<std::string>& errs) {
-  if (const api::Node* list = tree.Find("enforceNodeAllocatable")) {
+  if (const codec::Node* list = tree.Find("enforceNodeAllocatable")) {
     out.enforce_node_allocatable.clear();
     for (const auto& item : list->items) out.enforce_node_allocatable.push_back(item.scalar);
   }
@@ -131,7 +131,7 @@ void ApplyEnforceNodeAllocatable(const api::Node& tree, bool cgroups_per_qos, No
   }
 }
 
-void ApplyCgroups(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+void ApplyCgroups(const codec::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
   // The kubelet's default cgroupRoot is "", meaning the root of the hierarchy.
   out.cgroup_root = StringOr(tree, "cgroupRoot", "");
   if (out.cgroup_root.empty()) out.cgroup_root = "/";
@@ -155,8 +155,8 @@ void ApplyCgroups(const api::Node& tree, NodeConfig& out, std::vector<std::strin
 
 // clusterDNS, clusterDomain, resolvConf. The kubelet logs and skips a clusterDNS entry that is
 // not an IP; podlimits refuses it, since pods would silently resolve through fewer servers.
-void ApplyDns(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
-  if (const api::Node* list = tree.Find("clusterDNS"); list && list->IsArray()) {
+void ApplyDns(const codec::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  if (const codec::Node* list = tree.Find("clusterDNS"); list && list->IsArray()) {
     for (std::size_t i = 0; i < list->items.size(); ++i) {
       const std::string& ip = list->items[i].scalar;
       for (auto& e : validation::IsValidIP(field::Path("clusterDNS").Index(i), ip)) {
@@ -173,15 +173,15 @@ void ApplyDns(const api::Node& tree, NodeConfig& out, std::vector<std::string>& 
     }
   }
   // An explicit "" means no host resolver (the kubelet's --resolv-conf="").
-  if (const api::Node* n = tree.Find("resolvConf"); n && n->IsString()) {
+  if (const codec::Node* n = tree.Find("resolvConf"); n && n->IsString()) {
     out.dns.resolv_conf = n->scalar;
   }
 }
 
 // containerLogMaxSize, containerLogMaxFiles, podLogsDir, with the kubelet's checks and words.
-void ApplyContainerLogs(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
-  if (const api::Node* n = tree.Find("containerLogMaxSize"); n && n->IsString()) {
-    auto q = api::Quantity::Parse(n->scalar);
+void ApplyContainerLogs(const codec::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  if (const codec::Node* n = tree.Find("containerLogMaxSize"); n && n->IsString()) {
+    auto q = resource::Quantity::Parse(n->scalar);
     if (!q || q->Value() <= 0) {
       errs.push_back(field::Invalid(field::Path("containerLogMaxSize"), n->scalar,
                                     "must be a positive quantity of bytes, e.g. 10Mi")
@@ -190,13 +190,13 @@ void ApplyContainerLogs(const api::Node& tree, NodeConfig& out, std::vector<std:
       out.container_log_max_size = q->Value();
     }
   }
-  if (const api::Node* n = tree.Find("containerLogMaxFiles")) {
+  if (const codec::Node* n = tree.Find("containerLogMaxFiles")) {
     out.container_log_max_files = static_cast<int>(n->AsInt().value_or(0));
     if (out.container_log_max_files <= 1) {
       errs.push_back("invalid configuration: containerLogMaxFiles must be greater than 1");
     }
   }
-  if (const api::Node* n = tree.Find("podLogsDir"); n && n->IsString()) {
+  if (const codec::Node* n = tree.Find("podLogsDir"); n && n->IsString()) {
     const std::string& dir = n->scalar;
     if (dir.empty()) {
       errs.push_back("invalid configuration: podLogsDir was not specified");
@@ -219,8 +219,8 @@ void ApplyContainerLogs(const api::Node& tree, NodeConfig& out, std::vector<std:
 }
 
 // podCIDR: the subnet of the default CNI network, an IPv4 CIDR with room for pods.
-void ApplyPodCidr(const api::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
-  const api::Node* n = tree.Find("podCIDR");
+void ApplyPodCidr(const codec::Node& tree, NodeConfig& out, std::vector<std::string>& errs) {
+  const codec::Node* n = tree.Find("podCIDR");
   if (!n || !n->IsString() || n->scalar.empty()) return;
   const std::string& cidr = n->scalar;
   const auto slash = cidr.find('/');
@@ -246,10 +246,10 @@ void ApplyPodCidr(const api::Node& tree, NodeConfig& out, std::vector<std::strin
 
 }  // namespace
 
-std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeConfig& out) {
+std::vector<std::string> ApplyKubeletConfiguration(const codec::Node& tree, NodeConfig& out) {
   std::vector<std::string> errs;
 
-  if (const api::Node* gates = tree.Find("featureGates")) {
+  if (const codec::Node* gates = tree.Find("featureGates")) {
     std::map<std::string, bool> map;
     for (const auto& m : gates->members) map[m.key] = m.value.AsBool();
     if (auto g = validation::FeatureGates::FromMap(map)) {
@@ -261,10 +261,10 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
 
   // podPidsLimit: -1 (the default) and 0 both mean "no pod-level pids.max"; the kubelet does not
   // validate it further.
-  if (const api::Node* n = tree.Find("podPidsLimit")) out.pod_pids_limit = n->AsInt().value_or(-1);
+  if (const codec::Node* n = tree.Find("podPidsLimit")) out.pod_pids_limit = n->AsInt().value_or(-1);
   // maxPods: the node's pods capacity (default 110), enforced by the scheduler's fit and the
   // kubelet's admission.
-  if (const api::Node* n = tree.Find("maxPods")) {
+  if (const codec::Node* n = tree.Find("maxPods")) {
     out.max_pods = n->AsInt().value_or(110);
     if (out.max_pods < 0) {
       errs.push_back(fmt::format(
@@ -272,14 +272,14 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
           out.max_pods));
     }
   }
-  if (const api::Node* n = tree.Find("allowedUnsafeSysctls"); n && n->IsArray()) {
+  if (const codec::Node* n = tree.Find("allowedUnsafeSysctls"); n && n->IsArray()) {
     for (const auto& item : n->items) out.allowed_unsafe_sysctls.push_back(item.scalar);
     for (auto& e : ValidateAllowedUnsafeSysctls(out.allowed_unsafe_sysctls)) {
       errs.push_back(std::move(e));
     }
   }
   // seccompDefault: RuntimeDefault for every container that sets no profile (KEP-2413).
-  if (const api::Node* n = tree.Find("seccompDefault")) out.seccomp.seccomp_default = n->AsBool();
+  if (const codec::Node* n = tree.Find("seccompDefault")) out.seccomp.seccomp_default = n->AsBool();
 
   ApplyContainerLogs(tree, out, errs);
   out.static_pod_path = StringOr(tree, "staticPodPath", "");
@@ -288,7 +288,7 @@ std::vector<std::string> ApplyKubeletConfiguration(const api::Node& tree, NodeCo
   ApplyEviction(tree, out, errs);
 
   bool cgroups_per_qos = true;
-  if (const api::Node* n = tree.Find("cgroupsPerQOS")) cgroups_per_qos = n->AsBool();
+  if (const codec::Node* n = tree.Find("cgroupsPerQOS")) cgroups_per_qos = n->AsBool();
   ApplyEnforceNodeAllocatable(tree, cgroups_per_qos, out, errs);
   if (!cgroups_per_qos) {
     errs.push_back(field::Invalid(field::Path("cgroupsPerQOS"), false,

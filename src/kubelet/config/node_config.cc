@@ -9,9 +9,9 @@
 #include <variant>
 
 #include "api/decode.h"
-#include "api/field.h"
-#include "api/json_codec.h"
-#include "api/yaml_codec.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
 #include "base/error.h"
 #include "kubelet/config/node_config_documents.h"
 #include "kubelet/config/reserved_resources.h"
@@ -20,7 +20,7 @@ namespace podlimits::kubelet {
 namespace {
 
 struct Document {
-  api::Node tree;
+  codec::Node tree;
   std::uint32_t line = 0;
 };
 
@@ -35,7 +35,7 @@ bool LooksLikeJson(std::string_view text) {
 Result<std::vector<Document>> SplitDocuments(std::string_view text, std::string_view source) {
   std::vector<Document> docs;
   if (LooksLikeJson(text)) {
-    auto parsed = api::ParseJsonStream(text);
+    auto parsed = codec::ParseJsonStream(text);
     if (!parsed) {
       return Failure(fmt::format("{}: invalid JSON at line {}: {}", source, parsed.error().line,
                                  parsed.error().message));
@@ -46,9 +46,9 @@ Result<std::vector<Document>> SplitDocuments(std::string_view text, std::string_
     }
     return docs;
   }
-  auto parsed = api::ParseYamlStream(text);
+  auto parsed = codec::ParseYamlStream(text);
   if (!parsed) {
-    return Failure(fmt::format("{}: {}", source, api::DescribeYamlError(parsed.error())));
+    return Failure(fmt::format("{}: {}", source, codec::DescribeYamlError(parsed.error())));
   }
   for (auto& d : *parsed) {
     if (!d.node.IsNull()) docs.push_back({std::move(d.node), d.line});
@@ -56,8 +56,8 @@ Result<std::vector<Document>> SplitDocuments(std::string_view text, std::string_
   return docs;
 }
 
-std::string StringField(const api::Node& tree, std::string_view key) {
-  const api::Node* n = tree.Find(key);
+std::string StringField(const codec::Node& tree, std::string_view key) {
+  const codec::Node* n = tree.Find(key);
   return n && n->IsString() ? n->scalar : std::string();
 }
 
@@ -66,7 +66,7 @@ std::string Where(std::string_view source, std::uint32_t line) {
 }
 
 // Strict decoding; the decoder's message already names the bad field.
-Result<api::Node> Decode(const api::Schema& schema, std::string_view kind, Document doc,
+Result<codec::Node> Decode(const api::Schema& schema, std::string_view kind, Document doc,
                          std::string_view source) {
   auto decoded = api::DecodeObject(schema, kind, std::move(doc.tree), source, doc.line,
                                    api::FieldValidation::kStrict);
@@ -89,14 +89,14 @@ bool NodeConfig::EnforcesPodsAllocatable() const {
   return false;
 }
 
-api::Quantity NodeConfig::KubeReservedPids() const {
+resource::Quantity NodeConfig::KubeReservedPids() const {
   auto it = kube_reserved.find(std::string(kReservedPid));
-  return it == kube_reserved.end() ? api::Quantity() : it->second;
+  return it == kube_reserved.end() ? resource::Quantity() : it->second;
 }
 
-api::Quantity NodeConfig::SystemReservedPids() const {
+resource::Quantity NodeConfig::SystemReservedPids() const {
   auto it = system_reserved.find(std::string(kReservedPid));
-  return it == system_reserved.end() ? api::Quantity() : it->second;
+  return it == system_reserved.end() ? resource::Quantity() : it->second;
 }
 
 std::optional<EvictionThreshold> NodeConfig::PidAvailableHard() const {
@@ -121,7 +121,7 @@ Result<NodeConfig> ParseNodeConfig(std::string_view text, std::string_view sourc
   for (auto& doc : *docs) {
     if (!doc.tree.IsObject()) {
       return Failure(fmt::format("{}: a node config document must be an object, got {}",
-                                 Where(source, doc.line), api::GoJsonKindName(doc.tree)));
+                                 Where(source, doc.line), codec::GoJsonKindName(doc.tree)));
     }
     std::string kind = StringField(doc.tree, "kind");
     std::string api_version = StringField(doc.tree, "apiVersion");

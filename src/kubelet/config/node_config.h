@@ -172,8 +172,8 @@ struct NodeConfig {
   // True when the kubepods cgroup is bounded by allocatable rather than capacity.
   bool EnforcesPodsAllocatable() const;
   // The reserved "pid" quantities; zero when not reserved.
-  api::Quantity KubeReservedPids() const;
-  api::Quantity SystemReservedPids() const;
+  resource::Quantity KubeReservedPids() const;
+  resource::Quantity SystemReservedPids() const;
   // The evictionHard pid.available threshold, when configured.
   std::optional<EvictionThreshold> PidAvailableHard() const;
 };

@@ -6,8 +6,8 @@
 #include <array>
 #include <set>
 
-#include "api/field.h"
-#include "api/json_codec.h"
+#include "field/field.h"
+#include "codec/json_codec.h"
 #include "kubelet/config/node_config_documents.h"
 
 namespace podlimits::kubelet::config_internal {
@@ -50,12 +50,12 @@ constexpr std::array<std::string_view, 11> kControllers = {
     "blkio",   "cpu", "cpuacct", "cpuset", "devices", "freezer",
     "hugetlb", "io",  "memory",  "misc",   "pids"};
 
-std::string StringAt(const api::Node* parent, std::string_view key) {
-  const api::Node* n = parent ? parent->Find(key) : nullptr;
+std::string StringAt(const codec::Node* parent, std::string_view key) {
+  const codec::Node* n = parent ? parent->Find(key) : nullptr;
   return n && n->IsString() ? n->scalar : std::string();
 }
 
-void ApplyRuntime(const api::Node* runtime, NodeConfig& out, std::vector<std::string>& errs) {
+void ApplyRuntime(const codec::Node* runtime, NodeConfig& out, std::vector<std::string>& errs) {
   const field::Path path("runtime");
   std::string name = StringAt(runtime, "name");
   out.runtime.path = StringAt(runtime, "path");
@@ -89,11 +89,11 @@ void ApplyRuntime(const api::Node* runtime, NodeConfig& out, std::vector<std::st
   }
 }
 
-void ApplyBounds(const api::Node* bounds, NodeConfig& out, std::vector<std::string>& errs) {
+void ApplyBounds(const codec::Node* bounds, NodeConfig& out, std::vector<std::string>& errs) {
   if (!bounds) return;
   const field::Path path("writableCgroups");
   auto one = [&](std::string_view key, std::int64_t& into) {
-    const api::Node* n = bounds->Find(key);
+    const codec::Node* n = bounds->Find(key);
     if (!n) return;
     std::int64_t v = n->AsInt().value_or(0);
     // The pod cgroup's own container cgroups count against both bounds, so 0 would keep every
@@ -109,7 +109,7 @@ void ApplyBounds(const api::Node* bounds, NodeConfig& out, std::vector<std::stri
   one("maxDepth", out.writable_cgroups.max_depth);
 }
 
-void ApplyControllers(const api::Node* list, NodeConfig& out, std::vector<std::string>& errs) {
+void ApplyControllers(const codec::Node* list, NodeConfig& out, std::vector<std::string>& errs) {
   if (!list) return;
   const field::Path path("managedControllers");
   std::vector<std::string> values;
@@ -130,7 +130,7 @@ void ApplyControllers(const api::Node* list, NodeConfig& out, std::vector<std::s
     values.push_back(v);
   }
   if (!seen.contains("pids")) {
-    errs.push_back(field::Invalid(path, field::Json{api::EncodeJson(*list, 0)},
+    errs.push_back(field::Invalid(path, field::Json{codec::EncodeJson(*list, 0)},
                                   "must include \"pids\": the node's pid limits are enforced "
                                   "through the pids controller")
                        .String());
@@ -145,7 +145,7 @@ const api::Schema& NodeConfigurationSchema() {
   return schema;
 }
 
-void ApplyPodNetwork(const api::Node* network, NodeConfig& out, std::vector<std::string>& errs) {
+void ApplyPodNetwork(const codec::Node* network, NodeConfig& out, std::vector<std::string>& errs) {
   if (!network) return;
   const field::Path path("podNetwork");
   if (std::string plugin = StringAt(network, "plugin"); plugin == "cni") {
@@ -161,7 +161,7 @@ void ApplyPodNetwork(const api::Node* network, NodeConfig& out, std::vector<std:
       out.pod_network.conf_dir = dir;
     }
   }
-  if (const api::Node* dirs = network->Find("binDirs"); dirs && dirs->IsArray()) {
+  if (const codec::Node* dirs = network->Find("binDirs"); dirs && dirs->IsArray()) {
     out.pod_network.bin_dirs.clear();
     for (std::size_t i = 0; i < dirs->items.size(); ++i) {
       const std::string& dir = dirs->items[i].scalar;
@@ -179,7 +179,7 @@ void ApplyPodNetwork(const api::Node* network, NodeConfig& out, std::vector<std:
   }
 }
 
-std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfig& out) {
+std::vector<std::string> ApplyNodeConfiguration(const codec::Node& tree, NodeConfig& out) {
   std::vector<std::string> errs;
   ApplyRuntime(tree.Find("runtime"), out, errs);
   if (std::string dir = StringAt(&tree, "stateDirectory"); !dir.empty()) {
@@ -202,7 +202,7 @@ std::vector<std::string> ApplyNodeConfiguration(const api::Node& tree, NodeConfi
       out.sandbox_holder = holder;
     }
   }
-  const api::Node* seccomp = tree.Find("seccomp");
+  const codec::Node* seccomp = tree.Find("seccomp");
   for (const char* key : {"defaultProfile", "profileRoot"}) {
     std::string path = StringAt(seccomp, key);
     if (path.empty()) continue;

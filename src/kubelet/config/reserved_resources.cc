@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "base/error.h"
 
 namespace podlimits::kubelet {
@@ -14,11 +14,11 @@ Result<api::ResourceList> ParseReservedResources(
     if (name != "cpu" && name != "memory" && name != "ephemeral-storage" && name != kReservedPid) {
       return Failure(fmt::format("cannot reserve {} resource", field::GoQuote(name)));
     }
-    auto q = api::Quantity::Parse(value);
+    auto q = resource::Quantity::Parse(value);
     if (!q) {
       return Failure(fmt::format("failed to parse quantity {} for {} resource: {}",
                                  field::GoQuote(value), field::GoQuote(name),
-                                 api::Message(q.error())));
+                                 resource::Message(q.error())));
     }
     if (q->Sign() < 0) {
       return Failure(fmt::format("resource quantity for {} cannot be negative: {}",

@@ -75,7 +75,7 @@ EvictionSync EvictionManager::Synchronize(std::optional<PidObservation> observat
   const std::string message = fmt::format(
       "The node was low on resource: pids. Threshold quantity: {}, available: {}. ",
       ThresholdQuantityValue(first_met, observation->capacity).String(),
-      api::Quantity::NewQuantity(observation->available, api::QuantityFormat::kDecimalSI).String());
+      resource::Quantity::NewQuantity(observation->available, resource::QuantityFormat::kDecimalSI).String());
   for (auto& pod : active) {
     if (pod.critical) continue;  // evictPod refuses critical pods and the next is tried
     std::int64_t grace = kImmediateEvictionGracePeriodSeconds;

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "api/field.h"
-#include "api/go_duration.h"
+#include "field/field.h"
+#include "codec/go_duration.h"
 #include "base/error.h"
 
 namespace podlimits::kubelet {
@@ -92,8 +92,8 @@ Result<std::optional<EvictionThreshold>> ParseThresholdStatement(std::string_vie
     }
     return t;
   }
-  auto q = api::Quantity::Parse(value);
-  if (!q) return Failure(std::string(api::Message(q.error())));
+  auto q = resource::Quantity::Parse(value);
+  if (!q) return Failure(std::string(resource::Message(q.error())));
   if (q->Sign() <= 0) {
     return Failure(fmt::format("eviction threshold {} must be positive: {}", signal, q->String()));
   }
@@ -117,7 +117,7 @@ Result<std::map<std::string, std::chrono::nanoseconds>> ParseGracePeriods(
   std::map<std::string, std::chrono::nanoseconds> out;
   for (const auto& [signal, value] : statements) {
     if (!ValidSignal(signal)) return Failure(fmt::format("unsupported eviction signal {}", signal));
-    auto d = api::ParseGoDuration(value);
+    auto d = codec::ParseGoDuration(value);
     if (!d) return std::unexpected(d.error());
     if (d->count() < 0) {
       return Failure(fmt::format(
@@ -144,8 +144,8 @@ Result<std::map<std::string, ThresholdValue>> ParseMinimumReclaims(
       out[signal] = ThresholdValue{std::nullopt, percentage};
       continue;
     }
-    auto q = api::Quantity::Parse(value);
-    if (!q) return Failure(std::string(api::Message(q.error())));
+    auto q = resource::Quantity::Parse(value);
+    if (!q) return Failure(std::string(resource::Message(q.error())));
     if (q->Sign() < 0) {
       return Failure(fmt::format("negative eviction minimum reclaim specified for {}", signal));
     }
@@ -189,9 +189,9 @@ std::int64_t ThresholdQuantity(const EvictionThreshold& t, std::int64_t capacity
   return ThresholdQuantity(ThresholdValue{t.quantity, t.percentage}, capacity);
 }
 
-api::Quantity ThresholdQuantityValue(const EvictionThreshold& t, std::int64_t capacity) {
+resource::Quantity ThresholdQuantityValue(const EvictionThreshold& t, std::int64_t capacity) {
   if (t.quantity) return *t.quantity;
-  return api::Quantity::NewQuantity(ThresholdQuantity(t, capacity), api::QuantityFormat::kBinarySI);
+  return resource::Quantity::NewQuantity(ThresholdQuantity(t, capacity), resource::QuantityFormat::kBinarySI);
 }
 
 bool ThresholdMet(const EvictionThreshold& t, std::int64_t capacity, std::int64_t available,

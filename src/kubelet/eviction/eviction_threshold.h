@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/quantity.h"
+#include "resource/quantity.h"
 #include "base/error.h"
 
 namespace podlimits::kubelet {
@@ -24,7 +24,7 @@ inline constexpr std::string_view kSignalPIDAvailable = "pid.available";
 // A threshold's or a minimum reclaim's value (evictionapi.ThresholdValue).
 struct ThresholdValue {
   // Exactly one of the two: an absolute quantity, or a fraction of capacity.
-  std::optional<api::Quantity> quantity;
+  std::optional<resource::Quantity> quantity;
   float percentage = 0;  // float32, as upstream stores it
 
   bool operator==(const ThresholdValue&) const = default;
@@ -33,7 +33,7 @@ struct ThresholdValue {
 struct EvictionThreshold {
   std::string signal;
   // Exactly one of the two: an absolute quantity, or a fraction of capacity in (0, 1).
-  std::optional<api::Quantity> quantity;
+  std::optional<resource::Quantity> quantity;
   float percentage = 0;  // float32, as upstream stores it
   std::string text;      // the value as written ("1000", "5%")
   // 0 for a hard threshold (isHardEvictionThreshold); a soft one's evictionSoftGracePeriod.
@@ -83,7 +83,7 @@ std::int64_t ThresholdQuantity(const EvictionThreshold& t, std::int64_t capacity
 std::int64_t ThresholdQuantity(const ThresholdValue& v, std::int64_t capacity);
 // The same as the Quantity upstream prints: the parsed quantity itself, or
 // NewQuantity(int64(capacity * percentage), BinarySI).
-api::Quantity ThresholdQuantityValue(const EvictionThreshold& t, std::int64_t capacity);
+resource::Quantity ThresholdQuantityValue(const EvictionThreshold& t, std::int64_t capacity);
 
 // thresholdsMet for a LessThan signal: met when available < threshold (plus the minimum
 // reclaim when `enforce_min_reclaim`, for a threshold met before).

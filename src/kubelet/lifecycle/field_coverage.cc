@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -408,15 +408,15 @@ bool ValueMatches(std::string_view pattern, std::string_view value) {
   return pattern == value;
 }
 
-bool IsZero(const api::Node& n) {
+bool IsZero(const codec::Node& n) {
   switch (n.kind) {
-    case api::Node::Kind::kNull:
+    case codec::Node::Kind::kNull:
       return true;
-    case api::Node::Kind::kBool:
+    case codec::Node::Kind::kBool:
       return n.scalar == "false";
-    case api::Node::Kind::kString:
+    case codec::Node::Kind::kString:
       return n.scalar.empty();
-    case api::Node::Kind::kArray:
+    case codec::Node::Kind::kArray:
       return n.items.empty();
     default:
       return false;
@@ -443,7 +443,7 @@ class Walker {
  public:
   explicit Walker(const FieldCoverageOptions& options) : options_(options) {}
 
-  void Visit(const api::Node& n, const std::string& path, const std::string& pattern) {
+  void Visit(const codec::Node& n, const std::string& path, const std::string& pattern) {
     if (result_.refused) return;
     const FieldRule* rule = FindRule(pattern);
     if (rule == nullptr || (rule->coverage == kDescend && rule->path != pattern)) {
@@ -453,7 +453,7 @@ class Walker {
     switch (rule->coverage) {
       case kDescend:
         if (n.IsObject()) {
-          for (const api::Member& m : n.members) {
+          for (const codec::Member& m : n.members) {
             Visit(m.value, path + "." + m.key, pattern + "." + m.key);
           }
         } else if (n.IsArray()) {
@@ -490,8 +490,8 @@ class Walker {
   FieldCoverageResult Take() { return std::move(result_); }
 
  private:
-  void VisitResources(const api::Node& list, const std::string& path) {
-    for (const api::Member& m : list.members) {
+  void VisitResources(const codec::Node& list, const std::string& path) {
+    for (const codec::Member& m : list.members) {
       if (m.key == "pid") continue;  // the pod cgroup's pids.max (validation keeps it pod-level)
       if (std::find(options_.enforced_resources.begin(), options_.enforced_resources.end(),
                     m.key) != options_.enforced_resources.end()) {
@@ -539,18 +539,18 @@ std::string_view CoverageName(Coverage c) {
 
 std::span<const FieldRule> PodFieldRules() { return RuleTable().rules; }
 
-FieldCoverageResult CheckFieldCoverage(const api::Node& pod, const FieldCoverageOptions& options) {
+FieldCoverageResult CheckFieldCoverage(const codec::Node& pod, const FieldCoverageOptions& options) {
   Walker walker(options);
-  for (const api::Member& m : pod.members) walker.Visit(m.value, m.key, m.key);
+  for (const codec::Member& m : pod.members) walker.Visit(m.value, m.key, m.key);
   FieldCoverageResult result = walker.Take();
   if (result.refused) return result;
   // A sizeLimit is only the node's to enforce for a tmpfs: the kubelet enforces a disk one by
   // evicting the pod, which this node does not do.
-  if (const api::Node* volumes = pod.FindPath({"spec", "volumes"}); volumes && volumes->IsArray()) {
+  if (const codec::Node* volumes = pod.FindPath({"spec", "volumes"}); volumes && volumes->IsArray()) {
     for (std::size_t i = 0; i < volumes->items.size(); ++i) {
-      const api::Node* dir = volumes->items[i].Find("emptyDir");
+      const codec::Node* dir = volumes->items[i].Find("emptyDir");
       if (dir == nullptr || dir->Find("sizeLimit") == nullptr) continue;
-      const api::Node* medium = dir->Find("medium");
+      const codec::Node* medium = dir->Find("medium");
       if (medium != nullptr && medium->scalar == "Memory") continue;
       const std::string path = fmt::format("spec.volumes[{}].emptyDir.sizeLimit", i);
       result.refused = FieldProblem{

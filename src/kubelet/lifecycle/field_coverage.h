@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::kubelet {
 
@@ -74,7 +74,7 @@ struct FieldCoverageResult {
 };
 
 // Walks a strictly decoded Pod object (the tree the API admitted).
-FieldCoverageResult CheckFieldCoverage(const api::Node& pod, const FieldCoverageOptions& options);
+FieldCoverageResult CheckFieldCoverage(const codec::Node& pod, const FieldCoverageOptions& options);
 
 // The Markdown table of PodFieldRules(), as docs/node.md carries it.
 std::string RenderFieldCoverageTable();

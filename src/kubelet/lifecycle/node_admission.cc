@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "kubelet/cm/default_rlimits.h"
 #include "kubelet/cm/effective_pid_limit.h"
 

@@ -2,15 +2,15 @@
 
 #include <fmt/format.h>
 
-#include "api/json_codec.h"
-#include "api/node.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 #include "base/error.h"
 #include "base/fs.h"
 
 namespace podlimits::kubelet {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 Result<std::string> StringAt(const Node& parent, std::string_view key, std::string_view where,
                              std::string_view source) {
@@ -57,11 +57,11 @@ std::string EncodePodRecord(const PodRecord& r) {
   Node images = Node::Array();
   for (const auto& i : r.images) images.items.push_back(Node::String(i.string()));
   root.Set("images", std::move(images));
-  return api::EncodeJson(root, 2) + "\n";
+  return codec::EncodeJson(root, 2) + "\n";
 }
 
 Result<PodRecord> DecodePodRecord(std::string_view text, std::string_view source) {
-  auto parsed = api::ParseJsonStream(text);
+  auto parsed = codec::ParseJsonStream(text);
   if (!parsed) {
     return Failure(fmt::format("{}: invalid JSON at line {}: {}", source, parsed.error().line,
                                parsed.error().message));

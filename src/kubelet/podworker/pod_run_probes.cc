@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet::pod_run {
 

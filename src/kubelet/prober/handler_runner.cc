@@ -8,7 +8,7 @@
 #include <optional>
 #include <thread>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "base/unique_fd.h"
 #include "kubelet/prober/grpc_health.h"
 #include "kubelet/prober/http_get.h"

@@ -15,7 +15,7 @@
 #include <functional>
 #include <limits>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "kubelet/prober/probe_dial.h"
 
 namespace podlimits::kubelet {

@@ -5,12 +5,12 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 
 namespace podlimits::kubelet {
 
 // `conditions`: the previously published list (or null).
-std::string ConditionTransitionTime(const api::Node* conditions, std::string_view type,
+std::string ConditionTransitionTime(const codec::Node* conditions, std::string_view type,
                                     std::string_view status, std::string_view now);
 
 }  // namespace podlimits::kubelet

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 #include "kubelet/cm/default_rlimits.h"
 
 namespace podlimits::kubelet {
@@ -92,18 +92,18 @@ std::string RuntimeText(const RuntimeInfo& r) {
   return out;
 }
 
-api::Node OptInt(std::optional<std::int64_t> v) {
-  return v ? api::Node::Int(*v) : api::Node();
+codec::Node OptInt(std::optional<std::int64_t> v) {
+  return v ? codec::Node::Int(*v) : codec::Node();
 }
 
-api::Node RlimNode(RlimValue v) {
-  return v == kRlimInfinity ? api::Node::String("unlimited")
-                            : api::Node::Int(static_cast<std::int64_t>(v));
+codec::Node RlimNode(RlimValue v) {
+  return v == kRlimInfinity ? codec::Node::String("unlimited")
+                            : codec::Node::Int(static_cast<std::int64_t>(v));
 }
 
-api::Node Strings(const std::vector<std::string>& items) {
-  api::Node list = api::Node::Array();
-  for (const auto& s : items) list.items.push_back(api::Node::String(s));
+codec::Node Strings(const std::vector<std::string>& items) {
+  codec::Node list = codec::Node::Array();
+  for (const auto& s : items) list.items.push_back(codec::Node::String(s));
   return list;
 }
 
@@ -207,71 +207,71 @@ std::string RenderNodeInfoText(const NodeInfo& info) {
   return rows.Render();
 }
 
-api::Node NodeInfoTree(const NodeInfo& info) {
-  api::Node root = api::Node::Object();
-  root.Set("apiVersion", api::Node::String("podlimits.dev/v1alpha1"));
-  root.Set("kind", api::Node::String("NodeInfo"));
-  root.Set("name", api::Node::String(info.node_name));
-  root.Set("configSource", api::Node::String(info.config_source));
+codec::Node NodeInfoTree(const NodeInfo& info) {
+  codec::Node root = codec::Node::Object();
+  root.Set("apiVersion", codec::Node::String("podlimits.dev/v1alpha1"));
+  root.Set("kind", codec::Node::String("NodeInfo"));
+  root.Set("name", codec::Node::String(info.node_name));
+  root.Set("configSource", codec::Node::String(info.config_source));
 
-  api::Node pids = api::Node::Object();
+  codec::Node pids = codec::Node::Object();
   pids.Set("kernelPidMax", OptInt(info.kernel.pid_max));
   pids.Set("kernelThreadsMax", OptInt(info.kernel.threads_max));
   pids.Set("capacity", OptInt(info.capacity));
-  pids.Set("kubeReserved", api::Node::String(info.kube_reserved_pids));
-  pids.Set("systemReserved", api::Node::String(info.system_reserved_pids));
+  pids.Set("kubeReserved", codec::Node::String(info.kube_reserved_pids));
+  pids.Set("systemReserved", codec::Node::String(info.system_reserved_pids));
   pids.Set("allocatable", OptInt(info.allocatable));
   pids.Set("kubepodsPidsMax", OptInt(info.kubepods_pids_max));
   pids.Set("enforceNodeAllocatable", Strings(info.enforce_node_allocatable));
-  pids.Set("podPidsLimit", api::Node::Int(info.pod_pids_limit));
+  pids.Set("podPidsLimit", codec::Node::Int(info.pod_pids_limit));
   pids.Set("tasks", OptInt(info.tasks));
   pids.Set("evictionHardPidAvailable", info.pid_available_hard
-                                           ? api::Node::String(info.pid_available_hard->text)
-                                           : api::Node());
+                                           ? codec::Node::String(info.pid_available_hard->text)
+                                           : codec::Node());
   root.Set("pids", std::move(pids));
 
-  api::Node cg = api::Node::Object();
-  cg.Set("mode", api::Node::String(info.cgroup_mode));
-  cg.Set("nsdelegate", api::Node::Bool(info.nsdelegate));
-  cg.Set("pidsController", api::Node::Bool(info.pids_controller));
-  cg.Set("cpuMemoryEnforced", api::Node::Bool(info.cpu_memory_enforced));
-  if (!info.cgroup_error.empty()) cg.Set("error", api::Node::String(info.cgroup_error));
-  cg.Set("root", api::Node::String(info.cgroup_root));
-  cg.Set("driver", api::Node::String(info.cgroup_driver));
+  codec::Node cg = codec::Node::Object();
+  cg.Set("mode", codec::Node::String(info.cgroup_mode));
+  cg.Set("nsdelegate", codec::Node::Bool(info.nsdelegate));
+  cg.Set("pidsController", codec::Node::Bool(info.pids_controller));
+  cg.Set("cpuMemoryEnforced", codec::Node::Bool(info.cpu_memory_enforced));
+  if (!info.cgroup_error.empty()) cg.Set("error", codec::Node::String(info.cgroup_error));
+  cg.Set("root", codec::Node::String(info.cgroup_root));
+  cg.Set("driver", codec::Node::String(info.cgroup_driver));
   root.Set("cgroups", std::move(cg));
 
-  api::Node rt = api::Node::Object();
-  rt.Set("name", api::Node::String(info.runtime.name));
-  rt.Set("path", api::Node::String(info.runtime.path));
-  rt.Set("version", api::Node::String(info.runtime.version));
-  if (!info.runtime.error.empty()) rt.Set("error", api::Node::String(info.runtime.error));
-  if (!info.runtime.unusable.empty()) rt.Set("unusable", api::Node::String(info.runtime.unusable));
+  codec::Node rt = codec::Node::Object();
+  rt.Set("name", codec::Node::String(info.runtime.name));
+  rt.Set("path", codec::Node::String(info.runtime.path));
+  rt.Set("version", codec::Node::String(info.runtime.version));
+  if (!info.runtime.error.empty()) rt.Set("error", codec::Node::String(info.runtime.error));
+  if (!info.runtime.unusable.empty()) rt.Set("unusable", codec::Node::String(info.runtime.unusable));
   root.Set("runtime", std::move(rt));
-  api::Node apparmor = api::Node::Object();
-  apparmor.Set("enabled", api::Node::Bool(info.apparmor_enabled));
-  apparmor.Set("parser", api::Node::Bool(info.apparmor_parser));
+  codec::Node apparmor = codec::Node::Object();
+  apparmor.Set("enabled", codec::Node::Bool(info.apparmor_enabled));
+  apparmor.Set("parser", codec::Node::Bool(info.apparmor_parser));
   root.Set("apparmor", std::move(apparmor));
 
   root.Set("declaredFeatures", Strings(info.features.Names()));
-  api::Node features = api::Node::Array();
+  codec::Node features = codec::Node::Array();
   for (const auto* f : info.features.All()) {
-    api::Node item = api::Node::Object();
-    item.Set("name", api::Node::String(std::string(f->name)));
-    item.Set("declared", api::Node::Bool(f->Declared()));
-    if (!f->Declared()) item.Set("reason", api::Node::String(f->reason));
+    codec::Node item = codec::Node::Object();
+    item.Set("name", codec::Node::String(std::string(f->name)));
+    item.Set("declared", codec::Node::Bool(f->Declared()));
+    if (!f->Declared()) item.Set("reason", codec::Node::String(f->reason));
     features.items.push_back(std::move(item));
   }
   root.Set("features", std::move(features));
 
-  api::Node rl = api::Node::Object();
-  rl.Set("capSysResource", api::Node::Bool(info.cap_sys_resource));
+  codec::Node rl = codec::Node::Object();
+  rl.Set("capSysResource", codec::Node::Bool(info.cap_sys_resource));
   rl.Set("nrOpen", OptInt(info.nr_open));
-  api::Node ceilings = api::Node::Object();
+  codec::Node ceilings = codec::Node::Object();
   for (const auto& c : info.ceilings) ceilings.Set(c.name, RlimNode(c.ceiling.value));
   rl.Set("ceilings", std::move(ceilings));
-  api::Node defaults = api::Node::Object();
+  codec::Node defaults = codec::Node::Object();
   for (const auto& d : info.default_rlimits) {
-    api::Node v = api::Node::Object();
+    codec::Node v = codec::Node::Object();
     v.Set("soft", RlimNode(d.soft));
     v.Set("hard", RlimNode(d.hard));
     defaults.Set(d.name, std::move(v));
@@ -282,7 +282,7 @@ api::Node NodeInfoTree(const NodeInfo& info) {
 }
 
 std::string RenderNodeInfoJson(const NodeInfo& info) {
-  return api::EncodeJson(NodeInfoTree(info)) + "\n";
+  return codec::EncodeJson(NodeInfoTree(info)) + "\n";
 }
 
 }  // namespace podlimits::kubelet

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "kubelet/lifecycle/declared_features.h"
 #include "kubelet/eviction/eviction_threshold.h"
 #include "kubelet/cm/node_capabilities.h"
@@ -73,7 +73,7 @@ std::string RenderNodeInfoText(const NodeInfo& info);
 
 // The same data as an object (apiVersion podlimits.dev/v1alpha1, kind NodeInfo); unlimited
 // values are the string "unlimited", unknown ones null.
-api::Node NodeInfoTree(const NodeInfo& info);
+codec::Node NodeInfoTree(const NodeInfo& info);
 std::string RenderNodeInfoJson(const NodeInfo& info);
 
 }  // namespace podlimits::kubelet

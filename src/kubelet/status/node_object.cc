@@ -10,7 +10,7 @@
 
 namespace podlimits::kubelet {
 
-using api::Node;
+using codec::Node;
 
 namespace {
 

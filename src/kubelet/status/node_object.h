@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "kubelet/status/node_info.h"
 #include "kubelet/cm/node_resources.h"
 
@@ -38,7 +38,7 @@ HostIdentity ReadHostIdentity();
 
 // `previous`: the stored node (or null), whose conditions keep their lastTransitionTime while
 // their status holds. `now`: RFC 3339.
-api::Node NodeObject(const NodeObjectInput& input, const HostIdentity& host,
-                     const api::Node* previous, std::string_view now);
+codec::Node NodeObject(const NodeObjectInput& input, const HostIdentity& host,
+                     const codec::Node* previous, std::string_view now);
 
 }  // namespace podlimits::kubelet

@@ -10,7 +10,7 @@
 namespace podlimits::kubelet {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 Node Str(std::string_view s) { return Node::String(std::string(s)); }
 

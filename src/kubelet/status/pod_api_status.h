@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "kubelet/podworker/pod_progress.h"
 
 namespace podlimits::kubelet {
@@ -30,12 +30,12 @@ struct PodStatusContext {
 
 // `previous` is the status published before (or null): a condition whose status did not change
 // keeps its lastTransitionTime. `now` is the API time (RFC 3339, seconds) of this status.
-api::Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
-                       const api::Node* previous, std::string_view now);
+codec::Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
+                       const codec::Node* previous, std::string_view now);
 
 // The containers of a published PodStatus, read back: what a new worker of the same pod goes on
 // from (ContainerHistory, pod_progress.h). Init and app containers alike, by name.
-std::vector<ContainerHistory> ContainerHistoryFromStatus(const api::Node& status);
+std::vector<ContainerHistory> ContainerHistoryFromStatus(const codec::Node& status);
 
 // getPhase's answer while the pod runs (final_phase unset).
 std::string RunningPodPhase(const PodProgress& progress, std::string_view restart_policy);

@@ -8,7 +8,7 @@
 namespace podlimits::kubelet {
 namespace {
 
-using api::Node;
+using codec::Node;
 
 Node MaxValueNode(const std::optional<std::int64_t>& v) {
   return v ? Node::Int(*v) : Node::String("max");

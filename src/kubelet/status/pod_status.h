@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 #include "kubelet/events/events.h"
 #include "kubelet/metrics/metrics.h"
 #include "kubelet/plan/pod_plan.h"
@@ -34,7 +34,7 @@
 
 namespace podlimits::kubelet {
 
-api::Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
+codec::Node PodRunStatusTree(const PodPlan& plan, const PodRunResult& result,
                            const std::vector<Event>& events, MetricsRegistry& metrics);
 
 struct RejectedPod {
@@ -46,7 +46,7 @@ struct RejectedPod {
   std::string message;
 };
 
-api::Node RejectedPodStatusTree(const RejectedPod& pod, const std::vector<Event>& events,
+codec::Node RejectedPodStatusTree(const RejectedPod& pod, const std::vector<Event>& events,
                                 MetricsRegistry& metrics);
 
 }  // namespace podlimits::kubelet

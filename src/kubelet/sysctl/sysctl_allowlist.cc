@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet {
 

@@ -66,16 +66,16 @@ class Lookups {
 std::string Ceil(double value) { return fmt::format("{}", static_cast<std::int64_t>(std::ceil(value))); }
 
 // convertResourceCPUToString and convertResourceMemoryToString (float64 division, rounded up).
-std::string CpuString(const api::Quantity& cpu, const api::Quantity& divisor) {
+std::string CpuString(const resource::Quantity& cpu, const resource::Quantity& divisor) {
   return Ceil(static_cast<double>(cpu.MilliValue()) / static_cast<double>(divisor.MilliValue()));
 }
-std::string BytesString(const api::Quantity& bytes, const api::Quantity& divisor) {
+std::string BytesString(const resource::Quantity& bytes, const resource::Quantity& divisor) {
   return Ceil(static_cast<double>(bytes.Value()) / static_cast<double>(divisor.Value()));
 }
 
-api::Quantity Get(const api::ResourceList& list, const std::string& name) {
+resource::Quantity Get(const api::ResourceList& list, const std::string& name) {
   auto it = list.find(name);
-  return it == list.end() ? api::Quantity() : it->second;
+  return it == list.end() ? resource::Quantity() : it->second;
 }
 
 // The kubelet's podFieldSelectorRuntimeValue for status.*: the first address, or all of them
@@ -113,8 +113,8 @@ Result<std::string> ContainerResourceValue(const api::ResourceFieldRef& ref, con
     if (!limits.contains(name) && allocatable.contains(name)) limits[name] = allocatable.at(name);
   }
   const api::ResourceList& requests = target->resources.requests;
-  api::Quantity divisor = ref.divisor;
-  if (divisor.IsZero()) divisor = api::Quantity::NewQuantity(1, api::QuantityFormat::kDecimalSI);
+  resource::Quantity divisor = ref.divisor;
+  if (divisor.IsZero()) divisor = resource::Quantity::NewQuantity(1, resource::QuantityFormat::kDecimalSI);
 
   const std::string& r = ref.resource;
   if (r == "limits.cpu") return CpuString(Get(limits, "cpu"), divisor);

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "api/config_data.h"
-#include "api/field.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet {
 

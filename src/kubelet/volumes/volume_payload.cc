@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "api/field.h"
+#include "field/field.h"
 #include "base/fs.h"
 #include "base/unique_fd.h"
 #include "cri/oci_process.h"

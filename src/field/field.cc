@@ -1,4 +1,4 @@
-#include "api/field.h"
+#include "field/field.h"
 
 #include <fmt/format.h>
 

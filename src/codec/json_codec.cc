@@ -1,4 +1,4 @@
-#include "api/json_codec.h"
+#include "codec/json_codec.h"
 
 #include <fmt/format.h>
 
@@ -28,7 +28,7 @@
 #include <cstring>
 #include <iterator>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 // Limits that keep hostile input from exhausting the stack or memory.
@@ -441,4 +441,4 @@ void PrettyJsonWriter::Flush() {
   impl_->stream.Flush();
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "api/node.h"
+#include "codec/node.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 struct SyntaxError {
   std::string message;  // what the parser said
@@ -67,4 +67,4 @@ class PrettyJsonWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

@@ -24,11 +24,11 @@
 #include <set>
 #include <unordered_map>
 
-#include "api/field.h"
-#include "api/yaml_codec.h"
-#include "api/yaml_resolve.h"
+#include "field/field.h"
+#include "codec/yaml_codec.h"
+#include "codec/yaml_resolve.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 // Aliases make a YAML tree a DAG whose expansion can be exponential ("billion laughs"); these
@@ -447,4 +447,4 @@ std::string DescribeYamlError(const SyntaxError& error) {
   return fmt::format("yaml: line {}: {}", error.line, error.message);
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

@@ -7,10 +7,10 @@
 
 #include <optional>
 
-#include "api/yaml_codec.h"
-#include "api/yaml_resolve.h"
+#include "codec/yaml_codec.h"
+#include "codec/yaml_resolve.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 // Decodes the UTF-8 sequence at s[i], advancing i; nullopt for malformed input (which neither
@@ -198,4 +198,4 @@ bool PlainScalarNeedsQuotes(std::string_view s) {
   return !SafePlain(s);
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

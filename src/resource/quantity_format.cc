@@ -4,10 +4,10 @@
 #include <string>
 #include <string_view>
 
-#include "api/quantity.h"
-#include "api/quantity_internal.h"
+#include "resource/quantity.h"
+#include "resource/quantity_internal.h"
 
-namespace podlimits::api {
+namespace podlimits::resource {
 
 using quantity_internal::Access;
 using quantity_internal::BigDecimal;
@@ -221,4 +221,4 @@ bool Access::CanonicalStringLosesValue(const Quantity& q) {
 
 }  // namespace quantity_internal
 
-}  // namespace podlimits::api
+}  // namespace podlimits::resource

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 // encoding/json's float64 text: shortest round-trip digits, plain notation for
 // 1e-6 <= |f| < 1e21, otherwise exponent notation with Go's cleanup ("1e-7", "1e+21").
@@ -17,4 +17,4 @@ std::string GoJsonFloat(double f);
 // -4 or at least 6 ("1e+06", "1.5", "0.0001").
 std::string GoFormatFloat32G(float f);
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "api/node.h"
+#include "codec/node.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 // Resolves a plain scalar's text to the node kubectl would send for it: null, a bool, a
 // number in the text encoding/json writes (so "0x1F" is 31, "1e3" is 1000, "1.0" is 1), or a
@@ -28,4 +28,4 @@ std::optional<std::string> ResolvePlainKey(std::string_view text);
 // True for the numbers above.
 bool IsYamlSpecialFloat(const Node& n);
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

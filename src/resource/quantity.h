@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-namespace podlimits::api {
+namespace podlimits::resource {
 
 namespace quantity_internal {
 struct BigDecimal;
@@ -133,4 +133,4 @@ class Quantity {
   std::string cached_;
 };
 
-}  // namespace podlimits::api
+}  // namespace podlimits::resource

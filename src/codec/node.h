@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 struct Member;
 
@@ -94,4 +94,4 @@ inline std::string StringOf(const Node* n) { return n && n->IsString() ? n->scal
 // The integer `n` holds, or nullopt when it is missing or not an integral number.
 inline std::optional<std::int64_t> IntOf(const Node* n) { return n ? n->AsInt() : std::nullopt; }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

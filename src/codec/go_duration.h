@@ -8,7 +8,7 @@
 
 #include "base/error.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 // Errors: `time: invalid duration "x"`, `time: missing unit in duration "1"`,
 // `time: unknown unit "d" in duration "1d"`.
@@ -17,4 +17,4 @@ Result<std::chrono::nanoseconds> ParseGoDuration(std::string_view text);
 // time.Duration.String(): "5m0s", "1.5s", "300ms", "0s".
 std::string FormatGoDuration(std::chrono::nanoseconds d);
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

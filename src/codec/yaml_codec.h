@@ -28,10 +28,10 @@
 #include <string_view>
 #include <vector>
 
-#include "api/json_codec.h"
-#include "api/node.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 // One document of a YAML stream.
 struct YamlDocument {
@@ -55,4 +55,4 @@ std::string EncodeYaml(const Node& node);
 // emitter must quote it).
 bool PlainScalarNeedsQuotes(std::string_view s);
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

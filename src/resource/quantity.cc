@@ -1,13 +1,13 @@
 // Quantity's value operations: construction, projections to int64, comparison and arithmetic.
 // Parsing lives in quantity_parse.cc, String() in quantity_format.cc, the LimitRanger ratio
 // helpers in quantity_ratio.cc and the number crunching in quantity_decimal.cc.
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
 #include <utility>
 
-#include "api/quantity_internal.h"
+#include "resource/quantity_internal.h"
 
-namespace podlimits::api {
+namespace podlimits::resource {
 
 using quantity_internal::Access;
 using quantity_internal::BigDecimal;
@@ -205,4 +205,4 @@ bool Quantity::RoundUp(std::int32_t scale) {
   return exact;
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::resource

@@ -30,9 +30,9 @@
 #include <string>
 #include <utility>
 
-#include "api/quantity.h"
+#include "resource/quantity.h"
 
-namespace podlimits::api::quantity_internal {
+namespace podlimits::resource::quantity_internal {
 
 using BigInt = boost::multiprecision::cpp_int;
 
@@ -123,4 +123,4 @@ struct Access {
   static bool CanonicalStringLosesValue(const Quantity& q);
 };
 
-}  // namespace podlimits::api::quantity_internal
+}  // namespace podlimits::resource::quantity_internal

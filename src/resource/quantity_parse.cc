@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "api/quantity.h"
-#include "api/quantity_internal.h"
+#include "resource/quantity.h"
+#include "resource/quantity_internal.h"
 
-namespace podlimits::api {
+namespace podlimits::resource {
 
 using quantity_internal::Access;
 using quantity_internal::BigDecimal;
@@ -379,4 +379,4 @@ std::expected<Quantity, QuantityError> Quantity::ParseJSONScalar(std::string_vie
   return Parse(TrimGoSpace(text));
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::resource

@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <string>
 
-#include "api/quantity.h"
-#include "api/quantity_internal.h"
+#include "resource/quantity.h"
+#include "resource/quantity_internal.h"
 
-namespace podlimits::api {
+namespace podlimits::resource {
 
 using quantity_internal::Access;
 using quantity_internal::BigDecimal;
@@ -101,4 +101,4 @@ std::string Quantity::FormatRatioForMessage(const Quantity& limit, const Quantit
   return text;
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::resource

@@ -1,4 +1,4 @@
-#include "api/yaml_resolve.h"
+#include "codec/yaml_resolve.h"
 
 #include <array>
 #include <cctype>
@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "api/go_format.h"
+#include "codec/go_format.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 bool IsNull(std::string_view s) {
@@ -195,4 +195,4 @@ std::optional<std::string> ResolvePlainKey(std::string_view text) {
   }
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

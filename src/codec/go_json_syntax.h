@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 std::optional<std::string> GoJsonSyntaxError(std::string_view text);
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

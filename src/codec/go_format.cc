@@ -1,10 +1,10 @@
-#include "api/go_format.h"
+#include "codec/go_format.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 // A finite non-zero value as shortest decimal digits d1 d2 ... dn and the position of the
@@ -98,4 +98,4 @@ std::string GoFormatFloat32G(float f) {
   return FormatFixed(d, std::max(static_cast<int>(d.digits.size()) - d.point, 0));
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

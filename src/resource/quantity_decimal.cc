@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "api/quantity_internal.h"
+#include "resource/quantity_internal.h"
 
-namespace podlimits::api::quantity_internal {
+namespace podlimits::resource::quantity_internal {
 namespace {
 
 // Go's a / b, which is defined (and wraps) for MinInt64 / -1.
@@ -329,4 +329,4 @@ std::int64_t DecimalScaledValue(const BigDecimal& d, std::int32_t new_scale) {
   return WrapAdd(Low64(quotient), 1);
 }
 
-}  // namespace podlimits::api::quantity_internal
+}  // namespace podlimits::resource::quantity_internal

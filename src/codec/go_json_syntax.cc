@@ -1,10 +1,10 @@
-#include "api/go_json_syntax.h"
+#include "codec/go_json_syntax.h"
 
 #include <fmt/format.h>
 
 #include <vector>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 // encoding/json's nesting limit.
@@ -336,4 +336,4 @@ std::optional<std::string> GoJsonSyntaxError(std::string_view text) {
   return std::nullopt;
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

@@ -1,4 +1,4 @@
-#include "api/go_duration.h"
+#include "codec/go_duration.h"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <string>
 #include <utility>
 
-#include "api/field.h"
+#include "field/field.h"
 
-namespace podlimits::api {
+namespace podlimits::codec {
 namespace {
 
 constexpr std::uint64_t kMaxMagnitude = std::uint64_t{1} << 63;
@@ -151,4 +151,4 @@ std::string FormatGoDuration(std::chrono::nanoseconds d) {
   return neg ? "-" + out : out;
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec

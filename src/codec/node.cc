@@ -1,8 +1,8 @@
-#include "api/node.h"
+#include "codec/node.h"
 
 #include <charconv>
 
-namespace podlimits::api {
+namespace podlimits::codec {
 
 Node Node::String(std::string s) {
   Node n;
@@ -122,4 +122,4 @@ std::string_view GoJsonKindName(const Node& n) {
   return "";
 }
 
-}  // namespace podlimits::api
+}  // namespace podlimits::codec
