@@ -7,7 +7,7 @@
 namespace podlimits::serve {
 
 Result<ApiListener> ApiListener::Start(const ApiListenerOptions& options,
-                                       const apiserver::NodePki& pki,
+                                       const NodePki& pki,
                                        apiserver::RestHandler& rest, nodeagent::NodeAgent& agent) {
   http::HttpsServerOptions server_options;
   server_options.address = options.host;

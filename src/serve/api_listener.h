@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 #include "apiserver/rest_handler.h"
 #include "base/error.h"
 #include "nodeagent/node_agent.h"
@@ -26,7 +26,7 @@ struct ApiListenerOptions {
 
 class ApiListener {
  public:
-  static Result<ApiListener> Start(const ApiListenerOptions& options, const apiserver::NodePki& pki,
+  static Result<ApiListener> Start(const ApiListenerOptions& options, const NodePki& pki,
                                    apiserver::RestHandler& rest, nodeagent::NodeAgent& agent);
   ApiListener(ApiListener&&) noexcept;
   ApiListener& operator=(ApiListener&&) noexcept;

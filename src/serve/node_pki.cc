@@ -16,15 +16,15 @@ std::string UrlHost(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
-Result<apiserver::NodePki> EnsureServePki(const std::filesystem::path& data_dir,
+Result<NodePki> EnsureServePki(const std::filesystem::path& data_dir,
                                           const std::string& host, std::uint16_t port,
                                           const Notice& notice) {
-  apiserver::PkiOptions options;
+  PkiOptions options;
   options.data_dir = data_dir;
   const std::string dial = DialAddress(host);
   options.server_url = "https://" + UrlHost(dial) + ":" + std::to_string(port);
   options.ip_addresses.push_back(dial);
-  auto pki = apiserver::EnsureNodePki(options);
+  auto pki = EnsureNodePki(options);
   if (!pki) return pki;
   if (!pki->created && pki->serving_reissued) {
     notice("serving certificate issued again to cover " + dial);

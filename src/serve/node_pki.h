@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 #include "base/error.h"
 #include "serve/notice.h"
 
@@ -20,7 +20,7 @@ std::string DialAddress(const std::string& host);
 // `host` as a URL names it: an IPv6 address in brackets.
 std::string UrlHost(const std::string& host);
 
-Result<apiserver::NodePki> EnsureServePki(const std::filesystem::path& data_dir,
+Result<NodePki> EnsureServePki(const std::filesystem::path& data_dir,
                                           const std::string& host, std::uint16_t port,
                                           const Notice& notice);
 

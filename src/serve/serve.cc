@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "apiserver/namespace_controller.h"
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/store_maintenance.h"
 #include "base/fs.h"
@@ -52,7 +52,7 @@ struct PreparedNode {
   fs::path data_dir;  // absolute
   UniqueFd lock;
   storage::NodeStore store;
-  apiserver::NodePki pki;
+  NodePki pki;
 };
 
 std::expected<PreparedNode, kubelet::NodeError> Prepare(const ServeOptions& options) {

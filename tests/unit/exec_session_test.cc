@@ -22,7 +22,7 @@
 #include "apiserver/pod_exec_handler.h"
 #include "streaming/exec_session.h"
 #include "http/https_server.h"
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 #include "cri/exec_wire.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
@@ -147,7 +147,7 @@ class ExecSessionTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-exec-session"};
-  apiserver::NodePki pki_;
+  serve::NodePki pki_;
   std::unique_ptr<http::HttpsServer> server_;
   FakeProcess process_;
   std::atomic<bool> ready_{false};

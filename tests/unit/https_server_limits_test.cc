@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "http/https_server.h"
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
@@ -144,7 +144,7 @@ class ListenerLimitsTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-listener"};
-  apiserver::NodePki pki_;
+  serve::NodePki pki_;
   asio::io_context io_;
   std::unique_ptr<HttpsServer> server_;
 };

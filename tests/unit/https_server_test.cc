@@ -15,7 +15,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 
@@ -35,7 +35,7 @@ struct Reply {
 
 // One request over a fresh TLS connection, as a Go client makes it: the server certificate
 // verified against the node's CA for "localhost", a client certificate when given.
-Reply Request(std::uint16_t port, const apiserver::NodePki& pki, bool with_client_cert,
+Reply Request(std::uint16_t port, const serve::NodePki& pki, bool with_client_cert,
               const std::string& target, const std::string& body = "",
               const std::string& bearer = "") {
   Reply out;
@@ -90,7 +90,7 @@ class HttpsServerTest : public ::testing::Test {
     server_ = std::move(*server);
   }
   podlimits::testing::TempDir dir_{"podlimits-https"};
-  apiserver::NodePki pki_;
+  serve::NodePki pki_;
   std::unique_ptr<HttpsServer> server_;
 };
 
@@ -132,19 +132,19 @@ TEST_F(HttpsServerTest, StopsWithConnectionsOpen) {
 }
 
 // A node PKI of its own in `dir` (its own CA).
-apiserver::NodePki MakePki(const std::filesystem::path& dir) {
+serve::NodePki MakePki(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  apiserver::PkiOptions options;
+  serve::PkiOptions options;
   options.data_dir = dir;
-  auto pki = apiserver::EnsureNodePki(options);
+  auto pki = serve::EnsureNodePki(options);
   EXPECT_TRUE(pki) << pki.error();
-  return pki ? *pki : apiserver::NodePki{};
+  return pki ? *pki : serve::NodePki{};
 }
 
 TEST(HttpsServerWebhook, WithoutAuthenticationAndWithAReloadedCertificate) {
   podlimits::testing::TempDir dir("podlimits-https-webhook");
-  const apiserver::NodePki first = MakePki(dir.path() / "first");
-  const apiserver::NodePki second = MakePki(dir.path() / "second");
+  const serve::NodePki first = MakePki(dir.path() / "first");
+  const serve::NodePki second = MakePki(dir.path() / "second");
   const std::filesystem::path cert = dir.path() / "tls.crt", key = dir.path() / "tls.key";
   std::filesystem::copy_file(first.serving_cert, cert);
   std::filesystem::copy_file(first.serving_key, key);
@@ -179,7 +179,7 @@ TEST(HttpsServerWebhook, WithoutAuthenticationAndWithAReloadedCertificate) {
 
 TEST(HttpsServerWebhook, DrainAnswersTheRequestInFlight) {
   podlimits::testing::TempDir dir("podlimits-https-drain");
-  const apiserver::NodePki pki = MakePki(dir.path());
+  const serve::NodePki pki = MakePki(dir.path());
   HttpsServerOptions o;
   o.port = 0;
   o.cert_file = pki.serving_cert;

@@ -1,5 +1,5 @@
 // The node's CA, serving and admin certificates and the kubeconfig naming them.
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 
 #include <gtest/gtest.h>
 #include <openssl/pem.h>
@@ -15,7 +15,7 @@
 #include "base/base64.h"
 #include "temp_dir.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::serve {
 namespace {
 
 std::unique_ptr<X509, decltype(&X509_free)> Load(const std::filesystem::path& p) {
@@ -226,4 +226,4 @@ TEST(NodePki, AMissingOrChangedKubeconfigIsWrittenAgain) {
 }
 
 }  // namespace
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::serve

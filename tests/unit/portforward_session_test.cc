@@ -94,7 +94,7 @@ class PortForwardSessionTest : public ::testing::Test {
   }
 
   podlimits::testing::TempDir dir_{"podlimits-portforward-session"};
-  apiserver::NodePki pki_;
+  serve::NodePki pki_;
   std::unique_ptr<http::HttpsServer> server_;
   asio::io_context io_;
   asio::ssl::context ctx_{asio::ssl::context::tls_client};

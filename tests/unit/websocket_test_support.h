@@ -17,22 +17,22 @@
 
 #include "http/https_server.h"
 #include "apiserver/api_errors.h"
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 
 namespace podlimits::testing {
 
 // The node's CA, serving and admin certificates under `dir` (the test fails without them).
-inline apiserver::NodePki TestNodePki(const std::filesystem::path& dir) {
-  apiserver::PkiOptions options;
+inline serve::NodePki TestNodePki(const std::filesystem::path& dir) {
+  serve::PkiOptions options;
   options.data_dir = dir;
-  auto pki = apiserver::EnsureNodePki(options);
+  auto pki = serve::EnsureNodePki(options);
   EXPECT_TRUE(pki) << pki.error();
-  return pki ? *pki : apiserver::NodePki{};
+  return pki ? *pki : serve::NodePki{};
 }
 
 // Serving with `pki` on a free loopback port, client certificates from its CA, refusals as the
 // API's Status objects (as serve serves).
-inline http::HttpsServerOptions TestServerOptions(const apiserver::NodePki& pki) {
+inline http::HttpsServerOptions TestServerOptions(const serve::NodePki& pki) {
   http::HttpsServerOptions o;
   o.port = 0;
   o.cert_file = pki.serving_cert;
@@ -49,7 +49,7 @@ using TestWebSocket = boost::beast::websocket::stream<
 // offering `protocol`, binary messages. The server's chosen protocol goes to `chosen`.
 inline std::unique_ptr<TestWebSocket> ConnectTestWebSocket(boost::asio::io_context& io,
                                                            boost::asio::ssl::context& ctx,
-                                                           const apiserver::NodePki& pki, int port,
+                                                           const serve::NodePki& pki, int port,
                                                            const std::string& target,
                                                            const std::string& protocol,
                                                            std::string* chosen = nullptr) {

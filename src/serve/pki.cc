@@ -1,4 +1,4 @@
-#include "apiserver/pki.h"
+#include "serve/pki.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -20,7 +20,7 @@
 #include "base/fs.h"
 #include "cri/oci_process.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::serve {
 
 namespace fs = std::filesystem;
 
@@ -338,4 +338,4 @@ Result<NodePki> EnsureNodePki(const PkiOptions& options) {
   return out;
 }
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::serve

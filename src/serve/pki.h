@@ -28,7 +28,7 @@
 
 #include "base/error.h"
 
-namespace podlimits::apiserver {
+namespace podlimits::serve {
 
 struct PkiOptions {
   std::filesystem::path data_dir;
@@ -57,4 +57,4 @@ std::string KubeconfigText(const std::string& cluster_name, const std::string& s
                            const std::string& ca_pem, const std::string& client_cert_pem,
                            const std::string& client_key_pem);
 
-}  // namespace podlimits::apiserver
+}  // namespace podlimits::serve
