@@ -307,7 +307,9 @@ class Chain {
     }
     for (auto& w : validation::WarningsOnCreate(pod)) warnings.push_back(std::move(w));
     if (!options_.run_admission_plugins) {
-      return Admitted("Pod", pod.metadata.name, std::move(tree), std::move(warnings));
+      Outcome o = Admitted("Pod", pod.metadata.name, std::move(tree), std::move(warnings));
+      o.pod = std::move(pod);
+      return o;
     }
     if (auto forbidden = limit_ranger->Validate(pod)) {
       return Rejected("Pod", pod.metadata.name, "Forbidden", *forbidden, std::move(warnings));
@@ -321,6 +323,7 @@ class Chain {
     }
     Outcome o = Admitted("Pod", pod.metadata.name, std::move(tree), std::move(warnings));
     o.audit_annotations = std::move(security.audit_annotations);
+    o.pod = std::move(pod);
     return o;
   }
 

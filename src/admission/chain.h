@@ -7,12 +7,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/decode.h"
 #include "field/field.h"
 #include "api/name_generator.h"
+#include "api/objects.h"
 #include "codec/node.h"
 #include "validation/feature_gates.h"
 
@@ -42,6 +44,9 @@ struct Outcome {
   std::string kind;
   std::string name;
   codec::Node object;  // the stored form, when admitted
+  // An admitted Pod's typed view of `object`, as the chain built and checked it (PodObject
+  // pairs the two for the node).
+  std::optional<api::Pod> pod;
   std::vector<std::string> warnings;
   // When rejected: whether the apiserver said it (vs. a client-side error), its reason
   // (BadRequest, Invalid, Forbidden) and its Status.message.

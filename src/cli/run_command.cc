@@ -130,13 +130,13 @@ int RunCommand(const RunFlags& flags) {
   RunOutcome outcome(json);
   kubelet::Kubelet node({std::move(config->config), flags.image_root, PathEnv()});
   RunInput input = AdmitRunInput(flags, gates);
-  if (!input.object) {
+  if (!input.pod) {
     if (input.rejected) {
       outcome.Print(kubelet::RejectedPodStatusTree(*input.rejected, {}, node.metrics()));
     }
     return input.exit_code;
   }
-  const api::Pod pod = api::ReadPod(*input.object);
+  const api::Pod& pod = input.pod->pod;
   outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid,
                    std::string(api::Name(api::ComputePodQos(pod, gates.pod_level_resources))), "",
                    ""});
@@ -152,7 +152,7 @@ int RunCommand(const RunFlags& flags) {
   }
   cri::PrefixedOutput output(json ? STDERR_FILENO : STDOUT_FILENO);
   kubelet::PodOutcome ran =
-      node.RunPod(*input.object, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
+      node.RunPod(*input.pod, {&outcome.events(), &output, &stop, &input.objects, {}, {}, {}});
   if (ran.plan) {
     outcome.set_pod({pod.metadata.name, pod.metadata.namespace_, ran.plan->uid,
                      std::string(api::Name(ran.plan->qos)), "", ""});

@@ -97,7 +97,7 @@ RunInput AdmitRunInput(const RunFlags& flags, const validation::FeatureGates& ga
     out.exit_code = kExitUsage;
     return out;
   }
-  out.object = pods[0]->object;
+  out.pod = api::PodObject{pods[0]->object, *pods[0]->pod};
   for (const auto& o : outcomes) {
     if (o.kind == "ConfigMap") out.objects.Add(api::ReadConfigMap(o.object));
     if (o.kind == "Secret") out.objects.Add(api::ReadSecret(o.object));

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "api/pod_object.h"
 #include "api/objects.h"
 #include "cli/run_command.h"
 #include "kubelet/volumes/object_source.h"
@@ -14,7 +15,8 @@
 namespace podlimits::cli {
 
 struct RunInput {
-  std::optional<codec::Node> object;  // the one pod, admitted: the object as the API holds it
+  // The one pod, admitted: the object as the API holds it and the typed view admission built.
+  std::optional<api::PodObject> pod;
   // The admitted ConfigMaps and Secrets of the input, which the pod may read.
   kubelet::StaticObjectSource objects;
   int exit_code = 0;            // when there is none: 1 rejected, 2 usage

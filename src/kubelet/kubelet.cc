@@ -153,10 +153,38 @@ Result<void> Kubelet::PrepareCgroups() {
   return {};
 }
 
-PodOutcome Kubelet::RunPod(const codec::Node& pod_object, const PodRunIo& io) {
+PodRunEnvironment Kubelet::PodEnvironment(std::vector<cgroups::ManagedHierarchy> hierarchies,
+                                          EventRecorder& events, const PodRunIo& io) {
+  const NodeConfig& config = options_.config;
+  return PodRunEnvironment{
+      .runtime = runtime_.get(),
+      .snapshotter = &snapshotter_,
+      .images = images_.get(),
+      .hierarchies = std::move(hierarchies),
+      .state_dir = config.state_directory,
+      .host_capabilities = host_capabilities_,
+      .seccomp = config.seccomp,
+      .sandbox_holder = config.sandbox_holder,
+      .start_holder = cri::StartNamespaceHolder,
+      .network = network_.get(),
+      .node_ip = options_.node_ip,
+      .events = &events,
+      .metrics = &metrics_,
+      .output = io.output,
+      .stop = io.stop,
+      .objects = io.objects,
+      .allocatable = NodeAllocatable(config),
+      .backoff = {},
+      .on_progress = io.on_progress,
+      .config_retry = io.config_retry,
+      .history = io.history,
+  };
+}
+
+PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io) {
   if (!started_) return NodeFailed("the node is not started (Kubelet::Start)");
   EventRecorder& events = *io.events;
-  const api::Pod pod = api::ReadPod(pod_object);
+  const api::Pod& pod = pod_object.pod;
 
   // Node admission: before anything is created. First every field this node would not apply,
   // then the declared features and rlimit ceilings.
@@ -178,7 +206,7 @@ PodOutcome Kubelet::RunPod(const codec::Node& pod_object, const PodRunIo& io) {
     coverage_options.status_field_paths.push_back("status.hostIP");
     coverage_options.status_field_paths.push_back("status.hostIPs");
   }
-  FieldCoverageResult coverage = CheckFieldCoverage(pod_object, coverage_options);
+  FieldCoverageResult coverage = CheckFieldCoverage(pod_object.tree, coverage_options);
   if (coverage.refused) {
     return Rejected(events, pod, kReasonUnsupportedPodField, coverage.refused->message);
   }
@@ -271,26 +299,7 @@ PodOutcome Kubelet::RunPod(const codec::Node& pod_object, const PodRunIo& io) {
     failed.plan = std::move(outcome.plan);
     return failed;
   }
-  PodRunEnvironment env;
-  env.runtime = runtime_.get();
-  env.snapshotter = &snapshotter_;
-  env.images = images_.get();
-  env.hierarchies = std::move(*hierarchies);
-  env.state_dir = state_dir;
-  env.host_capabilities = host_capabilities_;
-  env.seccomp = config.seccomp;
-  env.sandbox_holder = config.sandbox_holder;
-  env.network = network_.get();
-  env.node_ip = options_.node_ip;
-  env.events = &events;
-  env.metrics = &metrics_;
-  env.output = io.output;
-  env.stop = io.stop;
-  env.objects = io.objects;
-  env.on_progress = io.on_progress;
-  env.config_retry = io.config_retry;
-  env.history = io.history;
-  env.allocatable = NodeAllocatable(config);
+  PodRunEnvironment env = PodEnvironment(std::move(*hierarchies), events, io);
   outcome.result = kubelet::RunPod(plan, env);
   claim->Release();
   return outcome;

@@ -10,7 +10,7 @@
 //              manages, the runtime's private mount namespace. A node whose cgroups cannot be
 //              managed still starts: node admission answers pods with the kubelet's words, and
 //              the first pod it admits fails with the cgroup error.
-//   RunPod()   one admitted pod (the object as the API holds it) to its end: node admission
+//   RunPod()   one admitted pod (its tree and typed view, api::PodObject) to its end: node admission
 //              (field coverage, then declared features and rlimit ceilings; nothing is created
 //              for a pod the node refuses), the plan, the claim of its uid, the clean-up of what dead runs
 //              left, the pod worker (pod_runner.h), teardown. Safe to call from several threads
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "api/pod_object.h"
 #include "base/error.h"
 #include "cgroups/detect.h"
 #include "cgroups/hierarchies.h"
@@ -107,7 +108,7 @@ class Kubelet {
 
   std::expected<void, NodeError> Probe();
   std::expected<void, NodeError> Start();
-  PodOutcome RunPod(const codec::Node& pod_object, const PodRunIo& io);
+  PodOutcome RunPod(const api::PodObject& pod, const PodRunIo& io);
 
   const NodeConfig& config() const { return options_.config; }
   const NodeCapabilities& capabilities() const { return caps_; }
@@ -130,6 +131,9 @@ class Kubelet {
   std::unique_ptr<PodNetwork> network_;  // podNetwork cni only
   image::OverlaySnapshotter snapshotter_;
   Result<void> PrepareCgroups();
+  // The pod worker's environment for one pod: this node's parts and the caller's io.
+  PodRunEnvironment PodEnvironment(std::vector<cgroups::ManagedHierarchy> hierarchies,
+                                   EventRecorder& events, const PodRunIo& io);
   // Chooses each container's AppArmor profile and loads the default one when first needed.
   Result<void> PlanAppArmor(PodPlan& plan);
 

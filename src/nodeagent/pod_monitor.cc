@@ -11,6 +11,7 @@
 
 #include "codec/json_codec.h"
 #include "base/clock_text.h"
+#include "api/pod_object.h"
 #include "api/qos.h"
 #include "base/fs.h"
 #include "base/server_process.h"
@@ -95,6 +96,97 @@ class Publisher {
   std::int64_t last_nanos_ = 0;
 };
 
+// The pod this monitor runs, from its directory: the tree and its typed view, read once.
+Result<api::PodObject> ReadMonitoredPod(const fs::path& dir) {
+  auto text = ReadSmallFile(dir / "pod.json", 4 << 20);
+  if (!text) return std::unexpected(std::move(text.error()));
+  auto nodes = codec::ParseJsonStream(*text);
+  if (!nodes || nodes->size() != 1) {
+    return Failure((dir / "pod.json").string() + ": not one JSON object");
+  }
+  return api::PodObject::FromTree(std::move((*nodes)[0]));
+}
+
+kubelet::PodStatusContext StatusContext(const api::Pod& pod, const PodMonitorOptions& options) {
+  kubelet::PodStatusContext context;
+  context.restart_policy = pod.spec.restart_policy.empty() ? "Always" : pod.spec.restart_policy;
+  context.qos_class = std::string(
+      api::Name(api::ComputePodQos(pod, options.config.feature_gates.pod_level_resources)));
+  context.host_ip = options.host_ip;
+  if (pod.spec.host_network) context.pod_ip = options.host_ip;
+  return context;
+}
+
+// Where `kubectl port-forward` dials from: the sandbox's holder, once there is one. Written by
+// the pod's thread, read by the exec server's.
+class SandboxAddress {
+ public:
+  void Set(pid_t pid, std::string id) {
+    std::lock_guard lock(mu_);
+    pid_ = pid;
+    id_ = std::move(id);
+  }
+  Result<UniqueFd> Dial(int port) const {
+    std::unique_lock lock(mu_);
+    const pid_t pid = pid_;
+    const std::string id = id_;
+    lock.unlock();
+    auto socket = kubelet::DialPodPort(pid, id, port);
+    if (!socket) return Failure(std::move(socket.error()));  // the kubelet's words for kubectl
+    return std::move(*socket);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  pid_t pid_ = 0;
+  std::string id_;
+};
+
+// What the monitor does whenever where the pod stands changed: marks the applied pid limit for
+// the agent's metric, remembers the sandbox for port-forward, tells the exec server which
+// containers run, and publishes the status.
+struct ProgressHandler {
+  const fs::path& dir;
+  kubelet::Kubelet& node;
+  SandboxAddress& sandbox;
+  ExecServer* exec_server;  // null: exec is not served
+  Publisher& publisher;
+  bool pid_limit_marked = false;
+
+  void operator()(const kubelet::PodProgress& p) {
+    // The agent's kubelet_pod_pid_limit_applied_total counts what this monitor's node applied.
+    if (!pid_limit_marked && node.metrics().PodPIDLimitApplied().Value() > 0) {
+      pid_limit_marked = true;
+      (void)WriteFileAtomically(dir / kPidLimitAppliedFile, "1\n", 0600);
+    }
+    sandbox.Set(p.sandbox_pid, p.sandbox_id);
+    if (exec_server != nullptr) {
+      constexpr std::string_view kScheme = "podlimits://";
+      std::map<std::string, ExecServer::RunningContainer> running;
+      for (const auto& c : p.containers) {
+        if (c.state == kubelet::ContainerProgress::State::kRunning &&
+            c.container_id.starts_with(kScheme)) {
+          running[c.name] = {c.container_id.substr(kScheme.size()), c.input};
+        }
+      }
+      exec_server->SetRunning(std::move(running));
+    }
+    publisher.Progress(p);
+  }
+};
+
+void PublishOutcome(const kubelet::PodOutcome& outcome, Publisher& publisher) {
+  switch (outcome.kind) {
+    case kubelet::PodOutcome::Kind::kRejected:
+    case kubelet::PodOutcome::Kind::kNodeFailure:
+      publisher.NotRun(outcome.reason, outcome.status_message);
+      break;
+    case kubelet::PodOutcome::Kind::kRan:
+      for (const auto& e : outcome.result.teardown_errors) Publisher::Log("teardown: " + e);
+      break;
+  }
+}
+
 }  // namespace
 
 int RunPodMonitor(const PodMonitorOptions& options) {
@@ -105,26 +197,13 @@ int RunPodMonitor(const PodMonitorOptions& options) {
                                dir.string()));
     return kExitMonitorFailure;
   }
-  auto text = ReadSmallFile(dir / "pod.json", 4 << 20);
-  if (!text) {
-    Publisher::Log(text.error().Message());
+  auto pod_object = ReadMonitoredPod(dir);
+  if (!pod_object) {
+    Publisher::Log(pod_object.error().Message());
     return kExitMonitorFailure;
   }
-  auto nodes = codec::ParseJsonStream(*text);
-  if (!nodes || nodes->size() != 1) {
-    Publisher::Log((dir / "pod.json").string() + ": not one JSON object");
-    return kExitMonitorFailure;
-  }
-  const Node pod_object = std::move((*nodes)[0]);
-  const api::Pod pod = api::ReadPod(pod_object);
-
-  kubelet::PodStatusContext context;
-  context.restart_policy = pod.spec.restart_policy.empty() ? "Always" : pod.spec.restart_policy;
-  context.qos_class = std::string(
-      api::Name(api::ComputePodQos(pod, options.config.feature_gates.pod_level_resources)));
-  context.host_ip = options.host_ip;
-  if (pod.spec.host_network) context.pod_ip = options.host_ip;
-  Publisher publisher(options, dir, context);
+  const api::Pod& pod = pod_object->pod;
+  Publisher publisher(options, dir, StatusContext(pod, options));
 
   auto store = storage::ObjectStore::Open(options.data_dir / "state.db");
   if (!store) {
@@ -132,7 +211,6 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     return 0;
   }
   StoreObjectSource objects(**store);
-
   kubelet::KubeletOptions kubelet_options{options.config, options.image_root, options.path_env};
   kubelet_options.node_ip = options.host_ip;
   kubelet::Kubelet node(std::move(kubelet_options));
@@ -151,58 +229,27 @@ int RunPodMonitor(const PodMonitorOptions& options) {
     publisher.NotRun("NodeFailure", "signalfd: cannot watch the stop signals");
     return 0;
   }
-  // `kubectl exec` reaches the pod's containers through this monitor (exec_server.h). Started
-  // once the stop signals are blocked: its threads inherit the mask, so SIGTERM still reaches
-  // the signalfd.
-  // `kubectl port-forward` dials from the sandbox's network namespace, once there is one.
-  std::mutex sandbox_mu;
-  std::pair<pid_t, std::string> sandbox;  // the holder's pid and runtime id
+  // `kubectl exec` and `port-forward` reach the pod through this monitor (exec_server.h).
+  // Started once the stop signals are blocked: its threads inherit the mask, so SIGTERM still
+  // reaches the signalfd.
+  SandboxAddress sandbox;
   auto exec_server = ExecServer::Start(
       dir,
       [&node](const std::string& id, const cri::AttachedExec& exec) {
         return node.runtime()->ExecAttached(id, exec);
       },
-      [&](int port) -> Result<UniqueFd> {
-        std::unique_lock lock(sandbox_mu);
-        const auto [pid, id] = sandbox;
-        lock.unlock();
-        auto socket = kubelet::DialPodPort(pid, id, port);
-        if (!socket) return Failure(std::move(socket.error()));  // the kubelet's words for kubectl
-        return std::move(*socket);
-      });
+      [&sandbox](int port) { return sandbox.Dial(port); });
   if (!exec_server) Publisher::Log("exec: " + exec_server.error().Message());
   // A stop asked for before the monitor could listen (the pod was deleted while it started).
   if (auto grace = ReadStopGrace(dir)) stop.Request(*grace);
 
   kubelet::EventRecorder events([&publisher](const kubelet::Event& e) { publisher.Event(e); });
-  cri::CriLogOutput output(
-      cri::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_, pod.metadata.name,
-                               options.uid),
-      options.log_policy);
+  cri::CriLogOutput output(cri::PodLogDirectory(options.pod_logs_dir, pod.metadata.namespace_,
+                                                pod.metadata.name, options.uid),
+                           options.log_policy);
   kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};
-  bool pid_limit_marked = false;
-  io.on_progress = [&](const kubelet::PodProgress& p) {
-    // The agent's kubelet_pod_pid_limit_applied_total counts what this monitor's node applied.
-    if (!pid_limit_marked && node.metrics().PodPIDLimitApplied().Value() > 0) {
-      pid_limit_marked = true;
-      (void)WriteFileAtomically(dir / kPidLimitAppliedFile, "1\n", 0600);
-    }
-    {
-      std::lock_guard lock(sandbox_mu);
-      sandbox = {p.sandbox_pid, p.sandbox_id};
-    }
-    if (exec_server) {
-      std::map<std::string, ExecServer::RunningContainer> running;
-      for (const auto& c : p.containers) {
-        constexpr std::string_view kScheme = "podlimits://";
-        if (c.state == kubelet::ContainerProgress::State::kRunning && c.container_id.starts_with(kScheme)) {
-          running[c.name] = {c.container_id.substr(kScheme.size()), c.input};
-        }
-      }
-      (*exec_server)->SetRunning(std::move(running));
-    }
-    publisher.Progress(p);
-  };
+  io.on_progress = ProgressHandler{dir, node, sandbox, exec_server ? exec_server->get() : nullptr,
+                                   publisher};
   // A node keeps its pods: a container waiting for its ConfigMap or Secret is tried again at
   // the kubelet's pace until it exists.
   io.config_retry = options.config_retry;
@@ -211,18 +258,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   if (auto before = ReadMonitorStatus(dir); before && !before->finished) {
     io.history = kubelet::ContainerHistoryFromStatus(before->status);
   }
-  kubelet::PodOutcome outcome = node.RunPod(pod_object, io);
-  switch (outcome.kind) {
-    case kubelet::PodOutcome::Kind::kRejected:
-      publisher.NotRun(outcome.reason, outcome.status_message);
-      break;
-    case kubelet::PodOutcome::Kind::kNodeFailure:
-      publisher.NotRun(outcome.reason, outcome.status_message);
-      break;
-    case kubelet::PodOutcome::Kind::kRan:
-      for (const auto& e : outcome.result.teardown_errors) Publisher::Log("teardown: " + e);
-      break;
-  }
+  PublishOutcome(node.RunPod(*pod_object, io), publisher);
   return 0;
 }
 

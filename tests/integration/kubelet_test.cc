@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "api/objects.h"
+#include "api/pod_object.h"
 #include "run_test_support.h"
 #include "test_support.h"
 
@@ -73,7 +74,7 @@ int RunTwoPodsAtOnce(const fs::path& scratch, int report_fd) {
       if (e.reason == "Started") r.started = Clock::now();
     });
     cri::PrefixedOutput output(report_fd);
-    r.outcome = node.RunPod(pod, {&events, &output, nullptr, nullptr, {}, {}, {}});
+    r.outcome = node.RunPod(api::PodObject::FromTree(pod), {&events, &output, nullptr, nullptr, {}, {}, {}});
     r.ended = Clock::now();
   };
   std::thread ta(run, std::ref(a), SleepingPod("pod-a", "0e2e0000-0000-4000-8000-00000000a001"));
