@@ -9,8 +9,8 @@
 #include "admission/chain.h"
 #include "api/config_data.h"
 #include "api/decode.h"
-#include "kubelet/volumes/container_env.h"
 #include "kubelet/lifecycle/field_coverage.h"
+#include "kubelet/volumes/container_env.h"
 #include "kubelet/volumes/volume_payload.h"
 
 using namespace podlimits;

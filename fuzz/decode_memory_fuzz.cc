@@ -27,9 +27,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "codec/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
+#include "codec/json_codec.h"
 #include "codec/yaml_codec.h"
 
 namespace {

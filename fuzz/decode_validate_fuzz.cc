@@ -6,9 +6,9 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
+#include "codec/json_codec.h"
 #include "codec/yaml_codec.h"
 #include "validation/drop_disabled.h"
 #include "validation/pod.h"

@@ -9,10 +9,10 @@
 #include <string>
 #include <string_view>
 
-#include "codec/json_codec.h"
-#include "storage/object_store.h"
 #include "apiserver/rest_handler.h"
+#include "codec/json_codec.h"
 #include "fuzz_scratch.h"
+#include "storage/object_store.h"
 
 namespace {
 

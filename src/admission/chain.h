@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "api/decode.h"
-#include "field/field.h"
 #include "api/name_generator.h"
 #include "api/objects.h"
 #include "codec/node.h"
+#include "field/field.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::admission {

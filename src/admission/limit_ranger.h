@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 #include "resource/quantity.h"
 #include "validation/feature_gates.h"
 

@@ -13,8 +13,8 @@
 #include "admission/psa_config.h"
 #include "admission/psa_level.h"
 #include "admission/psa_registry.h"
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 
 namespace podlimits::admission::psa {
 

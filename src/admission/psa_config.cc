@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "api/decode.h"
-#include "field/field.h"
-#include "codec/json_codec.h"
 #include "api/schema.h"
+#include "codec/json_codec.h"
 #include "codec/yaml_codec.h"
+#include "field/field.h"
 #include "validation/object_meta.h"
 
 namespace podlimits::admission::psa {

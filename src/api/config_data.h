@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "field/field.h"
 #include "codec/json_codec.h"
 #include "codec/yaml_codec.h"
+#include "field/field.h"
 
 namespace podlimits::api {
 namespace {

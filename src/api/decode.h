@@ -8,8 +8,8 @@
 #include <variant>
 #include <vector>
 
-#include "codec/node.h"
 #include "api/schema.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "resource/quantity.h"
 #include "api/schema.h"
+#include "resource/quantity.h"
 
 namespace podlimits::api {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 

@@ -6,12 +6,12 @@
 #include <cctype>
 #include <optional>
 
-#include "codec/json_codec.h"
 #include "api/objects.h"
-#include "resource/quantity.h"
-#include "codec/yaml_codec.h"
 #include "base/error.h"
 #include "base/numbers.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
+#include "resource/quantity.h"
 
 namespace podlimits::api {
 

@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "field/field.h"
 #include "codec/node.h"
+#include "field/field.h"
 
 namespace podlimits::api {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/node.h"
 #include "api/schema.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 

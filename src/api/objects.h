@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "field/field.h"
 #include "codec/node.h"
+#include "field/field.h"
 #include "resource/quantity.h"
 
 namespace podlimits::api {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "codec/json_codec.h"
 #include "base/base64.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::api {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "base/error.h"
 
-#include "codec/node.h"
 #include "api/schema.h"
+#include "codec/node.h"
 
 namespace podlimits::api {
 

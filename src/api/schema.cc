@@ -8,10 +8,10 @@
 #include <functional>
 #include <stdexcept>
 
-#include "field/field.h"
-#include "resource/quantity.h"
 #include "api/schema_tables.h"
 #include "base/base64.h"
+#include "field/field.h"
+#include "resource/quantity.h"
 
 namespace podlimits::api {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "field/field.h"
 #include "codec/node.h"
+#include "field/field.h"
 #include "http/https_server.h"
 
 namespace podlimits::apiserver {

@@ -1,9 +1,9 @@
 #include "apiserver/api_handler.h"
 
-#include "codec/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <optional>
 
+#include "base/base64.h"
 #include "codec/go_json_syntax.h"
 #include "codec/json_codec.h"
-#include "base/base64.h"
 
 namespace podlimits::apiserver {
 namespace {

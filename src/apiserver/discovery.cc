@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "codec/json_codec.h"
 #include "apiserver/served_resources.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {

@@ -15,14 +15,14 @@
 #include <fmt/format.h>
 
 #include "api/decode.h"
-#include "codec/json_codec.h"
 #include "api/protobuf_object.h"
 #include "api/schema.h"
-#include "printers/human_duration.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/stored_object.h"
+#include "codec/json_codec.h"
+#include "printers/human_duration.h"
 
 namespace podlimits::apiserver {
 

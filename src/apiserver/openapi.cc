@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "codec/json_codec.h"
 #include "apiserver/served_resources.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "field/field.h"
 #include "apiserver/continue_token.h"
+#include "field/field.h"
 
 namespace podlimits::apiserver {
 namespace {

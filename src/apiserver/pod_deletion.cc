@@ -4,9 +4,9 @@
 
 #include <expected>
 
+#include "base/numbers.h"
 #include "codec/json_codec.h"
 #include "printers/human_duration.h"
-#include "base/numbers.h"
 
 namespace podlimits::apiserver {
 

@@ -5,16 +5,16 @@
 
 #include <memory>
 
-#include "codec/json_codec.h"
 #include "apiserver/api_errors.h"
-#include "streaming/exec_session.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
 #include "apiserver/request_info.h"
 #include "apiserver/stored_object.h"
 #include "apiserver/upgrade_request.h"
-#include "cri/exec_wire.h"
 #include "base/percent_encoding.h"
+#include "codec/json_codec.h"
+#include "cri/exec_wire.h"
+#include "streaming/exec_session.h"
 
 namespace podlimits::apiserver {
 

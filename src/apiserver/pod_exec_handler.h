@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "codec/node.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
-#include "base/unique_fd.h"
 #include "streaming/exec_streams.h"
 
 namespace podlimits::apiserver {

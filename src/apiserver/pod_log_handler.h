@@ -10,10 +10,10 @@
 #include <functional>
 #include <string_view>
 
+#include "base/error.h"
 #include "codec/node.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
-#include "base/error.h"
 
 namespace podlimits::apiserver {
 

@@ -8,8 +8,8 @@
 
 #include "apiserver/api_errors.h"
 #include "apiserver/pod_container.h"
-#include "streaming/portforward_session.h"
 #include "apiserver/upgrade_request.h"
+#include "streaming/portforward_session.h"
 
 namespace podlimits::apiserver {
 

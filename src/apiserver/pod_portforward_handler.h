@@ -15,10 +15,10 @@
 #include <expected>
 #include <string>
 
+#include "base/unique_fd.h"
 #include "codec/node.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
-#include "base/unique_fd.h"
 
 namespace podlimits::apiserver {
 

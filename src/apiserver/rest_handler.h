@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "admission/chain.h"
-#include "http/https_server.h"
-#include "storage/object_store.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/request_info.h"
+#include "http/https_server.h"
+#include "storage/object_store.h"
 
 namespace podlimits::apiserver {
 

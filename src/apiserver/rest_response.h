@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "field/field.h"
-#include "codec/json_codec.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
+#include "codec/json_codec.h"
+#include "field/field.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
 

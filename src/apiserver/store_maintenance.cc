@@ -2,8 +2,8 @@
 
 #include <malloc.h>
 
-#include "printers/human_duration.h"
 #include "apiserver/stored_object.h"
+#include "printers/human_duration.h"
 
 namespace podlimits::apiserver {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "codec/node.h"
 #include "apiserver/api_errors.h"
+#include "codec/node.h"
 #include "storage/object_store.h"
 
 namespace podlimits::apiserver {

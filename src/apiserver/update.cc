@@ -21,13 +21,13 @@
 #include "admission/pod_security.h"
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "apiserver/patch.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/served_resources.h"
 #include "apiserver/stored_object.h"
+#include "codec/json_codec.h"
 #include "validation/node.h"
 
 namespace podlimits::apiserver {

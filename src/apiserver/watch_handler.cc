@@ -4,9 +4,9 @@
 
 #include <set>
 
-#include "codec/json_codec.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/stored_object.h"
+#include "codec/json_codec.h"
 #include "printers/table.h"
 
 namespace podlimits::apiserver {

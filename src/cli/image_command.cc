@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "codec/json_codec.h"
-#include "codec/node.h"
 #include "cli/exit_codes.h"
 #include "cli/flags.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 #include "image/store.h"
 #include "serve/data_dir.h"
 

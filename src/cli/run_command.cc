@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 
-#include "codec/json_codec.h"
 #include "api/qos.h"
 #include "base/fs.h"
 #include "cli/exit_codes.h"
@@ -16,12 +15,13 @@
 #include "cli/node_config_flag.h"
 #include "cli/path_env.h"
 #include "cli/run_input.h"
+#include "codec/json_codec.h"
 #include "cri/container_output.h"
+#include "kubelet/config/node_config.h"
 #include "kubelet/events/events.h"
 #include "kubelet/kubelet.h"
-#include "kubelet/config/node_config.h"
-#include "kubelet/status/pod_status.h"
 #include "kubelet/podworker/stop_signals.h"
+#include "kubelet/status/pod_status.h"
 #include "nodeagent/cgroup_root_claim.h"
 
 namespace podlimits::cli {

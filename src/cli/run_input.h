@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "api/pod_object.h"
 #include "api/objects.h"
+#include "api/pod_object.h"
 #include "cli/run_command.h"
-#include "kubelet/volumes/object_source.h"
 #include "kubelet/status/pod_status.h"
+#include "kubelet/volumes/object_source.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::cli {

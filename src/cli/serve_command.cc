@@ -7,17 +7,17 @@
 #include <memory>
 #include <string>
 
-#include "codec/go_duration.h"
-#include "storage/node_store.h"
 #include "base/server_process.h"
 #include "cli/exit_codes.h"
 #include "cli/flags.h"
 #include "cli/listen_address.h"
 #include "cli/node_config_flag.h"
 #include "cli/path_env.h"
+#include "codec/go_duration.h"
 #include "serve/backup.h"
 #include "serve/pod_monitor_start.h"
 #include "serve/serve.h"
+#include "storage/node_store.h"
 
 namespace podlimits::cli {
 namespace {

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "codec/node.h"
 #include "base/error.h"
 #include "cni/network_config.h"
 #include "cni/plugin_call.h"
+#include "codec/node.h"
 
 namespace podlimits::cni {
 

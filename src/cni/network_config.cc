@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "codec/json_codec.h"
 #include "base/fs.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::cni {
 namespace fs = std::filesystem;

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "codec/node.h"
 #include "base/error.h"
+#include "codec/node.h"
 
 namespace podlimits::cni {
 

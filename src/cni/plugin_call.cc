@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "codec/json_codec.h"
 #include "base/child_process.h"
 #include "base/unique_fd.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::cni {
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "codec/node.h"
 #include "base/error.h"
+#include "codec/node.h"
 
 namespace podlimits::cni {
 

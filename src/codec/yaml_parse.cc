@@ -24,9 +24,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "field/field.h"
 #include "codec/yaml_codec.h"
 #include "codec/yaml_resolve.h"
+#include "field/field.h"
 
 namespace podlimits::codec {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
-#include "nodeagent/object_fields.h"
 #include "cri/container_log.h"
+#include "nodeagent/object_fields.h"
 
 namespace podlimits::nodeagent {
 

@@ -15,11 +15,11 @@
 #include <optional>
 #include <vector>
 
-#include "field/field.h"
-#include "codec/json_codec.h"
 #include "base/fs.h"
+#include "codec/json_codec.h"
 #include "cri/console_socket.h"
 #include "cri/exec_wire.h"
+#include "field/field.h"
 
 namespace podlimits::nodeagent {
 

@@ -16,9 +16,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "codec/json_codec.h"
 #include "base/fs.h"
 #include "base/numbers.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::nodeagent {
 

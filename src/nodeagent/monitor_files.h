@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "codec/node.h"
 #include "base/error.h"
 #include "base/unique_fd.h"
+#include "codec/node.h"
 #include "kubelet/events/events.h"
 
 namespace podlimits::nodeagent {

@@ -39,21 +39,21 @@
 #include <thread>
 #include <vector>
 
-#include "codec/node.h"
-#include "storage/object_store.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
 #include "apiserver/rest_handler.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
+#include "codec/node.h"
+#include "kubelet/cm/pod_process_count.h"
 #include "kubelet/eviction/eviction_manager.h"
 #include "kubelet/metrics/metrics.h"
-#include "kubelet/cm/pod_process_count.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/static_pods.h"
+#include "storage/object_store.h"
 #include "validation/feature_gates.h"
-#include "base/error.h"
-#include "base/unique_fd.h"
 
 namespace podlimits::nodeagent {
 

@@ -4,12 +4,12 @@
 // refusal of new pods, and one pod evicted at a time.
 #include <fmt/format.h>
 
-#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/qos.h"
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
 #include "base/fs.h"
+#include "codec/json_codec.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"

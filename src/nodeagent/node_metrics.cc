@@ -3,8 +3,8 @@
 
 #include <limits>
 
-#include "codec/node.h"
 #include "apiserver/stored_object.h"
+#include "codec/node.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"
 #include "nodeagent/process_metrics.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 #include "nodeagent/static_pods.h"
 
 namespace podlimits::nodeagent {

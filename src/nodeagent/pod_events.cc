@@ -6,12 +6,12 @@
 
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
+#include "base/fs.h"
 #include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
-#include "nodeagent/object_fields.h"
-#include "base/fs.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
+#include "nodeagent/object_fields.h"
 
 namespace podlimits::nodeagent {
 

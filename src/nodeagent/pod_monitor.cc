@@ -9,17 +9,17 @@
 #include <cstdio>
 #include <mutex>
 
-#include "codec/json_codec.h"
-#include "base/clock_text.h"
 #include "api/pod_object.h"
 #include "api/qos.h"
+#include "base/clock_text.h"
 #include "base/fs.h"
 #include "base/server_process.h"
+#include "codec/json_codec.h"
 #include "kubelet/eviction/eviction_manager.h"
 #include "kubelet/kubelet.h"
-#include "kubelet/status/pod_api_status.h"
 #include "kubelet/network/pod_port_dial.h"
 #include "kubelet/podworker/stop_signals.h"
+#include "kubelet/status/pod_api_status.h"
 #include "nodeagent/exec_server.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/store_object_source.h"

@@ -6,10 +6,10 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
-#include "codec/json_codec.h"
 #include "apiserver/stored_object.h"
 #include "base/child_process.h"
 #include "base/fs.h"
+#include "codec/json_codec.h"
 #include "cri/container_log.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/object_fields.h"

@@ -6,10 +6,10 @@
 
 #include "apiserver/stored_object.h"
 #include "base/clock_text.h"
-#include "nodeagent/object_fields.h"
 #include "codec/json_codec.h"
 #include "cri/container_log.h"
 #include "nodeagent/monitor_files.h"
+#include "nodeagent/object_fields.h"
 
 namespace podlimits::nodeagent {
 

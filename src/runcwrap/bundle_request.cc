@@ -4,12 +4,12 @@
 
 #include <string_view>
 
-#include "codec/json_codec.h"
+#include "api/limit_annotations.h"
 #include "base/numbers.h"
+#include "codec/json_codec.h"
 #include "kubelet/cm/effective_pid_limit.h"
 #include "validation/feature_gates.h"
 #include "validation/pod.h"
-#include "api/limit_annotations.h"
 
 namespace podlimits::runcwrap {
 namespace {

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "codec/node.h"
 #include "api/objects.h"
 #include "base/error.h"
+#include "codec/node.h"
 
 namespace podlimits::runcwrap {
 

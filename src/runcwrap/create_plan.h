@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "codec/node.h"
 #include "base/error.h"
 #include "cgroups/detect.h"
+#include "codec/node.h"
 #include "kubelet/cm/node_capabilities.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/pod_cgroup_limits.h"

@@ -4,8 +4,8 @@
 
 #include <system_error>
 
-#include "field/field.h"
 #include "cgroups/tree.h"
+#include "field/field.h"
 
 namespace podlimits::runcwrap {
 namespace fs = std::filesystem;

@@ -6,11 +6,11 @@
 
 #include <cstdio>
 
-#include "field/field.h"
-#include "codec/json_codec.h"
-#include "codec/node.h"
 #include "base/clock_text.h"
 #include "base/unique_fd.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
+#include "field/field.h"
 
 namespace podlimits::runcwrap {
 

@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "codec/node.h"
 #include "base/error.h"
+#include "codec/node.h"
 #include "kubelet/cm/rlimit_ceiling.h"
 
 namespace podlimits::runcwrap {

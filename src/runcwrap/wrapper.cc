@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "codec/json_codec.h"
 #include "base/child_process.h"
 #include "base/fs.h"
 #include "base/numbers.h"
+#include "codec/json_codec.h"
 #include "cri/process_limits.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"

@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <system_error>
 
-#include "field/field.h"
-#include "codec/yaml_codec.h"
 #include "base/fs.h"
 #include "base/numbers.h"
+#include "codec/yaml_codec.h"
+#include "field/field.h"
 
 namespace podlimits::runcwrap {
 namespace fs = std::filesystem;

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "apiserver/api_handler.h"
-#include "printers/human_duration.h"
-#include "kubelet/status/node_info.h"
-#include "kubelet/status/node_object.h"
 #include "kubelet/cm/node_resources.h"
 #include "kubelet/cm/pid_capacity.h"
 #include "kubelet/cm/pod_process_count.h"
+#include "kubelet/status/node_info.h"
+#include "kubelet/status/node_object.h"
 #include "nodeagent/node_address.h"
+#include "printers/human_duration.h"
 #include "serve/data_dir.h"
 
 namespace podlimits::serve {

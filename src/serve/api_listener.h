@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "serve/pki.h"
 #include "apiserver/rest_handler.h"
 #include "base/error.h"
 #include "nodeagent/node_agent.h"
+#include "serve/pki.h"
 
 namespace podlimits::http {
 class HttpsServer;

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "serve/pki.h"
 #include "base/error.h"
 #include "serve/notice.h"
+#include "serve/pki.h"
 
 namespace podlimits::serve {
 

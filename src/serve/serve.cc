@@ -7,7 +7,6 @@
 #include <system_error>
 
 #include "apiserver/namespace_controller.h"
-#include "serve/pki.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/store_maintenance.h"
 #include "base/fs.h"
@@ -19,6 +18,7 @@
 #include "serve/data_dir.h"
 #include "serve/node_config_snapshot.h"
 #include "serve/node_pki.h"
+#include "serve/pki.h"
 
 namespace podlimits::serve {
 namespace {

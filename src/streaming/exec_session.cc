@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "codec/json_codec.h"
-#include "http/strand_session.h"
 #include "cri/exec_wire.h"
+#include "http/strand_session.h"
 
 namespace podlimits::streaming {
 namespace {

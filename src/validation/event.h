@@ -2,8 +2,8 @@
 // recorder), as the apiserver's legacy event validation does it for requests of version v1.
 #pragma once
 
-#include "field/field.h"
 #include "codec/node.h"
+#include "field/field.h"
 
 namespace podlimits::validation {
 

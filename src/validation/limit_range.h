@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "field/field.h"
 #include "api/objects.h"
+#include "field/field.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::validation {

@@ -2,8 +2,8 @@
 // kubectl taint) writes, and which parts of a Node an update may change.
 #pragma once
 
-#include "field/field.h"
 #include "codec/node.h"
+#include "field/field.h"
 
 namespace podlimits::validation {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "field/field.h"
 #include "api/objects.h"
+#include "field/field.h"
 
 namespace podlimits::validation {
 

@@ -2,8 +2,8 @@
 // metadata, access modes, and a positive storage request.
 #pragma once
 
-#include "field/field.h"
 #include "api/objects.h"
+#include "field/field.h"
 
 namespace podlimits::validation {
 

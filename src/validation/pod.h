@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "field/field.h"
 #include "api/objects.h"
+#include "field/field.h"
 #include "validation/feature_gates.h"
 
 namespace podlimits::validation {

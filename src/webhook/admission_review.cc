@@ -6,12 +6,12 @@
 #include <array>
 
 #include "api/decode.h"
-#include "codec/json_codec.h"
+#include "api/limit_annotations.h"
 #include "api/objects.h"
 #include "api/schema.h"
 #include "base/base64.h"
+#include "codec/json_codec.h"
 #include "validation/pod.h"
-#include "api/limit_annotations.h"
 
 namespace podlimits::webhook {
 

@@ -18,8 +18,8 @@
 
 #include <string_view>
 
-#include "field/field.h"
 #include "codec/node.h"
+#include "field/field.h"
 
 namespace podlimits::webhook {
 

@@ -8,8 +8,8 @@
 
 #include "admission/chain.h"
 #include "api/decode.h"
-#include "codec/json_codec.h"
 #include "api/schema.h"
+#include "codec/json_codec.h"
 #include "webhook/cluster_limit_range.h"
 
 namespace podlimits::webhook {

@@ -14,10 +14,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
-#include "field/field.h"
-#include "codec/yaml_codec.h"
 #include "base/base64.h"
 #include "base/fs.h"
+#include "codec/yaml_codec.h"
+#include "field/field.h"
 
 namespace podlimits::webhook {
 namespace {

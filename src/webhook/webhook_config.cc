@@ -4,10 +4,10 @@
 
 #include "admission/psa_config.h"
 #include "api/decode.h"
-#include "codec/json_codec.h"
 #include "api/schema.h"
-#include "codec/yaml_codec.h"
 #include "base/fs.h"
+#include "codec/json_codec.h"
+#include "codec/yaml_codec.h"
 #include "webhook/cluster_limit_range.h"
 
 namespace podlimits::webhook {

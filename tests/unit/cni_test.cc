@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "codec/json_codec.h"
 #include "cni/attachment.h"
 #include "cni/network_config.h"
 #include "cni/plugin_call.h"
+#include "codec/json_codec.h"
 #include "temp_dir.h"
 
 namespace podlimits::cni {

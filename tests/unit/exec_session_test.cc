@@ -20,10 +20,10 @@
 #include <thread>
 
 #include "apiserver/pod_exec_handler.h"
-#include "streaming/exec_session.h"
+#include "cri/exec_wire.h"
 #include "http/https_server.h"
 #include "serve/pki.h"
-#include "cri/exec_wire.h"
+#include "streaming/exec_session.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/json_codec.h"
 #include "api/limit_range_defaults.h"
+#include "codec/json_codec.h"
 #include "test_support.h"
 #include "validation/limit_range.h"
 

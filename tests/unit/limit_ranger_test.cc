@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "api/limit_range_defaults.h"
-#include "codec/node.h"
 #include "api/objects.h"
+#include "codec/node.h"
 
 namespace podlimits::admission {
 namespace {

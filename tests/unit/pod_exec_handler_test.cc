@@ -2,11 +2,11 @@
 // and messages, the protocol negotiation, and the final Status the error channel carries.
 #include <gtest/gtest.h>
 
-#include "codec/json_codec.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_portforward_handler.h"
 #include "apiserver/stored_object.h"
+#include "codec/json_codec.h"
 #include "temp_dir.h"
 
 namespace podlimits::apiserver {

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "codec/json_codec.h"
 #include "api/objects.h"
+#include "codec/json_codec.h"
 #include "temp_dir.h"
 
 namespace podlimits::kubelet {

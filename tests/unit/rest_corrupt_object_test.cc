@@ -5,9 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "codec/json_codec.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/stored_object.h"
+#include "codec/json_codec.h"
 #include "rest_handler_fixture.h"
 
 namespace podlimits::apiserver {

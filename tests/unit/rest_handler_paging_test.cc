@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/json_codec.h"
 #include "base/base64.h"
+#include "codec/json_codec.h"
 #include "rest_handler_fixture.h"
 
 namespace podlimits::apiserver {

@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "codec/json_codec.h"
 #include "apiserver/stored_object.h"
+#include "codec/json_codec.h"
 #include "rest_handler_fixture.h"
 
 namespace podlimits::apiserver {

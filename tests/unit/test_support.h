@@ -10,9 +10,9 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "codec/json_codec.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
+#include "codec/json_codec.h"
 
 namespace podlimits::testing {
 

@@ -5,8 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "codec/json_codec.h"
 #include "base/base64.h"
+#include "codec/json_codec.h"
 #include "temp_dir.h"
 #include "test_support.h"
 #include "webhook/cluster_limit_range.h"

@@ -8,8 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "codec/json_codec.h"
 #include "base/base64.h"
+#include "codec/json_codec.h"
 #include "test_support.h"
 
 namespace podlimits::webhook {

@@ -15,8 +15,8 @@
 #include <memory>
 #include <string>
 
-#include "http/https_server.h"
 #include "apiserver/api_errors.h"
+#include "http/https_server.h"
 #include "serve/pki.h"
 
 namespace podlimits::testing {

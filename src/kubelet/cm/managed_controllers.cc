@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "field/field.h"
 #include "base/error.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet {
 

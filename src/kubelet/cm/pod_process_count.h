@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "codec/node.h"
 #include "cgroups/hierarchies.h"
+#include "codec/node.h"
 #include "kubelet/config/node_config.h"
 
 namespace podlimits::kubelet {

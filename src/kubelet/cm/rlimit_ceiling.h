@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "field/field.h"
 #include "api/objects.h"
-#include "kubelet/events/events.h"
+#include "field/field.h"
 #include "kubelet/cm/node_capabilities.h"
+#include "kubelet/events/events.h"
 
 namespace podlimits::kubelet {
 

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <vector>
 
-#include "field/field.h"
 #include "base/child_process.h"
 #include "base/error.h"
+#include "field/field.h"
 
 extern char** environ;
 

@@ -9,13 +9,13 @@
 
 #include <map>
 
-#include "field/field.h"
 #include "codec/go_duration.h"
+#include "field/field.h"
+#include "kubelet/config/node_config_documents.h"
+#include "kubelet/config/reserved_resources.h"
 #include "kubelet/sysctl/sysctl_allowlist.h"
 #include "validation/ip.h"
 #include "validation/object_meta.h"
-#include "kubelet/config/node_config_documents.h"
-#include "kubelet/config/reserved_resources.h"
 
 namespace podlimits::kubelet::config_internal {
 namespace {

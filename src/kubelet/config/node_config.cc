@@ -9,10 +9,10 @@
 #include <variant>
 
 #include "api/decode.h"
-#include "field/field.h"
+#include "base/error.h"
 #include "codec/json_codec.h"
 #include "codec/yaml_codec.h"
-#include "base/error.h"
+#include "field/field.h"
 #include "kubelet/config/node_config_documents.h"
 #include "kubelet/config/reserved_resources.h"
 

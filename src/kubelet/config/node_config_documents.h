@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/node.h"
 #include "api/schema.h"
+#include "codec/node.h"
 #include "kubelet/config/node_config.h"
 
 namespace podlimits::kubelet::config_internal {

@@ -6,8 +6,8 @@
 #include <array>
 #include <set>
 
-#include "field/field.h"
 #include "codec/json_codec.h"
+#include "field/field.h"
 #include "kubelet/config/node_config_documents.h"
 
 namespace podlimits::kubelet::config_internal {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "field/field.h"
 #include "base/error.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet {
 

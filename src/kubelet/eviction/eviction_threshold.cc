@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "field/field.h"
-#include "codec/go_duration.h"
 #include "base/error.h"
+#include "codec/go_duration.h"
+#include "field/field.h"
 
 namespace podlimits::kubelet {
 namespace {

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "resource/quantity.h"
 #include "base/error.h"
+#include "resource/quantity.h"
 
 namespace podlimits::kubelet {
 

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "codec/json_codec.h"
-#include "codec/node.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "codec/json_codec.h"
+#include "codec/node.h"
 
 namespace podlimits::kubelet {
 namespace {

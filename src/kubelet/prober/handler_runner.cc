@@ -8,8 +8,8 @@
 #include <optional>
 #include <thread>
 
-#include "field/field.h"
 #include "base/unique_fd.h"
+#include "field/field.h"
 #include "kubelet/prober/grpc_health.h"
 #include "kubelet/prober/http_get.h"
 #include "kubelet/prober/probe_dial.h"

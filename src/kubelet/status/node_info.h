@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "codec/node.h"
-#include "kubelet/lifecycle/declared_features.h"
-#include "kubelet/eviction/eviction_threshold.h"
 #include "kubelet/cm/node_capabilities.h"
-#include "kubelet/config/node_config.h"
 #include "kubelet/cm/pid_capacity.h"
 #include "kubelet/cm/rlimit_ceiling.h"
+#include "kubelet/config/node_config.h"
+#include "kubelet/eviction/eviction_threshold.h"
+#include "kubelet/lifecycle/declared_features.h"
 
 namespace podlimits::kubelet {
 

@@ -15,8 +15,8 @@
 #include <string_view>
 
 #include "codec/node.h"
-#include "kubelet/status/node_info.h"
 #include "kubelet/cm/node_resources.h"
+#include "kubelet/status/node_info.h"
 
 namespace podlimits::kubelet {
 

@@ -11,10 +11,10 @@
 #include <set>
 #include <vector>
 
-#include "field/field.h"
 #include "base/fs.h"
 #include "base/unique_fd.h"
 #include "cri/oci_process.h"
+#include "field/field.h"
 #include "kubelet/volumes/container_env.h"
 
 namespace podlimits::kubelet {
