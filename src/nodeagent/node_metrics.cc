@@ -1,9 +1,8 @@
 // NodeAgent::MetricsText (node_agent.h): the kubelet's registry, then what is read when scraped.
-#include <fmt/format.h>
-
 #include <limits>
 
 #include "apiserver/stored_object.h"
+#include "base/prometheus_text.h"
 #include "codec/node.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"
@@ -13,32 +12,10 @@ namespace podlimits::nodeagent {
 
 using codec::Node;
 
-namespace {
-
-// A label value as the exposition format escapes it.
-std::string LabelValue(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-std::string Header(std::string_view name, std::string_view help, std::string_view type) {
-  return fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-}
-
-}  // namespace
-
 std::string NodeAgent::MetricsText() {
   std::string out = options_.metrics != nullptr ? options_.metrics->RenderPrometheusText() : "";
   struct PodLine {
-    std::string labels;
+    std::string namespace_, name, uid;
     kubelet::PodPids pids;
   };
   std::vector<PodLine> pods;
@@ -55,10 +32,7 @@ std::string NodeAgent::MetricsText() {
       if (pod == nullptr || !options_.pod_pids) continue;
       auto pids = options_.pod_pids(*pod);
       if (!pids) continue;
-      pods.push_back({fmt::format("namespace=\"{}\",pod=\"{}\",uid=\"{}\"",
-                                  LabelValue(known.key.namespace_), LabelValue(known.key.name),
-                                  LabelValue(uid)),
-                      *pids});
+      pods.push_back({known.key.namespace_, known.key.name, uid, *pids});
     }
     observed = eviction_.last_observation();
     pressure = pid_pressure_;
@@ -80,33 +54,35 @@ std::string NodeAgent::MetricsText() {
       }
     }
   }
-  out += Header("kubelet_running_containers", "[ALPHA] Number of containers currently running",
-                "gauge");
-  for (const auto& [state, n] : containers) {
-    out += fmt::format("kubelet_running_containers{{container_state=\"{}\"}} {}\n", state, n);
-  }
-  out += Header("kubelet_running_pods", "[ALPHA] Number of pods that have a running pod sandbox",
-                "gauge");
-  out += fmt::format("kubelet_running_pods {}\n", running_pods);
-  out += Header("podlimits_node_pid_available",
-                "The node's pid.available (min(pid_max, threads-max) minus its tasks) at the "
-                "eviction manager's last look; absent when no pid.available threshold is set.",
-                "gauge");
-  if (observed) out += fmt::format("podlimits_node_pid_available {}\n", observed->available);
-  out += Header("podlimits_node_pid_pressure",
-                "1 while the node reports PIDPressure, else 0.", "gauge");
-  out += fmt::format("podlimits_node_pid_pressure {}\n", pressure ? 1 : 0);
-  out += Header("podlimits_pod_pids_current",
-                "pids.current of each running pod's cgroup: its processes and threads.", "gauge");
+  PrometheusText own;
+  own.Family("kubelet_running_containers", "[ALPHA] Number of containers currently running",
+             MetricType::kGauge);
+  for (const auto& [state, n] : containers) own.Sample({{"container_state", state}}, n);
+  own.Family("kubelet_running_pods", "[ALPHA] Number of pods that have a running pod sandbox",
+             MetricType::kGauge);
+  own.Sample(running_pods);
+  own.Family("podlimits_node_pid_available",
+             "The node's pid.available (min(pid_max, threads-max) minus its tasks) at the "
+             "eviction manager's last look; absent when no pid.available threshold is set.",
+             MetricType::kGauge);
+  if (observed) own.Sample(observed->available);
+  own.Family("podlimits_node_pid_pressure", "1 while the node reports PIDPressure, else 0.",
+             MetricType::kGauge);
+  own.Sample(pressure ? 1 : 0);
+  own.Family("podlimits_pod_pids_current",
+             "pids.current of each running pod's cgroup: its processes and threads.",
+             MetricType::kGauge);
   for (const auto& p : pods) {
-    out += fmt::format("podlimits_pod_pids_current{{{}}} {}\n", p.labels, p.pids.current);
+    own.Sample({{"namespace", p.namespace_}, {"pod", p.name}, {"uid", p.uid}}, p.pids.current);
   }
-  out += Header("podlimits_pod_pids_max",
-                "pids.max of each running pod's cgroup (+Inf for \"max\").", "gauge");
+  own.Family("podlimits_pod_pids_max", "pids.max of each running pod's cgroup (+Inf for \"max\").",
+             MetricType::kGauge);
   for (const auto& p : pods) {
-    out += fmt::format("podlimits_pod_pids_max{{{}}} {}\n", p.labels,
-                       p.pids.max ? std::to_string(*p.pids.max) : std::string("+Inf"));
+    const SampleValue max =
+        p.pids.max ? SampleValue(*p.pids.max) : SampleValue(std::numeric_limits<double>::infinity());
+    own.Sample({{"namespace", p.namespace_}, {"pod", p.name}, {"uid", p.uid}}, max);
   }
+  out += own.text();
   out += ProcessMetricsText();
   return out;
 }

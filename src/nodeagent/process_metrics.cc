@@ -1,7 +1,6 @@
 #include "nodeagent/process_metrics.h"
 
 #include <dirent.h>
-#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -9,16 +8,10 @@
 #include <sstream>
 #include <vector>
 
-#include "kubelet/metrics/metrics.h"
+#include "base/prometheus_text.h"
 
 namespace podlimits::nodeagent {
 namespace {
-
-std::string Gauge(std::string_view name, std::string_view help, std::string_view type,
-                  double value) {
-  return fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", name, help, name, type, name,
-                     kubelet::PrometheusValue(value));
-}
 
 // The fields of /proc/self/stat after "(comm)": index 0 is field 3 (state).
 std::vector<std::string> StatFields() {
@@ -66,17 +59,23 @@ std::string ProcessMetricsText() {
   const double rss = std::stod(f[21]) * page;
   rlimit nofile{};
   getrlimit(RLIMIT_NOFILE, &nofile);
-  std::string out;
-  out += Gauge("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
-               "counter", cpu);
-  out += Gauge("process_max_fds", "Maximum number of open file descriptors.", "gauge",
-               static_cast<double>(nofile.rlim_cur));
-  out += Gauge("process_open_fds", "Number of open file descriptors.", "gauge", OpenFds());
-  out += Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", "gauge", rss);
-  out += Gauge("process_start_time_seconds",
-               "Start time of the process since unix epoch in seconds.", "gauge", start);
-  out += Gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", "gauge", vsize);
-  return out;
+  PrometheusText out;
+  auto figure = [&out](MetricName name, std::string_view help, MetricType type, double value) {
+    out.Family(name, help, type);
+    out.Sample(value);
+  };
+  figure("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+         MetricType::kCounter, cpu);
+  figure("process_max_fds", "Maximum number of open file descriptors.", MetricType::kGauge,
+         static_cast<double>(nofile.rlim_cur));
+  figure("process_open_fds", "Number of open file descriptors.", MetricType::kGauge, OpenFds());
+  figure("process_resident_memory_bytes", "Resident memory size in bytes.", MetricType::kGauge,
+         rss);
+  figure("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+         MetricType::kGauge, start);
+  figure("process_virtual_memory_bytes", "Virtual memory size in bytes.", MetricType::kGauge,
+         vsize);
+  return std::move(out).text();
 }
 
 }  // namespace podlimits::nodeagent

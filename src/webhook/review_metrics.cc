@@ -1,6 +1,6 @@
 #include "webhook/review_metrics.h"
 
-#include <fmt/format.h>
+#include "base/prometheus_text.h"
 
 namespace podlimits::webhook {
 
@@ -8,9 +8,6 @@ namespace {
 
 constexpr std::array<const char*, 2> kPathNames = {"validate", "mutate"};
 constexpr std::array<const char*, 3> kResultNames = {"allowed", "denied", "malformed"};
-
-// Prometheus' float formatting: shortest round trip, +Inf spelt so.
-std::string Bound(double v) { return fmt::format("{}", v); }
 
 }  // namespace
 
@@ -30,35 +27,28 @@ void ReviewMetrics::Record(ReviewPath path, ReviewResult result, std::chrono::na
 }
 
 std::string ReviewMetrics::Exposition() const {
-  std::string out;
-  out += "# HELP podlimits_webhook_reviews_total AdmissionReviews answered, by path and result.\n";
-  out += "# TYPE podlimits_webhook_reviews_total counter\n";
+  PrometheusText out;
+  out.Family("podlimits_webhook_reviews_total", "AdmissionReviews answered, by path and result.",
+             MetricType::kCounter);
   for (std::size_t p = 0; p < paths_.size(); ++p) {
     for (std::size_t r = 0; r < kResultNames.size(); ++r) {
-      out += fmt::format("podlimits_webhook_reviews_total{{path=\"{}\",result=\"{}\"}} {}\n",
-                         kPathNames[p], kResultNames[r],
-                         paths_[p].results[r].load(std::memory_order_relaxed));
+      out.Sample({{"path", kPathNames[p]}, {"result", kResultNames[r]}},
+                 paths_[p].results[r].load(std::memory_order_relaxed));
     }
   }
-  out += "# HELP podlimits_webhook_review_duration_seconds Time to answer one AdmissionReview, "
-         "from its body to the response's.\n";
-  out += "# TYPE podlimits_webhook_review_duration_seconds histogram\n";
+  out.Family("podlimits_webhook_review_duration_seconds",
+             "Time to answer one AdmissionReview, from its body to the response's.",
+             MetricType::kHistogram);
   for (std::size_t p = 0; p < paths_.size(); ++p) {
-    std::uint64_t cumulative = 0;
-    for (std::size_t b = 0; b <= kBuckets.size(); ++b) {
-      cumulative += paths_[p].buckets[b].load(std::memory_order_relaxed);
-      out += fmt::format(
-          "podlimits_webhook_review_duration_seconds_bucket{{path=\"{}\",le=\"{}\"}} {}\n",
-          kPathNames[p], b < kBuckets.size() ? Bound(kBuckets[b]) : "+Inf", cumulative);
+    std::array<std::uint64_t, kBuckets.size() + 1> counts{};
+    for (std::size_t b = 0; b < counts.size(); ++b) {
+      counts[b] = paths_[p].buckets[b].load(std::memory_order_relaxed);
     }
-    out += fmt::format("podlimits_webhook_review_duration_seconds_sum{{path=\"{}\"}} {}\n",
-                       kPathNames[p],
-                       Bound(static_cast<double>(paths_[p].nanos.load(std::memory_order_relaxed)) /
-                             1e9));
-    out += fmt::format("podlimits_webhook_review_duration_seconds_count{{path=\"{}\"}} {}\n",
-                       kPathNames[p], cumulative);
+    const double seconds =
+        static_cast<double>(paths_[p].nanos.load(std::memory_order_relaxed)) / 1e9;
+    out.Histogram({{"path", kPathNames[p]}}, kBuckets, counts, seconds);
   }
-  return out;
+  return std::move(out).text();
 }
 
 }  // namespace podlimits::webhook

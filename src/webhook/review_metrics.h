@@ -1,9 +1,5 @@
 // The webhook's /metrics: how many reviews it answered and how (allowed, denied, malformed)
-// and how long answering took, per path, in the Prometheus text format (0.0.4).
-//
-// Written by hand rather than with Debian's prometheus-cpp: Debian ships that library only as
-// shared objects, and podlimits is one static binary (the same binary is the node's runtime
-// wrapper). The format is a handful of lines per metric.
+// and how long answering took, per path, in the Prometheus text format (base/prometheus_text.h).
 #pragma once
 
 #include <array>

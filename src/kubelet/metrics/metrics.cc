@@ -1,10 +1,5 @@
 #include "kubelet/metrics/metrics.h"
 
-#include <fmt/format.h>
-
-#include <cmath>
-#include <limits>
-
 namespace podlimits::kubelet {
 namespace {
 
@@ -15,12 +10,6 @@ std::vector<double> PodStartBuckets() {
 }
 
 }  // namespace
-
-std::string PrometheusValue(double v) {
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  if (std::isnan(v)) return "NaN";
-  return fmt::format("{}", v);
-}
 
 Histogram::Histogram(std::vector<double> bounds)
     : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
@@ -33,17 +22,9 @@ void Histogram::Observe(double value) {
   sum_ += value;
 }
 
-std::string Histogram::Render(std::string_view name) const {
+void Histogram::WriteTo(PrometheusText& out) const {
   std::lock_guard lock(mu_);
-  std::string out;
-  std::uint64_t cumulative = 0;
-  for (std::size_t i = 0; i <= bounds_.size(); ++i) {
-    cumulative += counts_[i];
-    out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name,
-                       i < bounds_.size() ? PrometheusValue(bounds_[i]) : "+Inf", cumulative);
-  }
-  out += fmt::format("{}_sum {}\n{}_count {}\n", name, PrometheusValue(sum_), name, cumulative);
-  return out;
+  out.Histogram({}, bounds_, counts_, sum_);
 }
 
 MetricsRegistry::MetricsRegistry() : pod_start_(PodStartBuckets()) {
@@ -51,7 +32,8 @@ MetricsRegistry::MetricsRegistry() : pod_start_(PodStartBuckets()) {
   // this counter at alpha.
   families_.emplace(
       std::string(kPodPIDLimitAppliedTotal),
-      Family{"[ALPHA] Cumulative number of pods whose pod cgroup got a per-pod PID limit from "
+      Family{kPodPIDLimitAppliedTotal,
+             "[ALPHA] Cumulative number of pods whose pod cgroup got a per-pod PID limit from "
              "spec.resources.limits.pid.",
              std::make_unique<Counter>()});
 }
@@ -71,30 +53,27 @@ Counter& MetricsRegistry::Evictions(std::string_view signal) {
 }
 
 std::string MetricsRegistry::RenderPrometheusText() const {
-  std::string out;
+  PrometheusText out;
   {
     std::lock_guard lock(mu_);
     if (!evictions_.empty()) {
-      out += fmt::format(
-          "# HELP {} [ALPHA] Cumulative number of pod evictions by eviction signal\n"
-          "# TYPE {} counter\n",
-          kEvictions, kEvictions);
+      out.Family(kEvictions, "[ALPHA] Cumulative number of pod evictions by eviction signal",
+                 MetricType::kCounter);
       for (const auto& [signal, counter] : evictions_) {
-        out += fmt::format("{}{{eviction_signal=\"{}\"}} {}\n", kEvictions, signal,
-                           counter->Value());
+        out.Sample({{"eviction_signal", signal}}, counter->Value());
       }
     }
   }
   for (const auto& [name, family] : families_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} counter\n{} {}\n", name, family.help, name, name,
-                       family.counter->Value());
+    out.Family(family.name, family.help, MetricType::kCounter);
+    out.Sample(family.counter->Value());
   }
-  out += fmt::format(
-      "# HELP {} [ALPHA] Duration in seconds from kubelet seeing a pod for the first time to the "
-      "pod starting to run\n# TYPE {} histogram\n",
-      kPodStartDuration, kPodStartDuration);
-  out += pod_start_.Render(kPodStartDuration);
-  return out;
+  out.Family(kPodStartDuration,
+             "[ALPHA] Duration in seconds from kubelet seeing a pod for the first time to the pod "
+             "starting to run",
+             MetricType::kHistogram);
+  pod_start_.WriteTo(out);
+  return std::move(out).text();
 }
 
 }  // namespace podlimits::kubelet

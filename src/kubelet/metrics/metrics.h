@@ -1,10 +1,7 @@
 // The node's metrics, exposed in the Prometheus text format (version 0.0.4) with the kubelet's
 // names and help texts: `run -o json` reads the counters, `serve` answers /metrics on its API
-// port with these plus what it computes when scraped (nodeagent/node_metrics.h).
-//
-// Written by hand rather than with Debian's prometheus-cpp: Debian ships that library only as
-// shared objects (prometheus-cpp-dev 1.0.1 has no .a), and podlimits is one static binary. The
-// format is a handful of lines per metric.
+// port with these plus what it computes when scraped (nodeagent/node_metrics.h). The text is
+// written by base/prometheus_text.h.
 #pragma once
 
 #include <array>
@@ -16,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/prometheus_text.h"
 
 namespace podlimits::kubelet {
 
@@ -33,8 +32,8 @@ class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);
   void Observe(double value);
-  // The _bucket (cumulative), _sum and _count lines of `name`.
-  std::string Render(std::string_view name) const;
+  // The _bucket (cumulative), _sum and _count lines, into the histogram family `out` is at.
+  void WriteTo(PrometheusText& out) const;
 
  private:
   std::vector<double> bounds_;
@@ -67,6 +66,7 @@ class MetricsRegistry {
 
  private:
   struct Family {
+    MetricName name;
     std::string help;
     std::unique_ptr<Counter> counter;
   };
@@ -75,8 +75,5 @@ class MetricsRegistry {
   std::map<std::string, std::unique_ptr<Counter>, std::less<>> evictions_;
   Histogram pod_start_;
 };
-
-// One Prometheus sample value: integers as such, "+Inf", else the shortest round trip.
-std::string PrometheusValue(double v);
 
 }  // namespace podlimits::kubelet
