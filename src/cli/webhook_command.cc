@@ -80,8 +80,10 @@ Result<std::unique_ptr<http::HttpsServer>> StartListener(const WebhookFlags& fla
   // deploy/webhook gives the webhook 128 MiB: five reviews of the largest size at once, each
   // decoded within its value cap (admission_review.cc), fit in it with room to spare.
   options.max_buffered_body_bytes = 16ull << 20;
-  return http::HttpsServer::Start(options,
-                                  [&handler](const http::HttpRequest& r) { return handler(r); });
+  auto server = http::HttpsServer::Start(
+      options, [&handler](const http::HttpRequest& r) { return handler(r); });
+  if (server) handler.AttachListener(**server);  // its /metrics reports the listener's figures
+  return server;
 }
 
 int WebhookCommand(const WebhookFlags& flags) {

@@ -118,6 +118,7 @@ HttpResponse HttpsConnection::Refusal(int status, std::string_view message) cons
 }
 
 HttpResponse HttpsConnection::TooLarge() const {
+  shared_.too_large_total++;
   return Refusal(413, fmt::format("Request entity too large: limit is {}", kMaxRequestBodyBytes));
 }
 
@@ -236,9 +237,10 @@ void HttpsConnection::ReadHeader() {
       *stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
         if (self->closed_) return;
         if (ec == bhttp::error::header_limit) {
+          self->shared_.header_too_large_total++;
           return self->WriteRaw(GoRefusal("431 Request Header Fields Too Large"));
         }
-        if (ec) return IsMalformed(ec) ? self->WriteRaw(GoRefusal("400 Bad Request")) : self->End();
+        if (ec) return IsMalformed(ec) ? self->RefuseMalformed() : self->End();
         self->first_request_ = false;
         const auto length = self->parser_->content_length();
         if (length && *length > kMaxRequestBodyBytes) return self->RefuseBody();
@@ -288,11 +290,14 @@ void HttpsConnection::ReadBody() {
         if (ec == bhttp::error::body_limit) {
           return self->WriteResponse(self->TooLarge(), false);
         }
-        if (ec) {
-          return IsMalformed(ec) ? self->WriteRaw(GoRefusal("400 Bad Request")) : self->End();
-        }
+        if (ec) return IsMalformed(ec) ? self->RefuseMalformed() : self->End();
         self->Dispatch();
       });
+}
+
+void HttpsConnection::RefuseMalformed() {
+  shared_.malformed_total++;
+  WriteRaw(GoRefusal("400 Bad Request"));
 }
 
 void HttpsConnection::RefuseBody() {

@@ -56,7 +56,7 @@ struct ListenerShared {
   std::atomic<bool> stopping{false};
   std::atomic<bool> draining{false};
   std::atomic<std::uint64_t> displaced_total{0}, refused_total{0}, timed_out_total{0},
-      too_many_total{0};
+      too_many_total{0}, header_too_large_total{0}, malformed_total{0}, too_large_total{0};
   // Bytes of request bodies being read or handled, each counted at its announced length.
   std::atomic<std::uint64_t> buffered_body_bytes{0};
 
@@ -93,7 +93,8 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
 
   tcp::socket& Socket();
   HttpResponse Refusal(int status, std::string_view message) const;
-  HttpResponse TooLarge() const;  // 413
+  HttpResponse TooLarge() const;  // 413 (and counted)
+  void RefuseMalformed();         // Go's 400 (counted), then the end
   // One deadline at a time: the connection closes when it passes.
   void Arm(std::chrono::milliseconds deadline);
   void Disarm();

@@ -247,6 +247,10 @@ HttpsServer::Stats HttpsServer::stats() const {
   out.refused_total = s.refused_total;
   out.timed_out_total = s.timed_out_total;
   out.too_many_total = s.too_many_total;
+  out.header_too_large_total = s.header_too_large_total;
+  out.malformed_total = s.malformed_total;
+  out.too_large_total = s.too_large_total;
+  out.buffered_body_bytes = s.buffered_body_bytes;
   return out;
 }
 

@@ -104,6 +104,10 @@ class HttpsServer {
     std::uint64_t refused_total = 0;    // connections refused: every slot busy
     std::uint64_t timed_out_total = 0;  // connections closed at a deadline
     std::uint64_t too_many_total = 0;   // requests answered 429: bodies over their budget
+    std::uint64_t header_too_large_total = 0;  // requests answered 431: header over its limit
+    std::uint64_t malformed_total = 0;         // requests answered 400: not HTTP/1.1
+    std::uint64_t too_large_total = 0;         // requests answered 413: body over 3 MiB
+    std::uint64_t buffered_body_bytes = 0;     // request bodies held now, at announced lengths
   };
   Stats stats() const;
 

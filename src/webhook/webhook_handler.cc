@@ -41,7 +41,7 @@ http::HttpResponse WebhookHandler::operator()(const http::HttpRequest& request) 
     return Text(200, "ok");
   }
   if (request.method == "GET" && request.path == "/metrics") {
-    return Text(200, metrics_.Exposition());
+    return Text(200, metrics_.Exposition() + listener_stats_.MetricsText());
   }
   return Text(404, "not found\n");
 }

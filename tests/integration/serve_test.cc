@@ -36,7 +36,7 @@ TEST(ServeTest, KubectlTalksToIt) {
   const std::string listen = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   const std::string kubeconfig = (dir / "node/kubeconfig").string();
   CommandResult version, health, anonymous, second, resources, created, listed, invalid, deleted,
-      unknown, other_node;
+      unknown, other_node, metrics;
   RunOptions options;
   options.interrupt_on = "listening on";
   options.signal = SIGTERM;
@@ -64,6 +64,7 @@ TEST(ServeTest, KubectlTalksToIt) {
                           "team"});
     // Without credentials (kubectl would prompt for a password here, as against any apiserver).
     anonymous = RunCommand({"/usr/bin/curl", "-sk", "https://" + listen + "/version"});
+    metrics = RunCommand({kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/metrics"});
     second = RunCommand({PodlimitsBinary(), "serve", "--data-dir", (dir / "node").string(),
                          "--listen", "127.0.0.1:1"});
     // A second node with the same (default) cgroupRoot would share /kubepods with this one.
@@ -96,6 +97,19 @@ TEST(ServeTest, KubectlTalksToIt) {
   EXPECT_EQ(anonymous.out,
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
             "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}");
+  // The node's metrics, then the listener's own figures: this scrape's connection at least is
+  // open, and nothing was refused by the listener itself (the 401 above is the API's answer).
+  EXPECT_EQ(metrics.exit_code, 0) << metrics.err;
+  EXPECT_NE(metrics.out.find("\nkubelet_running_pods 0\n"), std::string::npos) << metrics.out;
+  const auto open = metrics.out.find("\npodlimits_http_connections_open ");
+  ASSERT_NE(open, std::string::npos) << metrics.out;
+  EXPECT_GE(std::stoi(metrics.out.substr(open + 33)), 1) << metrics.out;
+  for (const char* code : {"400", "413", "429", "431"}) {
+    EXPECT_NE(metrics.out.find(std::string("\npodlimits_http_refusals_total{code=\"") + code +
+                               "\"} 0\n"),
+              std::string::npos)
+        << metrics.out;
+  }
   EXPECT_EQ(created.exit_code, 0) << created.err;
   EXPECT_EQ(created.out, "namespace/team created\nconfigmap/app created\n");
   EXPECT_EQ(listed.exit_code, 0) << listed.err;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "http/https_server.h"
+#include "http/listener_metrics.h"
 #include "serve/pki.h"
 #include "temp_dir.h"
 #include "websocket_test_support.h"
@@ -313,6 +314,65 @@ TEST_F(ListenerLimitsTest, BodiesBeyondTheirBudgetGetTheApiserversTooManyRequest
   after->Send(post("/api", 2900));
   EXPECT_EQ(after->Read().result_int(), 200);
   EXPECT_EQ(server_->stats().too_many_total, 1u);
+}
+
+// The listener's figures as serve's and the webhook's /metrics carry them (listener_metrics.h),
+// read back over the wire after a 431, a 400 and a 429, while one body is held.
+TEST_F(ListenerLimitsTest, ItsFiguresReadBackFromMetrics) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> entered{false};
+  auto source = std::make_shared<ListenerStatsSource>();
+  Start([](HttpsServerOptions& o) { o.max_buffered_body_bytes = 3000; },
+        [&, source](const HttpRequest& r) {
+          if (r.path == "/metrics") return HttpResponse{200, "text/plain", source->MetricsText()};
+          if (r.path == "/hold") {
+            entered = true;
+            released.wait();
+          }
+          return Ok(r);
+        });
+  EXPECT_EQ(source->MetricsText(), "");  // a request racing the start reports nothing
+  source->Attach(*server_);
+  auto post = [](const std::string& path, std::size_t size) {
+    return "POST " + path +
+           " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + std::to_string(size) +
+           "\r\n\r\n" + std::string(size, 'b');
+  };
+  auto big = Connect();
+  big->Send("GET /api HTTP/1.1\r\nHost: localhost\r\nX-Big: " + std::string(70 * 1024, 'a') +
+            "\r\n\r\n");
+  EXPECT_TRUE(big->ReadAll().starts_with("HTTP/1.1 431 "));
+  auto garbage = Connect();
+  garbage->Send("HELLO THERE\r\n\r\n");
+  EXPECT_TRUE(garbage->ReadAll().starts_with("HTTP/1.1 400 "));
+  auto holder = Connect();
+  holder->Send(post("/hold", 2000));
+  while (!entered) std::this_thread::sleep_for(5ms);
+  auto over = Connect();
+  over->Send(post("/api", 1500));
+  EXPECT_TRUE(over->ReadAll().starts_with("HTTP/1.1 429 "));
+
+  auto scrape = Connect();
+  scrape->Send(Get("/metrics", false));
+  const std::string text = scrape->Read().body();
+  for (const std::string line :
+       {"# TYPE podlimits_http_connections_open gauge\n",
+        "podlimits_http_refusals_total{code=\"400\"} 1\n",
+        "podlimits_http_refusals_total{code=\"413\"} 0\n",
+        "podlimits_http_refusals_total{code=\"429\"} 1\n",
+        "podlimits_http_refusals_total{code=\"431\"} 1\n",
+        "podlimits_http_request_body_bytes_in_flight 2000\n",
+        "podlimits_http_connections_refused_total 0\n",
+        "podlimits_http_connections_displaced_total 0\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " in:\n" << text;
+  }
+  // The holder and the scrape itself at least; the refused ones may still be closing.
+  const auto open = text.find("\npodlimits_http_connections_open ");
+  ASSERT_NE(open, std::string::npos) << text;
+  EXPECT_GE(std::stoi(text.substr(open + 33)), 2) << text;
+  release.set_value();
+  EXPECT_EQ(holder->Read().result_int(), 200);
 }
 
 TEST_F(ListenerLimitsTest, AResponseNobodyReadsIsDroppedAtTheWriteDeadline) {
