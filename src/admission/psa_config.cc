@@ -2,10 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "base/fs.h"
 #include "api/decode.h"
 #include "api/schema.h"
 #include "codec/json_codec.h"
@@ -70,14 +69,12 @@ Result<codec::Node> ParseDocument(std::string_view text,
 
 Result<std::string> ReadFile(const std::filesystem::path& path,
                                                  std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = ReadWholeFile(path);
+  if (!text) {
     return Failure("unable to read " + std::string(what) + " from " +
-                           field::GoQuote(path.string()) + ": " + std::strerror(errno));
+                   field::GoQuote(path.string()) + ": " + std::strerror(text.error().errno_value));
   }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  return text;
 }
 
 // Strict decoding against the schema; the decoder's message already names the bad field.

@@ -162,6 +162,10 @@ Result<bool> IsMountRoot(const std::filesystem::path& path) {
   return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
 }
 
+Result<std::string> ReadWholeFile(const std::filesystem::path& path) {
+  return ReadSmallFile(path, std::string().max_size());
+}
+
 Result<std::string> ReadSmallFile(const std::filesystem::path& path, std::size_t limit) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return SystemError("open", path.string(), errno);

@@ -58,7 +58,13 @@ Result<void> RemoveTree(const std::filesystem::path& path);
 // True if `path` is the root of a mount (statx STATX_ATTR_MOUNT_ROOT). Errors say why not known.
 Result<bool> IsMountRoot(const std::filesystem::path& path);
 
-// Reads a whole small file, failing when it is larger than `limit` bytes.
+// Reads a whole file to its end (procfs and cgroup files report a size of 0 or 4096, so the
+// size is never trusted). Errors are `open "PATH": strerror` or `read "PATH": strerror`, with
+// errno_value set: a caller that words its own message, or that takes a missing file as empty,
+// reads it there.
+Result<std::string> ReadWholeFile(const std::filesystem::path& path);
+
+// ReadWholeFile, failing when the file is larger than `limit` bytes.
 Result<std::string> ReadSmallFile(const std::filesystem::path& path, std::size_t limit);
 
 // Replaces `path` with `content` so that readers see the old or the new file, never a part:

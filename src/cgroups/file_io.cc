@@ -5,6 +5,9 @@
 
 #include <cerrno>
 
+#include "base/fs.h"
+#include "base/unique_fd.h"
+
 namespace podlimits::cgroups {
 namespace {
 
@@ -12,42 +15,14 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v';
 }
 
-// Closes a descriptor on every path out of a function.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 Result<std::string> ReadFile(const std::filesystem::path& file) {
-  Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return SystemError("open", file, errno);
-  std::string out;
-  char buffer[4096];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return SystemError("read", file, errno);
-    }
-    if (n == 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  return out;
+  return ReadWholeFile(file);
 }
 
 Result<void> WriteFile(const std::filesystem::path& file, std::string_view value) {
-  Fd fd(::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  UniqueFd fd(::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
   if (fd.get() < 0) return SystemError("open", file, errno);
   ssize_t n;
   do {

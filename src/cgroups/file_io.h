@@ -10,7 +10,8 @@
 
 namespace podlimits::cgroups {
 
-// The whole file. Cgroup files report a size of 0 or 4096, so this reads until EOF.
+// The whole file, read to its end (base/fs.h ReadWholeFile: cgroup files report a size of 0 or
+// 4096).
 Result<std::string> ReadFile(const std::filesystem::path& file);
 
 // One write(2) of `value` to an existing file (never creates it: a control file the kernel does

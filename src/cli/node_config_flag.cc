@@ -4,9 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "base/fs.h"
 #include "field/field.h"
 
 namespace podlimits::cli {
@@ -15,16 +14,14 @@ Result<LoadedNodeConfig> LoadNodeConfigOrDefault(const std::string& path) {
   if (path.empty()) return LoadedNodeConfig{kubelet::DefaultNodeConfig(), std::nullopt};
   // Read here rather than by kubelet::LoadNodeConfig, in its words, so that the text parsed is
   // the text kept.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = ReadWholeFile(path);
+  if (!text) {
     return Failure(fmt::format("unable to read node config {}: {}", field::GoQuote(path),
-                               std::strerror(errno)));
+                               std::strerror(text.error().errno_value)));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto config = kubelet::ParseNodeConfig(text.str(), path);
+  auto config = kubelet::ParseNodeConfig(*text, path);
   if (!config) return std::unexpected(config.error());
-  return LoadedNodeConfig{std::move(*config), text.str()};
+  return LoadedNodeConfig{std::move(*config), std::move(*text)};
 }
 
 }  // namespace podlimits::cli

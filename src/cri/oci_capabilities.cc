@@ -3,9 +3,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
+#include "base/fs.h"
 #include "base/error.h"
 #include "cri/oci_process.h"
 #include "cri/oci_spec.h"
@@ -138,11 +137,9 @@ std::optional<std::uint64_t> ParseCapBnd(std::string_view proc_status) {
 std::vector<std::string> BoundingCapabilities() {
   // An unreadable /proc gives an empty set: containers then get no capabilities at all, which
   // fails safe (crun would refuse the ones the host lacks, and we cannot tell which those are).
-  std::ifstream in("/proc/self/status");
-  if (!in) return {};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto mask = ParseCapBnd(text.str());
+  auto text = ReadWholeFile("/proc/self/status");
+  if (!text) return {};
+  auto mask = ParseCapBnd(*text);
   if (!mask) return {};
   return CapabilityNamesFromMask(*mask);
 }

@@ -9,10 +9,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string_view>
 
 #include "base/error.h"
@@ -207,10 +205,9 @@ Result<std::vector<LimitCorrection>> CorrectProcessLimits(pid_t pid,
     if (prlimit(pid, static_cast<enum __rlimit_resource>(row->resource), &limit, nullptr) != 0) {
       const int err = errno;
       PrlimitContext context;
-      std::ifstream status(proc_root / "self/status");
-      std::stringstream text;
-      text << status.rdbuf();
-      context.cap_sys_resource = HasCapSysResource(text.str());
+      // An unreadable status reads as empty, as it always did: the capability counts as missing.
+      context.cap_sys_resource =
+          HasCapSysResource(ReadWholeFile(proc_root / "self/status").value_or(""));
       context.nr_open = ReadNrOpen(proc_root);
       return Failure(DescribePrlimitFailure(want, *have, pid, err, context));
     }

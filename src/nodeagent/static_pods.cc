@@ -4,9 +4,8 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
+#include "base/fs.h"
 #include "admission/chain.h"
 #include "api/decode.h"
 #include "codec/json_codec.h"
@@ -43,10 +42,9 @@ StaticPodScan ReadStaticPods(const fs::path& dir, std::string_view node_name,
   }
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string content = text.str();
+    // A manifest removed since the listing (an editor's rename) reads as empty: no pods from it
+    // on this scan.
+    const std::string content = ReadWholeFile(file).value_or("");
     if (content.size() > kMaxManifestBytes) {
       out.errors.push_back(fmt::format("{}: larger than {} bytes", file.string(), kMaxManifestBytes));
       continue;

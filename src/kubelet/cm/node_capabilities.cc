@@ -4,9 +4,8 @@
 
 #include <array>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
+#include "base/fs.h"
 #include "cri/kernel_limits.h"
 #include "kubelet/cm/pid_capacity.h"
 
@@ -22,11 +21,9 @@ constexpr std::array<UlimitResource, 6> kUlimits = {{
     {"stack", "RLIMIT_STACK", RLIMIT_STACK},
 }};
 
+// A file the machine does not have reads as empty: what it would have told is then unknown.
 std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buf;
-  if (in) buf << in.rdbuf();
-  return buf.str();
+  return ReadWholeFile(path).value_or("");
 }
 
 void ProbeCgroups(const ProbeOptions& options, NodeCapabilities& caps) {

@@ -3,21 +3,13 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
+#include "base/fs.h"
 #include "base/error.h"
 
 namespace podlimits::kubelet {
 namespace {
-
-std::optional<std::string> ReadSmallFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
 
 std::optional<std::int64_t> ParseInt(std::string_view s) {
   // Upstream drops the last byte (the newline); trimming whitespace reads the same files and
@@ -32,7 +24,7 @@ std::optional<std::int64_t> ParseInt(std::string_view s) {
 }
 
 std::optional<std::int64_t> ReadIntFile(const std::filesystem::path& path) {
-  auto text = ReadSmallFile(path);
+  auto text = ReadWholeFile(path);
   if (!text) return std::nullopt;
   return ParseInt(*text);
 }
@@ -50,7 +42,7 @@ PidCapacity ReadPidCapacity(const std::filesystem::path& proc_root) {
 }
 
 Result<std::int64_t> ReadTaskCount(const std::filesystem::path& proc_root) {
-  auto text = ReadSmallFile(proc_root / "loadavg");
+  auto text = ReadWholeFile(proc_root / "loadavg");
   if (!text) {
     return Failure(fmt::format("cannot read {}", (proc_root / "loadavg").string()));
   }

@@ -4,10 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <variant>
 
+#include "base/fs.h"
 #include "api/decode.h"
 #include "base/error.h"
 #include "codec/json_codec.h"
@@ -159,14 +158,12 @@ Result<NodeConfig> ParseNodeConfig(std::string_view text, std::string_view sourc
 }
 
 Result<NodeConfig> LoadNodeConfig(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = ReadWholeFile(path);
+  if (!text) {
     return Failure(fmt::format("unable to read node config {}: {}", field::GoQuote(path.string()),
-                               std::strerror(errno)));
+                               std::strerror(text.error().errno_value)));
   }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return ParseNodeConfig(buf.str(), path.string());
+  return ParseNodeConfig(*text, path.string());
 }
 
 EvictionSettings EvictionSettingsOf(const NodeConfig& config) {

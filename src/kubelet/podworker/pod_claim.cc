@@ -8,9 +8,10 @@
 
 #include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <thread>
 #include <sstream>
+#include <thread>
+
+#include "base/fs.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -22,10 +23,10 @@ namespace fs = std::filesystem;
 constexpr int kAttempts = 20;
 
 std::optional<std::uint64_t> StartTime(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  // A process that is gone has no start time.
+  auto read = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!read) return std::nullopt;
+  const std::string& text = *read;
   // The command name may hold spaces and parentheses: fields resume after the last ')'.
   std::size_t close = text.rfind(')');
   if (close == std::string::npos) return std::nullopt;
