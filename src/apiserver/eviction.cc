@@ -104,7 +104,7 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
   const Node* carried = eviction->Find("deleteOptions");
   auto options = ParseDeleteOptions(
       carried && carried->IsObject() ? codec::EncodeJson(*carried, 0) : std::string(), std::nullopt);
-  if (!options) return BadRequest(options.error()).Response();
+  if (!options) return BadRequest(options.error().Message()).Response();
   const bool pinned = !options->precondition_resource_version.empty();
   std::optional<storage::DryRunScope> dry_run;  // the condition too is only what would be written
   if (options->dry_run) dry_run.emplace();

@@ -91,16 +91,14 @@ Node* Walk(Node& root, const std::vector<std::string>& path, std::size_t depth) 
   return at;
 }
 
-std::expected<Node, std::string> Get(Node& root, const std::vector<std::string>& path,
-                                     std::string_view pointer) {
+Result<Node> Get(Node& root, const std::vector<std::string>& path, std::string_view pointer) {
   Node* at = Walk(root, path, path.size());
-  if (at == nullptr) return std::unexpected(fmt::format("doc is missing path: \"{}\"", pointer));
+  if (at == nullptr) return Failure(fmt::format("doc is missing path: \"{}\"", pointer));
   return *at;
 }
 
-std::expected<void, std::string> Remove(Node& root, const std::vector<std::string>& path,
-                                        std::string_view pointer) {
-  if (path.empty()) return std::unexpected("unable to remove the whole document");
+Result<void> Remove(Node& root, const std::vector<std::string>& path, std::string_view pointer) {
+  if (path.empty()) return Failure("unable to remove the whole document");
   Node* parent = Walk(root, path, path.size() - 1);
   const std::string& last = path.back();
   if (parent && parent->IsObject() && parent->Find(last)) {
@@ -113,12 +111,12 @@ std::expected<void, std::string> Remove(Node& root, const std::vector<std::strin
       return {};
     }
   }
-  return std::unexpected(fmt::format("unable to remove nonexistent key: {}: missing value",
-                                     pointer.substr(pointer.rfind('/') + 1)));
+  return Failure(fmt::format("unable to remove nonexistent key: {}: missing value",
+                             pointer.substr(pointer.rfind('/') + 1)));
 }
 
-std::expected<void, std::string> Add(Node& root, const std::vector<std::string>& path,
-                                     Node value, std::string_view pointer, bool replace) {
+Result<void> Add(Node& root, const std::vector<std::string>& path, Node value,
+                 std::string_view pointer, bool replace) {
   if (path.empty()) {
     root = std::move(value);
     return {};
@@ -127,8 +125,8 @@ std::expected<void, std::string> Add(Node& root, const std::vector<std::string>&
   const std::string& last = path.back();
   if (parent && parent->IsObject()) {
     if (replace && !parent->Find(last)) {
-      return std::unexpected(fmt::format("replace operation does not apply: doc is missing key: {}",
-                                         pointer));
+      return Failure(
+          fmt::format("replace operation does not apply: doc is missing key: {}", pointer));
     }
     parent->Set(last, std::move(value));
     return {};
@@ -145,14 +143,15 @@ std::expected<void, std::string> Add(Node& root, const std::vector<std::string>&
       return {};
     }
   }
-  return std::unexpected(fmt::format("{} operation does not apply: doc is missing path: \"{}\": "
-                                     "missing value",
-                                     replace ? "replace" : "add", pointer));
+  return Failure(
+      fmt::format("{} operation does not apply: doc is missing path: \"{}\": "
+                  "missing value",
+                  replace ? "replace" : "add", pointer));
 }
 
-std::expected<Node, std::string> JsonPatch(Node doc, const Node& ops) {
+Result<Node> JsonPatch(Node doc, const Node& ops) {
   if (!ops.IsArray()) {
-    return std::unexpected("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    return Failure("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
   for (const Node& op : ops.items) {
     auto str = [&](const char* key) -> std::optional<std::string> {
@@ -164,16 +163,16 @@ std::expected<Node, std::string> JsonPatch(Node doc, const Node& ops) {
     const std::string pointer = str("path").value_or("");
     auto path = ParsePointer(pointer);
     if (!str("path") || !path) {
-      return std::unexpected(fmt::format("{} operation does not apply: doc is missing path: \"{}\"",
-                                         kind, pointer));
+      return Failure(
+          fmt::format("{} operation does not apply: doc is missing path: \"{}\"", kind, pointer));
     }
     if (kind == "add" || kind == "replace" || kind == "test") {
       const Node* value = op.Find("value");
-      if (value == nullptr) return std::unexpected(fmt::format("{} operation has no value", kind));
+      if (value == nullptr) return Failure(fmt::format("{} operation has no value", kind));
       if (kind == "test") {
         auto current = Get(doc, *path, pointer);
         if (!current || codec::EncodeJson(*current, 0) != codec::EncodeJson(*value, 0)) {
-          return std::unexpected(fmt::format("testing value {} failed: test failed", pointer));
+          return Failure(fmt::format("testing value {} failed: test failed", pointer));
         }
         continue;
       }
@@ -185,7 +184,7 @@ std::expected<Node, std::string> JsonPatch(Node doc, const Node& ops) {
     } else if (kind == "move" || kind == "copy") {
       const std::string from_pointer = str("from").value_or("");
       auto from = ParsePointer(from_pointer);
-      if (!from) return std::unexpected(fmt::format("{} operation has no from", kind));
+      if (!from) return Failure(fmt::format("{} operation has no from", kind));
       auto value = Get(doc, *from, from_pointer);
       if (!value) return std::unexpected(value.error());
       if (kind == "move") {
@@ -195,7 +194,7 @@ std::expected<Node, std::string> JsonPatch(Node doc, const Node& ops) {
         return std::unexpected(r.error());
       }
     } else {
-      return std::unexpected(fmt::format("Unexpected kind: {}", kind));
+      return Failure(fmt::format("Unexpected kind: {}", kind));
     }
   }
   return doc;
@@ -223,9 +222,9 @@ bool IsMergedPrimitiveList(std::string_view field) { return field == "finalizers
 
 std::string Key(const Node& n) { return codec::EncodeJson(n, 0); }
 
-std::expected<Node, std::string> Strategic(Node target, const Node& patch);
+Result<Node> Strategic(Node target, const Node& patch);
 
-std::expected<Node, std::string> MergeList(std::string_view field, Node target, const Node& patch) {
+Result<Node> MergeList(std::string_view field, Node target, const Node& patch) {
   if (!target.IsArray()) target = Node::Array();
   auto keys = MergeKeys().find(field);
   if (keys == MergeKeys().end()) {
@@ -248,8 +247,7 @@ std::expected<Node, std::string> MergeList(std::string_view field, Node target, 
   const std::string key(keys->second);
   for (const Node& element : patch.items) {
     if (!element.IsObject()) {
-      return std::unexpected(fmt::format("unable to find api field in struct for the list {}",
-                                         field));
+      return Failure(fmt::format("unable to find api field in struct for the list {}", field));
     }
     const Node* directive = element.Find("$patch");
     if (directive && directive->scalar == "replace") {
@@ -261,8 +259,8 @@ std::expected<Node, std::string> MergeList(std::string_view field, Node target, 
     }
     const Node* value = element.Find(key);
     if (value == nullptr) {
-      return std::unexpected(fmt::format("map: {} does not contain declared merge key: {}",
-                                         codec::EncodeJson(element, 0), key));
+      return Failure(fmt::format("map: {} does not contain declared merge key: {}",
+                                 codec::EncodeJson(element, 0), key));
     }
     auto it = std::find_if(target.items.begin(), target.items.end(), [&](const Node& t) {
       const Node* k = t.Find(key);
@@ -285,7 +283,7 @@ std::expected<Node, std::string> MergeList(std::string_view field, Node target, 
   return target;
 }
 
-std::expected<Node, std::string> Strategic(Node target, const Node& patch) {
+Result<Node> Strategic(Node target, const Node& patch) {
   if (!patch.IsObject()) return patch;
   if (const Node* directive = patch.Find("$patch")) {
     if (directive->scalar == "replace") {
@@ -295,8 +293,8 @@ std::expected<Node, std::string> Strategic(Node target, const Node& patch) {
     }
     if (directive->scalar == "delete") return Node::Null();
     if (directive->scalar != "merge") {
-      return std::unexpected(fmt::format("Unknown patch type: {} in map: {}", directive->scalar,
-                                         codec::EncodeJson(patch, 0)));
+      return Failure(fmt::format("Unknown patch type: {} in map: {}", directive->scalar,
+                                 codec::EncodeJson(patch, 0)));
     }
   }
   if (!target.IsObject()) target = Node::Object();
@@ -326,7 +324,7 @@ std::expected<Node, std::string> Strategic(Node target, const Node& patch) {
       continue;
     }
     Node* existing = target.Find(m.key);
-    std::expected<Node, std::string> merged;
+    Result<Node> merged;
     if (m.value.IsArray()) {
       merged = MergeList(m.key, existing ? std::move(*existing) : Node::Array(), m.value);
     } else if (m.value.IsObject()) {
@@ -354,27 +352,26 @@ std::optional<PatchType> PatchTypeOf(std::string_view content_type) {
   return std::nullopt;
 }
 
-std::expected<Node, std::string> ApplyPatch(const Node& object, PatchType type,
-                                            std::string_view patch) {
+Result<Node> ApplyPatch(const Node& object, PatchType type, std::string_view patch) {
   auto parsed = codec::ParseJsonStream(patch);
   if (!parsed || parsed->size() != 1) {
-    return std::unexpected("error decoding patch: invalid JSON");
+    return Failure("error decoding patch: invalid JSON");
   }
   const Node& body = (*parsed)[0];
   switch (type) {
     case PatchType::kMerge:
-      if (!body.IsObject()) return std::unexpected("error decoding patch: not a JSON object");
+      if (!body.IsObject()) return Failure("error decoding patch: not a JSON object");
       return MergePatch(object, body);
     case PatchType::kJson:
       return JsonPatch(object, body);
     case PatchType::kStrategic: {
-      if (!body.IsObject()) return std::unexpected("error decoding patch: not a JSON object");
+      if (!body.IsObject()) return Failure("error decoding patch: not a JSON object");
       auto out = Strategic(object, body);
       if (!out) return std::unexpected(out.error());
       return std::move(*out);
     }
   }
-  return std::unexpected("unknown patch type");
+  return Failure("unknown patch type");
 }
 
 }  // namespace podlimits::apiserver

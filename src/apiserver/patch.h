@@ -15,11 +15,11 @@
 // The error is the apiserver's message for a patch that does not apply.
 #pragma once
 
-#include <expected>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "codec/node.h"
 
 namespace podlimits::apiserver {
@@ -30,7 +30,6 @@ enum class PatchType { kMerge, kJson, kStrategic };
 std::optional<PatchType> PatchTypeOf(std::string_view content_type);
 
 // `patch` is the request body. The strategic merge keys are core/v1's, by list field name.
-std::expected<codec::Node, std::string> ApplyPatch(const codec::Node& object, PatchType type,
-                                                 std::string_view patch);
+Result<codec::Node> ApplyPatch(const codec::Node& object, PatchType type, std::string_view patch);
 
 }  // namespace podlimits::apiserver

@@ -22,29 +22,31 @@ std::string Str(const Node& n, std::initializer_list<std::string_view> path) {
 
 }  // namespace
 
-std::expected<DeleteOptions, std::string> ParseDeleteOptions(
-    std::string_view body, const std::optional<std::string>& grace_query) {
+Result<DeleteOptions> ParseDeleteOptions(std::string_view body,
+                                         const std::optional<std::string>& grace_query) {
   DeleteOptions out;
   if (body.find_first_not_of(" \t\r\n") != std::string_view::npos) {
     auto nodes = codec::ParseJsonStream(body);
     if (!nodes || nodes->size() != 1 || !(*nodes)[0].IsObject()) {
-      return std::unexpected("the body of the request was in an unknown format - accepted media "
-                             "types include: application/json, application/yaml");
+      return Failure(
+          "the body of the request was in an unknown format - accepted media "
+          "types include: application/json, application/yaml");
     }
     const Node& options = (*nodes)[0];
     if (const Node* g = options.Find("gracePeriodSeconds"); g && !g->IsNull()) {
       auto v = ParseInt64(g->scalar);
       if (!v || g->kind != Node::Kind::kNumber) {
-        return std::unexpected("gracePeriodSeconds: must be an integer");
+        return Failure("gracePeriodSeconds: must be an integer");
       }
       out.grace_period_seconds = v;
     }
     if (const Node* dry = options.Find("dryRun"); dry && dry->IsArray()) {
       for (const Node& v : dry->items) {
         if (!v.IsString() || v.scalar != "All") {
-          return std::unexpected(fmt::format("dryRun: Unsupported value: {}: supported values: "
-                                             "\"All\"",
-                                             codec::EncodeJson(*dry, 0)));
+          return Failure(
+              fmt::format("dryRun: Unsupported value: {}: supported values: "
+                          "\"All\"",
+                          codec::EncodeJson(*dry, 0)));
         }
         out.dry_run = true;
       }
@@ -54,7 +56,7 @@ std::expected<DeleteOptions, std::string> ParseDeleteOptions(
   }
   if (grace_query && !out.grace_period_seconds) {
     auto v = ParseInt64(*grace_query);
-    if (!v) return std::unexpected("gracePeriodSeconds: must be an integer");
+    if (!v) return Failure("gracePeriodSeconds: must be an integer");
     out.grace_period_seconds = v;
   }
   return out;

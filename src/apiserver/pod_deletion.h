@@ -12,10 +12,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <expected>
 #include <optional>
 #include <string>
 
+#include "base/error.h"
 #include "codec/node.h"
 
 namespace podlimits::apiserver {
@@ -29,8 +29,8 @@ struct DeleteOptions {
 
 // DeleteOptions from a DELETE's body (JSON, may be empty) and query; the error is the
 // BadRequest message.
-std::expected<DeleteOptions, std::string> ParseDeleteOptions(
-    std::string_view body, const std::optional<std::string>& grace_query);
+Result<DeleteOptions> ParseDeleteOptions(std::string_view body,
+                                         const std::optional<std::string>& grace_query);
 
 struct PodDeletion {
   bool immediate = true;

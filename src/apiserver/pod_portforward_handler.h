@@ -12,9 +12,9 @@
 // The plain SPDY upgrade is refused with a Status that says so.
 #pragma once
 
-#include <expected>
 #include <string>
 
+#include "base/error.h"
 #include "base/unique_fd.h"
 #include "codec/node.h"
 #include "http/https_server.h"
@@ -25,9 +25,9 @@ namespace podlimits::apiserver {
 class PodPortDialer {
  public:
   virtual ~PodPortDialer() = default;
-  // A socket connected to `port` on the pod's loopback, or the message for kubectl (the
-  // kubelet's `error forwarding port 80 to pod ...`).
-  virtual std::expected<UniqueFd, std::string> DialPort(const codec::Node& pod, int port) = 0;
+  // A socket connected to `port` on the pod's loopback, or the error whose message kubectl
+  // prints (the kubelet's `error forwarding port 80 to pod ...`).
+  virtual Result<UniqueFd> DialPort(const codec::Node& pod, int port) = 0;
 };
 
 http::HttpResponse ServePodPortForward(storage::ObjectStore& store, PodPortDialer& dialer,

@@ -355,9 +355,9 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
     return it == request.query.end() ? std::string() : it->second;
   };
   auto labels = ParseLabelSelector(query("labelSelector"));
-  if (!labels) return BadRequest(labels.error()).Response();
+  if (!labels) return BadRequest(labels.error().Message()).Response();
   auto fields = ParseFieldSelector(query("fieldSelector"), info.resource);
-  if (!fields) return BadRequest(fields.error()).Response();
+  if (!fields) return BadRequest(fields.error().Message()).Response();
   auto options = ParseListOptions(request);
   if (!options) return options.error().Response();
   ListFilter keep;
@@ -432,7 +432,7 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
   watch.all_namespaces = !resource.namespaced || info.namespace_.empty();
   watch.table = WantsTable(request);
   auto labels = ParseLabelSelector(query("labelSelector"));
-  if (!labels) return BadRequest(labels.error()).Response();
+  if (!labels) return BadRequest(labels.error().Message()).Response();
   watch.labels = std::move(*labels);
   std::string field_selector = query("fieldSelector");
   if (!info.name.empty()) {
@@ -441,7 +441,7 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
                      (field_selector.empty() ? "" : "," + field_selector);
   }
   auto fields = ParseFieldSelector(field_selector, info.resource);
-  if (!fields) return BadRequest(fields.error()).Response();
+  if (!fields) return BadRequest(fields.error().Message()).Response();
   watch.fields = std::move(*fields);
   const std::string rv = query("resourceVersion");
   if (!rv.empty() && rv != "0") {
@@ -471,7 +471,7 @@ http::HttpResponse RestHandler::Delete(const http::HttpRequest& request, const R
     grace_query = it->second;
   }
   auto options = ParseDeleteOptions(request.body, grace_query);
-  if (!options) return BadRequest(options.error()).Response();
+  if (!options) return BadRequest(options.error().Message()).Response();
   return DeleteObject(info, *options);
 }
 

@@ -30,12 +30,10 @@ std::vector<std::string_view> SplitTerms(std::string_view text) {
   return out;
 }
 
-std::expected<Requirement, std::string> ParseLabelTerm(std::string_view term,
-                                                       std::string_view whole) {
+Result<Requirement> ParseLabelTerm(std::string_view term, std::string_view whole) {
   auto fail = [&](std::string why) {
-    return std::unexpected(
-        fmt::format("unable to parse requirement: {} in label selector {}", why,
-                    "\"" + std::string(whole) + "\""));
+    return Failure(fmt::format("unable to parse requirement: {} in label selector {}", why,
+                               "\"" + std::string(whole) + "\""));
   };
   term = Trim(term);
   if (term.empty()) return fail("found '', expected: identifier");
@@ -116,7 +114,7 @@ bool Selector::Matches(const codec::Node* labels) const {
   return true;
 }
 
-std::expected<Selector, std::string> ParseLabelSelector(std::string_view text) {
+Result<Selector> ParseLabelSelector(std::string_view text) {
   Selector s;
   if (Trim(text).empty()) return s;
   for (std::string_view term : SplitTerms(text)) {
@@ -127,8 +125,7 @@ std::expected<Selector, std::string> ParseLabelSelector(std::string_view text) {
   return s;
 }
 
-std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
-                                                        std::string_view resource) {
+Result<Selector> ParseFieldSelector(std::string_view text, std::string_view resource) {
   Selector s;
   if (Trim(text).empty()) return s;
   for (std::string_view term : SplitTerms(text)) {
@@ -146,13 +143,12 @@ std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
       len = 1;
     }
     if (at == std::string_view::npos) {
-      return std::unexpected(fmt::format("invalid selector: '{}'; can't understand '{}'", text,
-                                         term));
+      return Failure(fmt::format("invalid selector: '{}'; can't understand '{}'", text, term));
     }
     r.key = std::string(Trim(term.substr(0, at)));
     r.values = {std::string(Trim(term.substr(at + len)))};
     if (!SelectableField(resource, r.key)) {
-      return std::unexpected("field label not supported: " + r.key);
+      return Failure("field label not supported: " + r.key);
     }
     s.requirements.push_back(std::move(r));
   }

@@ -7,12 +7,12 @@
 //                  secrets), anything else is the apiserver's "field label not supported"
 #pragma once
 
-#include <expected>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "codec/node.h"
 
 namespace podlimits::apiserver {
@@ -30,9 +30,8 @@ struct Selector {
 };
 
 // The error is the Status message of the apiserver's 400.
-std::expected<Selector, std::string> ParseLabelSelector(std::string_view text);
-std::expected<Selector, std::string> ParseFieldSelector(std::string_view text,
-                                                        std::string_view resource);
+Result<Selector> ParseLabelSelector(std::string_view text);
+Result<Selector> ParseFieldSelector(std::string_view text, std::string_view resource);
 
 // The fields a field selector of `resource` may name (every resource: metadata.name and
 // metadata.namespace; pods, events, secrets, nodes, namespaces: upstream's own), and whether

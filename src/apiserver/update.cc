@@ -137,7 +137,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
         ApiError e;
         e.code = 422;
         e.reason = "Invalid";
-        e.message = patched.error();
+        e.message = patched.error().Message();
         return e.Response();
       }
       candidate = std::move(*patched);

@@ -131,7 +131,7 @@ class NodeAgent : public apiserver::PodLogSource,
 
   // `kubectl port-forward`: a socket connected to `port` on the pod's loopback, made by its
   // monitor in the pod's network namespace (nodeagent/node_exec.cc).
-  std::expected<UniqueFd, std::string> DialPort(const codec::Node& pod, int port) override;
+  Result<UniqueFd> DialPort(const codec::Node& pod, int port) override;
 
  private:
   struct KnownPod {

@@ -203,36 +203,38 @@ std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::Attac
   return input;
 }
 
-std::expected<UniqueFd, std::string> NodeAgent::DialPort(const Node& pod, int port) {
+Result<UniqueFd> NodeAgent::DialPort(const Node& pod, int port) {
   const std::string uid = codec::StringOf(pod.FindPath({"metadata", "uid"}));
   const std::string name = codec::StringOf(pod.FindPath({"metadata", "name"}));
   // The kubelet's words for a pod whose sandbox is not there (kuberuntime GetPortForward).
   auto no_sandbox = [&] {
-    return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : failed to find "
-                                       "sandboxID for pod {}",
-                                       port, uid, name));
+    return Failure(
+        fmt::format("error forwarding port {} to pod {}, uid : failed to find "
+                    "sandboxID for pod {}",
+                    port, uid, name));
   };
   if (uid.empty()) return no_sandbox();
   auto conn = ConnectExecSocket(MonitorDirectory(options_.data_dir, uid));
   if (!conn) return no_sandbox();  // no monitor listening: the pod does not run here
   if (auto sent = SendExecMessage(conn->get(), fmt::format(R"({{"portForward":{}}})", port)); !sent) {
-    return std::unexpected(sent.error().Message());
+    return std::unexpected(std::move(sent.error()));
   }
   auto reply = AwaitReply(conn->get());
   if (!reply) {
     switch (reply.error()) {
       case NoReply::kTimedOut:
-        return std::unexpected(fmt::format("error forwarding port {} to pod {}, uid : timed out "
-                                           "waiting for the pod's monitor",
-                                           port, uid));
+        return Failure(
+            fmt::format("error forwarding port {} to pod {}, uid : timed out "
+                        "waiting for the pod's monitor",
+                        port, uid));
       case NoReply::kClosed:
         return no_sandbox();
       case NoReply::kMalformed:
-        return std::unexpected(std::string(kMalformedReply));
+        return Failure(std::string(kMalformedReply));
     }
   }
-  if (const Node* e = reply->object.Find("error"); e != nullptr) return std::unexpected(codec::StringOf(e));
-  if (reply->fds.size() != 1) return std::unexpected(std::string("the pod's monitor sent no socket"));
+  if (const Node* e = reply->object.Find("error"); e != nullptr) return Failure(codec::StringOf(e));
+  if (reply->fds.size() != 1) return Failure("the pod's monitor sent no socket");
   return std::move(reply->fds[0]);
 }
 

@@ -131,9 +131,7 @@ class SandboxAddress {
     const pid_t pid = pid_;
     const std::string id = id_;
     lock.unlock();
-    auto socket = kubelet::DialPodPort(pid, id, port);
-    if (!socket) return Failure(std::move(socket.error()));  // the kubelet's words for kubectl
-    return std::move(*socket);
+    return kubelet::DialPodPort(pid, id, port);  // an error in the kubelet's words for kubectl
   }
 
  private:

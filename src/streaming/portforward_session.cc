@@ -150,7 +150,7 @@ class PortForwardSession {
   void Connect(const ForwardPtr& fw) {
     auto socket = dial_(fw->port);
     if (!socket) {
-      Send(FrameWriter::Data(fw->error_stream, socket.error(), false));
+      Send(FrameWriter::Data(fw->error_stream, socket.error().Message(), false));
       return End(fw, true);
     }
     fw->socket.emplace(session_.executor(), socket->Release());

@@ -11,17 +11,18 @@
 // error stream and ends both. PINGs are answered. When the WebSocket closes, every socket does.
 #pragma once
 
-#include <expected>
 #include <functional>
 #include <string>
 
 #include "http/websocket_connection.h"
+#include "base/error.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::streaming {
 
-// Dials one port of the pod: the connected socket, or the message for the error stream.
-using PortDial = std::function<std::expected<UniqueFd, std::string>(int port)>;
+// Dials one port of the pod: the connected socket, or the error whose message goes on the error
+// stream.
+using PortDial = std::function<Result<UniqueFd>(int port)>;
 
 void RunPortForwardSession(http::WebSocketConnection& connection, PortDial dial);
 

@@ -63,18 +63,18 @@ std::string BuildDictionary() {
 }
 
 // The uncompressed block: the number of pairs, then each name and value with its length.
-std::expected<Headers, std::string> ParseHeaderBlock(std::string_view raw) {
-  if (raw.size() < 4) return std::unexpected(std::string("header block shorter than its count"));
+Result<Headers> ParseHeaderBlock(std::string_view raw) {
+  if (raw.size() < 4) return Failure("header block shorter than its count");
   const std::uint32_t count = GetU32(raw, 0);
   if (count > raw.size() / 8) {
-    return std::unexpected(fmt::format("header block claims {} pairs in {} bytes", count, raw.size()));
+    return Failure(fmt::format("header block claims {} pairs in {} bytes", count, raw.size()));
   }
   std::size_t at = 4;
-  auto string_at = [&](std::string_view what) -> std::expected<std::string_view, std::string> {
-    if (raw.size() - at < 4) return std::unexpected(fmt::format("header block ends in a {} length", what));
+  auto string_at = [&](std::string_view what) -> Result<std::string_view> {
+    if (raw.size() - at < 4) return Failure(fmt::format("header block ends in a {} length", what));
     const std::uint32_t n = GetU32(raw, at);
     at += 4;
-    if (raw.size() - at < n) return std::unexpected(fmt::format("header block ends in a {}", what));
+    if (raw.size() - at < n) return Failure(fmt::format("header block ends in a {}", what));
     std::string_view s = raw.substr(at, n);
     at += n;
     return s;
@@ -85,12 +85,12 @@ std::expected<Headers, std::string> ParseHeaderBlock(std::string_view raw) {
     if (!name) return std::unexpected(name.error());
     auto value = string_at("value");
     if (!value) return std::unexpected(value.error());
-    if (name->empty()) return std::unexpected(std::string("empty header name"));
+    if (name->empty()) return Failure("empty header name");
     if (std::any_of(name->begin(), name->end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); })) {
-      return std::unexpected(fmt::format("header name {:?} is not lowercase", *name));
+      return Failure(fmt::format("header name {:?} is not lowercase", *name));
     }
     if (std::any_of(out.begin(), out.end(), [&](const auto& h) { return h.first == *name; })) {
-      return std::unexpected(fmt::format("header {:?} appears twice", *name));
+      return Failure(fmt::format("header {:?} appears twice", *name));
     }
     std::string_view rest = *value;
     while (true) {  // several values are joined by NUL
@@ -100,7 +100,8 @@ std::expected<Headers, std::string> ParseHeaderBlock(std::string_view raw) {
       rest.remove_prefix(nul + 1);
     }
   }
-  if (at != raw.size()) return std::unexpected(fmt::format("{} bytes after the header block", raw.size() - at));
+  if (at != raw.size())
+    return Failure(fmt::format("{} bytes after the header block", raw.size() - at));
   return out;
 }
 
@@ -188,8 +189,8 @@ HeaderDecompressor::HeaderDecompressor() : state_(std::make_unique<State>()) {
 
 HeaderDecompressor::~HeaderDecompressor() = default;
 
-std::expected<Headers, std::string> HeaderDecompressor::Decompress(std::string_view block) {
-  if (!state_->ok) return std::unexpected(std::string("zlib: cannot start inflating"));
+Result<Headers> HeaderDecompressor::Decompress(std::string_view block) {
+  if (!state_->ok) return Failure("zlib: cannot start inflating");
   z_stream& z = state_->z;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(block.data()));
   z.avail_in = static_cast<uInt>(block.size());
@@ -205,27 +206,27 @@ std::expected<Headers, std::string> HeaderDecompressor::Decompress(std::string_v
                                static_cast<uInt>(dict.size())) != Z_OK) {
         state_->ok = false;
         inflateEnd(&z);
-        return std::unexpected(std::string("header block compressed with another dictionary"));
+        return Failure("header block compressed with another dictionary");
       }
       continue;
     }
     raw.append(chunk.data(), chunk.size() - z.avail_out);
     if (raw.size() > kMaxHeaderBlock) {
-      return std::unexpected(fmt::format("header block inflates past {} bytes", kMaxHeaderBlock));
+      return Failure(fmt::format("header block inflates past {} bytes", kMaxHeaderBlock));
     }
     if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // all of it read, nothing more to give
     if (rc == Z_STREAM_END) {
-      return std::unexpected(std::string("header compression stream ended"));
+      return Failure("header compression stream ended");
     }
     if (rc != Z_OK) {
-      return std::unexpected(fmt::format("header block: zlib: {}", z.msg != nullptr ? z.msg : "error"));
+      return Failure(fmt::format("header block: zlib: {}", z.msg != nullptr ? z.msg : "error"));
     }
     if (z.avail_in == 0 && z.avail_out != 0) break;
   }
   return ParseHeaderBlock(raw);
 }
 
-std::expected<std::optional<Frame>, std::string> FrameReader::Next() {
+Result<std::optional<Frame>> FrameReader::Next() {
   while (true) {
     std::string_view in = std::string_view(buffer_).substr(offset_);
     if (in.size() < 8) break;
@@ -234,7 +235,7 @@ std::expected<std::optional<Frame>, std::string> FrameReader::Next() {
     const auto flags = static_cast<std::uint8_t>(second >> 24);
     const std::size_t length = second & 0xffffff;
     if (length > kMaxPayload) {
-      return std::unexpected(fmt::format("frame of {} bytes, more than {}", length, kMaxPayload));
+      return Failure(fmt::format("frame of {} bytes, more than {}", length, kMaxPayload));
     }
     if (in.size() < 8 + length) break;
     const std::string_view payload = in.substr(8, length);
@@ -245,12 +246,12 @@ std::expected<std::optional<Frame>, std::string> FrameReader::Next() {
     if ((first & 0x80000000u) == 0) {
       f.type = FrameType::kData;
       f.stream_id = first & 0x7fffffff;
-      if (f.stream_id == 0) return std::unexpected(std::string("data frame for stream 0"));
+      if (f.stream_id == 0) return Failure("data frame for stream 0");
       f.data = std::string(payload);
       return f;
     }
     const std::uint32_t version = (first >> 16) & 0x7fff;
-    if (version != 3) return std::unexpected(fmt::format("SPDY version {}, not 3", version));
+    if (version != 3) return Failure(fmt::format("SPDY version {}, not 3", version));
     const auto type = static_cast<std::uint16_t>(first & 0xffff);
     auto need = [&](std::size_t n) -> std::optional<std::string> {
       if (length < n) return fmt::format("control frame of type {} with {} bytes", type, length);
@@ -258,7 +259,7 @@ std::expected<std::optional<Frame>, std::string> FrameReader::Next() {
     };
     auto header_block = [&](std::size_t from) -> std::optional<std::string> {
       auto headers = headers_.Decompress(payload.substr(from));
-      if (!headers) return headers.error();
+      if (!headers) return headers.error().Message();
       f.headers = std::move(*headers);
       return std::nullopt;
     };
@@ -307,10 +308,10 @@ std::expected<std::optional<Frame>, std::string> FrameReader::Next() {
       default:  // the spec: a control frame of an unknown type is ignored
         continue;
     }
-    if (bad) return std::unexpected(std::move(*bad));
+    if (bad) return Failure(std::move(*bad));
     if (f.stream_id == 0 && f.type != FrameType::kSettings && f.type != FrameType::kPing &&
         f.type != FrameType::kGoAway) {
-      return std::unexpected(fmt::format("control frame of type {} for stream 0", type));
+      return Failure(fmt::format("control frame of type {} for stream 0", type));
     }
     return f;
   }

@@ -15,13 +15,14 @@
 #pragma once
 
 #include <cstdint>
-#include <expected>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "base/error.h"
 
 namespace podlimits::streaming::spdy {
 
@@ -92,7 +93,7 @@ class HeaderDecompressor {
   ~HeaderDecompressor();
   HeaderDecompressor(const HeaderDecompressor&) = delete;
   HeaderDecompressor& operator=(const HeaderDecompressor&) = delete;
-  std::expected<Headers, std::string> Decompress(std::string_view block);
+  Result<Headers> Decompress(std::string_view block);
 
  private:
   struct State;
@@ -105,7 +106,7 @@ class FrameReader {
   void Feed(std::string_view bytes) { buffer_.append(bytes); }
   // The next whole frame; nullopt until enough bytes came; an error for a stream that is not
   // SPDY/3 (the connection cannot go on after one: the header stream is out of step).
-  std::expected<std::optional<Frame>, std::string> Next();
+  Result<std::optional<Frame>> Next();
 
  private:
   std::string buffer_;

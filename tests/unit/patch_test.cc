@@ -12,7 +12,7 @@ namespace {
 std::string Apply(std::string_view object, PatchType type, std::string_view patch) {
   auto doc = codec::ParseJsonStream(object);
   auto out = ApplyPatch((*doc)[0], type, patch);
-  return out ? codec::EncodeJson(*out, 0) : "error: " + out.error();
+  return out ? codec::EncodeJson(*out, 0) : "error: " + out.error().Message();
 }
 
 TEST(PatchTest, MergePatch) {

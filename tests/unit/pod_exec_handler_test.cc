@@ -41,9 +41,9 @@ class FakeExecutor : public PodExecutor {
 
 class FakeDialer : public PodPortDialer {
  public:
-  std::expected<UniqueFd, std::string> DialPort(const Node&, int) override {
+  Result<UniqueFd> DialPort(const Node&, int) override {
     ++calls;
-    return std::unexpected(std::string("not in a unit test"));
+    return Failure("not in a unit test");
   }
   int calls = 0;
 };

@@ -40,9 +40,9 @@ class PortForwardSessionTest : public ::testing::Test {
       http::HttpResponse r;
       r.websocket_protocol = "SPDY/3.1+portforward.k8s.io";
       r.websocket = [this](http::WebSocketConnection& c) {
-        RunPortForwardSession(c, [this](int port) -> std::expected<UniqueFd, std::string> {
+        RunPortForwardSession(c, [this](int port) -> Result<UniqueFd> {
           ++dialled_;
-          if (port != 80) return std::unexpected("error forwarding port " + std::to_string(port));
+          if (port != 80) return Failure("error forwarding port " + std::to_string(port));
           int p[2];
           EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p), 0);
           pod_fd_ = p[1];

@@ -127,7 +127,8 @@ TEST(SpdyFrames, RefusesWhatIsNotSpdy3) {
     reader.Feed(c.bytes);
     auto next = reader.Next();
     ASSERT_FALSE(next) << c.name;
-    EXPECT_NE(next.error().find(c.error), std::string::npos) << c.name << ": " << next.error();
+    EXPECT_NE(next.error().Message().find(c.error), std::string::npos)
+        << c.name << ": " << next.error();
   }
 }
 
@@ -175,7 +176,8 @@ TEST(SpdyFrames, RefusesHeaderBlocksThatBreakTheRules) {
     reader.Feed(block(c.raw));
     auto next = reader.Next();
     ASSERT_FALSE(next) << c.name;
-    EXPECT_NE(next.error().find(c.error), std::string::npos) << c.name << ": " << next.error();
+    EXPECT_NE(next.error().Message().find(c.error), std::string::npos)
+        << c.name << ": " << next.error();
   }
 }
 

@@ -13,10 +13,9 @@ namespace {
 constexpr auto kDialTimeout = std::chrono::seconds(5);
 }  // namespace
 
-std::expected<UniqueFd, std::string> DialPodPort(pid_t sandbox_pid, const std::string& sandbox_id,
-                                                 int port) {
+Result<UniqueFd> DialPodPort(pid_t sandbox_pid, const std::string& sandbox_id, int port) {
   auto fail = [&](const std::string& why) {
-    return std::unexpected(
+    return Failure(
         fmt::format("error forwarding port {} to pod {}, uid : {}", port, sandbox_id, why));
   };
   if (sandbox_pid <= 0) return fail("the pod's sandbox is not running");

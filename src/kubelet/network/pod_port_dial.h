@@ -5,9 +5,9 @@
 
 #include <sys/types.h>
 
-#include <expected>
 #include <string>
 
+#include "base/error.h"
 #include "base/unique_fd.h"
 
 namespace podlimits::kubelet {
@@ -16,7 +16,6 @@ namespace podlimits::kubelet {
 // the kubelet's around containerd's: `error forwarding port 80 to pod <sandbox id>, uid :
 // failed to connect to localhost:80 inside namespace "<sandbox id>", IPv4: dial tcp4
 // 127.0.0.1:80: connect: connection refused IPv6 dial tcp6 [::1]:80: connect: ...`.
-std::expected<UniqueFd, std::string> DialPodPort(pid_t sandbox_pid, const std::string& sandbox_id,
-                                                 int port);
+Result<UniqueFd> DialPodPort(pid_t sandbox_pid, const std::string& sandbox_id, int port);
 
 }  // namespace podlimits::kubelet
