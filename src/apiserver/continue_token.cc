@@ -7,6 +7,7 @@
 #include "base/base64.h"
 #include "codec/go_json_syntax.h"
 #include "codec/json_codec.h"
+#include "codec/utf8.h"
 
 namespace podlimits::apiserver {
 namespace {
@@ -16,35 +17,6 @@ using codec::Node;
 constexpr std::string_view kVersion = "meta.k8s.io/v1";
 constexpr std::string_view kInvalid = "continue key is not valid";
 
-// The length of the UTF-8 sequence at `s[i]`, or 0 when it is not a valid one.
-std::size_t Utf8Length(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  std::size_t n;
-  std::uint32_t cp;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xc0) != 0x80) return 0;
-    cp = cp << 6 | (cc & 0x3f);
-  }
-  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
-  if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return n;
-}
-
 // A JSON string as encoding/json's Marshal writes it: HTML-safe (<, >, & escaped), \b \f \n \r
 // \t and \u00XX for the other control bytes, U+2028 and U+2029 escaped, and invalid UTF-8 as
 // U+FFFD.
@@ -53,7 +25,7 @@ std::string GoJsonString(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      const std::size_t n = Utf8Length(s, i);
+      const std::size_t n = codec::Utf8SequenceLength(s, i);
       if (n == 0) {
         out += "\\ufffd";
         ++i;

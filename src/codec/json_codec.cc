@@ -28,6 +28,8 @@
 #include <cstring>
 #include <iterator>
 
+#include "codec/utf8.h"
+
 namespace podlimits::codec {
 namespace {
 
@@ -189,44 +191,12 @@ std::uint32_t LineAt(std::string_view text, std::size_t offset) {
   return 1 + static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + offset, '\n'));
 }
 
-// The length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not one.
-std::size_t Utf8Length(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
-  std::size_t n;
-  std::uint32_t cp;
-  if ((c & 0xe0) == 0xc0) {
-    n = 2;
-    cp = c & 0x1f;
-  } else if ((c & 0xf0) == 0xe0) {
-    n = 3;
-    cp = c & 0x0f;
-  } else if ((c & 0xf8) == 0xf0) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3f);
-  }
-  // Overlong forms, surrogates and code points beyond U+10FFFF are invalid too.
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-      (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-    return 0;
-  }
-  return n;
-}
-
 // Go's encoding/json writes each byte of invalid UTF-8 as U+FFFD: JSON out is always valid.
 template <typename Emit>
 void WriteUtf8(std::string_view s, Emit emit) {
   bool valid = true;
   for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = Utf8Length(s, i);
+    const std::size_t n = Utf8SequenceLength(s, i);
     if (n == 0) {
       valid = false;
       break;
@@ -240,7 +210,7 @@ void WriteUtf8(std::string_view s, Emit emit) {
   std::string fixed;
   fixed.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = Utf8Length(s, i);
+    const std::size_t n = Utf8SequenceLength(s, i);
     if (n == 0) {
       fixed += "\xEF\xBF\xBD";
       ++i;
