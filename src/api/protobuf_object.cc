@@ -359,9 +359,14 @@ Result<codec::Node> DecodeProtobufObject(std::string_view body, const Schema& sc
   }
   const TypeDef* type = schema.Root(kind);
   // A kind's own version, and for the eviction subresource the older one its clients send.
-  const bool known_version =
-      type != nullptr && (api_version == type->ApiVersion() ||
-                          (kind == "Eviction" && api_version == "policy/v1beta1"));
+  bool known_version = type != nullptr && (api_version == type->ApiVersion() ||
+                                           (kind == "Eviction" && api_version == "policy/v1beta1"));
+  // DeleteOptions, the body of a DELETE, is registered in every group version
+  // (metav1.AddToGroupVersion's options types): client-go sends it in the resource's own.
+  if (kind == "DeleteOptions" && !api_version.empty()) {
+    type = schema.Type("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions");
+    known_version = type != nullptr;
+  }
   if (!known_version) {
     return Failure(fmt::format("no kind \"{}\" is registered for version \"{}\" in scheme "
                                        "\"pkg/runtime/scheme.go:100\"",

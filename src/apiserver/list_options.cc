@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "apiserver/request_info.h"
 #include "field/field.h"
 
 namespace podlimits::apiserver {
@@ -41,6 +42,7 @@ std::expected<std::int64_t, std::string> GoParseInt(std::string_view text) {
 
 std::expected<ListOptions, ApiError> ParseListOptions(const http::HttpRequest& request) {
   ListOptions options;
+  options.watch = QueryFlag(request, "watch");
   if (request.query.contains("limit")) {
     auto limit = GoParseInt(Query(request, "limit"));
     if (!limit) return std::unexpected(BadRequest(limit.error()));
@@ -49,7 +51,49 @@ std::expected<ListOptions, ApiError> ParseListOptions(const http::HttpRequest& r
   options.continue_token = Query(request, "continue");
   options.resource_version = Query(request, "resourceVersion");
   options.resource_version_match = Query(request, "resourceVersionMatch");
+  if (request.query.contains("sendInitialEvents")) {
+    options.send_initial_events = QueryFlag(request, "sendInitialEvents");
+  }
+  options.allow_watch_bookmarks = QueryFlag(request, "allowWatchBookmarks");
 
+  field::ErrorList errs = ValidateListOptions(options);
+  if (!errs.empty()) {
+    ApiError e = Invalid("ListOptions", "", errs);
+    e.message = fmt::format("ListOptions.meta.k8s.io \"\" is invalid: {}", field::Aggregate(errs));
+    e.group = "meta.k8s.io";
+    return std::unexpected(std::move(e));
+  }
+  return options;
+}
+
+namespace {
+
+field::ErrorList ValidateWatchOptions(const ListOptions& options) {
+  field::ErrorList errs;
+  const field::Path match("resourceVersionMatch");
+  const std::string& m = options.resource_version_match;
+  if (options.send_initial_events && m != "NotOlderThan") {
+    errs.push_back(field::Forbidden(
+        match, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+  }
+  if (!m.empty()) {
+    if (!options.send_initial_events) {
+      errs.push_back(field::Forbidden(
+          match, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+    }
+    if (m != "NotOlderThan") errs.push_back(field::NotSupported(match, m, {"NotOlderThan"}));
+    if (!options.continue_token.empty()) {
+      errs.push_back(
+          field::Forbidden(match, "resourceVersionMatch is forbidden when continue is provided"));
+    }
+  }
+  return errs;
+}
+
+}  // namespace
+
+field::ErrorList ValidateListOptions(const ListOptions& options) {
+  if (options.watch) return ValidateWatchOptions(options);
   field::ErrorList errs;
   const field::Path match("resourceVersionMatch");
   if (const std::string& m = options.resource_version_match; !m.empty()) {
@@ -69,17 +113,11 @@ std::expected<ListOptions, ApiError> ParseListOptions(const http::HttpRequest& r
           match, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
     }
   }
-  if (request.query.contains("sendInitialEvents")) {
+  if (options.send_initial_events) {
     errs.push_back(field::Forbidden(field::Path("sendInitialEvents"),
                                     "sendInitialEvents is forbidden for list"));
   }
-  if (!errs.empty()) {
-    ApiError e = Invalid("ListOptions", "", errs);
-    e.message = fmt::format("ListOptions.meta.k8s.io \"\" is invalid: {}", field::Aggregate(errs));
-    e.group = "meta.k8s.io";
-    return std::unexpected(std::move(e));
-  }
-  return options;
+  return errs;
 }
 
 }  // namespace podlimits::apiserver

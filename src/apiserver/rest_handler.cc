@@ -6,7 +6,6 @@
 
 #include "api/decode.h"
 #include "api/defaults.h"
-#include "api/protobuf_object.h"
 #include "api/schema.h"
 #include "apiserver/api_errors.h"
 #include "apiserver/list_options.h"
@@ -16,6 +15,7 @@
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
+#include "apiserver/request_body.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/selectors.h"
 #include "apiserver/served_resources.h"
@@ -290,21 +290,11 @@ std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const st
 
 http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const RequestInfo& info) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
-  auto type = request.headers.find("content-type");
-  const std::string content_type = type == request.headers.end() ? "" : type->second;
-  std::string body = request.body;
-  if (content_type.starts_with(api::kProtobufContentType)) {
-    // kubectl's generators (create namespace|configmap|secret, run) send protobuf.
-    auto object = api::DecodeProtobufObject(request.body, api::Schema::Objects());
-    if (!object) return BadRequest(object.error().Message()).Response();
-    body = codec::EncodeJson(*object, 0);
-  } else if (!content_type.starts_with("application/json") &&
-             !content_type.starts_with("application/yaml")) {
-    return UnsupportedMediaType({"application/json", "application/yaml",
-                                 std::string(api::kProtobufContentType)})
-        .Response();
-  }
-  auto admitted = Admit(request, info, body);
+  // kubectl's generators (create namespace|configmap|secret, run) and client-go's typed
+  // clients send protobuf.
+  auto body = ReadRequestBody(request);
+  if (!body) return body.error().Response();
+  auto admitted = Admit(request, info, body->text);
   if (auto* refused = std::get_if<http::HttpResponse>(&admitted)) return std::move(*refused);
   Admitted& a = std::get<Admitted>(admitted);
   Node tree = std::move(a.object);
@@ -426,8 +416,12 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
     auto it = request.query.find(key);
     return it == request.query.end() ? std::string() : it->second;
   };
+  auto options = ParseListOptions(request);
+  if (!options) return options.error().Response();
   WatchRequest watch;
   watch.resource = info.resource;
+  watch.kind = resource.kind;
+  watch.api_version = resource.GroupVersion();
   watch.namespace_ = resource.namespaced ? info.namespace_ : "";
   watch.all_namespaces = !resource.namespaced || info.namespace_.empty();
   watch.table = WantsTable(request);
@@ -443,7 +437,7 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
   auto fields = ParseFieldSelector(field_selector, info.resource);
   if (!fields) return BadRequest(fields.error().Message()).Response();
   watch.fields = std::move(*fields);
-  const std::string rv = query("resourceVersion");
+  const std::string& rv = options->resource_version;
   if (!rv.empty() && rv != "0") {
     const std::optional<std::int64_t> from = ParseInt64(rv);
     if (!from || *from < 0) {
@@ -454,13 +448,28 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
     }
     watch.from = *from;
   }
+  // Watch-list (watch_handler.h): the initial events whatever the resourceVersion, closed by
+  // the initial-events-end bookmark when bookmarks are allowed.
+  watch.send_initial_events = options->send_initial_events.value_or(false);
+  watch.initial_events_end_bookmark = watch.send_initial_events && options->allow_watch_bookmarks;
+  watch.bookmarks = options->allow_watch_bookmarks;
+  if (options->send_initial_events == false && !watch.from) {
+    // sendInitialEvents=false from "" or "0": the changes from now on, "now" fixed before the
+    // answer so that the client's next write is after it.
+    auto now = store_.Revision();
+    if (!now) return InternalResponse(now.error());
+    watch.from = *now;
+  }
   if (const std::string t = query("timeoutSeconds"); !t.empty()) {
     const std::optional<std::int64_t> seconds = ParseInt64(t);
     if (!seconds || *seconds < 0) {
       return BadRequest(fmt::format("timeoutSeconds: Invalid value: {}", field::GoQuote(t)))
           .Response();
     }
-    if (*seconds > 0) watch.timeout = std::min(watch.timeout, std::chrono::seconds(*seconds));
+    if (*seconds > 0) {
+      watch.timeout = std::min<std::chrono::milliseconds>(watch.timeout,
+                                                          std::chrono::seconds(*seconds));
+    }
   }
   return ServeWatch(store_, std::move(watch), clock_);
 }
@@ -470,7 +479,14 @@ http::HttpResponse RestHandler::Delete(const http::HttpRequest& request, const R
   if (auto it = request.query.find("gracePeriodSeconds"); it != request.query.end()) {
     grace_query = it->second;
   }
-  auto options = ParseDeleteOptions(request.body, grace_query);
+  // client-go's typed clients send DeleteOptions in protobuf, kubectl in JSON.
+  std::string body;
+  if (request.body.find_first_not_of(" \t\r\n") != std::string::npos) {
+    auto decoded = ReadRequestBodyAsJson(request);
+    if (!decoded) return decoded.error().Response();
+    body = std::move(*decoded);
+  }
+  auto options = ParseDeleteOptions(body, grace_query);
   if (!options) return BadRequest(options.error().Message()).Response();
   return DeleteObject(info, *options);
 }

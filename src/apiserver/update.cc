@@ -1,5 +1,5 @@
-// PUT and PATCH of stored objects: the candidate (the body, or the stored object with the patch
-// applied) goes through admission like a create, then the update strategy of its resource
+// PUT and PATCH of stored objects: the candidate (the body in JSON, YAML or protobuf:
+// request_body.h; or the stored object with the patch applied) goes through admission like a create, then the update strategy of its resource
 // decides what may change:
 //
 //   every resource  metadata.name is the URL's; uid, creationTimestamp, deletion fields and the
@@ -23,6 +23,7 @@
 #include "api/defaults.h"
 #include "api/objects.h"
 #include "apiserver/patch.h"
+#include "apiserver/request_body.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/served_resources.h"
@@ -121,8 +122,13 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
                                    "application/strategic-merge-patch+json"})
           .Response();
     }
-  } else if (!content_type.starts_with("application/json")) {
-    return UnsupportedMediaType({"application/json", "application/yaml"}).Response();
+  }
+  // A PUT's object in JSON, YAML or protobuf (client-go's typed Update sends protobuf).
+  std::string put_body;
+  if (!patch_type) {
+    auto decoded = ReadRequestBodyAsJson(request);
+    if (!decoded) return decoded.error().Response();
+    put_body = std::move(*decoded);
   }
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
@@ -142,7 +148,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       }
       candidate = std::move(*patched);
     } else {
-      auto parsed = ParseOneJsonObject(request.body);
+      auto parsed = ParseOneJsonObject(put_body);
       if (!parsed) {
         return BadRequest(
                    "the body of the request was in an unknown format - accepted media "

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "apiserver/api_errors.h"
@@ -39,6 +41,8 @@ class Watch {
   }
   // Sends one change as the selectors make it look; false once the client is gone.
   bool Send(storage::WatchEventType type, const storage::StoredObject& object, http::ResponseStream& out);
+  // A BOOKMARK at `revision`, the initial-events-end one when `initial_events_end`.
+  bool SendBookmark(std::int64_t revision, bool initial_events_end, http::ResponseStream& out) const;
 
   storage::ObjectStore& store_;
   WatchRequest request_;
@@ -85,9 +89,21 @@ bool Watch::Send(storage::WatchEventType type, const storage::StoredObject& obje
   return out.Write(Line(name, object, *tree));
 }
 
+bool Watch::SendBookmark(std::int64_t revision, bool initial_events_end,
+                         http::ResponseStream& out) const {
+  // The cacher's bookmark object is an empty object of the kind with only the resourceVersion
+  // (and the annotation) set; client-go reads nothing else of it.
+  const std::string annotations =
+      initial_events_end ? R"(,"annotations":{"k8s.io/initial-events-end":"true"})" : "";
+  return out.Write(fmt::format(R"({{"type":"BOOKMARK","object":{{"kind":"{}","apiVersion":"{}",)"
+                               R"("metadata":{{"resourceVersion":"{}"{}}}}}}})",
+                               request_.kind, request_.api_version, revision, annotations) +
+                   "\n");
+}
+
 void Watch::Run(http::ResponseStream& out) {
   std::int64_t revision = 0;
-  if (request_.from) {
+  if (request_.from && !request_.send_initial_events) {
     revision = *request_.from;
   } else {
     auto listed = store_.List(request_.resource, request_.namespace_, request_.all_namespaces);
@@ -101,9 +117,24 @@ void Watch::Run(http::ResponseStream& out) {
     for (const auto& item : listed->items) {
       if (!Send(storage::WatchEventType::kAdded, item, out)) return;
     }
+    if (request_.initial_events_end_bookmark && !SendBookmark(revision, true, out)) return;
   }
-  const auto deadline = std::chrono::steady_clock::now() + request_.timeout;
-  while (std::chrono::steady_clock::now() < deadline && !out.Closed()) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + request_.timeout;
+  // nextBookmarkTime: a period from now, or 2 s before the deadline when that is sooner; none
+  // once that has passed.
+  auto next_bookmark_after = [&](Clock::time_point now) -> std::optional<Clock::time_point> {
+    if (!request_.bookmarks) return std::nullopt;
+    const auto pretimeout = deadline - kBookmarkBeforeTimeout;
+    const auto at = std::min(now + request_.bookmark_period, pretimeout);
+    if (at < now) return std::nullopt;
+    return at;
+  };
+  std::optional<Clock::time_point> next_bookmark = next_bookmark_after(Clock::now());
+  while (Clock::now() < deadline && !out.Closed()) {
+    // Every change up to the store's revision when last woken is sent once this read's changes
+    // are: a bookmark may name that revision even when nothing here moved.
+    const std::int64_t caught_up = std::max(revision, waited_);
     auto changes = store_.ChangesSince(request_.resource, request_.namespace_,
                                        request_.all_namespaces, revision);
     if (!changes) {
@@ -118,11 +149,18 @@ void Watch::Run(http::ResponseStream& out) {
       revision = change.object.revision;
       if (!Send(change.type, change.object, out)) return;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
+    const auto now = Clock::now();
+    if (next_bookmark && now >= *next_bookmark) {
+      if (!SendBookmark(std::max(revision, caught_up), false, out)) return;
+      next_bookmark = next_bookmark_after(now);
+    }
+    auto until = deadline;
+    if (next_bookmark) until = std::min(until, *next_bookmark);
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+    if (now >= deadline) break;
     // The store's revision counts every resource: catch up to it even when nothing here moved.
-    waited_ = store_.WaitForChange(std::max(revision, waited_), std::min(left, kIdleCheck));
+    waited_ = store_.WaitForChange(std::max(revision, waited_),
+                                   std::clamp(left, std::chrono::milliseconds(0), kIdleCheck));
   }
 }
 

@@ -1,13 +1,16 @@
 // Watches as the apiserver serves them: the initial ADDED list, changes from a resourceVersion,
-// selectors that make objects appear and disappear, and 410 once the log is compacted.
+// selectors that make objects appear and disappear, 410 once the log is compacted, watch-list's
+// initial events and their closing bookmark, and periodic bookmarks.
 #include "apiserver/watch_handler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "apiserver/stored_object.h"
+#include "stream_collector.h"
 #include "temp_dir.h"
 
 namespace podlimits::apiserver {
@@ -15,27 +18,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Collects what the watch writes; closes after `limit` events.
-class Collector : public http::ResponseStream {
- public:
-  explicit Collector(std::size_t limit) : limit_(limit) {}
-  bool Write(std::string_view chunk) override {
-    lines.emplace_back(chunk);
-    return true;
-  }
-  bool Closed() override { return lines.size() >= limit_; }
-  std::vector<std::string> lines;
-
- private:
-  std::size_t limit_;
-};
-
 class WatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto s = storage::ObjectStore::Open(dir_ / "state.db");
     ASSERT_TRUE(s);
     store_ = std::move(*s);
+  }
+  void FreshStore() {
+    store_.reset();
+    for (const char* f : {"state.db", "state.db-wal", "state.db-shm"}) {
+      std::filesystem::remove(dir_ / f);
+    }
+    SetUp();
   }
   std::int64_t Put(const std::string& name, const std::string& labels, bool update = false) {
     auto render = [&](std::int64_t rv) {
@@ -48,14 +43,17 @@ class WatchTest : public ::testing::Test {
                     : store_->Create({"configmaps", "default", name}, render);
     return r ? r->revision : -1;
   }
-  std::vector<std::string> Run(WatchRequest request, std::size_t events) {
+  std::vector<std::string> Run(WatchRequest request, std::size_t events,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     request.resource = "configmaps";
+    request.kind = "ConfigMap";
+    request.api_version = "v1";
     request.namespace_ = "default";
-    request.timeout = std::chrono::seconds(5);
+    request.timeout = timeout;
     http::HttpResponse r = ServeWatch(*store_, std::move(request), [] {
       return std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000));
     });
-    Collector c(events);
+    podlimits::testing::StreamCollector c(events);
     r.stream(c);
     return c.lines;
   }
@@ -159,6 +157,109 @@ TEST_F(WatchTest, ADamagedObjectEndsTheWatchNamingIt) {
     // From the start: a's ADDED, then the error; from b's revision: the error alone.
     EXPECT_EQ(lines.size(), from_revision ? 1u : 2u);
   }
+}
+
+std::string Bookmark(std::int64_t revision, bool initial_events_end) {
+  return R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":)"
+         R"({"resourceVersion":")" +
+         std::to_string(revision) + "\"" +
+         (initial_events_end ? R"(,"annotations":{"k8s.io/initial-events-end":"true"})" : "") +
+         "}}}\n";
+}
+
+// client-go's informers (sendInitialEvents=true, NotOlderThan, allowWatchBookmarks): the state
+// as ADDED, then the bookmark that ends the initial events at that state's revision (even from
+// an older resourceVersion: NotOlderThan), then the changes.
+TEST_F(WatchTest, WatchListSendsTheStateThenTheInitialEventsEndBookmark) {
+  const std::int64_t first = Put("a", "{}");
+  const std::int64_t state = Put("b", "{}");
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Put("c", "{}");
+  });
+  WatchRequest w;
+  w.from = first;
+  w.send_initial_events = true;
+  w.initial_events_end_bookmark = true;
+  auto lines = Run(w, 4);
+  later.join();
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_THAT(lines[0], HasSubstr(R"({"type":"ADDED","object":{"kind":"ConfigMap")"));
+  EXPECT_THAT(lines[0], HasSubstr(R"("name":"a")"));
+  EXPECT_THAT(lines[1], HasSubstr(R"("name":"b")"));
+  EXPECT_EQ(lines[2], Bookmark(state, true));
+  EXPECT_THAT(lines[3], HasSubstr(R"({"type":"ADDED")"));
+  EXPECT_THAT(lines[3], HasSubstr(R"("name":"c")"));
+}
+
+TEST_F(WatchTest, BookmarksOnlyWhenAllowed) {
+  struct Case {
+    const char* name;
+    bool send_initial_events;
+    bool initial_events_end_bookmark;
+    std::vector<std::string> types;  // of the first three events
+  };
+  const Case cases[] = {
+      {"watch-list without allowWatchBookmarks: no bookmark", true, false,
+       {"ADDED", "ADDED", "ADDED"}},
+      {"watch-list with allowWatchBookmarks", true, true, {"ADDED", "ADDED", "BOOKMARK"}},
+      {"a legacy watch from 0: no bookmark", false, false, {"ADDED", "ADDED", "ADDED"}},
+  };
+  for (const auto& c : cases) {
+    FreshStore();
+    Put("a", "{}");
+    Put("b", "{}");
+    std::thread later([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      Put("c", "{}");
+    });
+    WatchRequest w;
+    w.send_initial_events = c.send_initial_events;
+    w.initial_events_end_bookmark = c.initial_events_end_bookmark;
+    auto lines = Run(w, 3);
+    later.join();
+    ASSERT_EQ(lines.size(), 3u) << c.name;
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_THAT(lines[i], HasSubstr("{\"type\":\"" + c.types[i] + "\"")) << c.name << " #" << i;
+    }
+  }
+}
+
+// allowWatchBookmarks: a bookmark every period at the revision the watch has caught up to,
+// which moves with writes to other namespaces and resources too (the store's revision).
+TEST_F(WatchTest, PeriodicBookmarksAtTheRevisionCaughtUpTo) {
+  const std::int64_t start = Put("a", "{}");
+  auto other = store_->Create({"configmaps", "elsewhere", "x"}, [](std::int64_t rv) {
+    codec::Node tree = *ParseStoredObject(R"({"metadata":{"name":"x","namespace":"elsewhere"}})");
+    return RenderStoredObject(tree, "ConfigMap", rv);
+  });
+  ASSERT_TRUE(other);
+  WatchRequest w;
+  w.from = start;
+  w.bookmarks = true;
+  w.bookmark_period = std::chrono::milliseconds(100);
+  const auto began = std::chrono::steady_clock::now();
+  auto lines = Run(w, 2);
+  const auto took = std::chrono::steady_clock::now() - began;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], Bookmark(other->revision, false));
+  EXPECT_EQ(lines[1], Bookmark(other->revision, false));
+  EXPECT_GE(took, std::chrono::milliseconds(200));
+}
+
+// The cacher's last bookmark comes 2 s before the watch's timeout, so a client resumes from as
+// late as it can; the period (a minute) is far off here.
+TEST_F(WatchTest, ABookmarkBeforeTheTimeout) {
+  const std::int64_t start = Put("a", "{}");
+  WatchRequest w;
+  w.from = start;
+  w.bookmarks = true;
+  const auto began = std::chrono::steady_clock::now();
+  auto lines = Run(w, 2, std::chrono::milliseconds(2'500));
+  const auto took = std::chrono::steady_clock::now() - began;
+  ASSERT_EQ(lines.size(), 1u);  // and nothing else until the timeout
+  EXPECT_EQ(lines[0], Bookmark(start, false));
+  EXPECT_GE(took, std::chrono::milliseconds(2'400));
 }
 
 }  // namespace

@@ -221,13 +221,17 @@ func informersSeeEveryEvent(ctx context.Context, e *env) error {
 		{pods, podWrites(cs, ns)},
 	}
 	for _, s := range sequences {
+		began := time.Now()
 		want, err := s.writes.run(ctx, e.objects)
 		if err != nil {
 			return err
 		}
+		wrote := time.Since(began)
 		if err := s.recorder.waitFor(ctx, want); err != nil {
 			return fmt.Errorf("%s*: %w", s.writes.prefix, err)
 		}
+		fmt.Printf("    %s*: %d writes in %v, every event %v later\n", s.writes.prefix, len(want),
+			wrote.Round(time.Millisecond), (time.Since(began) - wrote).Round(time.Millisecond))
 	}
 	return nil
 }

@@ -129,6 +129,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "clients-go: %v\n", err)
 		os.Exit(2)
 	}
+	// client-go's own rate limit (5 requests a second, bursts of 10) would time the client, not
+	// the server; the informers' settings stay client-go's defaults.
+	base.QPS, base.Burst = 500, 1000
 	e := &env{base: base, objects: *objects, requests: &requestLog{}}
 	ctx := context.Background()
 	admin, err := kubernetes.NewForConfig(base)
