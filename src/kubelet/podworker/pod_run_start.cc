@@ -124,7 +124,7 @@ bool PodRun::CreateSandbox() {
     NodeFailure(applied.error().reason, applied.error().message);
     return false;
   }
-  if (plan_.pid_limit.capped_event) env_.events->Record(*plan_.pid_limit.capped_event);
+  if (plan_.pid_limit.event) env_.events->Record(*plan_.pid_limit.event);
   for (const auto& e : plan_.sandbox_events) env_.events->Record(e);
   // Verify: what the kernel holds is what was planned, or the user hears of it.
   for (const auto& h : applied->hierarchies) {
