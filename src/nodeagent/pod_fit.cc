@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include "api/objects.h"
+#include "kubelet/lifecycle/declared_features.h"
 #include "resource/quantity.h"
 
 namespace podlimits::nodeagent {
@@ -135,6 +137,16 @@ std::optional<std::string> UnfitReason(const Node& pod, const Node& node,
   if (const Node* allowed = node.FindPath({"status", "allocatable", "pods"})) {
     auto q = resource::Quantity::Parse(codec::StringOf(allowed));
     if (q && pods_on_node + 1 > q->Value()) return std::string(kTooManyPods);
+  }
+  // NodeDeclaredFeatures (KEP-5328; last of these in the default profile): every feature the pod
+  // needs is in status.declaredFeatures, or the pod waits for a node that declares it instead of
+  // being bound here and failing node admission.
+  const Node* declared = node.FindPath({"status", "declaredFeatures"});
+  for (std::string_view needed : kubelet::RequiredFeatures(api::ReadPod(pod))) {
+    const bool has = declared && declared->IsArray() &&
+                     std::any_of(declared->items.begin(), declared->items.end(),
+                                 [&](const Node& f) { return codec::StringOf(&f) == needed; });
+    if (!has) return std::string(kUnmatchedFeatures);
   }
   return std::nullopt;
 }

@@ -12,6 +12,10 @@
 //   NodeAffinity       spec.nodeSelector, and requiredDuringSchedulingIgnoredDuringExecution's
 //                      nodeSelectorTerms (In, NotIn, Exists, DoesNotExist, Gt, Lt; matchFields
 //                      on metadata.name)
+//   NodeDeclaredFeatures  every feature the pod needs (kubelet::RequiredFeatures: PerPodPIDLimit,
+//                      ContainerUlimits, SupportsCgroupOptions) in status.declaredFeatures
+//                      (KEP-5328), as seed 001 has the scheduler place pid-limited pods only on
+//                      nodes that declare PerPodPIDLimit
 //
 // Each of these is UnschedulableAndUnresolvable: preemption cannot help, and the message says so.
 #pragma once
@@ -27,6 +31,8 @@ namespace podlimits::nodeagent {
 
 // NodeResourcesFit's reason for the pod count.
 inline constexpr std::string_view kTooManyPods = "Too many pods";
+// NodeDeclaredFeatures' reason (errReasonUnsatisfiedRequirements).
+inline constexpr std::string_view kUnmatchedFeatures = "node(s) didn't match Pod's required features";
 
 // The first failing plugin's reason ("node(s) were unschedulable"), or nullopt when `pod` fits
 // `node` (both API objects).

@@ -1,5 +1,6 @@
 #include "serve/serve.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -135,6 +136,13 @@ std::expected<Stopped, kubelet::NodeError> Run(const ServeOptions& options) {
   auto listener = ApiListener::Start({options.listen_host, options.listen_port, prepared->token},
                                      prepared->pki, rest, agent);
   if (!listener) return NodeFailure(listener.error());
+  // What this node cannot enforce, said once it serves: the scheduler keeps pods that need it
+  // Pending (nodeagent/pod_fit.h), and `kubectl describe node` shows the same.
+  for (const auto* f : prepared->node->features().All()) {
+    if (f->Declared()) continue;
+    options.notice(fmt::format("this node does not declare {}: {}; pods that need it stay Pending",
+                               f->name, f->reason));
+  }
   options.notice("listening on https://" + UrlHost(options.listen_host) + ":" +
                  std::to_string(listener->port()) + " (KUBECONFIG=" +
                  prepared->pki.kubeconfig.string() + ")");

@@ -631,8 +631,9 @@ TEST_F(ServePodsTest, AKilledMonitorIsALostContainerRestarted) {
 }
 
 // A pod PID limit given through the API: on a cgroup v2 node (the VM suite) it is the pod
-// cgroup's pids.max; on a v1 or hybrid node the node refuses the pod before creating anything,
-// and the API says why.
+// cgroup's pids.max; a v1 or hybrid node does not declare PerPodPIDLimit, so the scheduler leaves
+// the pod Pending with its reason (seed 001) and nothing is created; the node's admission, which
+// refused such a pod once bound, stays behind it (tests/e2e pid-v1-rejected, run_pod_test).
 TEST_F(ServePodsTest, PodPidLimitThroughTheApi) {
   constexpr std::string_view kPod = R"(apiVersion: v1
 kind: Pod
@@ -651,9 +652,11 @@ spec:
   std::string pids_max;
   Serve([&](pid_t) {
     created = Kubectl({"create", "-f", "-"}, std::string(kPod));
-    waited = Kubectl({"wait", v2 ? "--for=condition=Ready" : "--for=jsonpath={.status.phase}=Failed",
+    waited = Kubectl({"wait", v2 ? "--for=condition=Ready" : "--for=condition=PodScheduled=False",
                       "pod/limited", "--timeout=60s"});
-    status = Kubectl({"get", "pod", "limited", "-o", "jsonpath={.status.reason} {.status.message}"});
+    status = Kubectl({"get", "pod", "limited", "-o",
+                      "jsonpath={.status.phase} {.status.conditions[?(@.type==\"PodScheduled\")].reason}"
+                      " {.status.conditions[?(@.type==\"PodScheduled\")].message} {.spec.nodeName}"});
     uid = Kubectl({"get", "pod", "limited", "-o", "jsonpath={.metadata.uid}"});
     if (v2) {
       for (const auto& e : fs::recursive_directory_iterator("/sys/fs/cgroup")) {
@@ -671,9 +674,9 @@ spec:
     EXPECT_EQ(pids_max, "2048\n");
   } else {
     EXPECT_EQ(status.out,
-              "FailedNodeDeclaredFeaturesCheck Pod was rejected: per-pod PID limit requires "
-              "cgroupsv2, but this node is running cgroupsv1; pod limited specifies "
-              "spec.resources.limits.pid");
+              "Pending Unschedulable 0/1 nodes are available: 1 node(s) didn't match Pod's required "
+              "features. preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
+              "scheduling. ");
   }
   EXPECT_EQ(deleted.out, "pod \"limited\" deleted\n") << deleted.err;
   for (const auto& d : {dir_ / "node/pods", dir_ / "state/pods"}) {

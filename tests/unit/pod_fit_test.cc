@@ -99,5 +99,56 @@ TEST(PodFitTest, PodCountWithinAllocatablePods) {
   EXPECT_EQ(UnfitReason(pod, cordoned, 3), "node(s) were unschedulable");
 }
 
+// NodeDeclaredFeatures: a pod is bound only to a node that declares every feature it needs
+// (seed 001: the scheduler keeps pid-limited pods off cgroup v1 nodes), else it stays Pending with
+// kube-scheduler's reason, unresolvable by preemption.
+TEST(PodFitTest, DeclaredFeatures) {
+  struct Case {
+    std::string name, declared, pod_spec;
+    std::optional<std::string> reason;
+  };
+  const std::string unmatched = "node(s) didn't match Pod's required features";
+  const std::string pid = R"("resources":{"limits":{"pid":"1024"}})";
+  auto container = [](const std::string& security_context) {
+    return R"("containers":[{"name":"app","image":"busybox","securityContext":)" +
+           security_context + "}]";
+  };
+  const std::string ulimits = container(R"({"ulimits":[{"name":"nofile","soft":1024,"hard":2048}]})");
+  const std::string writable = container(R"({"cgroupOptions":{"mountMode":"Writable"}})");
+  const std::vector<Case> cases = {
+      {"needs nothing, declares nothing", "[]", R"({"containers":[{"name":"app"}]})", std::nullopt},
+      {"pid limit on a v2 node", R"(["PerPodPIDLimit"])", "{" + pid + "}", std::nullopt},
+      {"pid limit on a v1 node", R"(["ContainerUlimits"])", "{" + pid + "}", unmatched},
+      {"pid limit, node without the list", "", "{" + pid + "}", unmatched},
+      {"ulimits declared", R"(["ContainerUlimits"])", "{" + ulimits + "}", std::nullopt},
+      {"ulimits not declared", "[]", "{" + ulimits + "}", unmatched},
+      {"an init container's ulimits count",
+       "[]",
+       R"({"initContainers":[{"name":"i","securityContext":{"ulimits":[{"name":"nproc","soft":1,"hard":1}]}}]})",
+       unmatched},
+      {"writable cgroup declared", R"(["SupportsCgroupOptions"])", "{" + writable + "}",
+       std::nullopt},
+      {"writable cgroup on a node with only the others",
+       R"(["ContainerUlimits","PerPodPIDLimit"])", "{" + writable + "}", unmatched},
+      {"ReadOnly needs nothing", "[]",
+       "{" + container(R"({"cgroupOptions":{"mountMode":"ReadOnly"}})") + "}", std::nullopt},
+      {"all three, all declared", R"(["ContainerUlimits","PerPodPIDLimit","SupportsCgroupOptions"])",
+       R"({"resources":{"limits":{"pid":"1024"}},"containers":[{"name":"app","securityContext":)"
+       R"({"ulimits":[{"name":"nofile","soft":1,"hard":1}],"cgroupOptions":{"mountMode":"Writable"}}}]})",
+       std::nullopt},
+  };
+  for (const auto& c : cases) {
+    const std::string status =
+        c.declared.empty() ? "" : R"(,"status":{"declaredFeatures":)" + c.declared + "}";
+    const Node node = ParseJsonValue(R"({"metadata":{"name":"n1"})" + status + "}");
+    const Node pod = ParseJsonValue(R"({"spec":)" + c.pod_spec + "}");
+    EXPECT_EQ(UnfitReason(pod, node), c.reason) << c.name;
+  }
+  // A node's own filters come first: a cordoned node says so, whatever the features.
+  const Node cordoned = ParseJsonValue(R"({"metadata":{"name":"n1"},"spec":{"unschedulable":true}})");
+  EXPECT_EQ(UnfitReason(ParseJsonValue(R"({"spec":{)" + pid + "}}"), cordoned),
+            "node(s) were unschedulable");
+}
+
 }  // namespace
 }  // namespace podlimits::nodeagent

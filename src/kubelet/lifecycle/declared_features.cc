@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "kubelet/cm/effective_pid_limit.h"
+
 namespace podlimits::kubelet {
 namespace {
 
@@ -33,6 +35,24 @@ bool Usable(const NodeCapabilities& caps) {
 }
 
 }  // namespace
+
+std::vector<std::string_view> RequiredFeatures(const api::Pod& pod) {
+  bool ulimits = false;
+  bool writable = false;
+  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers,
+                           &pod.spec.ephemeral_containers}) {
+    for (const api::Container& c : *list) {
+      const auto& sc = c.security_context;
+      ulimits = ulimits || (sc && sc->ulimits && !sc->ulimits->empty());
+      writable = writable || c.HasWritableCgroup();
+    }
+  }
+  std::vector<std::string_view> out;  // in name order, as DeclaredFeatures::Names
+  if (ulimits) out.push_back(kFeatureContainerUlimits);
+  if (PodPIDLimit(pod) > 0) out.push_back(kFeaturePerPodPIDLimit);
+  if (writable) out.push_back(kFeatureSupportsCgroupOptions);
+  return out;
+}
 
 std::string_view CgroupModeText(const NodeCapabilities& caps) {
   return caps.cgroup_mode ? cgroups::Name(*caps.cgroup_mode) : std::string_view("unknown");

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/objects.h"
 #include "kubelet/cm/node_capabilities.h"
 #include "validation/feature_gates.h"
 
@@ -51,6 +52,13 @@ struct DeclaredFeatures {
 
 DeclaredFeatures DeclareFeatures(const validation::FeatureGates& gates,
                                  const NodeCapabilities& caps);
+
+// What a pod needs a node to declare (the ndf library's InferForPodScheduling, for the three
+// features above), in name order: PerPodPIDLimit for spec.resources.limits.pid, ContainerUlimits
+// for a container (init, app or ephemeral) that sets securityContext.ulimits, and
+// SupportsCgroupOptions for one with a writable cgroup mount. The scheduler filters on it; node
+// admission (node_admission.h) checks the same rules with its own messages.
+std::vector<std::string_view> RequiredFeatures(const api::Pod& pod);
 
 // "v1", "hybrid", "v2", or "unknown".
 std::string_view CgroupModeText(const NodeCapabilities& caps);

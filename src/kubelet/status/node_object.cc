@@ -90,6 +90,11 @@ Node NodeObject(const NodeObjectInput& input, const HostIdentity& host, const No
   std::string declared;
   for (const auto& f : info.features.Names()) declared += (declared.empty() ? "" : ",") + f;
   annotations.Set("podlimits.dev/declared-features", Str(declared));
+  // And each feature it does not declare, with why (the scheduler keeps pods that need it
+  // Pending): one annotation each, short enough for describe to print whole.
+  for (const auto* f : info.features.All()) {
+    if (!f->Declared()) annotations.Set(fmt::format("undeclared.podlimits.dev/{}", f->name), Str(f->reason));
+  }
   annotations.Set("volumes.kubernetes.io/controller-managed-attach-detach", Str("true"));
   meta.Set("annotations", std::move(annotations));
   node.Set("metadata", std::move(meta));
