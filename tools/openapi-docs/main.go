@@ -53,6 +53,8 @@ var wrapperDefinitions = map[string]string{
 	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "io.k8s.apimachinery.pkg.api.resource.Quantity",
 	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
 	"k8s.io/apimachinery/pkg/runtime.RawExtension":    "io.k8s.apimachinery.pkg.runtime.RawExtension",
+	// Not a field's type: the PATCH operations' request body.
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Patch": "io.k8s.apimachinery.pkg.apis.meta.v1.Patch",
 }
 
 // Types whose JSON form is written by their own marshaller: openapi-gen enforces no default for
