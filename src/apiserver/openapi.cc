@@ -90,7 +90,8 @@ Node Operation(std::string_view action, const GroupVersionKind& gvk, OpenApiVers
       op.Set("requestBody", std::move(body));
     } else {
       Node consumes = Node::Array();
-      for (std::string_view type : kPatchTypes) consumes.items.push_back(Node::String(std::string(type)));
+      for (std::string_view type : kPatchTypes)
+        consumes.items.push_back(Node::String(std::string(type)));
       op.Set("consumes", std::move(consumes));
     }
   }
@@ -116,8 +117,8 @@ std::string DocumentPath(const ServedResource& r) {
 // eviction.
 void AddPaths(const ServedResource& r, OpenApiVersion version, Node& paths) {
   const GroupVersionKind gvk{std::string(r.group), std::string(r.version), std::string(r.kind)};
-  const std::string base = "/" + DocumentPath(r) + (r.namespaced ? "/namespaces/{namespace}/" : "/") +
-                           std::string(r.name);
+  const std::string base = "/" + DocumentPath(r) +
+                           (r.namespaced ? "/namespaces/{namespace}/" : "/") + std::string(r.name);
   Node collection = Node::Object();
   if (Has(r, "list")) collection.Set("get", Operation("list", gvk, version));
   if (Has(r, "create")) collection.Set("post", Operation("post", gvk, version));
@@ -135,9 +136,10 @@ void AddPaths(const ServedResource& r, OpenApiVersion version, Node& paths) {
       ops.Set("put", Operation("put", gvk, version));
       ops.Set("patch", Operation("patch", gvk, version));
     } else if (sub.name == "eviction") {
-      ops.Set("post", Operation("post",
-                                {std::string(sub.group), std::string(sub.version), std::string(sub.kind)},
-                                version));
+      ops.Set("post",
+              Operation("post",
+                        {std::string(sub.group), std::string(sub.version), std::string(sub.kind)},
+                        version));
     } else {
       continue;
     }
@@ -191,7 +193,9 @@ Node Schemas(const KindsByDefinition& kinds, OpenApiVersion version) {
   for (const std::string& name : schemas.Closure(roots)) {
     auto it = kinds.find(name);
     const std::vector<GroupVersionKind> none;
-    const auto& gvks = name == kDeleteOptions ? delete_options : it == kinds.end() ? none : it->second;
+    const auto& gvks = name == kDeleteOptions ? delete_options
+                       : it == kinds.end()    ? none
+                                              : it->second;
     out.Set(name, schemas.Definition(name, version, gvks));
   }
   return out;
@@ -418,18 +422,21 @@ http::HttpResponse V3GroupVersion(const http::HttpRequest& request, const std::s
   }
   const Document& doc = it->second;
   std::vector<std::pair<std::string, std::string>> headers = {{"Vary", "Accept"}};
-  if (auto hash = request.query.find("hash"); hash != request.query.end() && !hash->second.empty()) {
+  if (auto hash = request.query.find("hash");
+      hash != request.query.end() && !hash->second.empty()) {
     if (hash->second != doc.etag) {
       // An old hash: where the current document is (handler3's redirect).
       const std::string location = "/openapi/v3/" + gv + "?hash=" + doc.etag;
-      return http::HttpResponse{301, "text/html; charset=utf-8",
+      return http::HttpResponse{301,
+                                "text/html; charset=utf-8",
                                 "<a href=\"" + location + "\">Moved Permanently</a>.\n\n",
                                 {{"Vary", "Accept"}, {"Location", location}}};
     }
     // Fetched by its hash, the document never changes: clients may keep it for a year.
     headers.emplace_back("Cache-Control", "public, immutable");
     headers.emplace_back(
-        "Expires", HttpDate(std::chrono::system_clock::now() + std::chrono::hours(24 * 365), "UTC"));
+        "Expires",
+        HttpDate(std::chrono::system_clock::now() + std::chrono::hours(24 * 365), "UTC"));
   }
   return Serve(request, doc, "application/json", std::move(headers));
 }

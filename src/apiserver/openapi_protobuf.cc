@@ -76,7 +76,8 @@ std::string Schema(const Node& schema) {
   if (const Node* values = schema.Find("enum")) {
     for (const Node& v : values->items) Bytes(out, field::kSchemaEnum, AnyOf(v));
   }
-  if (const Node* additional = schema.Find("additionalProperties"); additional && additional->IsObject()) {
+  if (const Node* additional = schema.Find("additionalProperties");
+      additional && additional->IsObject()) {
     std::string item;
     Bytes(item, field::kAdditionalPropertiesSchema, Schema(*additional));
     Bytes(out, field::kSchemaAdditionalProperties, item);
@@ -102,7 +103,8 @@ std::string Schema(const Node& schema) {
     Bytes(out, field::kSchemaProperties, props);
   }
   for (const auto& m : schema.members) {
-    if (m.key.starts_with("x-")) Bytes(out, field::kSchemaVendorExtension, NamedAny(m.key, m.value));
+    if (m.key.starts_with("x-"))
+      Bytes(out, field::kSchemaVendorExtension, NamedAny(m.key, m.value));
   }
   return out;
 }

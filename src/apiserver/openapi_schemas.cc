@@ -36,7 +36,6 @@ Node Parse(std::string_view json) {
   return std::move(parsed->front());
 }
 
-
 // Objects' members sorted by name, as encoding/json writes Go maps: the documents read the same
 // whatever order the data files list things in.
 void SortMembers(Node& n) {
@@ -101,7 +100,8 @@ std::string OpenApiSchemas::DefinitionOf(std::string_view kind) const {
   return StringOf(schema_.FindPath({"roots", kind}));
 }
 
-void OpenApiSchemas::Reach(const Node& spec, const Node* docs, std::vector<std::string>& out) const {
+void OpenApiSchemas::Reach(const Node& spec, const Node* docs,
+                           std::vector<std::string>& out) const {
   if (const Node* ref = spec.Find("ref")) {
     out.push_back(ref->scalar);
   } else if (const Node* elem = spec.Find("list")) {
@@ -227,8 +227,8 @@ Node OpenApiSchemas::Definition(std::string_view name, OpenApiVersion version,
     const Node* field_docs = docs ? docs->Find("properties") : nullptr;
     if (fields) {
       for (const auto& f : fields->members) {
-        properties.Set(f.key, Field(f.value, field_docs ? field_docs->Find(f.key) : nullptr,
-                                    version, false));
+        properties.Set(
+            f.key, Field(f.value, field_docs ? field_docs->Find(f.key) : nullptr, version, false));
       }
     }
     if (!properties.members.empty()) out.Set("properties", std::move(properties));

@@ -1,13 +1,13 @@
 // /openapi/v3 and /openapi/v2 as kube-apiserver serves them (kube-openapi's handler3 and handler):
 // the schemas' shape, the index's hashes, and the caching and negotiation of the responses.
 #include "apiserver/openapi.h"
-#include "apiserver/openapi_protobuf.h"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <set>
 
+#include "apiserver/openapi_protobuf.h"
 #include "codec/json_codec.h"
 
 namespace podlimits::apiserver {
@@ -52,7 +52,9 @@ const Node& V2() {
   return doc;
 }
 
-std::string Index() { return OpenApi(Get("/openapi/v3"))->body; }
+std::string Index() {
+  return OpenApi(Get("/openapi/v3"))->body;
+}
 
 struct ShapeCase {
   std::string name;
@@ -74,7 +76,8 @@ TEST(OpenApiSchemas, ShapeAsUpstream) {
       {"a list kind too", "api/v1", core + "LimitRangeList", "", "x-kubernetes-group-version-kind",
        R"([{"group":"","kind":"LimitRangeList","version":"v1"}])"},
       {"the eviction is policy/v1's", "api/v1", "io.k8s.api.policy.v1.Eviction", "",
-       "x-kubernetes-group-version-kind", R"([{"group":"policy","kind":"Eviction","version":"v1"}])"},
+       "x-kubernetes-group-version-kind",
+       R"([{"group":"policy","kind":"Eviction","version":"v1"}])"},
       {"the lease in its own group's document", "apis/coordination.k8s.io/v1",
        "io.k8s.api.coordination.v1.Lease", "", "x-kubernetes-group-version-kind",
        R"([{"group":"coordination.k8s.io","kind":"Lease","version":"v1"}])"},
@@ -115,23 +118,23 @@ TEST(OpenApiSchemas, ShapeAsUpstream) {
        "additionalProperties",
        R"({"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"})"},
       {"Time is a date-time", "api/v1", meta + "Time", "", "format", R"("date-time")"},
-      {"Quantity is a string or a number in v3", "api/v1", "io.k8s.apimachinery.pkg.api.resource.Quantity",
-       "", "oneOf", R"([{"type":"string"},{"type":"number"}])"},
+      {"Quantity is a string or a number in v3", "api/v1",
+       "io.k8s.apimachinery.pkg.api.resource.Quantity", "", "oneOf",
+       R"([{"type":"string"},{"type":"number"}])"},
       {"MicroTime where Go says so", "api/v1", core + "Event", "eventTime", "allOf",
        R"([{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"}])"},
       {"required as openapi-gen lists it", "api/v1", core + "PodSpec", "", "required",
        R"(["containers"])"},
       {"v2: a $ref keeps its siblings", "v2", core + "Pod", "metadata", "$ref",
        R"("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")"},
-      {"v2: Quantity is a string", "v2", "io.k8s.apimachinery.pkg.api.resource.Quantity", "", "type",
-       R"("string")"},
+      {"v2: Quantity is a string", "v2", "io.k8s.apimachinery.pkg.api.resource.Quantity", "",
+       "type", R"("string")"},
   };
   for (const ShapeCase& c : cases) {
     SCOPED_TRACE(c.name);
     const Node& doc = c.document == "v2" ? V2() : V3(c.document);
-    const Node* schema = c.document == "v2"
-                             ? doc.FindPath({"definitions", c.definition})
-                             : doc.FindPath({"components", "schemas", c.definition});
+    const Node* schema = c.document == "v2" ? doc.FindPath({"definitions", c.definition})
+                                            : doc.FindPath({"components", "schemas", c.definition});
     ASSERT_NE(schema, nullptr);
     if (!c.property.empty()) schema = schema->FindPath({"properties", c.property});
     ASSERT_NE(schema, nullptr);
@@ -208,9 +211,10 @@ TEST(OpenApi, HashIsStableAndFollowsTheContent) {
     EXPECT_EQ(OpenApiHash(c.a) == OpenApiHash(c.b), c.same);
     EXPECT_EQ(OpenApiHash(c.a).size(), 128u);
   }
-  EXPECT_EQ(OpenApiHash(""),
-            "CF83E1357EEFB8BDF1542850D66D8007D620E4050B5715DC83F4A921D36CE9CE47D0D13C5D85F2B0FF8318D2"
-            "877EEC2F63B931BD47417A81A538327AF927DA3E");
+  EXPECT_EQ(
+      OpenApiHash(""),
+      "CF83E1357EEFB8BDF1542850D66D8007D620E4050B5715DC83F4A921D36CE9CE47D0D13C5D85F2B0FF8318D2"
+      "877EEC2F63B931BD47417A81A538327AF927DA3E");
   // Built once and served the same each time.
   EXPECT_EQ(OpenApi(Get("/openapi/v3"))->body, OpenApi(Get("/openapi/v3"))->body);
 }
@@ -218,7 +222,7 @@ TEST(OpenApi, HashIsStableAndFollowsTheContent) {
 struct ServeCase {
   std::string name;
   std::string path;
-  std::string hash;           // the ?hash= query, "" none; "current" the document's own
+  std::string hash;  // the ?hash= query, "" none; "current" the document's own
   std::string accept;
   std::string if_none_match;  // "current": the document's quoted ETag
   int status;
@@ -232,27 +236,73 @@ TEST(OpenApi, ServesAsKubeOpenApi) {
   const std::string v2_protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
   const std::vector<ServeCase> cases = {
       {"the index", "/openapi/v3", "", "", "", 200, json, {{"Cache-Control", ""}}},
-      {"a document by its hash is immutable", "/openapi/v3/api/v1", "current", json, "", 200, json,
+      {"a document by its hash is immutable",
+       "/openapi/v3/api/v1",
+       "current",
+       json,
+       "",
+       200,
+       json,
        {{"Cache-Control", "public, immutable"}, {"Vary", "Accept"}}},
-      {"without a hash it may change", "/openapi/v3/api/v1", "", json, "", 200, json,
+      {"without a hash it may change",
+       "/openapi/v3/api/v1",
+       "",
+       json,
+       "",
+       200,
+       json,
        {{"Cache-Control", ""}, {"Expires", ""}}},
-      {"an old hash is redirected to the current one", "/openapi/v3/api/v1", "0A1B", json, "", 301,
+      {"an old hash is redirected to the current one",
+       "/openapi/v3/api/v1",
+       "0A1B",
+       json,
+       "",
+       301,
        "text/html; charset=utf-8",
        {{"Location", "/openapi/v3/api/v1?hash=" + core_hash}, {"Cache-Control", ""}}},
-      {"the ETag the client has: not modified", "/openapi/v3/api/v1", "current", json, "current",
-       304, "", {{"Etag", "\"" + core_hash + "\""}}},
+      {"the ETag the client has: not modified",
+       "/openapi/v3/api/v1",
+       "current",
+       json,
+       "current",
+       304,
+       "",
+       {{"Etag", "\"" + core_hash + "\""}}},
       {"an unknown group version", "/openapi/v3/apis/apps/v1", "", json, "", 404, "", {}},
-      {"kubectl's own Accept", "/openapi/v3/api/v1", "", "application/json, */*", "", 200, json, {}},
-      {"protobuf only: not acceptable", "/openapi/v3/api/v1", "",
-       "application/com.github.proto-openapi.spec.v3.v1.0+protobuf", "", 406, "",
+      {"kubectl's own Accept",
+       "/openapi/v3/api/v1",
+       "",
+       "application/json, */*",
+       "",
+       200,
+       json,
+       {}},
+      {"protobuf only: not acceptable",
+       "/openapi/v3/api/v1",
+       "",
+       "application/com.github.proto-openapi.spec.v3.v1.0+protobuf",
+       "",
+       406,
+       "",
        {{"Vary", "Accept"}}},
-      {"protobuf preferred, JSON accepted", "/openapi/v3/api/v1", "",
-       "application/com.github.proto-openapi.spec.v3.v1.0+protobuf, application/json;q=0.9", "",
-       200, json, {}},
+      {"protobuf preferred, JSON accepted",
+       "/openapi/v3/api/v1",
+       "",
+       "application/com.github.proto-openapi.spec.v3.v1.0+protobuf, application/json;q=0.9",
+       "",
+       200,
+       json,
+       {}},
       {"v2 as JSON", "/openapi/v2", "", json, "", 200, json, {{"Vary", "Accept"}}},
       {"v2 without Accept", "/openapi/v2", "", "", "", 200, json, {}},
-      {"v2 as client-go asks for it: protobuf", "/openapi/v2", "", v2_protobuf, "", 200,
-       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", {{"Vary", "Accept"}}},
+      {"v2 as client-go asks for it: protobuf",
+       "/openapi/v2",
+       "",
+       v2_protobuf,
+       "",
+       200,
+       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+       {{"Vary", "Accept"}}},
       {"v2 in YAML: not offered", "/openapi/v2", "", "application/yaml", "", 406, "", {}},
   };
   for (const ServeCase& c : cases) {
@@ -272,7 +322,8 @@ TEST(OpenApi, ServesAsKubeOpenApi) {
       EXPECT_EQ(HeaderOf(*response, name), value) << name;
     }
     if (c.status == 200 && c.hash == "current") {
-      EXPECT_TRUE(HeaderOf(*response, "Expires").ends_with(" UTC")) << HeaderOf(*response, "Expires");
+      EXPECT_TRUE(HeaderOf(*response, "Expires").ends_with(" UTC"))
+          << HeaderOf(*response, "Expires");
     }
     if (c.status == 304) {
       EXPECT_EQ(response->body, "");
@@ -307,12 +358,14 @@ TEST(OpenApiV2Protobuf, WritesGnosticDocument) {
       {"swagger and info", R"({"swagger":"2.0","info":{"title":"K","version":"v"}})",
        // 1: "2.0"; 2: Info{1: "K", 2: "v"}
        "0a 03 32 2e 30 12 06 0a 01 4b 12 01 76"},
-      {"a definition with a type and an extension", R"({"definitions":{"A":{"type":"object","x-k":"m"}}})",
+      {"a definition with a type and an extension",
+       R"({"definitions":{"A":{"type":"object","x-k":"m"}}})",
        // 9: Definitions{1: NamedSchema{1: "A", 2: Schema{22: TypeItem{1: "object"},
        //    31: NamedAny{1: "x-k", 2: Any{2: "\"m\"\n"}}}}}
        "4a 22 0a 20 0a 01 41 12 1b b2 01 08 0a 06 6f 62 6a 65 63 74 fa 01 0d 0a 03 78 2d 6b 12 06 "
        "12 04 22 6d 22 0a"},
-      {"a $ref with its description, required, properties", R"({"definitions":{"B":{"$ref":"#/x","description":"d","required":["r"],"properties":{"p":{"format":"f"}}}}})",
+      {"a $ref with its description, required, properties",
+       R"({"definitions":{"B":{"$ref":"#/x","description":"d","required":["r"],"properties":{"p":{"format":"f"}}}}})",
        // Schema{1: "#/x", 4: "d", 19: "r", 25: Properties{1: NamedSchema{1: "p", 2: {2: "f"}}}}
        "4a 20 0a 1e 0a 01 42 12 19 0a 03 23 2f 78 22 01 64 9a 01 01 72 ca 01 0a 0a 08 0a 01 70 12 "
        "03 12 01 66"},
@@ -327,10 +380,14 @@ TEST(OpenApiV2Protobuf, WritesGnosticDocument) {
 
 TEST(OpenApiV2Protobuf, ServedWithTheJsonDocumentsETag) {
   auto json = OpenApi(Get("/openapi/v2", "application/json"));
-  auto pb = OpenApi(Get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"));
+  auto pb =
+      OpenApi(Get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"));
   ASSERT_TRUE(json && pb);
   EXPECT_EQ(HeaderOf(*pb, "Etag"), HeaderOf(*json, "Etag"));
-  EXPECT_TRUE(pb->body.starts_with(std::string("\x0a\x03" "2.0", 5)));
+  EXPECT_TRUE(
+      pb->body.starts_with(std::string("\x0a\x03"
+                                       "2.0",
+                                       5)));
   EXPECT_GT(pb->body.size(), 100000u);
 }
 
