@@ -28,7 +28,7 @@ def main():
         doc = json.load(f)
     types = list(doc["types"].items())
     index = {type_id: i for i, (type_id, _) in enumerate(types)}
-    specs = []  # (kind, type, format, proposed, ref, elem, always, required, pb)
+    specs = []  # (kind, type, format, proposed, ref, elem, always, required, pb, pb_in)
 
     def add_spec(v):
         position = len(specs)
@@ -45,7 +45,7 @@ def main():
             kind, ref, elem = "scalar", -1, -1
         specs[position] = (KINDS[kind], v.get("type"), v.get("format"), v.get("proposed"), ref,
                            elem, bool(v.get("always", False)), bool(v.get("required", False)),
-                           int(v.get("pb", 0)))
+                           int(v.get("pb", 0)), int(v.get("pbIn", 0)))
         return position
 
     fields = []  # (name, spec)
@@ -68,9 +68,10 @@ def main():
     out += [f"    {{{c_string(n)}, {s}}}," for n, s in fields]
     out.append("};")
     out.append("constexpr SchemaTables::Spec kSpecs[] = {")
-    for kind, type_word, fmt, proposed, ref, elem, always, required, pb in specs:
+    for kind, type_word, fmt, proposed, ref, elem, always, required, pb, pb_in in specs:
         out.append(f"    {{{kind}, {c_string(type_word)}, {c_string(fmt)}, {c_string(proposed)}, "
-                   f"{ref}, {elem}, {str(always).lower()}, {str(required).lower()}, {pb}}},")
+                   f"{ref}, {elem}, {str(always).lower()}, {str(required).lower()}, {pb}, "
+                   f"{pb_in}}},")
     out.append("};")
     out.append("constexpr SchemaTables::Root kRoots[] = {")
     out += [f"    {{{c_string(k)}, {t}}}," for k, t in roots]

@@ -73,6 +73,7 @@ Schema::Schema(std::string_view json) {
         if (v.HasMember("format")) spec.format = v["format"].GetString();
         if (v.HasMember("required")) spec.required = v["required"].GetBool();
         if (v.HasMember("pb")) spec.pb = v["pb"].GetInt();
+        if (v.HasMember("pbIn")) spec.pb_in = v["pbIn"].GetInt();
         if (v.HasMember("type")) spec.type = v["type"].GetString();
         if (v.HasMember("ref")) {
           spec.kind = FieldSpec::Kind::kRef;
@@ -134,6 +135,7 @@ Schema::Schema(const SchemaTables& tables) {
     spec.always = raw.always;
     spec.required = raw.required;
     spec.pb = raw.pb;
+    spec.pb_in = raw.pb_in;
     switch (spec.kind) {
       case FieldSpec::Kind::kRef:
         spec.ref = by_index[raw.ref];

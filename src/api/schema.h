@@ -35,6 +35,10 @@ struct FieldSpec {
   bool required = false;
   std::string type;  // the schema's scalar type word: "string", "time", "quantity", ...
   int pb = 0;        // the protobuf field number (0: none, e.g. a proposed field)
+  // A field of a struct embedded inline (Volume's VolumeSource, Probe's ProbeHandler): flat in
+  // JSON, but in protobuf a message of its own that is the parent's field `pb_in`, `pb` being
+  // the number inside it. 0: the parent's own field.
+  int pb_in = 0;
 };
 
 struct FieldDef {

@@ -28,6 +28,7 @@ struct SchemaTables {
     std::int32_t elem;  // into specs, for a list or map
     bool always, required;
     int pb;
+    int pb_in;
   };
   struct Root {
     const char* kind;  // "Pod"

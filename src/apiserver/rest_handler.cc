@@ -24,6 +24,7 @@
 #include "base/numbers.h"
 #include "base/uuid.h"
 #include "codec/json_codec.h"
+#include "field/field.h"
 #include "printers/human_duration.h"
 #include "printers/table.h"
 
@@ -59,6 +60,18 @@ bool WantsTable(const http::HttpRequest& request) {
   auto it = request.headers.find("accept");
   return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
          it->second.find("g=meta.k8s.io") != std::string::npos;
+}
+
+// The request's TableOptions (includeObject), or the apiserver's 400 for a value it does not know.
+std::expected<printers::RowObject, ApiError> TableRowObject(const http::HttpRequest& request) {
+  auto it = request.query.find("includeObject");
+  const std::string value = it == request.query.end() ? std::string() : it->second;
+  if (auto parsed = printers::ParseIncludeObject(value)) return *parsed;
+  field::ErrorList errors;
+  errors.push_back(field::Invalid(field::Path("includeObject"), value,
+                                  "must be 'Metadata', 'Object', 'None', or empty"));
+  return std::unexpected(BadRequest("Unable to convert to Table as requested: " +
+                                    field::Aggregate(errors)));
 }
 
 // What a read answers for an object whose stored bytes are not one JSON object, instead of
@@ -327,12 +340,15 @@ http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const Requ
     return InternalResponse(got.error());
   }
   if (WantsTable(request)) {
+    auto row_object = TableRowObject(request);
+    if (!row_object) return row_object.error().Response();
     auto tree = ParseStoredObject(got->data);
     if (!tree) return CorruptResponse(*got);
     return JsonResponse(
         200, codec::EncodeJson(printers::BuildTable(info.resource, {std::move(*tree)},
-                                        std::to_string(got->revision), clock_()),
-                             0));
+                                                    std::to_string(got->revision), clock_(),
+                                                    *row_object),
+                               0));
   }
   if (StoredJsonProblem(got->data)) return CorruptResponse(*got);
   return JsonResponse(200, std::move(got->data));
@@ -373,13 +389,15 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
   if (corrupt) return CorruptResponse(*corrupt);
   const std::string rv = std::to_string(listed->revision);
   if (WantsTable(request)) {
+    auto row_object = TableRowObject(request);
+    if (!row_object) return row_object.error().Response();
     std::vector<Node> objects;
     for (const auto& item : listed->items) {
       auto tree = ParseStoredObject(item.data);
       if (!tree) return CorruptResponse(item);
       objects.push_back(std::move(*tree));
     }
-    Node table = printers::BuildTable(info.resource, objects, rv, clock_());
+    Node table = printers::BuildTable(info.resource, objects, rv, clock_(), *row_object);
     // The list's ListMeta, as upstream's table convertor copies it.
     Node& meta = table.Ensure("metadata");
     if (!listed->continue_token.empty()) {

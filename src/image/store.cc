@@ -119,10 +119,16 @@ Result<Image> ImageStore::Find(std::string_view name_text) const {
   if (!tags) return std::unexpected(tags.error());
   auto it = tags->ids.find(name->String());
   if (it == tags->ids.end()) {
+    // The command that loads into this store: a node's data directory holds its store as
+    // DIR/images (`podlimits serve --data-dir DIR`, the default DIR /var/lib/podlimits).
+    const std::string store_flag =
+        root_.filename() == "images"
+            ? fmt::format("--data-dir {}", root_.parent_path().string())
+            : fmt::format("--image-root {}", root_.string());
     return Failure(
         fmt::format("image \"{}\" not found in \"{}\" (load it with "
-                    "`podlimits image load SOURCE --name {}`)",
-                    name->String(), root_.string(), name->String()));
+                    "`podlimits image {} load SOURCE --name {}`)",
+                    name->String(), root_.string(), store_flag, name->String()));
   }
   return Read(it->first, it->second);
 }

@@ -19,6 +19,7 @@
 #include "base/fs.h"
 #include "base/numbers.h"
 #include "codec/json_codec.h"
+#include "kubelet/eviction/eviction_manager.h"
 
 namespace podlimits::nodeagent {
 
@@ -183,6 +184,31 @@ std::optional<std::string> ReadEvictionMessage(const fs::path& dir) {
   auto text = ReadSmallFile(dir / "evicted", 64 * 1024);
   if (!text) return std::nullopt;
   return *text;
+}
+
+Result<void> WriteNodeShutdownMessage(const fs::path& dir) {
+  return WriteFileAtomically(dir / "node-shutdown", std::string(kNodeShutdownMessage), 0600);
+}
+
+std::optional<std::string> ReadNodeShutdownMessage(const fs::path& dir) {
+  auto text = ReadSmallFile(dir / "node-shutdown", 64 * 1024);
+  if (!text) return std::nullopt;
+  return *text;
+}
+
+void ApplyNodeKill(codec::Node& status, const NodeKill& kill) {
+  using codec::Node;
+  if (kill.eviction_message) {
+    status.Set("phase", Node::String("Failed"));
+    status.Set("reason", Node::String(std::string(kubelet::kEvictedReason)));
+    status.Set("message", Node::String(*kill.eviction_message));
+  } else if (kill.shutdown_message) {
+    if (codec::StringOf(status.Find("phase")) != "Succeeded") {
+      status.Set("phase", Node::String("Failed"));
+    }
+    status.Set("reason", Node::String(std::string(kNodeShutdownReason)));
+    status.Set("message", Node::String(*kill.shutdown_message));
+  }
 }
 
 codec::Node RejectedPodStatus(const std::string& reason, const std::string& message,

@@ -10,6 +10,9 @@
 //   pid-limit-applied  the monitor applied the pod's spec.resources.limits.pid to its cgroup
 //   evicted        the eviction message, written by the agent before it stops an evicted pod:
 //                  the monitor's final status is then phase Failed, reason Evicted, that message
+//   node-shutdown  the node shutdown manager's message, written by the agent before it stops the
+//                  pod because the node stops (`--drain-on-exit`): the final status is then
+//                  reason Terminated with that message, phase Failed unless it had Succeeded
 //
 // The monitor sends the pod's uid to the socket after each change; the agent reads the files
 // (a monitor never waits for the agent, and the files are what a restarted agent reads first).
@@ -73,6 +76,25 @@ inline constexpr std::string_view kPidLimitAppliedFile = "pid-limit-applied";
 // The eviction manager's word to the monitor (see `evicted` above).
 Result<void> WriteEvictionMessage(const std::filesystem::path& dir, const std::string& message);
 std::optional<std::string> ReadEvictionMessage(const std::filesystem::path& dir);
+
+// The kubelet's node shutdown manager's words for a pod it stopped because the node shuts down
+// (pkg/kubelet/nodeshutdown: nodeShutdownReason, nodeShutdownMessage), also the message of the
+// DisruptionTarget condition (reason TerminationByKubelet) it sets.
+inline constexpr std::string_view kNodeShutdownReason = "Terminated";
+inline constexpr std::string_view kNodeShutdownMessage =
+    "Pod was terminated in response to imminent node shutdown.";
+Result<void> WriteNodeShutdownMessage(const std::filesystem::path& dir);
+std::optional<std::string> ReadNodeShutdownMessage(const std::filesystem::path& dir);
+
+// Why the node itself stopped a pod, as the agent told its monitor.
+struct NodeKill {
+  std::optional<std::string> eviction_message;  // `evicted`
+  std::optional<std::string> shutdown_message;  // `node-shutdown`
+};
+// The final status of such a pod, as the kubelet's kill leaves it: an eviction is phase Failed,
+// reason Evicted, its message; a node shutdown reason Terminated, its message, phase Failed
+// unless the pod had Succeeded. Nothing changes without either.
+void ApplyNodeKill(codec::Node& status, const NodeKill& kill);
 
 // The status of a pod the node did not run (the kubelet's rejectPod): phase Failed, the reason
 // and message, startTime (`start_time`, RFC 3339) and the QoS class ("" for none).

@@ -87,8 +87,14 @@ void NodeAgent::StopAllPods(std::chrono::seconds limit) {
   {
     std::lock_guard lock(mu_);
     for (auto& [uid, known] : pods_) {
+      if (known.finished) continue;
+      const auto dir = MonitorDirectory(options_.data_dir, uid);
+      if (!LiveMonitorPid(dir)) continue;
+      // Why, before the stop, so that no end of the pod can miss it (as for an eviction).
+      if (auto w = WriteNodeShutdownMessage(dir); !w) Log("node shutdown: " + w.error().Message());
+      if (!known.key.name.empty()) MarkDisruptionTarget(known, uid, std::string(kNodeShutdownMessage));
       // The pods' own grace periods, as a kubelet shutting down gives them.
-      if (!known.finished) (void)StopMonitor(MonitorDirectory(options_.data_dir, uid), std::nullopt);
+      (void)StopMonitor(dir, std::nullopt);
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + limit;

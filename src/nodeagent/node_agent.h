@@ -106,8 +106,10 @@ class NodeAgent : public apiserver::PodLogSource,
 
   Result<void> Start();
   void Stop();
-  // Asks every live monitor to stop its pod (the pod's own grace period) and waits up to
-  // `limit` for them to finish.
+  // The node shutdown manager's part (`--drain-on-exit`): asks every live monitor to stop its
+  // pod (the pod's own grace period), each pod marked as the kubelet marks a pod it stops for a
+  // node shutdown (DisruptionTarget; status reason Terminated, "Pod was terminated in response
+  // to imminent node shutdown."), and waits up to `limit` for them to finish.
   void StopAllPods(std::chrono::seconds limit);
 
   // /metrics: the kubelet's metrics (kubelet/metrics/metrics.h) and what is read when scraped: running
@@ -202,6 +204,8 @@ class NodeAgent : public apiserver::PodLogSource,
   // The pod as admitted (its pod.json, read once) and what the eviction manager ranks it by.
   const codec::Node* Admitted(const std::string& uid, KnownPod& known);
   void Evict(const kubelet::EvictionOrder& order);
+  // The pod's DisruptionTarget condition (TerminationByKubelet, `message`) in the store.
+  void MarkDisruptionTarget(KnownPod& known, const std::string& uid, const std::string& message);
   // The kubelet's admission of a pod never started here: the eviction manager's (refused under
   // PIDPressure) and the pods capacity (OutOfpods). False, with the pod recorded as refused.
   bool AdmitPod(const std::string& uid, KnownPod& known, const codec::Node& pod);

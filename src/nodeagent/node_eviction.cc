@@ -119,27 +119,7 @@ void NodeAgent::Evict(const kubelet::EvictionOrder& order) {
     return;
   }
   known.evicted = true;
-  // DisruptionTarget first, as the kubelet's status manager sets it when the kill starts.
-  WriteOwnObject(known.key, "Pod", "eviction condition",
-                 [&](std::optional<Node> stored) -> std::optional<Node> {
-                   if (!stored) return std::nullopt;
-                   const std::string uid = codec::StringOf(stored->FindPath({"metadata", "uid"}));
-                   if (uid != order.pod.uid && !known.static_pod) return std::nullopt;
-                   Node& conditions =
-                       stored->Ensure("status").Ensure("conditions", Node::Kind::kArray);
-                   std::erase_if(conditions.items, [](const Node& c) {
-                     return codec::StringOf(c.Find("type")) == "DisruptionTarget";
-                   });
-                   Node c = Node::Object();
-                   c.Set("type", Node::String("DisruptionTarget"));
-                   c.Set("status", Node::String("True"));
-                   c.Set("lastProbeTime", Node::Null());
-                   c.Set("lastTransitionTime", Node::String(Rfc3339Now()));
-                   c.Set("reason", Node::String("TerminationByKubelet"));
-                   c.Set("message", Node::String(order.message));
-                   conditions.items.push_back(std::move(c));
-                   return stored;
-                 });
+  MarkDisruptionTarget(known, order.pod.uid, order.message);
   PostPodEvent(known.key, order.pod.uid, "kubelet", "Warning", kubelet::kEvictedReason,
                order.message);
   known.stop_grace = order.grace_period_seconds;

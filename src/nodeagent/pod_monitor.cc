@@ -52,14 +52,10 @@ class Publisher {
 
   void Progress(const kubelet::PodProgress& p) {
     Node status = kubelet::PodApiStatus(p, context_, previous_ ? &*previous_ : nullptr, Rfc3339Now());
-    // An evicted pod ends as the eviction manager's kill left it (killPodFunc's status): Failed,
-    // Evicted, with the eviction's message, whatever its containers' exits said.
+    // A pod the node itself stopped ends as that kill left it (the eviction manager's or the
+    // node shutdown manager's), whatever its containers' exits said.
     if (p.finished) {
-      if (auto evicted = ReadEvictionMessage(dir_)) {
-        status.Set("phase", Node::String("Failed"));
-        status.Set("reason", Node::String(std::string(kubelet::kEvictedReason)));
-        status.Set("message", Node::String(*evicted));
-      }
+      ApplyNodeKill(status, {ReadEvictionMessage(dir_), ReadNodeShutdownMessage(dir_)});
     }
     Write(std::move(status), p.finished);
   }

@@ -130,4 +130,31 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
   }
 }
 
+// DisruptionTarget first, as the kubelet's status manager sets it when a kill of its own starts
+// (the eviction manager's, the node shutdown manager's): reason TerminationByKubelet.
+void NodeAgent::MarkDisruptionTarget(KnownPod& known, const std::string& uid,
+                                     const std::string& message) {
+  WriteOwnObject(known.key, "Pod", "disruption condition",
+                 [&](std::optional<Node> stored) -> std::optional<Node> {
+                   if (!stored) return std::nullopt;
+                   const std::string stored_uid =
+                       codec::StringOf(stored->FindPath({"metadata", "uid"}));
+                   if (stored_uid != uid && !known.static_pod) return std::nullopt;
+                   Node& conditions =
+                       stored->Ensure("status").Ensure("conditions", Node::Kind::kArray);
+                   std::erase_if(conditions.items, [](const Node& c) {
+                     return codec::StringOf(c.Find("type")) == "DisruptionTarget";
+                   });
+                   Node c = Node::Object();
+                   c.Set("type", Node::String("DisruptionTarget"));
+                   c.Set("status", Node::String("True"));
+                   c.Set("lastProbeTime", Node::Null());
+                   c.Set("lastTransitionTime", Node::String(Rfc3339Now()));
+                   c.Set("reason", Node::String("TerminationByKubelet"));
+                   c.Set("message", Node::String(message));
+                   conditions.items.push_back(std::move(c));
+                   return stored;
+                 });
+}
+
 }  // namespace podlimits::nodeagent

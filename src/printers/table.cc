@@ -415,8 +415,16 @@ Printer PrinterFor(std::string_view resource) {
 
 }  // namespace
 
+std::optional<RowObject> ParseIncludeObject(std::string_view value) {
+  if (value.empty() || value == "Metadata") return RowObject::kMetadata;
+  if (value == "Object") return RowObject::kObject;
+  if (value == "None") return RowObject::kNone;
+  return std::nullopt;
+}
+
 Node BuildTable(std::string_view resource, const std::vector<Node>& objects,
-                std::string_view resource_version, std::chrono::sys_seconds now) {
+                std::string_view resource_version, std::chrono::sys_seconds now,
+                RowObject row_object) {
   const Printer printer = PrinterFor(resource);
   Node table = Node::Object();
   table.Set("kind", Node::String("Table"));
@@ -441,12 +449,24 @@ Node BuildTable(std::string_view resource, const std::vector<Node>& objects,
     Node cells = Node::Array();
     for (Node& cell : printer.cells(o, now)) cells.items.push_back(std::move(cell));
     row.Set("cells", std::move(cells));
-    Node partial = Node::Object();
-    partial.Set("kind", Node::String("PartialObjectMetadata"));
-    partial.Set("apiVersion", Node::String("meta.k8s.io/v1"));
-    const Node* meta = o.Find("metadata");
-    partial.Set("metadata", meta ? *meta : Node::Object());
-    row.Set("object", std::move(partial));
+    switch (row_object) {
+      case RowObject::kMetadata: {
+        Node partial = Node::Object();
+        partial.Set("kind", Node::String("PartialObjectMetadata"));
+        partial.Set("apiVersion", Node::String("meta.k8s.io/v1"));
+        const Node* meta = o.Find("metadata");
+        partial.Set("metadata", meta ? *meta : Node::Object());
+        row.Set("object", std::move(partial));
+        break;
+      }
+      case RowObject::kObject:
+        row.Set("object", o);
+        break;
+      case RowObject::kNone:
+        // An empty RawExtension, which Go encodes as null.
+        row.Set("object", Node::Null());
+        break;
+    }
     rows.items.push_back(std::move(row));
   }
   table.Set("rows", std::move(rows));

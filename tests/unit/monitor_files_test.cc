@@ -86,5 +86,45 @@ TEST(MonitorFilesTest, AnnouncementsReachTheAgent) {
   EXPECT_EQ(std::string(buf, 5), "uid-1");
 }
 
+// The final status of a pod the node itself stopped, as the kubelet's eviction manager and node
+// shutdown manager leave it (an --drain-on-exit left pods Failed with no reason before).
+TEST(MonitorFilesTest, NodeKillDecidesTheFinalStatus) {
+  const std::string shutdown(kNodeShutdownMessage);
+  struct Case {
+    const char* name;
+    const char* phase;  // what the containers' exits gave
+    NodeKill kill;
+    const char* expected;  // the status, as JSON
+  };
+  const Case cases[] = {
+      {"no kill: unchanged", "Failed", {}, R"({"phase":"Failed"})"},
+      {"shutdown of a running pod", "Failed", {std::nullopt, shutdown},
+       R"({"phase":"Failed","reason":"Terminated","message":"Pod was terminated in response to )"
+       R"(imminent node shutdown."})"},
+      {"shutdown after it succeeded: stays Succeeded", "Succeeded", {std::nullopt, shutdown},
+       R"({"phase":"Succeeded","reason":"Terminated","message":"Pod was terminated in response )"
+       R"(to imminent node shutdown."})"},
+      {"eviction", "Succeeded", {"The node was low on resource: pids. ", std::nullopt},
+       R"({"phase":"Failed","reason":"Evicted","message":"The node was low on resource: pids. "})"},
+      {"an eviction wins over a shutdown", "Failed", {"evicted", shutdown},
+       R"({"phase":"Failed","reason":"Evicted","message":"evicted"})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    codec::Node status = codec::Node::Object();
+    status.Set("phase", codec::Node::String(c.phase));
+    ApplyNodeKill(status, c.kill);
+    EXPECT_EQ(codec::EncodeJson(status, 0), c.expected);
+  }
+}
+
+TEST(MonitorFilesTest, NodeShutdownFileRoundTrip) {
+  podlimits::testing::TempDir dir{"podlimits-monitor"};
+  EXPECT_FALSE(ReadNodeShutdownMessage(dir.path()));
+  ASSERT_TRUE(WriteNodeShutdownMessage(dir.path()));
+  EXPECT_EQ(ReadNodeShutdownMessage(dir.path()),
+            "Pod was terminated in response to imminent node shutdown.");
+}
+
 }  // namespace
 }  // namespace podlimits::nodeagent

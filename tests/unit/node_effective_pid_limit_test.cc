@@ -22,24 +22,39 @@ api::Pod PodWithPidLimit(std::optional<std::int64_t> pid) {
 }
 
 TEST(NodeEffectivePidLimit, Table) {
-  // The expectations of the KEP-6063 kubelet unit tests, plus the podPidsLimit-only rows.
+  // The expectations of the KEP-6063 kubelet unit tests, plus the podPidsLimit-only rows, and
+  // the event a pod whose own limit applies gets (PIDLimitCapped upstream's; PIDLimitApplied
+  // podlimits', so that `kubectl describe pod` shows the effective value).
   struct Case {
     const char* name;
     std::int64_t node;
     std::optional<std::int64_t> pod;
     bool gate;
     std::optional<std::int64_t> want;
-    const char* event;  // nullptr: no PIDLimitCapped
+    const char* event;  // "  Type  Reason  message" as printed; nullptr: no event
     bool applied;
   };
   const Case cases[] = {
-      {"pod below node", 4096, 2048, true, 2048, nullptr, true},
-      {"pod above node is capped", 4096, 8192, true, 4096,
-       "Requested PID limit 8192 exceeds node podPidsLimit 4096; effective limit capped to 4096",
+      {"pod below node", 4096, 2048, true, 2048,
+       "  Normal  PIDLimitApplied  Pod cgroup pids.max set to 2048 from spec.resources.limits.pid "
+       "(node podPidsLimit 4096)",
        true},
-      {"equal: no event", 4096, 4096, true, 4096, nullptr, true},
-      {"node -1: pod limit", -1, 2048, true, 2048, nullptr, true},
-      {"node 0: pod limit", 0, 2048, true, 2048, nullptr, true},
+      {"pod above node is capped", 4096, 8192, true, 4096,
+       "  Warning  PIDLimitCapped  Requested PID limit 8192 exceeds node podPidsLimit 4096; "
+       "effective limit capped to 4096",
+       true},
+      {"equal: applied, not capped", 4096, 4096, true, 4096,
+       "  Normal  PIDLimitApplied  Pod cgroup pids.max set to 4096 from spec.resources.limits.pid "
+       "(node podPidsLimit 4096)",
+       true},
+      {"node -1: pod limit", -1, 2048, true, 2048,
+       "  Normal  PIDLimitApplied  Pod cgroup pids.max set to 2048 from spec.resources.limits.pid "
+       "(the node sets no podPidsLimit)",
+       true},
+      {"node 0: pod limit", 0, 2048, true, 2048,
+       "  Normal  PIDLimitApplied  Pod cgroup pids.max set to 2048 from spec.resources.limits.pid "
+       "(the node sets no podPidsLimit)",
+       true},
       {"no pod limit: node value", 4096, std::nullopt, true, 4096, nullptr, false},
       {"gate off: node value", 4096, 2048, false, 4096, nullptr, false},
       {"gate off, node -1: none", -1, 2048, false, std::nullopt, nullptr, false},
@@ -56,14 +71,10 @@ TEST(NodeEffectivePidLimit, Table) {
     EXPECT_EQ(got.limit, c.want);
     EXPECT_EQ(got.pod_limit_applied, c.applied);
     if (c.event) {
-      ASSERT_TRUE(got.capped_event);
-      EXPECT_EQ(got.capped_event->type, EventType::kWarning);
-      EXPECT_EQ(got.capped_event->reason, "PIDLimitCapped");
-      EXPECT_EQ(got.capped_event->message, c.event);
-      EXPECT_EQ(FormatEventLine(*got.capped_event),
-                std::string("  Warning  PIDLimitCapped  ") + c.event);
+      ASSERT_TRUE(got.event);
+      EXPECT_EQ(FormatEventLine(*got.event), c.event);
     } else {
-      EXPECT_FALSE(got.capped_event);
+      EXPECT_FALSE(got.event);
     }
   }
 }

@@ -79,10 +79,9 @@ class FakeNode {
     namespace it = podlimits::image_testing;
     std::vector<it::Layer> layers = {
         it::MakeLayer({it::TarEntry::File("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n")})};
-    fs::path layout = it::WriteOciLayout(dir_ / "layout", layers, it::ConfigJson(layers));
+    layout_ = it::WriteOciLayout(dir_ / "layout", layers, it::ConfigJson(layers));
     store_ = std::make_unique<image::ImageStore>(dir_ / "images");
-    auto loaded = store_->Load(layout, "busybox:latest");
-    EXPECT_TRUE(loaded) << loaded.error();
+    LoadImage("busybox:latest");
     fs::create_directories(dir_ / "cgroup");
     fs::create_directories(dir_ / "state" / "pods");  // the claim (pod_claim.h) makes it on a node
   }
@@ -141,9 +140,15 @@ class FakeNode {
   }
 
   const fs::path& dir() const { return dir_.path(); }
+  // The test image under another name, as `podlimits image load` would put it in the store.
+  void LoadImage(const std::string& name) {
+    auto loaded = store_->Load(layout_, name);
+    EXPECT_TRUE(loaded) << loaded.error();
+  }
 
  private:
   TempDir dir_{"podlimits-worker"};
+  fs::path layout_;
   std::unique_ptr<image::ImageStore> store_;
   PlainSnapshotter snapshotter_;
   MetricsRegistry metrics_;
@@ -918,6 +923,72 @@ TEST(PodWorker, ConfigErrorFailsThePodWithoutRetries) {
 
 namespace podlimits::kubelet {
 namespace {
+
+constexpr std::string_view kNewImage =
+    "  restartPolicy: Never\n"
+    "  containers:\n"
+    "  - name: app\n"
+    "    image: app:v2\n";
+
+// A missing image is ErrImageNeverPull, waited out on a node that keeps pods, as the kubelet
+// keeps a pod whose image it may not pull: the container waits with the image manager's reason
+// and message (naming the store and how to load into it), each look is an event, and once the
+// image is loaded the pod starts. Before, the pod failed at once.
+TEST(PodWorker, MissingImageIsWaitedOutUntilItIsLoaded) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.exit_code = 0, .runs_for = 5ms}});
+  // The image is loaded after the node has looked for it twice (each look that misses is an
+  // event; the progress is reported only when it changes, so the events are what counts).
+  int looks = 0;
+  EventRecorder events([&](const Event& e) {
+    if (e.reason == "ErrImageNeverPull" && ++looks == 2) node.LoadImage("app:v2");
+  });
+  CapturedOutput output;
+  PodPlan plan = node.Plan(std::string(kNewImage));
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  env.config_retry = 20ms;
+  std::vector<std::string> waiting;
+  std::vector<std::string> phases_while_waiting;
+  env.on_progress = [&](const PodProgress& p) {
+    for (const auto& c : p.containers) {
+      if (c.waiting_reason != "ErrImageNeverPull") continue;
+      waiting.push_back(c.waiting_message);
+      if (p.finished) phases_while_waiting.push_back(p.final_phase);
+    }
+  };
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Succeeded");
+  ASSERT_NE(Find(r, "app"), nullptr);
+  EXPECT_EQ(Find(r, "app")->restarts, 0);
+  ASSERT_FALSE(waiting.empty());
+  const std::string store = (node.dir() / "images").string();
+  EXPECT_EQ(waiting.front(),
+            "Container image \"app:v2\" is not present with pull policy of Never: image "
+            "\"app:v2\" not found in \"" + store + "\" (load it with `podlimits image --data-dir " +
+                node.dir().string() + " load SOURCE --name app:v2`)");
+  EXPECT_TRUE(phases_while_waiting.empty()) << "a waiting pod has not finished";
+  auto reasons = Reasons(events);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "ErrImageNeverPull"), 2);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "Started"), 1);
+}
+
+// A one-shot run (podlimits run) cannot wait for an image nobody will load: the pod fails, with
+// one ErrImageNeverPull event.
+TEST(PodWorker, MissingImageFailsAOneShotRun) {
+  FakeNode node;
+  FakeRuntime runtime;
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan(std::string(kNewImage));
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodRunResult r = RunPod(plan, env);
+  EXPECT_EQ(r.phase, "Failed");
+  EXPECT_EQ(r.failure_reason, "ErrImageNeverPull");
+  auto reasons = Reasons(events);
+  EXPECT_EQ(std::count(reasons.begin(), reasons.end(), "ErrImageNeverPull"), 1);
+  EXPECT_TRUE(runtime.CallsFor("app").empty());
+}
 
 // The restart index each container's output was opened with (its log file is <restart>.log).
 class RestartIndexOutput : public cri::ContainerOutput {

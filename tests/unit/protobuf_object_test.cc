@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/fs.h"
 #include "codec/json_codec.h"
 
 namespace podlimits::api {
@@ -64,6 +65,100 @@ TEST(ProtobufObjectTest, PodWithListsQuantitiesAndInts) {
   EXPECT_EQ(c->FindPath({"resources", "limits", "cpu"})->scalar, "500m");
   EXPECT_EQ(object->FindPath({"spec", "terminationGracePeriodSeconds"})->scalar, "5");
   EXPECT_EQ(object->FindPath({"spec", "restartPolicy"})->scalar, "Never");
+}
+
+// A struct embedded inline (json:",inline") is flat in JSON but a message of its own in
+// protobuf, whose fields are numbered inside it: Volume's VolumeSource (field 2), Probe's
+// ProbeHandler (1), the LocalObjectReference of a key selector (1), EphemeralContainer's
+// EphemeralContainerCommon (1). Their numbers collide with the parent's own (Volume.name and
+// VolumeSource.hostPath are both 1): `kubectl debug node/N` was refused with "malformed protobuf
+// in v1.HostPathVolumeSource", and a configMapKeyRef's name came out as the bytes of its message.
+TEST(ProtobufObjectTest, EmbeddedStructsAreMessagesOfTheirOwn) {
+  struct Case {
+    std::string name;
+    std::string spec;  // PodSpec's fields
+    std::string want;  // the pod's spec in JSON
+  };
+  const std::string app = Bytes(1, "app") + Bytes(2, "busybox");
+  const std::vector<Case> cases = {
+      {"hostPath volume as kubectl debug node sends it",
+       // Volume {name=1, volumeSource=2 {hostPath=1 {path=1}}}
+       Bytes(1, Bytes(1, "host-root") + Bytes(2, Bytes(1, Bytes(1, "/")))) + Bytes(2, app),
+       R"({"volumes":[{"name":"host-root","hostPath":{"path":"/"}}],)"
+       R"("containers":[{"name":"app","image":"busybox"}]})"},
+      {"a probe's handler beside its numbers",
+       // Probe {handler=1 {httpGet=2 {path=1, port=2 {type=0, intVal=2}}}, initialDelaySeconds=2,
+       // periodSeconds=4}
+       Bytes(2, app + Bytes(10, Bytes(1, Bytes(2, Bytes(1, "/healthz") +
+                                                     Bytes(2, Int(1, 0) + Int(2, 8080)))) +
+                                    Int(2, 5) + Int(4, 10))),
+       R"({"containers":[{"name":"app","image":"busybox","livenessProbe":)"
+       R"({"httpGet":{"path":"/healthz","port":8080},"initialDelaySeconds":5,"periodSeconds":10}}]})"},
+      {"a configMapKeyRef's name",
+       // EnvVar {name=1, valueFrom=3 {configMapKeyRef=3 {localObjectReference=1 {name=1}, key=2}}}
+       Bytes(2, app + Bytes(7, Bytes(1, "X") +
+                                   Bytes(3, Bytes(3, Bytes(1, Bytes(1, "cfg")) + Bytes(2, "k"))))),
+       R"({"containers":[{"name":"app","image":"busybox","env":[{"name":"X","valueFrom":)"
+       R"({"configMapKeyRef":{"name":"cfg","key":"k"}}}]}]})"},
+      {"an ephemeral container as kubectl debug adds it",
+       // EphemeralContainer {ephemeralContainerCommon=1 {name=1, image=2}, targetContainerName=2}
+       Bytes(2, app) + Bytes(34, Bytes(1, Bytes(1, "debugger") + Bytes(2, "busybox")) +
+                                     Bytes(2, "app")),
+       R"({"containers":[{"name":"app","image":"busybox"}],"ephemeralContainers":)"
+       R"([{"name":"debugger","image":"busybox","targetContainerName":"app"}]})"},
+      {"the embedded message's fields in any order, after the parent's",
+       Bytes(1, Bytes(2, Bytes(1, Bytes(1, "/"))) + Bytes(1, "late-name")) + Bytes(2, app),
+       R"({"volumes":[{"hostPath":{"path":"/"},"name":"late-name"}],)"
+       R"("containers":[{"name":"app","image":"busybox"}]})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto object = DecodeProtobufObject(Envelope("Pod", Meta("p") + Bytes(2, c.spec)),
+                                       Schema::Objects());
+    ASSERT_TRUE(object) << object.error();
+    const codec::Node* spec = object->Find("spec");
+    ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(codec::EncodeJson(*spec, 0), c.want);
+  }
+}
+
+// The same pod as client-go 0.36 itself encodes it (tests/clients/go -fuzz-corpus wrote the
+// request path fuzzer's seed): its embedded structs come back where JSON puts them.
+TEST(ProtobufObjectTest, AsClientGoEncodesIt) {
+  auto input = ReadWholeFile(std::filesystem::path(PODLIMITS_SOURCE_DIR) /
+                             "fuzz/corpus/request_path_fuzz/clientgo_update_pod_ephemeral");
+  ASSERT_TRUE(input) << input.error();
+  std::string_view body = *input;
+  for (int line = 0; line < 3; ++line) body.remove_prefix(body.find('\n') + 1);  // method, target, type
+  auto object = DecodeProtobufObject(body, Schema::Objects());
+  ASSERT_TRUE(object) << object.error();
+  const codec::Node* spec = object->Find("spec");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(codec::EncodeJson(*spec->Find("volumes"), 0),
+            R"([{"name":"host-root","hostPath":{"path":"/"}},{"name":"scratch","emptyDir":{}}])");
+  const codec::Node& app = spec->Find("containers")->items.at(0);
+  EXPECT_EQ(codec::EncodeJson(*app.Find("env"), 0),
+            R"([{"name":"FROM_CM","valueFrom":{"configMapKeyRef":{"name":"cfg","key":"k","optional":true}}}])");
+  EXPECT_EQ(codec::EncodeJson(*app.Find("envFrom"), 0),
+            R"([{"secretRef":{"name":"sec","optional":true}}])");
+  EXPECT_EQ(codec::EncodeJson(*app.Find("livenessProbe"), 0),
+            R"({"httpGet":{"path":"/healthz","port":8080},"initialDelaySeconds":5,"periodSeconds":7})");
+  const codec::Node& debugger = spec->Find("ephemeralContainers")->items.at(0);
+  EXPECT_EQ(codec::StringOf(debugger.Find("name")), "debugger");
+  EXPECT_EQ(codec::StringOf(debugger.Find("image")), "busybox:latest");
+  EXPECT_EQ(codec::StringOf(debugger.Find("targetContainerName")), "app");
+}
+
+// An embedded struct's message that is not length-delimited, or cut short, is refused.
+TEST(ProtobufObjectTest, MalformedEmbeddedMessages) {
+  const std::string cut_short = "\x0a\x05/";  // hostPath=1 of 5 bytes, 1 there
+  for (const std::string& volume :
+       {Bytes(1, "v") + Int(2, 7), Bytes(1, "v") + Bytes(2, cut_short)}) {
+    auto object = DecodeProtobufObject(Envelope("Pod", Meta("p") + Bytes(2, Bytes(1, volume))),
+                                       Schema::Objects());
+    ASSERT_FALSE(object);
+    EXPECT_THAT(object.error().Message(), ::testing::HasSubstr("malformed protobuf"));
+  }
 }
 
 TEST(ProtobufObjectTest, EvictionAsKubectlDrainSendsIt) {

@@ -133,6 +133,44 @@ TEST_F(RestHandlerTest, ListsBySelector) {
   EXPECT_EQ(names({{"fieldSelector", "metadata.name!=b"}, {"labelSelector", "app"}}), "a");
 }
 
+// kubectl get --sort-by=...: a Table whose rows carry the whole objects (includeObject=Object),
+// on a list and on a get; an includeObject the apiserver does not know is its 400.
+TEST_F(RestHandlerTest, TableRowsCarryWhatIncludeObjectAsks) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/configmaps",
+                 R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"1"}})")
+                .status,
+            201);
+  struct Case {
+    const char* name;
+    std::string path;
+    int status;
+    const char* expected;  // a part of the body
+  };
+  const std::string cms = "/api/v1/namespaces/default/configmaps";
+  const Case cases[] = {
+      {"list, default", cms, 200, R"("object":{"kind":"PartialObjectMetadata")"},
+      {"list, Object", cms + "?includeObject=Object", 200,
+       R"("object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a")"},
+      {"list, Object has the data", cms + "?includeObject=Object", 200, R"("data":{"k":"1"})"},
+      {"get, Object", cms + "/a?includeObject=Object", 200,
+       R"("object":{"kind":"ConfigMap","apiVersion":"v1")"},
+      {"list, None", cms + "?includeObject=None", 200, R"("object":null)"},
+      {"list, unknown", cms + "?includeObject=Everything", 400,
+       R"("message":"Unable to convert to Table as requested: includeObject: Invalid value: )"
+       R"(\"Everything\": must be 'Metadata', 'Object', 'None', or empty","reason":"BadRequest")"},
+      {"get, unknown", cms + "/a?includeObject=all", 400,
+       "Unable to convert to Table as requested: includeObject: Invalid value: \\\"all\\\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = Call("GET", c.path, "", std::string(kTableAccept));
+    EXPECT_EQ(r.status, c.status) << r.body;
+    EXPECT_THAT(r.body, HasSubstr(c.expected));
+  }
+  // Without a Table, includeObject is not looked at (as upstream: it is a TableOptions field).
+  EXPECT_EQ(Call("GET", cms + "?includeObject=Everything").status, 200);
+}
+
 TEST_F(RestHandlerTest, NamespacesAndTheirAdmission) {
   auto list = Call("GET", "/api/v1/namespaces", "", std::string(kTableAccept));
   EXPECT_THAT(list.body, HasSubstr(R"("cells":["default","Active","0s"])"));

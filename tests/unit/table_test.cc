@@ -64,5 +64,41 @@ TEST(Table, ColumnsAndCellsPerResource) {
   EXPECT_EQ(t.Find("columnDefinitions")->items[1].Find("type")->scalar, "date");
 }
 
+// TableOptions.includeObject: what each row's `object` carries. kubectl's --sort-by asks for
+// Object and sorts on the field it names, which PartialObjectMetadata does not have.
+TEST(Table, RowObjectAsIncludeObjectAsks) {
+  const auto now = *ParseApiTime("2026-11-25T12:00:00Z");
+  const auto cm = Object(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: ci, creationTimestamp: "
+      "\"2026-11-25T11:55:00Z\"}\ndata: {mode: fast}\n");
+  struct Case {
+    const char* name;
+    const char* include_object;
+    const char* object;  // the row's object, as JSON
+  };
+  const Case cases[] = {
+      {"empty is Metadata", "",
+       R"({"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"app",)"
+       R"("namespace":"ci","creationTimestamp":"2026-11-25T11:55:00Z"}})"},
+      {"Metadata", "Metadata",
+       R"({"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"app",)"
+       R"("namespace":"ci","creationTimestamp":"2026-11-25T11:55:00Z"}})"},
+      {"Object: the whole object", "Object",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","namespace":"ci",)"
+       R"("creationTimestamp":"2026-11-25T11:55:00Z"},"data":{"mode":"fast"}})"},
+      {"None: null", "None", "null"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto row_object = ParseIncludeObject(c.include_object);
+    ASSERT_TRUE(row_object.has_value());
+    const codec::Node t = BuildTable("configmaps", {cm}, "1", now, *row_object);
+    EXPECT_EQ(codec::EncodeJson(*t.Find("rows")->items[0].Find("object"), 0), c.object);
+  }
+  for (const char* unknown : {"object", "Everything", "Metadata,Object"}) {
+    EXPECT_FALSE(ParseIncludeObject(unknown).has_value()) << unknown;
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::printers

@@ -16,10 +16,19 @@ EffectivePidLimit EffectivePodPidsLimit(const api::Pod& pod, const NodeConfig& c
   std::int64_t effective = config.pod_pids_limit;
   if (gates.per_pod_pid_limit) {
     if (std::int64_t requested = PodPIDLimit(pod); requested > 0) {
-      if (requested < effective || effective <= 0) {
+      if (requested <= effective || effective <= 0) {
+        out.event = Event{
+            EventType::kNormal, std::string(kReasonPIDLimitApplied),
+            effective > 0
+                ? fmt::format("Pod cgroup pids.max set to {} from spec.resources.limits.pid "
+                              "(node podPidsLimit {})",
+                              requested, effective)
+                : fmt::format("Pod cgroup pids.max set to {} from spec.resources.limits.pid "
+                              "(the node sets no podPidsLimit)",
+                              requested)};
         effective = requested;
-      } else if (requested > effective) {
-        out.capped_event = Event{
+      } else {
+        out.event = Event{
             EventType::kWarning, std::string(kReasonPIDLimitCapped),
             fmt::format("Requested PID limit {} exceeds node podPidsLimit {}; effective limit "
                         "capped to {}",

@@ -5,7 +5,9 @@
 //   podPidsLimit <= 0 (-1 / 0), no pod limit -> none: bounded only by the kubepods cgroup
 //   pod limit set, PerPodPIDLimit on        -> min(podPidsLimit, pod limit), where a node value
 //                                              <= 0 means "no node cap"; a pod asking more than
-//                                              the node allows gets a PIDLimitCapped event
+//                                              the node allows gets a PIDLimitCapped event,
+//                                              one within it a PIDLimitApplied event naming
+//                                              the value and the node's cap (podlimits' own)
 //   PerPodPIDLimit off                      -> the pod limit is ignored
 //
 // The cgroup v1 rejection of a pod with a pod limit is node admission's job (node_admission.h);
@@ -25,9 +27,10 @@ namespace podlimits::kubelet {
 struct EffectivePidLimit {
   // pids.max for the pod cgroup; std::nullopt leaves it unset.
   std::optional<std::int64_t> limit;
-  // PIDLimitCapped, to record once the pod cgroup exists (upstream does not emit it when the
-  // cgroup cannot be created).
-  std::optional<Event> capped_event;
+  // PIDLimitCapped (a Warning), or PIDLimitApplied when the pod's own limit is the cgroup's
+  // pids.max: to record once the pod cgroup exists (upstream does not emit PIDLimitCapped when
+  // the cgroup cannot be created).
+  std::optional<Event> event;
   // The pod's own limit took part: count it in kubelet_pod_pid_limit_applied_total once the
   // limit is written.
   bool pod_limit_applied = false;

@@ -27,6 +27,9 @@ struct Event {
 
 // Reasons podlimits' node half emits (upstream names where upstream has one).
 inline constexpr std::string_view kReasonPIDLimitCapped = "PIDLimitCapped";  // KEP-6063
+// podlimits' own: the pod's limits.pid is its cgroup's pids.max (not capped), said where
+// `kubectl describe pod` shows it; upstream shows the effective limit nowhere but the cgroup.
+inline constexpr std::string_view kReasonPIDLimitApplied = "PIDLimitApplied";
 inline constexpr std::string_view kReasonFailedNodeDeclaredFeaturesCheck =
     "FailedNodeDeclaredFeaturesCheck";  // KEP-5474 / KEP-5328
 // podlimits' own: a pod asks a ulimit above what this node can grant.

@@ -40,7 +40,7 @@ bool PodRun::AppsDone() const {
 // Moves the pod forward: the next init container, the app containers, restarts that are due,
 // and the pod's end once its app containers are done.
 void PodRun::Advance() {
-  if (terminating_) return;
+  if (terminating_ || !sandbox_created_) return;
   auto now = Clock::now();
   for (auto& s : slots_) {
     const bool waiting = s.state == SlotState::kBackOff || s.state == SlotState::kConfigWait;
@@ -95,6 +95,7 @@ int PodRun::PollTimeoutMs() const {
   }
   if (terminating_ && kill_at_ && !killed_) consider(*kill_at_);
   if (deadline_ && !terminating_) consider(*deadline_);
+  if (image_retry_at_ && !terminating_) consider(*image_retry_at_);
   if (!next) return 1000;  // exits and output wake us; this bounds the reaping of orphans
   if (*next <= now) return 0;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*next - now).count() + 1;
@@ -138,7 +139,7 @@ PodRunResult PodRun::Run() {
     deadline_ = Clock::now() + std::chrono::seconds(*plan_.pod.spec.active_deadline_seconds);
   }
   Report();
-  if (FindImages() && CreateSandbox()) Advance();
+  StartPod();
   Report();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
     // What wakes the loop: a stop request, a container's exit (its pidfd), its output.
@@ -205,6 +206,7 @@ PodRunResult PodRun::Run() {
     }
     RunDueProbes();
     if (deadline_ && !terminating_ && Clock::now() >= *deadline_) DeadlineExceeded();
+    if (image_retry_at_ && !terminating_ && Clock::now() >= *image_retry_at_) StartPod();
     if (terminating_ && kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
       killed_ = true;
       for (auto& s : slots_) StopSlot(s, SIGKILL);

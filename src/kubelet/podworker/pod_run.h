@@ -48,6 +48,8 @@ struct Slot {
   bool init = false;
   bool sidecar = false;
   SlotState state = SlotState::kPending;
+  // Why the image is not there (ErrImageNeverPull's message) while the pod waits for it.
+  std::string image_missing;
   std::optional<ContainerInstance> instance;
   // The init process while it runs: a pidfd that turns readable when it exits, and its wait
   // status if it had already been reaped as an orphan when the pod adopted it.
@@ -114,6 +116,9 @@ class PodRun {
   int PollTimeoutMs() const;
   // pod_run_start.cc
   bool FindImages();
+  // FindImages, then the sandbox and the first containers; on a node that keeps pods, a missing
+  // image is waited out (image_retry_at_) instead of failing the pod.
+  void StartPod();
   bool CreateSandbox();
   bool SetUpNetwork();
   bool StartSlot(Slot& s);
@@ -160,6 +165,8 @@ class PodRun {
   PodVolumes volumes_{plan_};
   ActionExecutor actions_;  // last member: its threads are joined before the rest goes
   std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
+  bool sandbox_created_ = false;
+  std::optional<Clock::time_point> image_retry_at_;  // the next look for missing images
   bool terminating_ = false;
   std::minstd_rand jitter_source_{std::random_device{}()};  // config retries' jitter
   bool killed_ = false;

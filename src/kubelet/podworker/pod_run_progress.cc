@@ -89,6 +89,11 @@ PodProgress PodRun::Progress() const {
         }
         break;
       case SlotState::kPending:
+        if (!s.image_missing.empty() && !finished_) {
+          c.waiting_reason = "ErrImageNeverPull";
+          c.waiting_message = s.image_missing;
+          break;
+        }
         c.waiting_reason = s.init || apps_started_ ? "ContainerCreating" : "PodInitializing";
         break;
     }

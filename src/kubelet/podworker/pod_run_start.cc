@@ -25,19 +25,56 @@ void Adopt(Slot& s) {
 
 }  // namespace
 
+// podlimits never pulls, which is the kubelet's imagePullPolicy: Never, whatever the pod's
+// policy says: the image manager's ErrImageNeverPull, with its message, and where to load the
+// image from the store's own error (which names the `podlimits image` command for this store).
 bool PodRun::FindImages() {
+  bool all = true;
   for (auto& s : slots_) {
+    if (!s.image.id.empty()) continue;
     auto image = env_.images->Find(s.plan->container.image);
     if (!image) {
-      // podlimits never pulls, which is the kubelet's imagePullPolicy: Never.
-      NodeFailure("ErrImageNeverPull",
-                  fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
-                              s.plan->container.image, image.error().Message()));
-      return false;
+      all = false;
+      std::string message =
+          fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
+                      s.plan->container.image, image.error().Message());
+      s.image_missing = std::move(message);
+      continue;
     }
     s.image = std::move(*image);
+    s.image_missing.clear();
   }
-  return true;
+  return all;
+}
+
+void PodRun::StartPod() {
+  if (!FindImages()) {
+    if (!env_.config_retry) {
+      // A one-shot run: nothing loads the image meanwhile, so the pod fails.
+      for (const auto& s : slots_) {
+        if (!s.image_missing.empty()) {
+          NodeFailure("ErrImageNeverPull", s.image_missing);
+          break;
+        }
+      }
+      return;
+    }
+    // The containers wait (ErrImageNeverPull) and the images are looked for again at the pod
+    // worker's next sync: after its back-off period plus up to half of it. Every look that
+    // finds one missing is an event, as each sync of the kubelet's is (the recorder counts them).
+    for (const auto& s : slots_) {
+      if (!s.image_missing.empty()) Event(EventType::kWarning, "ErrImageNeverPull", s.image_missing);
+    }
+    const auto period = std::chrono::duration_cast<Clock::duration>(*env_.config_retry);
+    std::uniform_int_distribution<Clock::rep> jitter(0, period.count() / 2);
+    image_retry_at_ = Clock::now() + period + Clock::duration(jitter(jitter_source_));
+    return;
+  }
+  image_retry_at_.reset();
+  if (CreateSandbox()) {
+    sandbox_created_ = true;
+    Advance();
+  }
 }
 
 // The pod's network in its holder's namespace, and its addresses in /etc/hosts, before any
@@ -87,7 +124,7 @@ bool PodRun::CreateSandbox() {
     NodeFailure(applied.error().reason, applied.error().message);
     return false;
   }
-  if (plan_.pid_limit.capped_event) env_.events->Record(*plan_.pid_limit.capped_event);
+  if (plan_.pid_limit.event) env_.events->Record(*plan_.pid_limit.event);
   for (const auto& e : plan_.sandbox_events) env_.events->Record(e);
   // Verify: what the kernel holds is what was planned, or the user hears of it.
   for (const auto& h : applied->hierarchies) {

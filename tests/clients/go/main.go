@@ -116,7 +116,15 @@ func main() {
 	objects := flag.Int("objects", 8, "objects each informer case creates, updates and deletes")
 	run := flag.String("run", "", "run only the cases whose name matches this regexp")
 	perCase := flag.Duration("case-timeout", 60*time.Second, "the bound of one case")
+	corpus := flag.String("fuzz-corpus", "", "write the request path fuzzer's client-go seeds into this directory and exit")
 	flag.Parse()
+	if *corpus != "" {
+		if err := writeFuzzCorpus(*corpus); err != nil {
+			fmt.Fprintf(os.Stderr, "clients-go: -fuzz-corpus: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *kubeconfig == "" || *objects < 1 {
 		flag.Usage()
 		os.Exit(2)

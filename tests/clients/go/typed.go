@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -43,7 +44,81 @@ func typedCases() []testCase {
 				return typedPods(ctx, cs, e.namespace, "typed-pod-"+ct.name)
 			}})
 	}
+	cases = append(cases, testCase{name: "typed/pods/protobuf-embedded-structs",
+		run: func(ctx context.Context, e *env) error {
+			cs, err := e.clientset(protobufContent)
+			if err != nil {
+				return err
+			}
+			return embeddedStructs(ctx, cs, e.namespace)
+		}})
 	return cases
+}
+
+// embeddedStructs creates (dry run) in protobuf a pod whose fields client-go encodes as
+// messages of their own while JSON flattens them: a hostPath volume as `kubectl debug node`
+// sends it (Volume's VolumeSource), a probe's handler beside its numbers (Probe's ProbeHandler),
+// and key selectors' names (their LocalObjectReference). What comes back must be what was sent.
+func embeddedStructs(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	pod := embeddedStructsPod()
+	got, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		return step("create (dry run)", err)
+	}
+	return checkEmbeddedStructs(got)
+}
+
+// embeddedStructsPod: every kind of inline-embedded struct a pod can hold; also the request path
+// fuzzer's seed (fuzz_corpus.go).
+func embeddedStructsPod() *corev1.Pod {
+	optional := true
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "embedded-structs"},
+		Spec: corev1.PodSpec{
+			Volumes: []corev1.Volume{
+				{Name: "host-root", VolumeSource: corev1.VolumeSource{
+					HostPath: &corev1.HostPathVolumeSource{Path: "/"}}},
+				{Name: "scratch", VolumeSource: corev1.VolumeSource{
+					EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			},
+			Containers: []corev1.Container{{
+				Name: "app", Image: "busybox:latest",
+				Env: []corev1.EnvVar{{Name: "FROM_CM", ValueFrom: &corev1.EnvVarSource{
+					ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+						LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"},
+						Key:                  "k", Optional: &optional}}}},
+				EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "sec"},
+					Optional:             &optional}}},
+				LivenessProbe: &corev1.Probe{
+					ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+						Path: "/healthz", Port: intstr.FromInt32(8080)}},
+					InitialDelaySeconds: 5, PeriodSeconds: 7},
+			}},
+		},
+	}
+}
+
+func checkEmbeddedStructs(got *corev1.Pod) error {
+	if len(got.Spec.Volumes) != 2 || got.Spec.Volumes[0].Name != "host-root" ||
+		got.Spec.Volumes[0].HostPath == nil || got.Spec.Volumes[0].HostPath.Path != "/" ||
+		got.Spec.Volumes[1].Name != "scratch" || got.Spec.Volumes[1].EmptyDir == nil {
+		return fmt.Errorf("volumes came back as %+v", got.Spec.Volumes)
+	}
+	c := got.Spec.Containers[0]
+	if len(c.Env) != 1 || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.ConfigMapKeyRef == nil ||
+		c.Env[0].ValueFrom.ConfigMapKeyRef.Name != "cfg" || c.Env[0].ValueFrom.ConfigMapKeyRef.Key != "k" {
+		return fmt.Errorf("env came back as %+v", c.Env)
+	}
+	if len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef == nil || c.EnvFrom[0].SecretRef.Name != "sec" {
+		return fmt.Errorf("envFrom came back as %+v", c.EnvFrom)
+	}
+	p := c.LivenessProbe
+	if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" || p.HTTPGet.Port.IntValue() != 8080 ||
+		p.InitialDelaySeconds != 5 || p.PeriodSeconds != 7 {
+		return fmt.Errorf("the liveness probe came back as %+v", p)
+	}
+	return nil
 }
 
 func step(name string, err error) error {
