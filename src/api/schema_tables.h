@@ -49,5 +49,7 @@ const SchemaTables& ConfigSchemaTables();  // from schema/k8s-config-schema.json
 // The same files' JSON text, embedded as it is (cmake/embed.cmake).
 std::string_view EmbeddedObjectSchema();
 std::string_view EmbeddedConfigSchema();
+// k8s-v1-openapi-docs.json: the OpenAPI documents' descriptions (tools/openapi-docs).
+std::string_view EmbeddedOpenApiDocs();
 
 }  // namespace podlimits::api

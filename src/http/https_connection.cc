@@ -377,9 +377,19 @@ void HttpsConnection::WriteResponse(HttpResponse response, bool keep_alive) {
   keep_alive = keep_alive && !shared_.draining && !shared_.stopping;
   auto res = std::make_shared<bhttp::response<bhttp::string_body>>(
       static_cast<bhttp::status>(response.status), 11);
-  res->set(bhttp::field::content_type, response.content_type);
+  // No Content-Type when the handler has none (a 304 or a 406 without a body, as Go's
+  // net/http writes them).
+  if (!response.content_type.empty()) res->set(bhttp::field::content_type, response.content_type);
+  // kube-apiserver's default, which a handler may replace (the OpenAPI documents fetched by
+  // hash are `public, immutable`); every other header may repeat (Warning).
   res->set("Cache-Control", "no-cache, private");
-  for (const auto& [k, v] : response.headers) res->insert(k, v);  // Warning repeats
+  for (const auto& [k, v] : response.headers) {
+    if (beast::iequals(k, "Cache-Control")) {
+      res->set(k, v);
+    } else {
+      res->insert(k, v);
+    }
+  }
   res->keep_alive(keep_alive);
   res->body() = std::move(response.body);
   res->prepare_payload();

@@ -117,26 +117,6 @@ TEST(ApiHandler, AggregatedDiscovery) {
             "\"freshness\":\"Current\"}]}]}");
 }
 
-// What kubectl's --validate=strict reads to hand validation to the server: the kind's PATCH
-// operation with a fieldValidation query parameter.
-TEST(ApiHandler, OpenApiV3) {
-  auto index = HandleApiRequest(Get("/openapi/v3"));
-  EXPECT_EQ(index.status, 200);
-  EXPECT_TRUE(index.body.starts_with(
-      "{\"paths\":{\"api/v1\":{\"serverRelativeURL\":\"/openapi/v3/api/v1?hash="))
-      << index.body;
-  auto doc = HandleApiRequest(Get("/openapi/v3/api/v1"));
-  EXPECT_EQ(doc.status, 200);
-  EXPECT_TRUE(doc.body.starts_with("{\"openapi\":\"3.0.0\","));
-  const std::string patch =
-      "\"/api/v1/namespaces/{namespace}/configmaps/{name}\":{\"get\":{\"x-kubernetes-action\":"
-      "\"get\",\"x-kubernetes-group-version-kind\":{\"group\":\"\",\"version\":\"v1\","
-      "\"kind\":\"ConfigMap\"}},\"put\":{\"parameters\":[{\"name\":\"fieldValidation\","
-      "\"in\":\"query\",";
-  EXPECT_NE(doc.body.find(patch), std::string::npos);
-  EXPECT_NE(doc.body.find("\"/api/v1/namespaces/{name}\""), std::string::npos);
-}
-
 TEST(ApiHandler, EverythingElseIsNotFound) {
   auto r = HandleApiRequest(Get("/api/v1/namespaces/default/pods"));
   EXPECT_EQ(r.status, 404);

@@ -1,7 +1,8 @@
 // Command clients-go checks `podlimits serve` with Kubernetes' own Go client, client-go, as a
 // controller or operator built on it uses the API: informers with client-go's default settings
-// (watch-list), typed create/update/patch/delete in JSON and in protobuf, and the apiserver's
-// 422 answers to invalid ListOptions, compared with apimachinery's own validation.
+// (watch-list), typed create/update/patch/delete in JSON and in protobuf, the apiserver's
+// 422 answers to invalid ListOptions, compared with apimachinery's own validation, and the
+// OpenAPI documents as client-go's own readers (openapi3, OpenAPISchema's protobuf) read them.
 //
 //	clients-go -kubeconfig FILE [-objects N] [-run REGEXP]
 //
@@ -106,6 +107,7 @@ func allCases() []testCase {
 	cases = append(cases, watchListCases()...)
 	cases = append(cases, typedCases()...)
 	cases = append(cases, listOptionsCases()...)
+	cases = append(cases, openAPICases()...)
 	return cases
 }
 
