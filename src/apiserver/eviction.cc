@@ -136,11 +136,11 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
       return RenderStoredObject(pod.tree, "Pod", rv);
     });
     if (!marked) {
-      if (marked.error().kind == storage::StoreError::Kind::kConflict && !pinned) continue;
-      if (marked.error().kind == storage::StoreError::Kind::kConflict) {
+      if (marked.error().Is(storage::kConflict) && !pinned) continue;
+      if (marked.error().Is(storage::kConflict)) {
         return Conflict("pods", info.name, ModifiedConflictReason()).Response();
       }
-      if (marked.error().kind == storage::StoreError::Kind::kNotFound) {
+      if (marked.error().Is(storage::kNotFound)) {
         return NotFound("pods", info.name).Response();
       }
       return InternalResponse(marked.error());

@@ -40,7 +40,7 @@ class RestHandler {
 
   // The namespaces kube-apiserver makes at start (default, kube-system, kube-public,
   // kube-node-lease), when missing.
-  storage::StoreResult<void> EnsureSystemNamespaces();
+  Result<void> EnsureSystemNamespaces();
 
   // Serves pods/log from the node's logs.
   void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }

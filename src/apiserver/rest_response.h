@@ -43,8 +43,8 @@ inline std::optional<codec::Node> ParseOneJsonObject(std::string_view body) {
   return std::move((*parsed)[0]);
 }
 
-inline http::HttpResponse InternalResponse(const storage::StoreError& e) {
-  return InternalError(e.error.Message()).Response();
+inline http::HttpResponse InternalResponse(const Error& e) {
+  return InternalError(e.Message()).Response();
 }
 
 }  // namespace podlimits::apiserver

@@ -257,11 +257,11 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       return RenderStoredObject(next, resource.kind, rv);
     });
     if (!written) {
-      if (written.error().kind == storage::StoreError::Kind::kConflict && precondition.empty()) continue;
-      if (written.error().kind == storage::StoreError::Kind::kConflict) {
+      if (written.error().Is(storage::kConflict) && precondition.empty()) continue;
+      if (written.error().Is(storage::kConflict)) {
         return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
       }
-      if (written.error().kind == storage::StoreError::Kind::kNotFound) {
+      if (written.error().Is(storage::kNotFound)) {
         return NotFound(info.resource, info.name).Response();
       }
       return InternalResponse(written.error());

@@ -36,19 +36,10 @@ CREATE INDEX IF NOT EXISTS changes_by_key ON changes(resource, namespace, name, 
 CREATE TABLE IF NOT EXISTS store_state(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 )sql";
 
-StoreError Internal(sqlite3* db, std::string_view what) {
-  StoreError e;
-  e.kind = StoreError::Kind::kInternal;
-  e.error = Error{std::string(what), {}, 0, db ? sqlite3_errmsg(db) : "out of memory", {}};
-  return e;
-}
-
-StoreError Of(StoreError::Kind kind, std::string message, std::int64_t revision = 0) {
-  StoreError e;
-  e.kind = kind;
-  e.error = Error{{}, {}, 0, std::move(message), {}};
-  e.current_revision = revision;
-  return e;
+Error Internal(sqlite3* db, std::string_view what) {
+  return Error{.op = std::string(what),
+               .detail = db ? sqlite3_errmsg(db) : "out of memory",
+               .reason = std::string(kInternalError)};
 }
 
 // A prepared statement, finalized on scope exit.
@@ -165,10 +156,10 @@ bool IsCorruption(sqlite3* db) {
 }
 
 // A failure of Open: kCorrupt when SQLite found the file damaged or not a database at all.
-StoreError OpenFailure(sqlite3* db, std::string what, const fs::path& path) {
-  StoreError e = Internal(db, what);
-  if (IsCorruption(db)) e.kind = StoreError::Kind::kCorrupt;
-  e.error.path = path;
+Error OpenFailure(sqlite3* db, std::string what, const fs::path& path) {
+  Error e = Internal(db, what);
+  if (IsCorruption(db)) e.reason = kCorrupt;
+  e.path = path;
   return e;
 }
 
@@ -177,7 +168,7 @@ StoreError OpenFailure(sqlite3* db, std::string what, const fs::path& path) {
 constexpr int kCheckLinesKept = 10;
 
 // The check's findings as a kCorrupt error, or nullopt when it answers "ok".
-std::optional<StoreError> CheckIntegrity(sqlite3* db, IntegrityCheck check, const fs::path& path) {
+std::optional<Error> CheckIntegrity(sqlite3* db, IntegrityCheck check, const fs::path& path) {
   const std::string pragma = check == IntegrityCheck::kFull ? "PRAGMA integrity_check"
                                                             : "PRAGMA quick_check";
   Statement s(db, fmt::format("{}({})", pragma, kCheckLinesKept));
@@ -201,12 +192,12 @@ std::optional<StoreError> CheckIntegrity(sqlite3* db, IntegrityCheck check, cons
   if (rc != SQLITE_DONE && !IsCorruption(db)) return OpenFailure(db, pragma, path);
   if (rc != SQLITE_DONE) lines.push_back(sqlite3_errmsg(db));
   if (lines.empty()) return std::nullopt;
-  StoreError e;
-  e.kind = StoreError::Kind::kCorrupt;
   std::string found;
   for (const auto& line : lines) found += "\n  " + line;
-  e.error = Error{pragma, path, 0, "the database is damaged:" + found, {}};
-  return e;
+  return Error{.op = pragma,
+               .path = path,
+               .detail = "the database is damaged:" + found,
+               .reason = std::string(kCorrupt)};
 }
 
 }  // namespace
@@ -223,20 +214,18 @@ std::string_view WatchEventTypeName(WatchEventType type) {
   return "";
 }
 
-StoreResult<std::unique_ptr<ObjectStore>> ObjectStore::Open(const fs::path& path,
+Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const fs::path& path,
                                                             const OpenOptions& options) {
   if (auto restricted = RestrictStoreFiles(path); !restricted) {
-    StoreError e;
-    e.error = restricted.error();
-    return std::unexpected(std::move(e));
+    return std::unexpected(std::move(restricted.error()));
   }
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                                  nullptr);
   if (rc != SQLITE_OK) {
-    StoreError e = Internal(db, "open");
-    e.error.path = path;
+    Error e = Internal(db, "open");
+    e.path = path;
     sqlite3_close(db);
     return std::unexpected(std::move(e));
   }
@@ -266,7 +255,7 @@ DryRunScope::DryRunScope() { ++dry_run_depth; }
 DryRunScope::~DryRunScope() { --dry_run_depth; }
 bool DryRunScope::Active() { return dry_run_depth > 0; }
 
-StoreResult<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t expected_revision,
+Result<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t expected_revision,
                                              const Render& render, WatchEventType type) {
   std::lock_guard lock(mu_);
   Transaction tx(db_);
@@ -286,18 +275,15 @@ StoreResult<StoredObject> ObjectStore::Write(const ObjectKey& key, std::int64_t 
     }
   }
   if (type == WatchEventType::kAdded && stored_revision) {
-    return std::unexpected(
-        Of(StoreError::Kind::kAlreadyExists, Describe(key) + " already exists", *stored_revision));
+    return Refusal(kAlreadyExists, Describe(key) + " already exists");
   }
   if (type != WatchEventType::kAdded && !stored_revision) {
-    return std::unexpected(Of(StoreError::Kind::kNotFound, Describe(key) + " not found"));
+    return Refusal(kNotFound, Describe(key) + " not found");
   }
   if (type != WatchEventType::kAdded && expected_revision != 0 &&
       expected_revision != *stored_revision) {
-    return std::unexpected(Of(StoreError::Kind::kConflict,
-                              fmt::format("{} is at revision {}, not {}", Describe(key),
-                                          *stored_revision, expected_revision),
-                              *stored_revision));
+    return Refusal(kConflict, fmt::format("{} is at revision {}, not {}", Describe(key),
+                                          *stored_revision, expected_revision));
   }
   if (DryRunScope::Active()) {  // the transaction rolls back: nothing written
     StoredObject out;
@@ -355,23 +341,23 @@ std::int64_t ObjectStore::WaitForChange(std::int64_t revision, std::chrono::mill
   return committed_;
 }
 
-StoreResult<StoredObject> ObjectStore::Create(const ObjectKey& key, const Render& render) {
+Result<StoredObject> ObjectStore::Create(const ObjectKey& key, const Render& render) {
   return Write(key, 0, render, WatchEventType::kAdded);
 }
 
-StoreResult<StoredObject> ObjectStore::Update(const ObjectKey& key,
+Result<StoredObject> ObjectStore::Update(const ObjectKey& key,
                                               std::int64_t expected_revision,
                                               const Render& render) {
   return Write(key, expected_revision, render, WatchEventType::kModified);
 }
 
-StoreResult<StoredObject> ObjectStore::Delete(const ObjectKey& key,
+Result<StoredObject> ObjectStore::Delete(const ObjectKey& key,
                                               std::int64_t expected_revision,
                                               const Render& render) {
   return Write(key, expected_revision, render, WatchEventType::kDeleted);
 }
 
-StoreResult<StoredObject> ObjectStore::Get(const ObjectKey& key) {
+Result<StoredObject> ObjectStore::Get(const ObjectKey& key) {
   std::lock_guard lock(mu_);
   Statement s(db_, "SELECT revision, data FROM objects WHERE resource = ? AND namespace = ? AND "
                    "name = ?");
@@ -379,19 +365,19 @@ StoreResult<StoredObject> ObjectStore::Get(const ObjectKey& key) {
   s.Bind(1, key.resource).Bind(2, key.namespace_).Bind(3, key.name);
   int rc = s.Step();
   if (rc == SQLITE_DONE) {
-    return std::unexpected(Of(StoreError::Kind::kNotFound, Describe(key) + " not found"));
+    return Refusal(kNotFound, Describe(key) + " not found");
   }
   if (rc != SQLITE_ROW) return std::unexpected(Internal(db_, "read " + Describe(key)));
   return StoredObject{key, s.Int(0), s.Blob(1)};
 }
 
-StoreResult<ListResult> ObjectStore::List(std::string_view resource, std::string_view namespace_,
+Result<ListResult> ObjectStore::List(std::string_view resource, std::string_view namespace_,
                                           bool all_namespaces) {
   std::lock_guard lock(mu_);
   // One read transaction: the items and the revision belong together.
   Exec(db_, "BEGIN");
   ListResult out;
-  auto finish = [&](StoreResult<ListResult> r) {
+  auto finish = [&](Result<ListResult> r) {
     Exec(db_, "COMMIT");
     return r;
   };
@@ -415,7 +401,7 @@ StoreResult<ListResult> ObjectStore::List(std::string_view resource, std::string
   return finish(std::move(out));
 }
 
-StoreResult<std::vector<StoredObject>> ObjectStore::ListAfter(std::string_view resource,
+Result<std::vector<StoredObject>> ObjectStore::ListAfter(std::string_view resource,
                                                              const ObjectKey& after,
                                                              std::size_t limit) {
   std::lock_guard lock(mu_);
@@ -484,11 +470,11 @@ void BindPage(Statement& s, const PageRequest& r, const ListStart& start, std::i
 
 }  // namespace
 
-StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
+Result<Page> ObjectStore::ListPage(const PageRequest& request) {
   std::lock_guard lock(mu_);
   // One read transaction: the page, its revision and the count belong together.
   Exec(db_, "BEGIN");
-  auto finish = [&](StoreResult<Page> r) {
+  auto finish = [&](Result<Page> r) {
     Exec(db_, "COMMIT");
     return r;
   };
@@ -497,10 +483,9 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
   Page page;
   page.revision = request.revision == 0 ? *current : request.revision;
   if (page.revision > *current) {
-    return finish(std::unexpected(Of(StoreError::Kind::kTooNew,
-                                     fmt::format("revision {} is newer than the store's ({})",
-                                                 page.revision, *current),
-                                     *current)));
+    return finish(Refusal(kResourceVersionTooLarge,
+                          fmt::format("revision {} is newer than the store's ({})", page.revision,
+                                      *current)));
   }
   // The newest state is the table's alone (and never compacted); an older one is rebuilt from
   // the log, as far as it reaches.
@@ -511,10 +496,8 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
     if (!through) return finish(std::unexpected(Internal(db_, "read the compaction")));
     compacted = *through;
     if (page.revision < compacted) {
-      return finish(std::unexpected(Of(StoreError::Kind::kGone,
-                                       fmt::format("revision {} is compacted ({})", page.revision,
-                                                   compacted),
-                                       compacted)));
+      return finish(Refusal(
+          kExpired, fmt::format("revision {} is compacted ({})", page.revision, compacted)));
     }
   }
   auto select = [&](const ListStart& start) {
@@ -540,12 +523,11 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
       }
       if (!now && s.Int(4) != 0) {
         const ObjectKey key{request.resource, s.Text(0), s.Text(1)};
-        return finish(std::unexpected(
-            Of(StoreError::Kind::kGone,
-               fmt::format("the change log cannot say what {} was at revision {}: its last write "
-                           "before it was compacted away",
-                           Describe(key), page.revision),
-               compacted)));
+        return finish(Refusal(
+            kExpired,
+            fmt::format("the change log cannot say what {} was at revision {}: its last write "
+                        "before it was compacted away",
+                        Describe(key), page.revision)));
       }
       page.items.push_back(
           StoredObject{{request.resource, s.Text(0), s.Text(1)}, s.Int(2), s.Blob(3)});
@@ -567,7 +549,7 @@ StoreResult<Page> ObjectStore::ListPage(const PageRequest& request) {
   return finish(std::move(page));
 }
 
-StoreResult<std::vector<ChangeEvent>> ObjectStore::ChangesSince(std::string_view resource,
+Result<std::vector<ChangeEvent>> ObjectStore::ChangesSince(std::string_view resource,
                                                                 std::string_view namespace_,
                                                                 bool all_namespaces,
                                                                 std::int64_t revision) {
@@ -577,10 +559,8 @@ StoreResult<std::vector<ChangeEvent>> ObjectStore::ChangesSince(std::string_view
   // The watch cache's rule: a watch may start at the newest compacted revision itself (it asks
   // for what came after it), not before.
   if (revision < *compacted) {
-    return std::unexpected(Of(StoreError::Kind::kGone,
-                              fmt::format("too old resource version: {} ({})", revision,
-                                          *compacted),
-                              *compacted));
+    return Refusal(kExpired,
+                   fmt::format("too old resource version: {} ({})", revision, *compacted));
   }
   Statement s(db_, all_namespaces
                        ? "SELECT revision, namespace, name, type, data FROM changes WHERE "
@@ -602,14 +582,14 @@ StoreResult<std::vector<ChangeEvent>> ObjectStore::ChangesSince(std::string_view
   return out;
 }
 
-StoreResult<std::int64_t> ObjectStore::Revision() {
+Result<std::int64_t> ObjectStore::Revision() {
   std::lock_guard lock(mu_);
   auto r = CurrentRevision(db_);
   if (!r) return std::unexpected(Internal(db_, "read the revision"));
   return *r;
 }
 
-StoreResult<void> ObjectStore::Compact(std::int64_t keep) {
+Result<void> ObjectStore::Compact(std::int64_t keep) {
   std::lock_guard lock(mu_);
   Transaction tx(db_);
   if (!tx.begun()) return std::unexpected(Internal(db_, "begin"));
@@ -646,7 +626,7 @@ namespace {
 constexpr std::string_view kIdentityKey = "identity";
 }  // namespace
 
-StoreResult<std::uint64_t> ObjectStore::Identity() {
+Result<std::uint64_t> ObjectStore::Identity() {
   std::lock_guard lock(mu_);
   Statement s(db_, "SELECT value FROM store_state WHERE key = ?");
   if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
@@ -657,7 +637,7 @@ StoreResult<std::uint64_t> ObjectStore::Identity() {
   return static_cast<std::uint64_t>(s.Int(0));
 }
 
-StoreResult<void> ObjectStore::SetIdentity(std::uint64_t id) {
+Result<void> ObjectStore::SetIdentity(std::uint64_t id) {
   std::lock_guard lock(mu_);
   Statement s(db_, "INSERT OR REPLACE INTO store_state(key, value) VALUES(?, ?)");
   if (!s.ok()) return std::unexpected(Internal(db_, "prepare"));
@@ -666,7 +646,7 @@ StoreResult<void> ObjectStore::SetIdentity(std::uint64_t id) {
   return {};
 }
 
-StoreResult<std::int64_t> ObjectStore::CompactedRevision() {
+Result<std::int64_t> ObjectStore::CompactedRevision() {
   std::lock_guard lock(mu_);
   auto compacted = CompactedThrough(db_);
   if (!compacted) return std::unexpected(Internal(db_, "read the compaction"));
