@@ -20,7 +20,7 @@
 #include "apiserver/pod_deletion.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "printers/human_duration.h"
 

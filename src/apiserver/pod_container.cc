@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 namespace podlimits::apiserver {
 

@@ -23,7 +23,7 @@
 
 #include "admission/chain.h"
 #include "apiserver/pod_deletion.h"
-#include "apiserver/request_info.h"
+#include "listwatch/request_info.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "api/schema.h"
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "codec/json_codec.h"
 #include "field/field.h"
 #include "http/https_server.h"

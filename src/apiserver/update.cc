@@ -27,7 +27,7 @@
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/served_resources.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "validation/node.h"
 

@@ -1,4 +1,4 @@
-#include "apiserver/continue_token.h"
+#include "listwatch/continue_token.h"
 
 #include <fmt/format.h>
 

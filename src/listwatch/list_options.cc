@@ -1,10 +1,10 @@
-#include "apiserver/list_options.h"
+#include "listwatch/list_options.h"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 
-#include "apiserver/request_info.h"
+#include "listwatch/request_info.h"
 #include "field/field.h"
 
 namespace podlimits::apiserver {

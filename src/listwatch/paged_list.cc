@@ -1,10 +1,10 @@
-#include "apiserver/paged_list.h"
+#include "listwatch/paged_list.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "apiserver/continue_token.h"
+#include "listwatch/continue_token.h"
 #include "field/field.h"
 
 namespace podlimits::apiserver {

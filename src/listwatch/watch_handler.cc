@@ -1,4 +1,4 @@
-#include "apiserver/watch_handler.h"
+#include "listwatch/watch_handler.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <optional>
 #include <set>
 
-#include "apiserver/api_errors.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/api_errors.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "printers/table.h"
 

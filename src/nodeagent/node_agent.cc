@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/fs.h"
 #include "cri/container_log.h"
 #include "nodeagent/monitor_files.h"

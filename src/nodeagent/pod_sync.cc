@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/child_process.h"
 #include "base/fs.h"
 #include "codec/json_codec.h"

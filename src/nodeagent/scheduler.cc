@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "nodeagent/object_fields.h"
 #include "nodeagent/pod_fit.h"

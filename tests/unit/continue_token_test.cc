@@ -1,7 +1,7 @@
 // Continue tokens in the apiserver's format. Every expectation is what Go 1.19 answered for the
 // same input through storage.DecodeContinue's steps (base64.RawURLEncoding, json.Unmarshal into
 // continueToken, path.Clean) and what json.Marshal wrote.
-#include "apiserver/continue_token.h"
+#include "listwatch/continue_token.h"
 
 #include <gtest/gtest.h>
 
