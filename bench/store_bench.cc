@@ -61,7 +61,7 @@ http::HttpRequest Request(std::string method, std::string path, std::string body
 void BM_ListThousandPods(benchmark::State& state) {
   ScratchDir dir;
   auto store = storage::ObjectStore::Open(dir.path() / "state.db");
-  if (!store) return state.SkipWithError(store.error().error.Message().c_str());
+  if (!store) return state.SkipWithError(store.error().Message().c_str());
   apiserver::RestHandler rest(**store, admission::ChainOptions{});
   if (!rest.EnsureSystemNamespaces()) return state.SkipWithError("system namespaces");
   for (int i = 0; i < 1000; ++i) {
@@ -106,7 +106,7 @@ void BM_OpenStore(benchmark::State& state) {
   const auto check = static_cast<storage::IntegrityCheck>(state.range(0));
   for (auto _ : state) {
     auto store = storage::ObjectStore::Open(path, {check});
-    if (!store) return state.SkipWithError(store.error().error.Message().c_str());
+    if (!store) return state.SkipWithError(store.error().Message().c_str());
   }
   state.counters["file_bytes"] = static_cast<double>(fs::file_size(path));
 }

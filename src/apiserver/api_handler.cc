@@ -1,6 +1,6 @@
 #include "apiserver/api_handler.h"
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi.h"
 #include "codec/json_codec.h"

@@ -20,7 +20,7 @@
 #include "apiserver/pod_deletion.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "printers/human_duration.h"
 
@@ -136,11 +136,11 @@ http::HttpResponse RestHandler::Evict(const http::HttpRequest& request, const Re
       return RenderStoredObject(pod.tree, "Pod", rv);
     });
     if (!marked) {
-      if (marked.error().kind == storage::StoreError::Kind::kConflict && !pinned) continue;
-      if (marked.error().kind == storage::StoreError::Kind::kConflict) {
+      if (marked.error().Is(storage::kConflict) && !pinned) continue;
+      if (marked.error().Is(storage::kConflict)) {
         return Conflict("pods", info.name, ModifiedConflictReason()).Response();
       }
-      if (marked.error().kind == storage::StoreError::Kind::kNotFound) {
+      if (marked.error().Is(storage::kNotFound)) {
         return NotFound("pods", info.name).Response();
       }
       return InternalResponse(marked.error());

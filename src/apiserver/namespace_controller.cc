@@ -1,7 +1,7 @@
 #include "apiserver/namespace_controller.h"
 
 #include "apiserver/served_resources.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 namespace podlimits::apiserver {
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 namespace podlimits::apiserver {
 
@@ -46,10 +46,10 @@ std::expected<std::string, ApiError> ResolvePodContainer(const Node& pod,
 std::expected<codec::Node, ApiError> LoadPod(storage::ObjectStore& store, const storage::ObjectKey& key) {
   auto got = store.Get(key);
   if (!got) {
-    if (got.error().kind == storage::StoreError::Kind::kNotFound) {
+    if (got.error().Is(storage::kNotFound)) {
       return std::unexpected(NotFound("pods", key.name));
     }
-    return std::unexpected(InternalError(got.error().error.Message()));
+    return std::unexpected(InternalError(got.error().Message()));
   }
   auto pod = ParseStoredObject(got->data);
   if (!pod) return std::unexpected(CorruptStoredObject(*got));

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "codec/node.h"
 #include "storage/object_store.h"
 

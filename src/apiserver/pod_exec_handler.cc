@@ -5,11 +5,11 @@
 
 #include <memory>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
-#include "apiserver/request_info.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/request_info.h"
+#include "listwatch/stored_object.h"
 #include "apiserver/upgrade_request.h"
 #include "base/percent_encoding.h"
 #include "codec/json_codec.h"

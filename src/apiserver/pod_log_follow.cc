@@ -4,7 +4,7 @@
 #include <fstream>
 #include <thread>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 namespace podlimits::apiserver {
 

@@ -7,11 +7,11 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/pod_log_follow.h"
-#include "apiserver/request_info.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/request_info.h"
+#include "listwatch/stored_object.h"
 #include "base/numbers.h"
 #include "cri/container_log.h"
 

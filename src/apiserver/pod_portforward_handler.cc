@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "apiserver/pod_container.h"
 #include "apiserver/upgrade_request.h"
 #include "streaming/portforward_session.h"

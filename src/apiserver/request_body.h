@@ -16,7 +16,7 @@
 #include <expected>
 #include <string>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "http/https_server.h"
 
 namespace podlimits::apiserver {

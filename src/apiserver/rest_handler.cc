@@ -7,9 +7,9 @@
 #include "api/decode.h"
 #include "api/defaults.h"
 #include "api/schema.h"
-#include "apiserver/api_errors.h"
-#include "apiserver/list_options.h"
-#include "apiserver/paged_list.h"
+#include "listwatch/api_errors.h"
+#include "listwatch/list_options.h"
+#include "listwatch/paged_list.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/pod_exec_handler.h"
@@ -17,10 +17,10 @@
 #include "apiserver/pod_portforward_handler.h"
 #include "apiserver/request_body.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/selectors.h"
+#include "listwatch/selectors.h"
 #include "apiserver/served_resources.h"
-#include "apiserver/stored_object.h"
-#include "apiserver/watch_handler.h"
+#include "listwatch/stored_object.h"
+#include "listwatch/watch_handler.h"
 #include "base/numbers.h"
 #include "base/uuid.h"
 #include "codec/json_codec.h"
@@ -93,7 +93,7 @@ RestHandler::RestHandler(storage::ObjectStore& store, admission::ChainOptions op
 
 std::string RestHandler::Now() const { return printers::FormatApiTime(clock_()); }
 
-storage::StoreResult<void> RestHandler::EnsureSystemNamespaces() {
+Result<void> RestHandler::EnsureSystemNamespaces() {
   for (std::string_view name : kSystemNamespaces) {
     if (store_.Get({"namespaces", "", std::string(name)})) continue;
     http::HttpRequest create;
@@ -104,9 +104,7 @@ storage::StoreResult<void> RestHandler::EnsureSystemNamespaces() {
                               name);
     http::HttpResponse r = Create(create, RequestInfo{"create", "namespaces", "", "", ""});
     if (r.status != 201) {
-      storage::StoreError e;
-      e.error = Error{"create namespace", {}, 0, std::string(name) + ": " + r.body, {}};
-      return std::unexpected(std::move(e));
+      return Failure("create namespace", {}, std::string(name) + ": " + r.body);
     }
   }
   return {};
@@ -199,7 +197,7 @@ std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
   if (resource.namespaced) {
     auto ns = store_.Get({"namespaces", "", info.namespace_});
     if (!ns) {
-      if (ns.error().kind == storage::StoreError::Kind::kNotFound) {
+      if (ns.error().Is(storage::kNotFound)) {
         return NotFound("namespaces", info.namespace_).Response();
       }
       return InternalResponse(ns.error());
@@ -291,7 +289,7 @@ std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
 std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const storage::ObjectKey& key) {
   auto got = store_.Get(key);
   if (!got) {
-    if (got.error().kind == storage::StoreError::Kind::kNotFound) {
+    if (got.error().Is(storage::kNotFound)) {
       return NotFound(key.resource, key.name).Response();
     }
     return InternalResponse(got.error());
@@ -320,7 +318,7 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
       {info.resource, resource.namespaced ? info.namespace_ : "", name},
       [&](std::int64_t rv) { return RenderStoredObject(tree, kind, rv); });
   if (!stored) {
-    if (stored.error().kind == storage::StoreError::Kind::kAlreadyExists) {
+    if (stored.error().Is(storage::kAlreadyExists)) {
       return AlreadyExists(info.resource, name).Response();
     }
     return InternalResponse(stored.error());
@@ -334,7 +332,7 @@ http::HttpResponse RestHandler::Get(const http::HttpRequest& request, const Requ
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto got = store_.Get({info.resource, resource.namespaced ? info.namespace_ : "", info.name});
   if (!got) {
-    if (got.error().kind == storage::StoreError::Kind::kNotFound) {
+    if (got.error().Is(storage::kNotFound)) {
       return NotFound(info.resource, info.name, info.group).Response();
     }
     return InternalResponse(got.error());
@@ -557,7 +555,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
           return RenderStoredObject(*tree, "Namespace", rv);
         });
         if (!updated) {
-          if (updated.error().kind == storage::StoreError::Kind::kConflict) continue;
+          if (updated.error().Is(storage::kConflict)) continue;
           return InternalResponse(updated.error());
         }
         return JsonResponse(200, std::move(updated->data));
@@ -572,8 +570,8 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
           return RenderStoredObject(*tree, "Pod", rv);
         });
         if (!updated) {
-          if (updated.error().kind == storage::StoreError::Kind::kConflict) continue;
-          if (updated.error().kind == storage::StoreError::Kind::kNotFound) {
+          if (updated.error().Is(storage::kConflict)) continue;
+          if (updated.error().Is(storage::kNotFound)) {
             return NotFound(info.resource, info.name, info.group).Response();
           }
           return InternalResponse(updated.error());
@@ -586,8 +584,8 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
       return RenderStoredObject(*tree, resource.kind, rv);
     });
     if (!deleted) {
-      if (deleted.error().kind == storage::StoreError::Kind::kConflict) continue;
-      if (deleted.error().kind == storage::StoreError::Kind::kNotFound) {
+      if (deleted.error().Is(storage::kConflict)) continue;
+      if (deleted.error().Is(storage::kNotFound)) {
         return NotFound(info.resource, info.name, info.group).Response();
       }
       return InternalResponse(deleted.error());

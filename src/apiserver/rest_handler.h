@@ -23,7 +23,7 @@
 
 #include "admission/chain.h"
 #include "apiserver/pod_deletion.h"
-#include "apiserver/request_info.h"
+#include "listwatch/request_info.h"
 #include "http/https_server.h"
 #include "storage/object_store.h"
 
@@ -40,7 +40,7 @@ class RestHandler {
 
   // The namespaces kube-apiserver makes at start (default, kube-system, kube-public,
   // kube-node-lease), when missing.
-  storage::StoreResult<void> EnsureSystemNamespaces();
+  Result<void> EnsureSystemNamespaces();
 
   // Serves pods/log from the node's logs.
   void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "api/schema.h"
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "codec/json_codec.h"
 #include "field/field.h"
 #include "http/https_server.h"
@@ -43,8 +43,8 @@ inline std::optional<codec::Node> ParseOneJsonObject(std::string_view body) {
   return std::move((*parsed)[0]);
 }
 
-inline http::HttpResponse InternalResponse(const storage::StoreError& e) {
-  return InternalError(e.error.Message()).Response();
+inline http::HttpResponse InternalResponse(const Error& e) {
+  return InternalError(e.Message()).Response();
 }
 
 }  // namespace podlimits::apiserver

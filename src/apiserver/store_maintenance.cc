@@ -2,7 +2,7 @@
 
 #include <malloc.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "printers/human_duration.h"
 
 namespace podlimits::apiserver {

@@ -27,7 +27,7 @@
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/served_resources.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "validation/node.h"
 
@@ -257,11 +257,11 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       return RenderStoredObject(next, resource.kind, rv);
     });
     if (!written) {
-      if (written.error().kind == storage::StoreError::Kind::kConflict && precondition.empty()) continue;
-      if (written.error().kind == storage::StoreError::Kind::kConflict) {
+      if (written.error().Is(storage::kConflict) && precondition.empty()) continue;
+      if (written.error().Is(storage::kConflict)) {
         return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
       }
-      if (written.error().kind == storage::StoreError::Kind::kNotFound) {
+      if (written.error().Is(storage::kNotFound)) {
         return NotFound(info.resource, info.name).Response();
       }
       return InternalResponse(written.error());

@@ -44,4 +44,8 @@ std::unexpected<Error> Failure(std::string message) {
   return std::unexpected(Error{{}, {}, 0, std::move(message), {}});
 }
 
+std::unexpected<Error> Refusal(std::string_view reason, std::string message) {
+  return std::unexpected(Error{.detail = std::move(message), .reason = std::string(reason)});
+}
+
 }  // namespace podlimits

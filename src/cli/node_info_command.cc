@@ -37,9 +37,8 @@ int NodeInfoCommand(const NodeInfoFlags& flags) {
   }
   kubelet::Kubelet node({std::move(config->config), {}, PathEnv(), /*runtime_version=*/true});
   if (auto probed = node.Probe(); !probed) {
-    std::fprintf(stderr, "error: %s\n", probed.error().error.Message().c_str());
-    return probed.error().kind == kubelet::NodeError::Kind::kConfiguration ? kExitUsage
-                                                                           : kExitNodeFailure;
+    std::fprintf(stderr, "error: %s\n", probed.error().Message().c_str());
+    return probed.error().Is(kubelet::kInvalidNodeConfiguration) ? kExitUsage : kExitNodeFailure;
   }
   auto tasks = kubelet::ReadTaskCount();
   char host[256] = {0};

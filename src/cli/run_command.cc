@@ -80,11 +80,10 @@ std::optional<int> StartNode(kubelet::Kubelet& node, RunOutcome& outcome) {
     return outcome.NotRun(kExitNodeFailure, "NodeFailure", message, message, node.metrics());
   }
   if (auto started = node.Start(); !started) {
-    const kubelet::NodeError& e = started.error();
-    const std::string message = e.error.Message();
-    return outcome.NotRun(
-        e.kind == kubelet::NodeError::Kind::kConfiguration ? kExitUsage : kExitNodeFailure,
-        e.reason, message, message, node.metrics());
+    const Error& e = started.error();
+    const std::string message = e.Message();
+    return outcome.NotRun(e.Is(kubelet::kInvalidNodeConfiguration) ? kExitUsage : kExitNodeFailure,
+                          e.reason, message, message, node.metrics());
   }
   return std::nullopt;
 }

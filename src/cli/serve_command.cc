@@ -104,8 +104,8 @@ int ServeCommand(const ServeFlags& flags) {
   if (!options) return Fail(options.error().Message(), kExitUsage);
   auto stopped = serve::Run(*options);
   if (!stopped) {
-    const bool configuration = stopped.error().kind == kubelet::NodeError::Kind::kConfiguration;
-    return Fail(stopped.error().error.Message(), configuration ? kExitUsage : kExitNodeFailure);
+    const bool configuration = stopped.error().Is(kubelet::kInvalidNodeConfiguration);
+    return Fail(stopped.error().Message(), configuration ? kExitUsage : kExitNodeFailure);
   }
   Notice(std::string("stopped (") + (stopped->signal == SIGINT ? "SIGINT" : "SIGTERM") + ")");
   return kExitOk;

@@ -73,7 +73,7 @@ struct HttpsServerOptions {
   // The body of a refusal the server makes itself (401 without credentials, 413 beyond the body
   // limit, 400 for an upgrade that is none, 500 for a handler that broke its word), from its
   // status and message. Unset: Go's http.Error, plain text. The API sets kube-apiserver's Status
-  // objects (apiserver/api_errors.h).
+  // objects (listwatch/api_errors.h).
   std::function<HttpResponse(int status, std::string_view message)> refusal;
   // Threads driving the sockets; 0: one per core, at most four.
   int io_threads = 0;

@@ -22,8 +22,8 @@
 namespace podlimits::kubelet {
 namespace {
 
-std::unexpected<NodeError> NodeFailure(Error error) {
-  return std::unexpected(NodeError{NodeError::Kind::kNode, "NodeFailure", std::move(error)});
+std::unexpected<Error> NodeFailure(Error error) {
+  return std::unexpected(std::move(error).Because(kNodeFailure));
 }
 
 PodOutcome NotRun(PodOutcome::Kind kind, std::string reason, std::string status_message,
@@ -45,7 +45,7 @@ PodOutcome Rejected(EventRecorder& events, const api::Pod& pod, std::string_view
 }
 
 PodOutcome NodeFailed(const std::string& message) {
-  return NotRun(PodOutcome::Kind::kNodeFailure, "NodeFailure", message, message);
+  return NotRun(PodOutcome::Kind::kNodeFailure, std::string(kNodeFailure), message, message);
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ Kubelet::Kubelet(KubeletOptions options) : options_(std::move(options)) {}
 
 Kubelet::~Kubelet() = default;
 
-std::expected<void, NodeError> Kubelet::Probe() {
+Result<void> Kubelet::Probe() {
   if (probed_) return {};
   ProbeOptions probe;
   probe.path_env = options_.path_env;
@@ -62,8 +62,7 @@ std::expected<void, NodeError> Kubelet::Probe() {
   caps_ = ProbeNodeCapabilities(options_.config, probe);
   if (caps_.cgroup_mode) {
     if (auto ok = ValidateManagedControllers(options_.config, *caps_.cgroup_mode); !ok) {
-      return std::unexpected(NodeError{NodeError::Kind::kConfiguration, "InvalidNodeConfiguration",
-                                       std::move(ok.error())});
+      return std::unexpected(std::move(ok.error()).Because(kInvalidNodeConfiguration));
     }
   }
   pid_capacity_ = ReadPidCapacity();
@@ -76,7 +75,7 @@ std::expected<void, NodeError> Kubelet::Probe() {
   return {};
 }
 
-std::expected<void, NodeError> Kubelet::Start() {
+Result<void> Kubelet::Start() {
   if (started_) return {};
   if (geteuid() != 0) {
     return NodeFailure(
@@ -260,13 +259,13 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
   auto claim = PodClaim::Acquire(state_dir / "pods", plan.uid, std::chrono::seconds(5));
   if (!claim) {
     PodOutcome failed;
-    if (!claim.error().in_use) {
-      failed = NodeFailed(claim.error().message);
+    if (!claim.error().Is(kPodUIDInUse)) {
+      failed = NodeFailed(claim.error().Message());
     } else {
       const std::string message =
           fmt::format("{}; its containers, cgroups and state in \"{}\" are left alone",
-                      claim.error().message, plan.pod_dir.string());
-      failed = Rejected(events, pod, "PodUIDInUse", message);
+                      claim.error().Message(), plan.pod_dir.string());
+      failed = Rejected(events, pod, kPodUIDInUse, message);
     }
     failed.plan = std::move(outcome.plan);
     return failed;

@@ -58,16 +58,12 @@ struct KubeletOptions {
   std::string node_ip = {};
 };
 
-// Why the node cannot take pods.
-struct NodeError {
-  enum class Kind {
-    kConfiguration,  // the node config asks for what this node cannot do: exit 2
-    kNode,           // the node or its runtime: exit 3
-  };
-  Kind kind = Kind::kNode;
-  std::string reason;  // the status reason: InvalidNodeConfiguration, NodeFailure
-  Error error;
-};
+// Why the node cannot take pods: the reason (base/error.h) of Probe's and Start's errors, and the
+// status reason of the pods it could not run.
+// The node config asks for what this node cannot do (the CLI's exit 2).
+inline constexpr std::string_view kInvalidNodeConfiguration = "InvalidNodeConfiguration";
+// The node or its runtime (exit 3).
+inline constexpr std::string_view kNodeFailure = "NodeFailure";
 
 // How a RunPod ended.
 struct PodOutcome {
@@ -106,8 +102,8 @@ class Kubelet {
   Kubelet(const Kubelet&) = delete;
   Kubelet& operator=(const Kubelet&) = delete;
 
-  std::expected<void, NodeError> Probe();
-  std::expected<void, NodeError> Start();
+  Result<void> Probe();  // errors: kInvalidNodeConfiguration or kNodeFailure
+  Result<void> Start();  // errors: kInvalidNodeConfiguration or kNodeFailure
   PodOutcome RunPod(const api::PodObject& pod, const PodRunIo& io);
 
   const NodeConfig& config() const { return options_.config; }

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "cri/container_log.h"
 #include "nodeagent/object_fields.h"

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/fs.h"
 #include "cri/container_log.h"
 #include "nodeagent/monitor_files.h"
@@ -43,7 +43,7 @@ Result<void> NodeAgent::Start() {
   RenewLease();
   // Adoption: every stored pod, before any change comes in.
   auto listed = store_.List("pods", "", true);
-  if (!listed) return std::unexpected(listed.error().error);
+  if (!listed) return std::unexpected(listed.error());
   watched_ = listed->revision;
   {
     std::lock_guard lock(mu_);

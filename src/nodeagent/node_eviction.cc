@@ -6,7 +6,7 @@
 
 #include "api/objects.h"
 #include "api/qos.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "base/fs.h"
 #include "codec/json_codec.h"

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"

@@ -1,7 +1,7 @@
 // NodeAgent::MetricsText (node_agent.h): the kubelet's registry, then what is read when scraped.
 #include <limits>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/prometheus_text.h"
 #include "codec/node.h"
 #include "nodeagent/monitor_files.h"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
@@ -15,7 +15,6 @@ namespace podlimits::nodeagent {
 
 using codec::Node;
 using storage::ObjectKey;
-using storage::StoreError;
 
 // Creates or updates an object the node keeps itself (its Node, its Lease). `make` gets the
 // stored object (nullopt when there is none yet) and returns what to write, or nullopt to write
@@ -24,8 +23,8 @@ void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std:
                                const std::function<std::optional<Node>(std::optional<Node>)>& make) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto got = store_.Get(key);
-    if (!got && got.error().kind != StoreError::Kind::kNotFound) {
-      Log(fmt::format("{}: {}", what, got.error().error.Message()));
+    if (!got && !got.error().Is(storage::kNotFound)) {
+      Log(fmt::format("{}: {}", what, got.error().Message()));
       return;
     }
     std::optional<Node> stored;
@@ -41,9 +40,9 @@ void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std:
     auto render = [&](std::int64_t rv) { return apiserver::RenderStoredObject(*object, kind, rv); };
     auto written = got ? store_.Update(key, got->revision, render) : store_.Create(key, render);
     if (written) return;
-    const auto failed = written.error().kind;
-    if (failed != StoreError::Kind::kConflict && failed != StoreError::Kind::kAlreadyExists) {
-      Log(fmt::format("{}: {}", what, written.error().error.Message()));
+    const Error& failed = written.error();
+    if (!failed.Is(storage::kConflict) && !failed.Is(storage::kAlreadyExists)) {
+      Log(fmt::format("{}: {}", what, written.error().Message()));
       return;
     }
   }

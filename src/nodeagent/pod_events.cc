@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "base/fs.h"
 #include "base/uuid.h"
@@ -18,7 +18,6 @@ namespace podlimits::nodeagent {
 namespace fs = std::filesystem;
 using codec::Node;
 using storage::ObjectKey;
-using storage::StoreError;
 
 void NodeAgent::PostPodEvent(const ObjectKey& pod, const std::string& uid,
                              std::string_view component, std::string_view type,
@@ -108,7 +107,7 @@ void NodeAgent::PublishEvents(const std::string& uid, KnownPod& known, const fs:
         auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
           return apiserver::RenderStoredObject(*event, "Event", rv);
         });
-        done = updated.has_value() || updated.error().kind != StoreError::Kind::kConflict;
+        done = updated.has_value() || !updated.error().Is(storage::kConflict);
       }
       if (done) continue;
     }

@@ -201,7 +201,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
 
   auto store = storage::ObjectStore::Open(options.data_dir / "state.db");
   if (!store) {
-    publisher.NotRun("NodeFailure", store.error().error.Message());
+    publisher.NotRun("NodeFailure", store.error().Message());
     return 0;
   }
   StoreObjectSource objects(**store);
@@ -209,7 +209,7 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   kubelet_options.node_ip = options.host_ip;
   kubelet::Kubelet node(std::move(kubelet_options));
   if (auto started = node.Start(); !started) {
-    publisher.NotRun(started.error().reason, started.error().error.Message());
+    publisher.NotRun(started.error().reason, started.error().Message());
     return 0;
   }
   kubelet::PodStop stop;

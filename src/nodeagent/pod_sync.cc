@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/child_process.h"
 #include "base/fs.h"
 #include "codec/json_codec.h"
@@ -18,7 +18,6 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using codec::Node;
-using storage::StoreError;
 using storage::StoredObject;
 
 void NodeAgent::Sync(const StoredObject& object) {
@@ -133,7 +132,7 @@ void NodeAgent::Finalize(const std::string& uid, KnownPod& known) {
         auto deleted = store_.Delete(known.key, got->revision, [&](std::int64_t rv) {
           return apiserver::RenderStoredObject(*pod, "Pod", rv);
         });
-        if (!deleted && deleted.error().kind == StoreError::Kind::kConflict) return;  // retried
+        if (!deleted && deleted.error().Is(storage::kConflict)) return;  // retried
       }
     }
   }

@@ -4,20 +4,21 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/fs.h"
 #include "base/prometheus_text.h"
 
 namespace podlimits::nodeagent {
 namespace {
 
-// The fields of /proc/self/stat after "(comm)": index 0 is field 3 (state).
+// The fields of /proc/self/stat after "(comm)": index 0 is field 3 (state). Unreadable: none, and
+// the metrics are left out.
 std::vector<std::string> StatFields() {
-  std::ifstream in("/proc/self/stat");
-  std::string line;
-  std::getline(in, line);
+  const std::string line = ReadWholeFile("/proc/self/stat").value_or("");
   const auto close = line.rfind(')');
   std::vector<std::string> fields;
   if (close == std::string::npos) return fields;
@@ -26,9 +27,12 @@ std::vector<std::string> StatFields() {
   return fields;
 }
 
+// The "btime" line of /proc/stat: when the machine booted, in seconds since the epoch (0 when
+// unreadable).
 double BootTime() {
-  std::ifstream in("/proc/stat");
-  for (std::string line; std::getline(in, line);) {
+  const std::string stat = ReadWholeFile("/proc/stat").value_or("");
+  std::istringstream lines(stat);
+  for (std::string line; std::getline(lines, line);) {
     if (line.starts_with("btime ")) return std::stod(line.substr(6));
   }
   return 0;

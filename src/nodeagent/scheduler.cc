@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "nodeagent/object_fields.h"
 #include "nodeagent/pod_fit.h"
@@ -15,7 +15,6 @@ namespace podlimits::nodeagent {
 
 using codec::Node;
 using storage::ObjectKey;
-using storage::StoreError;
 using storage::StoredObject;
 
 namespace {
@@ -80,9 +79,9 @@ void NodeAgent::Bind(const StoredObject& object, Node pod) {
     return apiserver::RenderStoredObject(pod, "Pod", rv);
   });
   if (!updated) {
-    if (updated.error().kind != StoreError::Kind::kConflict &&
-        updated.error().kind != StoreError::Kind::kNotFound) {
-      Log("bind pod " + object.key.name + ": " + updated.error().error.Message());
+    if (!updated.error().Is(storage::kConflict) &&
+        !updated.error().Is(storage::kNotFound)) {
+      Log("bind pod " + object.key.name + ": " + updated.error().Message());
     }
     return;
   }

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "codec/json_codec.h"
 #include "cri/container_log.h"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "nodeagent/object_fields.h"
 #include <sys/stat.h>
@@ -18,7 +18,6 @@ namespace podlimits::nodeagent {
 
 namespace fs = std::filesystem;
 using codec::Node;
-using storage::StoreError;
 
 namespace {
 
@@ -112,10 +111,10 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
       if (updated) {
         known.status_stamp = stamp;
         known.synced = updated->revision;
-      } else if (updated.error().kind == StoreError::Kind::kConflict) {
+      } else if (updated.error().Is(storage::kConflict)) {
         // Someone wrote the pod meanwhile: the next announcement or resync publishes again.
-      } else if (updated.error().kind != StoreError::Kind::kNotFound) {
-        Log("update status of pod " + known.key.name + ": " + updated.error().error.Message());
+      } else if (!updated.error().Is(storage::kNotFound)) {
+        Log("update status of pod " + known.key.name + ": " + updated.error().Message());
       }
     } else {
       known.status_stamp = stamp;

@@ -1,6 +1,6 @@
 #include "nodeagent/store_object_source.h"
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 namespace podlimits::nodeagent {
 namespace {

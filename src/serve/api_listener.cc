@@ -1,6 +1,6 @@
 #include "serve/api_listener.h"
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "apiserver/api_handler.h"
 #include "http/https_server.h"
 #include "http/listener_metrics.h"

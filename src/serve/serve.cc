@@ -25,15 +25,12 @@ namespace podlimits::serve {
 namespace {
 
 namespace fs = std::filesystem;
-using Failed = std::unexpected<kubelet::NodeError>;
+using Failed = std::unexpected<Error>;
 
-Failed NodeFailure(Error error) {
-  return Failed(kubelet::NodeError{kubelet::NodeError::Kind::kNode, "NodeFailure", std::move(error)});
-}
+Failed NodeFailure(Error error) { return Failed(std::move(error).Because(kubelet::kNodeFailure)); }
 
 Failed ConfigurationFailure(Error error) {
-  return Failed(kubelet::NodeError{kubelet::NodeError::Kind::kConfiguration,
-                                   "InvalidNodeConfiguration", std::move(error)});
+  return Failed(std::move(error).Because(kubelet::kInvalidNodeConfiguration));
 }
 
 // The bearer token of `--token-file`: the file's first 4 KiB, line ends trimmed.
@@ -56,7 +53,7 @@ struct PreparedNode {
   NodePki pki;
 };
 
-std::expected<PreparedNode, kubelet::NodeError> Prepare(const ServeOptions& options) {
+Result<PreparedNode> Prepare(const ServeOptions& options) {
   PreparedNode prepared;
   prepared.node = std::make_unique<kubelet::Kubelet>(kubelet::KubeletOptions{
       options.node_config, ImageRoot(options.data_dir), options.path_env, true});
@@ -109,7 +106,7 @@ Result<fs::path> OwnBinary() {
 
 }  // namespace
 
-std::expected<Stopped, kubelet::NodeError> Run(const ServeOptions& options) {
+Result<Stopped> Run(const ServeOptions& options) {
   auto prepared = Prepare(options);
   if (!prepared) return Failed(prepared.error());
   storage::ObjectStore& store = *prepared->store.store;
@@ -118,7 +115,7 @@ std::expected<Stopped, kubelet::NodeError> Run(const ServeOptions& options) {
   admission::ChainOptions chain;
   chain.gates = options.node_config.feature_gates;
   apiserver::RestHandler rest(store, chain);
-  if (auto ns = rest.EnsureSystemNamespaces(); !ns) return NodeFailure(ns.error().error);
+  if (auto ns = rest.EnsureSystemNamespaces(); !ns) return NodeFailure(ns.error());
   auto self = OwnBinary();
   if (!self) return NodeFailure(self.error());
   nodeagent::NodeAgent agent(

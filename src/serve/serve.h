@@ -62,6 +62,6 @@ struct Stopped {
 
 // Runs the node until SIGINT or SIGTERM. An error of kind kConfiguration is the configuration's
 // (the node config asks what this machine cannot do); any other is the node's.
-std::expected<Stopped, kubelet::NodeError> Run(const ServeOptions& options);
+Result<Stopped> Run(const ServeOptions& options);
 
 }  // namespace podlimits::serve

@@ -252,8 +252,8 @@ Result<NodeStore> OpenNodeStore(const NodeStoreOptions& options) {
   }
   const OpenOptions open_options{options.integrity_check};
   auto opened = ObjectStore::Open(db, open_options);
-  if (!opened && opened.error().kind == StoreError::Kind::kCorrupt) {
-    if (!options.reinitialize) return Failure(DamagedStoreMessage(db, opened.error().error));
+  if (!opened && opened.error().Is(storage::kCorrupt)) {
+    if (!options.reinitialize) return Failure(DamagedStoreMessage(db, opened.error()));
     auto moved = MoveStoreAside(db, "corrupt");
     if (!moved) return std::unexpected(moved.error());
     out.notices.push_back(fmt::format(
@@ -262,15 +262,15 @@ Result<NodeStore> OpenNodeStore(const NodeStoreOptions& options) {
     reinitialized = true;
     opened = ObjectStore::Open(db, open_options);
   }
-  if (!opened) return std::unexpected(opened.error().error);
+  if (!opened) return std::unexpected(opened.error());
   out.store = std::move(*opened);
 
   auto identity = out.store->Identity();
-  if (!identity) return std::unexpected(identity.error().error);
+  if (!identity) return std::unexpected(identity.error());
   if (*identity == 0) {
     *identity = NewIdentity();
     if (auto set = out.store->SetIdentity(*identity); !set) {
-      return std::unexpected(set.error().error);
+      return std::unexpected(set.error());
     }
   }
   const bool created = reinitialized || *state != StoreFile::kPresent;

@@ -17,7 +17,7 @@
 // entry except each key's newest one (and that too when it is a DELETED), and records C; so the
 // state at any R >= C can be rebuilt. A log compacted the older way (every entry up to C dropped)
 // cannot say what an object changed after R was at R when its last write before R is gone: such a
-// page is kGone, as one before C is.
+// page is kExpired, as one before C is.
 //
 // The store does not interpret objects: the caller renders each object's bytes for the revision
 // it is given (so metadata.resourceVersion is inside what is stored and read back as is), and
@@ -76,23 +76,19 @@ struct ChangeEvent {
   StoredObject object;  // for kDeleted: the object as it was deleted, at the delete's revision
 };
 
-struct StoreError {
-  enum class Kind {
-    kNotFound,       // no such object
-    kAlreadyExists,  // create of an existing key
-    kConflict,       // the expected revision is not the stored one
-    kGone,           // the change log no longer reaches back to the revision asked for
-    kTooNew,         // the revision asked for is newer than the store's (current_revision)
-    kInternal,       // SQLite failed
-    kCorrupt,        // Open: the file is not a sound SQLite database (its check's lines)
-  };
-  Kind kind = Kind::kInternal;
-  Error error;
-  std::int64_t current_revision = 0;  // kConflict: the stored object's; kGone: the compacted one
-};
-
-template <typename T>
-using StoreResult = std::expected<T, StoreError>;
+// The reasons (base/error.h) of the store's errors, apimachinery's StatusReasons where one fits.
+inline constexpr std::string_view kNotFound = "NotFound";            // no such object
+inline constexpr std::string_view kAlreadyExists = "AlreadyExists";  // create of an existing key
+// The expected revision is not the stored one.
+inline constexpr std::string_view kConflict = "Conflict";
+// The change log no longer reaches back to the revision asked for (CompactedRevision says how far
+// it does).
+inline constexpr std::string_view kExpired = "Expired";
+// The revision asked for is newer than the store's (Revision says which that is).
+inline constexpr std::string_view kResourceVersionTooLarge = "ResourceVersionTooLarge";
+inline constexpr std::string_view kInternalError = "InternalError";  // SQLite failed
+// Open: the file is not a sound SQLite database (the error holds its check's lines).
+inline constexpr std::string_view kCorrupt = "Corrupt";
 
 // Renders an object's bytes for the revision it gets.
 using Render = std::function<std::string(std::int64_t revision)>;
@@ -159,58 +155,58 @@ class ObjectStore {
   // makes it and its -wal and -shm 0600 (also those of a store made before that rule). A
   // database whose check fails, or that SQLite cannot read as one, is kCorrupt, with the
   // check's first lines.
-  static StoreResult<std::unique_ptr<ObjectStore>> Open(const std::filesystem::path& path,
+  static Result<std::unique_ptr<ObjectStore>> Open(const std::filesystem::path& path,
                                                         const OpenOptions& options = {});
   ~ObjectStore();
   ObjectStore(const ObjectStore&) = delete;
   ObjectStore& operator=(const ObjectStore&) = delete;
 
-  StoreResult<StoredObject> Create(const ObjectKey& key, const Render& render);
-  StoreResult<StoredObject> Get(const ObjectKey& key);
+  Result<StoredObject> Create(const ObjectKey& key, const Render& render);
+  Result<StoredObject> Get(const ObjectKey& key);
   // Every object of `resource` in `namespace_` ("" with `all_namespaces`: every namespace).
-  StoreResult<ListResult> List(std::string_view resource, std::string_view namespace_,
+  Result<ListResult> List(std::string_view resource, std::string_view namespace_,
                                bool all_namespaces);
   // Up to `limit` objects of `resource` in every namespace that sort after `after` (by
   // namespace, then name), in that order: how a caller sees every object without holding them
   // all at once (the store's maintenance over thousands of events).
-  StoreResult<std::vector<StoredObject>> ListAfter(std::string_view resource,
+  Result<std::vector<StoredObject>> ListAfter(std::string_view resource,
                                                    const ObjectKey& after, std::size_t limit);
   // Up to `limit` objects from `start` as they were at `revision`, read with a LIMIT (a page
   // never holds more than it returns, plus one object to know whether more follow), in one read
-  // transaction. kGone when the log cannot rebuild that revision (before the compaction, or an
-  // object of the page whose last write before it the old compaction lost: see above), with
-  // the compaction revision; kTooNew when the store has not reached it yet, with the store's
-  // revision. `remaining` counts the objects that were there, known or not.
-  StoreResult<Page> ListPage(const PageRequest& request);
+  // transaction. kExpired when the log cannot rebuild that revision (before the compaction, or an
+  // object of the page whose last write before it the old compaction lost: see above);
+  // kResourceVersionTooLarge when the store has not reached it yet. `remaining` counts the
+  // objects that were there, known or not.
+  Result<Page> ListPage(const PageRequest& request);
   // Replaces the object. `expected_revision` 0 means unconditional (the apiserver's update
   // without a resourceVersion).
-  StoreResult<StoredObject> Update(const ObjectKey& key, std::int64_t expected_revision,
+  Result<StoredObject> Update(const ObjectKey& key, std::int64_t expected_revision,
                                    const Render& render);
   // Removes the object; `render` gives the bytes the DELETED event carries at the delete's
   // revision (the object with that resourceVersion).
-  StoreResult<StoredObject> Delete(const ObjectKey& key, std::int64_t expected_revision,
+  Result<StoredObject> Delete(const ObjectKey& key, std::int64_t expected_revision,
                                    const Render& render);
 
   // The changes to `resource` (in `namespace_`, or all) after `revision`, oldest first.
-  StoreResult<std::vector<ChangeEvent>> ChangesSince(std::string_view resource,
+  Result<std::vector<ChangeEvent>> ChangesSince(std::string_view resource,
                                                      std::string_view namespace_,
                                                      bool all_namespaces, std::int64_t revision);
 
   // The newest revision (0 for an empty store).
-  StoreResult<std::int64_t> Revision();
+  Result<std::int64_t> Revision();
   // Compacts the log to its newest `keep` revisions, as etcd compacts (see above): entries at
   // or before the compaction revision go, except each key's newest one unless that is a
-  // DELETED. Watches from before the compaction revision then get kGone; lists at or after it
+  // DELETED. Watches from before the compaction revision then get kExpired; lists at or after it
   // still see what was.
-  StoreResult<void> Compact(std::int64_t keep);
+  Result<void> Compact(std::int64_t keep);
   // The revision the log was last compacted at (0: never).
-  StoreResult<std::int64_t> CompactedRevision();
+  Result<std::int64_t> CompactedRevision();
 
   // The store's identity: a random number written into the database once (storage/node_store.h
   // names it in the data directory's marker, so that a store that is not the node's own is
   // seen). 0 while none was set.
-  StoreResult<std::uint64_t> Identity();
-  StoreResult<void> SetIdentity(std::uint64_t id);
+  Result<std::uint64_t> Identity();
+  Result<void> SetIdentity(std::uint64_t id);
 
   // Blocks until a write after `revision` has committed or `timeout` passed; returns the newest
   // committed revision. What watches and the node's pod workers wait on between reads of
@@ -219,7 +215,7 @@ class ObjectStore {
 
  private:
   explicit ObjectStore(sqlite3* db) : db_(db) {}
-  StoreResult<StoredObject> Write(const ObjectKey& key, std::int64_t expected_revision,
+  Result<StoredObject> Write(const ObjectKey& key, std::int64_t expected_revision,
                                   const Render& render, WatchEventType type);
 
   sqlite3* db_;

@@ -60,7 +60,7 @@ int RunTwoPodsAtOnce(const fs::path& scratch, int report_fd) {
   config.state_directory = (scratch / "state").string();
   const char* path = std::getenv("PATH");
   Kubelet node(KubeletOptions{config, scratch / "images", path ? path : "/usr/bin:/bin"});
-  if (auto started = node.Start(); !started) return report(started.error().error.Message());
+  if (auto started = node.Start(); !started) return report(started.error().Message());
 
   struct Run {
     Clock::time_point started, ended;

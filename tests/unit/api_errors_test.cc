@@ -1,5 +1,5 @@
 // The apiserver's Status errors, byte for byte where kubectl prints them.
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 
 #include <gtest/gtest.h>
 

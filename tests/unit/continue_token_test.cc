@@ -1,7 +1,7 @@
 // Continue tokens in the apiserver's format. Every expectation is what Go 1.19 answered for the
 // same input through storage.DecodeContinue's steps (base64.RawURLEncoding, json.Unmarshal into
 // continueToken, path.Clean) and what json.Marshal wrote.
-#include "apiserver/continue_token.h"
+#include "listwatch/continue_token.h"
 
 #include <gtest/gtest.h>
 
@@ -51,7 +51,7 @@ TEST(ContinueToken, DecodedWithTheirStartAndRevision) {
   };
   for (const auto& c : cases) {
     auto token = DecodeContinueToken(Base64RawUrlEncode(c.json));
-    ASSERT_TRUE(token.has_value()) << c.name << ": " << token.error();
+    ASSERT_TRUE(token.has_value()) << c.name << ": " << token.error().Message();
     EXPECT_EQ(token->start, c.start) << c.name;
     EXPECT_EQ(token->revision, c.revision) << c.name;
   }
@@ -123,7 +123,7 @@ TEST(ContinueToken, MalformedOnesGetDecodeContinuesErrors) {
   for (const auto& c : cases) {
     auto token = DecodeContinueToken(c.token);
     ASSERT_FALSE(token.has_value()) << c.name;
-    EXPECT_EQ(token.error(), c.error) << c.name;
+    EXPECT_EQ(token.error().Message(), c.error) << c.name;
   }
 }
 

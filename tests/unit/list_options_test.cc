@@ -1,7 +1,7 @@
 // The ListOptions of lists and watches as apimachinery's ValidateListOptions checks them (the
 // WatchList feature on, as in kube-apiserver 1.36): each row a query, and the apiserver's answer
 // written out. tests/clients/go checks the same messages against apimachinery itself.
-#include "apiserver/list_options.h"
+#include "listwatch/list_options.h"
 
 #include <gtest/gtest.h>
 

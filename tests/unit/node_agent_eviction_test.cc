@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "kubelet/eviction/eviction_threshold.h"
 #include "nodeagent/node_agent.h"
 #include "temp_dir.h"

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "nodeagent/node_agent.h"
 #include "temp_dir.h"
 

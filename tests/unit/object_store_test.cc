@@ -23,7 +23,6 @@
 namespace podlimits::storage {
 namespace {
 
-using Kind = StoreError::Kind;
 
 // An object whose bytes carry the revision they were rendered for.
 Render Body(std::string text) {
@@ -38,7 +37,7 @@ class ObjectStoreTest : public ::testing::Test {
   void Reopen() {
     store_.reset();
     auto s = ObjectStore::Open(dir_ / "state.db");
-    ASSERT_TRUE(s) << s.error().error.Message();
+    ASSERT_TRUE(s) << s.error().Message();
     store_ = std::move(*s);
   }
   podlimits::testing::TempDir dir_{"podlimits-store"};
@@ -61,12 +60,12 @@ TEST_F(ObjectStoreTest, CreateGetAndRevisionsThatOnlyGrow) {
 
   auto again = store_->Create(Pod("default", "a"), Body("a2"));
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().kind, Kind::kAlreadyExists);
-  EXPECT_EQ(again.error().error.Message(), "pods \"default/a\" already exists");
+  EXPECT_EQ(again.error().reason, kAlreadyExists);
+  EXPECT_EQ(again.error().Message(), "pods \"default/a\" already exists");
 
   auto missing = store_->Get(Pod("default", "nope"));
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().kind, Kind::kNotFound);
+  EXPECT_EQ(missing.error().reason, kNotFound);
 
   // A deleted object's revision is never handed out again, also after a restart.
   ASSERT_TRUE(store_->Delete(Pod("default", "a"), 0, Body("gone")));
@@ -85,8 +84,8 @@ TEST_F(ObjectStoreTest, OptimisticConcurrency) {
 
   auto stale = store_->Update(Pod("default", "web"), 1, Body("v3"));
   ASSERT_FALSE(stale);
-  EXPECT_EQ(stale.error().kind, Kind::kConflict);
-  EXPECT_EQ(stale.error().current_revision, 2);
+  EXPECT_EQ(stale.error().reason, kConflict);
+  EXPECT_EQ(stale.error().Message(), "pods \"default/web\" is at revision 2, not 1");
   EXPECT_EQ(store_->Get(Pod("default", "web"))->data, "v2@2");  // nothing half-applied
 
   auto unconditional = store_->Update(Pod("default", "web"), 0, Body("v4"));
@@ -95,13 +94,13 @@ TEST_F(ObjectStoreTest, OptimisticConcurrency) {
 
   auto stale_delete = store_->Delete(Pod("default", "web"), 2, Body("x"));
   ASSERT_FALSE(stale_delete);
-  EXPECT_EQ(stale_delete.error().kind, Kind::kConflict);
+  EXPECT_EQ(stale_delete.error().reason, kConflict);
   ASSERT_TRUE(store_->Delete(Pod("default", "web"), 3, Body("x")));
 
   auto gone = store_->Update(Pod("default", "web"), 0, Body("v5"));
   ASSERT_FALSE(gone);
-  EXPECT_EQ(gone.error().kind, Kind::kNotFound);
-  EXPECT_EQ(store_->Delete(Pod("default", "web"), 0, Body("x")).error().kind, Kind::kNotFound);
+  EXPECT_EQ(gone.error().reason, kNotFound);
+  EXPECT_EQ(store_->Delete(Pod("default", "web"), 0, Body("x")).error().reason, kNotFound);
 }
 
 TEST_F(ObjectStoreTest, ListsByNamespaceOrAll) {
@@ -169,14 +168,14 @@ TEST_F(ObjectStoreTest, ChangesAndCompaction) {
   ASSERT_TRUE(store_->Compact(2));  // keeps revisions 4 and 5
   auto old = store_->ChangesSince("pods", "", true, 2);
   ASSERT_FALSE(old);
-  EXPECT_EQ(old.error().kind, Kind::kGone);
-  EXPECT_EQ(old.error().error.Message(), "too old resource version: 2 (3)");
+  EXPECT_EQ(old.error().reason, kExpired);
+  EXPECT_EQ(old.error().Message(), "too old resource version: 2 (3)");
   auto from_compacted = store_->ChangesSince("pods", "", true, 3);
   ASSERT_TRUE(from_compacted);
   ASSERT_EQ(from_compacted->size(), 1u);
   EXPECT_EQ((*from_compacted)[0].type, WatchEventType::kDeleted);
   Reopen();  // the compaction point is stored
-  EXPECT_EQ(store_->ChangesSince("pods", "", true, 1).error().kind, Kind::kGone);
+  EXPECT_EQ(store_->ChangesSince("pods", "", true, 1).error().reason, kExpired);
   EXPECT_TRUE(store_->Compact(10));  // nothing more to drop
 }
 
@@ -233,7 +232,7 @@ TEST_F(ObjectStoreTest, PagesInKeyOrderWithALimit) {
   };
   for (const auto& c : cases) {
     auto page = store_->ListPage(c.request);
-    ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
+    ASSERT_TRUE(page) << c.name << ": " << page.error().Message();
     EXPECT_EQ(Items(*page), c.items) << c.name;
     EXPECT_EQ(page->more, c.more) << c.name;
     EXPECT_EQ(page->remaining, c.remaining) << c.name;
@@ -309,7 +308,7 @@ TEST_F(ObjectStoreHistoryTest, APageShowsTheObjectsAsTheyWereAtItsRevision) {
   };
   for (const auto& c : cases) {
     auto page = store_->ListPage(c.request);
-    ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
+    ASSERT_TRUE(page) << c.name << ": " << page.error().Message();
     EXPECT_EQ(Items(*page), c.items) << c.name;
     EXPECT_EQ(page->more, c.more) << c.name;
     EXPECT_EQ(page->remaining, c.remaining) << c.name;
@@ -317,8 +316,8 @@ TEST_F(ObjectStoreHistoryTest, APageShowsTheObjectsAsTheyWereAtItsRevision) {
   }
   auto ahead = store_->ListPage(Pods(0, 11));
   ASSERT_FALSE(ahead);
-  EXPECT_EQ(ahead.error().kind, Kind::kTooNew);
-  EXPECT_EQ(ahead.error().current_revision, 10);
+  EXPECT_EQ(ahead.error().reason, kResourceVersionTooLarge);
+  EXPECT_EQ(ahead.error().Message(), "revision 11 is newer than the store's (10)");
 }
 
 // etcd's compaction: each key's newest entry at or before the compaction revision stays (unless
@@ -330,21 +329,21 @@ TEST_F(ObjectStoreHistoryTest, CompactionKeepsWhatLaterRevisionsAreBuiltFrom) {
   // p1's update (4) and p4's create (6) stay; p2 and p3 end in DELETEs at or before 7.
   EXPECT_EQ(LoggedRevisions(), (std::vector<std::int64_t>{4, 6, 8, 9, 10}));
   auto at_7 = store_->ListPage(Pods(0, 7));
-  ASSERT_TRUE(at_7) << at_7.error().error.Message();
+  ASSERT_TRUE(at_7) << at_7.error().Message();
   EXPECT_EQ(Items(*at_7), (std::vector<std::string>{"a/p1=p1v2@4", "a/p4=p4@6"}));
   auto at_8 = store_->ListPage(Pods(0, 8));
-  ASSERT_TRUE(at_8) << at_8.error().error.Message();
+  ASSERT_TRUE(at_8) << at_8.error().Message();
   EXPECT_EQ(Items(*at_8), (std::vector<std::string>{"a/p1=p1v2@4", "a/p3=p3new@8", "a/p4=p4@6"}));
   auto at_6 = store_->ListPage(Pods(0, 6));
   ASSERT_FALSE(at_6);
-  EXPECT_EQ(at_6.error().kind, Kind::kGone);
-  EXPECT_EQ(at_6.error().current_revision, 7);
+  EXPECT_EQ(at_6.error().reason, kExpired);
+  EXPECT_EQ(at_6.error().Message(), "revision 6 is compacted (7)");
   // Watches see no difference: from 7 on, the changes after it; before, Gone.
   auto watched = store_->ChangesSince("pods", "", true, 7);
   ASSERT_TRUE(watched);
   ASSERT_EQ(watched->size(), 2u);
   EXPECT_EQ((*watched)[0].object.revision, 8);
-  EXPECT_EQ(store_->ChangesSince("pods", "", true, 6).error().kind, Kind::kGone);
+  EXPECT_EQ(store_->ChangesSince("pods", "", true, 6).error().reason, kExpired);
   // Compacting again past the kept entries drops those whose key changed since.
   ASSERT_TRUE(store_->Compact(0));  // through 10
   EXPECT_EQ(LoggedRevisions(), (std::vector<std::int64_t>{4, 8, 9, 10}));
@@ -380,22 +379,22 @@ TEST_F(ObjectStoreHistoryTest, ALogCompactedTheOldWayIsGoneWhereItCannotTell) {
     auto page = store_->ListPage(c.request);
     if (!c.items) {
       ASSERT_FALSE(page) << c.name;
-      EXPECT_EQ(page.error().kind, Kind::kGone) << c.name;
-      EXPECT_EQ(page.error().current_revision, 3) << c.name;
+      EXPECT_EQ(page.error().reason, kExpired) << c.name;
+      EXPECT_EQ(*store_->CompactedRevision(), 3) << c.name;  // what a caller asks the store
       continue;
     }
-    ASSERT_TRUE(page) << c.name << ": " << page.error().error.Message();
+    ASSERT_TRUE(page) << c.name << ": " << page.error().Message();
     EXPECT_EQ(Items(*page), *c.items) << c.name;
   }
   // An object the log cannot tell past the end of a page only says that more follow: it was
   // there (its first change after the revision was an update or a delete).
   auto before_them = store_->ListPage(Pods(1, 4));
-  ASSERT_TRUE(before_them) << before_them.error().error.Message();
+  ASSERT_TRUE(before_them) << before_them.error().Message();
   EXPECT_EQ(Items(*before_them), (std::vector<std::string>{"a/p1=p1v2@4"}));
   EXPECT_TRUE(before_them->more);
   EXPECT_EQ(before_them->remaining, 2);  // p2 and p3
   auto gone = store_->ListPage(Pods(0, 3));
-  EXPECT_EQ(gone.error().error.Message(),
+  EXPECT_EQ(gone.error().Message(),
             "the change log cannot say what pods \"a/p1\" was at revision 3: its last write "
             "before it was compacted away");
 }
@@ -529,12 +528,12 @@ TEST(ObjectStoreIntegrity, ADamagedFileIsRefusedWithTheChecksFirstLines) {
     if (c.damaged) DamageMiddlePage(path);
     auto opened = ObjectStore::Open(path, {c.check});
     if (!c.refused) {
-      EXPECT_TRUE(opened) << c.name << ": " << opened.error().error.Message();
+      EXPECT_TRUE(opened) << c.name << ": " << opened.error().Message();
       continue;
     }
     ASSERT_FALSE(opened) << c.name;
-    EXPECT_EQ(opened.error().kind, StoreError::Kind::kCorrupt) << c.name;
-    const std::string message = opened.error().error.Message();
+    EXPECT_EQ(opened.error().reason, kCorrupt) << c.name;
+    const std::string message = opened.error().Message();
     // What the check found, line by line; when it cannot go on past a page, SQLite's error.
     EXPECT_THAT(message, ::testing::StartsWith(std::string(c.pragma) + " \"" + path.string() +
                                                "\": the database is damaged:\n  "))
@@ -553,8 +552,8 @@ TEST(ObjectStoreIntegrity, NotADatabaseIsCorrupt) {
   dir.Write("state.db", std::string(8192, 'g'));
   auto opened = ObjectStore::Open(dir / "state.db");
   ASSERT_FALSE(opened);
-  EXPECT_EQ(opened.error().kind, StoreError::Kind::kCorrupt);
-  EXPECT_EQ(opened.error().error.Message(),
+  EXPECT_EQ(opened.error().reason, kCorrupt);
+  EXPECT_EQ(opened.error().Message(),
             "PRAGMA journal_mode=WAL \"" + (dir / "state.db").string() +
                 "\": file is not a database");
 }

@@ -37,7 +37,7 @@ TEST(PodClaim, OneRunPerUid) {
   TempDir tmp{"podlimits-claim"};
   const fs::path pods = tmp.path() / "pods";
   auto first = PodClaim::Acquire(pods, "u1");
-  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(first) << first.error().Message();
   EXPECT_FALSE(first->leftovers());
   EXPECT_FALSE(first->previous_owner());
   const PodOwner me = ThisProcessOwner();
@@ -45,9 +45,9 @@ TEST(PodClaim, OneRunPerUid) {
 
   auto second = PodClaim::Acquire(pods, "u1");
   ASSERT_FALSE(second);
-  EXPECT_TRUE(second.error().in_use);
-  EXPECT_EQ(second.error().owner, me);
-  EXPECT_EQ(second.error().message, "pod uid \"u1\" is in use by podlimits pid " +
+  EXPECT_EQ(second.error().reason, kPodUIDInUse);
+  EXPECT_EQ(PodClaim::Holder(pods, "u1"), me);  // what the lock file says
+  EXPECT_EQ(second.error().Message(), "pod uid \"u1\" is in use by podlimits pid " +
                                         std::to_string(getpid()) + " (it holds \"" +
                                         (pods / "u1.lock").string() + "\")");
 
@@ -67,7 +67,7 @@ TEST(PodClaim, LeftoversOfADeadRun) {
   fs::create_directories(pods / "u1");
   WriteText(pods / "u1.lock", "pid 999999\nstart 77\n");
   auto claim = PodClaim::Acquire(pods, "u1");
-  ASSERT_TRUE(claim) << claim.error().message;
+  ASSERT_TRUE(claim) << claim.error().Message();
   EXPECT_TRUE(claim->leftovers());
   EXPECT_EQ(claim->previous_owner(), (PodOwner{999999, 77}));
   EXPECT_EQ(claim->pod_dir(), pods / "u1");
@@ -80,8 +80,8 @@ TEST(PodClaim, UidThatIsNoFileName) {
     SCOPED_TRACE(uid);
     auto claim = PodClaim::Acquire(tmp.path(), uid);
     ASSERT_FALSE(claim);
-    EXPECT_FALSE(claim.error().in_use);
-    EXPECT_EQ(claim.error().message, "claim pod uid \"" + uid + "\": not a file name");
+    EXPECT_EQ(claim.error().reason, "");
+    EXPECT_EQ(claim.error().Message(), "claim pod uid \"" + uid + "\": not a file name");
   }
   EXPECT_TRUE(fs::is_empty(tmp.path()));
 }
@@ -225,7 +225,7 @@ TEST(StalePods, ADeadRunsPodIsCleanedUpAndALiveOneIsNot) {
 
   // A live run's pod (the test holds its claim): untouched.
   auto live = PodClaim::Acquire(pods, "u2");
-  ASSERT_TRUE(live) << live.error().message;
+  ASSERT_TRUE(live) << live.error().Message();
   PodRecord alive = SampleRecord(runtime, state / "runtime/crun");
   alive.uid = "u2";
   fs::create_directories(pods / "u2");
@@ -303,14 +303,14 @@ TEST(PodClaimTest, PatienceWaitsForABriefHolder) {
   ASSERT_TRUE(brief);
   auto impatient = PodClaim::Acquire(pods, "u1");
   ASSERT_FALSE(impatient);
-  EXPECT_TRUE(impatient.error().in_use);
+  EXPECT_EQ(impatient.error().reason, kPodUIDInUse);
   std::thread release([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     brief->Release();
   });
   auto patient = PodClaim::Acquire(pods, "u1", std::chrono::seconds(5));
   release.join();
-  EXPECT_TRUE(patient) << patient.error().message;
+  EXPECT_TRUE(patient) << patient.error().Message();
 }
 
 }  // namespace

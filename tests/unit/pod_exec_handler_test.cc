@@ -5,7 +5,7 @@
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_portforward_handler.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "temp_dir.h"
 

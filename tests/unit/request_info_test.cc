@@ -1,5 +1,5 @@
 // Reading a request's verb, resource, namespace and name from its path, as RequestInfoFactory.
-#include "apiserver/request_info.h"
+#include "listwatch/request_info.h"
 
 #include <gtest/gtest.h>
 

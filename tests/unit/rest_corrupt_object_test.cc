@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "apiserver/rest_handler.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "rest_handler_fixture.h"
 

@@ -23,7 +23,7 @@ class RestHandlerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto s = storage::ObjectStore::Open(dir_ / "state.db");
-    ASSERT_TRUE(s) << s.error().error.Message();
+    ASSERT_TRUE(s) << s.error().Message();
     store_ = std::move(*s);
     rest_ = std::make_unique<RestHandler>(*store_, admission::ChainOptions{},
                                           [] { return *printers::ParseApiTime("2026-11-25T12:00:00Z"); });

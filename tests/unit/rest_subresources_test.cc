@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "rest_handler_fixture.h"
 

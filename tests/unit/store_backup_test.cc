@@ -58,7 +58,7 @@ TEST(StoreBackup, TakenWhileTheStoreIsWrittenItHoldsOneCommitWhole) {
   fs::create_directories(dir / "restored");
   fs::copy_file(dir / "backup.db", dir / "restored/state.db");
   auto restored = ObjectStore::Open(dir / "restored/state.db", {IntegrityCheck::kFull});
-  ASSERT_TRUE(restored) << restored.error().error;
+  ASSERT_TRUE(restored) << restored.error();
   EXPECT_EQ(*(*restored)->Revision(), backup->revision);
   EXPECT_EQ((*restored)->List("secrets", "", true)->items.size(),
             static_cast<std::size_t>(backup->objects));

@@ -37,7 +37,7 @@ TEST(StoreMaintenanceTest, ExpiresOldEventsAndCompacts) {
   // The log was compacted before the deletes: a watch from the start is Gone.
   auto changes = (*store)->ChangesSince("events", "", true, 0);
   ASSERT_FALSE(changes);
-  EXPECT_EQ(changes.error().kind, storage::StoreError::Kind::kGone);
+  EXPECT_EQ(changes.error().reason, storage::kExpired);
 }
 
 // The round's compaction is etcd's: lists at or after the compaction revision still show the
@@ -81,10 +81,10 @@ TEST(StoreMaintenanceTest, CompactionLeavesLaterRevisionsListable) {
     auto page = (*store)->ListPage(request);
     if (c.data.empty()) {
       ASSERT_FALSE(page) << c.revision;
-      EXPECT_EQ(page.error().kind, storage::StoreError::Kind::kGone) << c.revision;
+      EXPECT_EQ(page.error().reason, storage::kExpired) << c.revision;
       continue;
     }
-    ASSERT_TRUE(page) << c.revision << ": " << page.error().error.Message();
+    ASSERT_TRUE(page) << c.revision << ": " << page.error().Message();
     std::vector<std::string> data;
     for (const auto& item : page->items) data.push_back(item.data);
     EXPECT_EQ(data, c.data) << c.revision;

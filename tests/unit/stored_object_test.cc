@@ -1,5 +1,5 @@
 // Stored objects as items of a list response: kind and apiVersion cut, as a typed list has them.
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Watches as the apiserver serves them: the initial ADDED list, changes from a resourceVersion,
 // selectors that make objects appear and disappear, 410 once the log is compacted, watch-list's
 // initial events and their closing bookmark, and periodic bookmarks.
-#include "apiserver/watch_handler.h"
+#include "listwatch/watch_handler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 #include "stream_collector.h"
 #include "temp_dir.h"
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "http/https_server.h"
 #include "serve/pki.h"
 

@@ -50,45 +50,43 @@ std::string LimitText(std::uint64_t v) {
 
 }  // namespace
 
-std::expected<ContainerInstance, ContainerError> CreateContainer(const ContainerContext& ctx,
-                                                                 const PodPlan& pod,
-                                                                 const ContainerPlan& plan,
-                                                                 const image::Image& image,
-                                                                 EventRecorder& events) {
+Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const PodPlan& pod,
+                                          const ContainerPlan& plan, const image::Image& image,
+                                          EventRecorder& events) {
   ContainerInstance inst;
   inst.name = plan.container.name;
   inst.id = plan.id;
   inst.dir = pod.pod_dir / plan.container.name;
-  auto fail = [&](Error error, ContainerError::Kind kind =
-                                   ContainerError::Kind::kNode) -> std::unexpected<ContainerError> {
+  // After the bundle exists: what was made goes.
+  auto fail = [&](Error error) -> std::unexpected<Error> {
     RemoveContainer(ctx, inst);
-    return std::unexpected(ContainerError{kind, std::move(error)});
+    return std::unexpected(std::move(error));
   };
 
   if (auto v = cri::VerifyRunAsNonRoot(pod.pod, plan.container, image.config); !v) {
-    return std::unexpected(ContainerError{ContainerError::Kind::kConfig, std::move(v.error())});
+    return std::unexpected(std::move(v.error()).Because(kCreateContainerConfigError));
   }
   // The seccomp filter depends on the container's final capabilities (profile rules include or
   // exclude system calls by capability).
   auto caps = cri::ContainerCapabilities(plan.container, ctx.host_capabilities);
-  if (!caps) return std::unexpected(ContainerError{ContainerError::Kind::kNode, caps.error()});
+  if (!caps) return std::unexpected(std::move(caps.error()));
   auto seccomp = cri::ContainerSeccomp(pod.pod, plan.container, ctx.seccomp, *caps);
   if (!seccomp) {
-    return std::unexpected(ContainerError{
-        ContainerError::Kind::kCreate,
-        std::move(seccomp.error().Wrap("failed to generate seccomp spec opts"))});
+    return std::unexpected(std::move(seccomp.error())
+                               .Wrap("failed to generate seccomp spec opts")
+                               .Because(kCreateContainerError));
   }
   EnvContext env_context = ctx.env;
   env_context.pod = &pod.pod;
   if (env_context.node_name.empty()) env_context.node_name = cri::NodeName();
   auto env = MakeEnvironmentVariables(env_context, plan.container);
-  if (!env) return std::unexpected(ContainerError{ContainerError::Kind::kConfig, env.error()});
+  if (!env) return std::unexpected(std::move(env.error()).Because(kCreateContainerConfigError));
   for (auto& warning : env->warnings) events.Record(std::move(warning));
   std::vector<cri::SpecMount> volume_mounts;
   if (ctx.volumes != nullptr && !plan.container.volume_mounts.empty()) {
     auto mounts = ctx.volumes->ContainerMounts(plan.container, env->env);
     if (!mounts) {
-      return std::unexpected(ContainerError{ContainerError::Kind::kConfig, mounts.error()});
+      return std::unexpected(std::move(mounts.error()).Because(kCreateContainerConfigError));
     }
     volume_mounts = std::move(*mounts);
   }
@@ -177,7 +175,8 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   CloseFd(err[1]);
   CloseFd(stdin_pipe[0]);
   if (!pid) {
-    return fail(pid.error(), refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode);
+    if (refused) pid.error().Because(kStartErrorReason);
+    return fail(std::move(pid.error()));
   }
   inst.created = true;
   inst.pid = *pid;
@@ -216,13 +215,12 @@ std::expected<ContainerInstance, ContainerError> CreateContainer(const Container
   return inst;
 }
 
-std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
-                                                   ContainerInstance& instance) {
+Result<void> StartContainer(const ContainerContext& ctx, ContainerInstance& instance) {
   bool refused = false;
   auto started = ctx.runtime->Start(instance.id, &refused);
   if (!started) {
-    return std::unexpected(ContainerError{
-        refused ? ContainerError::Kind::kStart : ContainerError::Kind::kNode, started.error()});
+    if (refused) started.error().Because(kStartErrorReason);
+    return std::unexpected(std::move(started.error()));
   }
   // A filter the spec asks for must be in place: read back as the rlimits are. Waits at most a
   // second for a runtime that installs it after start, just before execve.
@@ -239,12 +237,9 @@ std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
     instance.seccomp_mode = *mode;
   }
   if (instance.seccomp_wanted && instance.seccomp_mode != 2 && !gone) {
-    return std::unexpected(ContainerError{
-        ContainerError::Kind::kNode,
-        Failure(fmt::format("container \"{}\": the OCI runtime started it without its seccomp "
-                            "filter (/proc/{}/status Seccomp: {})",
-                            instance.name, instance.pid, instance.seccomp_mode))
-            .error()});
+    return Failure(fmt::format("container \"{}\": the OCI runtime started it without its seccomp "
+                               "filter (/proc/{}/status Seccomp: {})",
+                               instance.name, instance.pid, instance.seccomp_mode));
   }
   return {};
 }

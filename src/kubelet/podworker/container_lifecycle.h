@@ -51,32 +51,20 @@ struct ContainerContext {
   std::function<Result<void>(const std::filesystem::path&)> kill_cgroup;
 };
 
-// Why a container could not be created or started.
-struct ContainerError {
-  enum class Kind {
-    // The node could not prepare it (bundle, overlay, spec, an rlimit that does not hold): a
-    // node failure.
-    kNode,
-    // The OCI runtime's `create` or `start` refused it (e.g. its executable does not exist):
-    // the container's own failure, as the kubelet's StartError (exit code 128), which
-    // restartPolicy answers like any other exit.
-    kStart,
-    // The pod's own settings cannot make a container config (runAsNonRoot with a root user): the
-    // kubelet's CreateContainerConfigError. Nothing was created.
-    kConfig,
-    // What the pod asks cannot be set up (a seccomp profile that cannot be loaded): the
-    // kubelet's CreateContainerError, as the CRI runtime reports it. Nothing was created.
-    kCreate,
-  };
-  Kind kind = Kind::kNode;
-  Error error;
-};
-
-// The kubelet's view of a container that could not start (containerd's errorStartReason and
-// errorStartExitCode).
+// Why a container could not be created or started: the reasons (base/error.h) of CreateContainer's
+// and StartContainer's errors, the kubelet's words. An error without one of them is the node's:
+// it could not prepare the container (bundle, overlay, spec, an rlimit that does not hold).
+//
+// The OCI runtime's `create` or `start` refused it (e.g. its executable does not exist): the
+// container's own failure, as the kubelet's StartError (containerd's errorStartReason and
+// errorStartExitCode), which restartPolicy answers like any other exit.
 inline constexpr std::string_view kStartErrorReason = "StartError";
 inline constexpr int kStartErrorExitCode = 128;
+// The pod's own settings cannot make a container config (runAsNonRoot with a root user). Nothing
+// was created.
 inline constexpr std::string_view kCreateContainerConfigError = "CreateContainerConfigError";
+// What the pod asks cannot be set up (a seccomp profile that cannot be loaded), as the CRI runtime
+// reports it. Nothing was created.
 inline constexpr std::string_view kCreateContainerError = "CreateContainerError";
 
 struct ContainerInstance {
@@ -97,15 +85,12 @@ struct ContainerInstance {
   bool rootfs_mounted = false;
 };
 
-std::expected<ContainerInstance, ContainerError> CreateContainer(const ContainerContext& ctx,
-                                                                 const PodPlan& pod,
-                                                                 const ContainerPlan& container,
-                                                                 const image::Image& image,
-                                                                 EventRecorder& events);
+Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const PodPlan& pod,
+                                          const ContainerPlan& container,
+                                          const image::Image& image, EventRecorder& events);
 
-// A failure the runtime reports is Kind::kStart; one of running it at all, Kind::kNode.
-std::expected<void, ContainerError> StartContainer(const ContainerContext& ctx,
-                                                   ContainerInstance& instance);
+// A failure the runtime reports is kStartErrorReason; one of running it at all, the node's.
+Result<void> StartContainer(const ContainerContext& ctx, ContainerInstance& instance);
 
 // Returns the errors met (empty when everything went); never stops half-way.
 std::vector<std::string> RemoveContainer(const ContainerContext& ctx, ContainerInstance& instance);

@@ -99,44 +99,34 @@ std::optional<PodOwner> ParseOwner(std::string_view text) {
   return owner;
 }
 
-std::expected<PodClaim, ClaimError> PodClaim::Acquire(const fs::path& pods_dir,
-                                                      const std::string& uid,
-                                                      std::chrono::milliseconds patience) {
+Result<PodClaim> PodClaim::Acquire(const fs::path& pods_dir, const std::string& uid,
+                                   std::chrono::milliseconds patience) {
   const auto give_up = std::chrono::steady_clock::now() + patience;
   const fs::path lock_file = pods_dir / (uid + ".lock");
   const fs::path pod_dir = pods_dir / uid;
-  auto failed = [&](std::string message) {
-    ClaimError e;
-    e.lock_file = lock_file;
-    e.message = std::move(message);
-    return std::unexpected(std::move(e));
-  };
   if (uid.empty() || uid == "." || uid == ".." || uid.find('/') != std::string::npos) {
-    return failed(fmt::format("claim pod uid \"{}\": not a file name", uid));
+    return Failure(fmt::format("claim pod uid \"{}\": not a file name", uid));
   }
   std::error_code ec;
   fs::create_directories(pods_dir, ec);
-  if (ec) return failed(ErrnoMessage("mkdir", pods_dir.string(), ec.value()));
+  if (ec) return SystemError("mkdir", pods_dir, ec.value());
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     UniqueFd fd(open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!fd.valid()) return failed(ErrnoMessage("open", lock_file.string()));
+    if (!fd.valid()) return SystemError("open", lock_file, errno);
     if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR) continue;
-      if (errno != EWOULDBLOCK) return failed(ErrnoMessage("flock", lock_file.string()));
+      if (errno != EWOULDBLOCK) return SystemError("flock", lock_file, errno);
       if (std::chrono::steady_clock::now() < give_up) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         --attempt;  // waiting is not one of the replaced-file attempts
         continue;
       }
-      ClaimError e;
-      e.in_use = true;
-      e.lock_file = lock_file;
-      e.owner = ParseOwner(ReadFd(fd.get()));
-      e.message = fmt::format("pod uid \"{}\" is in use by {} (it holds \"{}\")", uid,
-                              e.owner ? fmt::format("podlimits pid {}", e.owner->pid)
-                                      : std::string("another podlimits process"),
-                              lock_file.string());
-      return std::unexpected(std::move(e));
+      const std::optional<PodOwner> owner = ParseOwner(ReadFd(fd.get()));
+      return Refusal(kPodUIDInUse,
+                     fmt::format("pod uid \"{}\" is in use by {} (it holds \"{}\")", uid,
+                                 owner ? fmt::format("podlimits pid {}", owner->pid)
+                                       : std::string("another podlimits process"),
+                                 lock_file.string()));
     }
     // The holder before us may have unlinked this file as we opened it: then it is no longer the
     // lock, and whoever creates the next one wins.
@@ -145,14 +135,20 @@ std::expected<PodClaim, ClaimError> PodClaim::Acquire(const fs::path& pods_dir,
     const std::string owner = FormatOwner(ThisProcessOwner());
     if (ftruncate(fd.get(), 0) != 0 ||
         pwrite(fd.get(), owner.data(), owner.size(), 0) != static_cast<ssize_t>(owner.size())) {
-      return failed(ErrnoMessage("write", lock_file.string()));
+      return SystemError("write", lock_file, errno);
     }
     const bool leftovers = fs::exists(pod_dir, ec);
     PodClaim claim(std::move(fd), lock_file, pod_dir, uid, leftovers);
     claim.previous_owner_ = previous;
     return claim;
   }
-  return failed(fmt::format("claim \"{}\": the lock file kept being replaced", lock_file.string()));
+  return Failure(fmt::format("claim \"{}\": the lock file kept being replaced", lock_file.string()));
+}
+
+std::optional<PodOwner> PodClaim::Holder(const fs::path& pods_dir, const std::string& uid) {
+  auto text = ReadWholeFile(pods_dir / (uid + ".lock"));
+  if (!text) return std::nullopt;
+  return ParseOwner(*text);
 }
 
 PodClaim::PodClaim(PodClaim&& other) noexcept

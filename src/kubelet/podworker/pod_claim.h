@@ -37,21 +37,21 @@ PodOwner ThisProcessOwner();
 std::string FormatOwner(const PodOwner& owner);
 std::optional<PodOwner> ParseOwner(std::string_view text);
 
-struct ClaimError {
-  bool in_use = false;            // a live process holds the uid (else: a system call failed)
-  std::optional<PodOwner> owner;  // the holder, when it said who it is
-  std::filesystem::path lock_file;
-  std::string message;  // `open "...": ...`, or what holds the uid
-};
+// The reason (base/error.h) of Acquire's error when a live process holds the uid (else a system
+// call failed): the kubelet's event reason for the pod it refuses.
+inline constexpr std::string_view kPodUIDInUse = "PodUIDInUse";
 
 class PodClaim {
  public:
   // Takes `uid` in `pods_dir` (created if missing): in_use when another process holds it, after
   // trying again for up to `patience` (a run's own claim waits a little: another run's stale-pod
   // cleanup may hold its lock for a moment, stale_pods.h).
-  static std::expected<PodClaim, ClaimError> Acquire(
-      const std::filesystem::path& pods_dir, const std::string& uid,
-      std::chrono::milliseconds patience = std::chrono::milliseconds(0));
+  static Result<PodClaim> Acquire(const std::filesystem::path& pods_dir, const std::string& uid,
+                                  std::chrono::milliseconds patience = std::chrono::milliseconds(0));
+  // Who holds (or last held) `uid` in `pods_dir`, as its lock file says; nullopt when it does
+  // not say (or there is none).
+  static std::optional<PodOwner> Holder(const std::filesystem::path& pods_dir,
+                                        const std::string& uid);
 
   PodClaim(PodClaim&& other) noexcept;
   PodClaim& operator=(PodClaim&& other) noexcept;

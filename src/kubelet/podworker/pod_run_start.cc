@@ -121,7 +121,7 @@ bool PodRun::CreateSandbox() {
   }
   auto applied = sandbox_.Create(record, image_names);
   if (!applied) {
-    NodeFailure(applied.error().reason, applied.error().message);
+    NodeFailure(applied.error().reason, applied.error().Message());
     return false;
   }
   if (plan_.pid_limit.event) env_.events->Record(*plan_.pid_limit.event);
@@ -198,19 +198,16 @@ bool PodRun::StartSlot(Slot& s) {
   s.result.message.clear();
   auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
   if (!inst) {
-    if (inst.error().kind == ContainerError::Kind::kConfig) {
-      ConfigFailed(s, kCreateContainerConfigError, inst.error().error.Message());
+    const Error& e = inst.error();
+    if (e.Is(kCreateContainerConfigError) || e.Is(kCreateContainerError)) {
+      ConfigFailed(s, e.reason, e.Message());
       return true;
     }
-    if (inst.error().kind == ContainerError::Kind::kCreate) {
-      ConfigFailed(s, kCreateContainerError, inst.error().error.Message());
+    if (e.Is(kStartErrorReason)) {
+      StartFailed(s, e.Message());
       return true;
     }
-    if (inst.error().kind == ContainerError::Kind::kStart) {
-      StartFailed(s, inst.error().error.Message());
-      return true;
-    }
-    NodeFailure("Failed", "Error: " + inst.error().error.Message());
+    NodeFailure("Failed", "Error: " + e.Message());
     return false;
   }
   s.instance = std::move(*inst);
@@ -226,11 +223,11 @@ bool PodRun::StartSlot(Slot& s) {
     for (auto& e : RemoveContainer(ctx_, *s.instance)) result_.teardown_errors.push_back(e);
     ReapKilled(s, std::chrono::seconds(1));
     s.instance.reset();
-    if (st.error().kind == ContainerError::Kind::kStart) {
-      StartFailed(s, st.error().error.Message());
+    if (st.error().Is(kStartErrorReason)) {
+      StartFailed(s, st.error().Message());
       return true;
     }
-    NodeFailure("Failed", "Error: " + st.error().error.Message());
+    NodeFailure("Failed", "Error: " + st.error().Message());
     return false;
   }
   s.result.seccomp_mode = s.instance->seccomp_mode;

@@ -35,33 +35,31 @@ PodSandbox::PodSandbox(const PodPlan& plan, std::vector<cgroups::ManagedHierarch
                        fs::path state_dir)
     : plan_(plan), state_dir_(std::move(state_dir)), cgroup_(std::move(hierarchies)) {}
 
-std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
-    const PodRecord& record, const std::vector<std::string>& image_names) {
-  auto failed = [](std::string reason, std::string message) {
-    return std::unexpected(SandboxError{std::move(reason), std::move(message)});
+Result<cgroups::AppliedPodCgroup> PodSandbox::Create(const PodRecord& record,
+                                                     const std::vector<std::string>& image_names) {
+  auto failed = [](Error error) {
+    return std::unexpected(
+        std::move(error).Wrap("Failed to create pod sandbox").Because(kFailedCreatePodSandBox));
   };
-  const std::string sandbox = "FailedCreatePodSandBox";
   // 1. The pod directory is this run's alone: a leftover of a dead run was cleaned up under the
   // uid's claim before, and one of a live run is never reached (its claim is held).
   if (mkdir(plan_.pod_dir.c_str(), 0700) != 0) {
-    return failed(sandbox,
-                  "Failed to create pod sandbox: " + ErrnoMessage("mkdir", plan_.pod_dir.string()));
+    return failed(SystemError("mkdir", plan_.pod_dir, errno).error());
   }
   pod_dir_created_ = true;
-  if (auto w = WritePodRecord(plan_.pod_dir, record); !w) {
-    return failed(sandbox, "Failed to create pod sandbox: " + w.error().Message());
-  }
+  if (auto w = WritePodRecord(plan_.pod_dir, record); !w) return failed(std::move(w.error()));
 
   // 2. Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
   for (std::size_t i = 0; i < record.images.size(); ++i) {
     auto lease =
         image::ImageLease::Acquire(record.images[i], image::LeaseHolder{plan_.uid, plan_.pod_dir});
     if (!lease) {
-      return failed("ErrImageNeverPull",
-                    fmt::format("Container image \"{}\" is not present with pull policy of "
-                                "Never: {}",
-                                i < image_names.size() ? image_names[i] : record.images[i].string(),
-                                lease.error().Message()));
+      return std::unexpected(
+          std::move(lease.error())
+              .Wrap(fmt::format("Container image \"{}\" is not present with pull policy of Never",
+                                i < image_names.size() ? image_names[i]
+                                                       : record.images[i].string()))
+              .Because(kErrImageNeverPull));
     }
     leases_.push_back(std::move(*lease));
   }
@@ -69,7 +67,7 @@ std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
   // 3. The parents are created under the ledger's lock, so no run sharing this state directory
   // removes one between our mkdirs.
   auto ledger = CgroupRootLedger::Lock(state_dir_);
-  if (!ledger) return failed(sandbox, "Failed to create pod sandbox: " + ledger.error().Message());
+  if (!ledger) return failed(std::move(ledger.error()));
   cgroups::PodCgroupPlan cgroup_plan = plan_.cgroup;
   if (!cgroup_plan.pod_files.empty() && cgroup_plan.qos == cgroups::QosClass::kBurstable) {
     // The kubelet's burstable cpu.weight covers all of the node's Burstable pods.
@@ -78,12 +76,10 @@ std::expected<cgroups::AppliedPodCgroup, SandboxError> PodSandbox::Create(
         record.cpu_request_milli + OtherBurstableCpuMilli(state_dir_ / "pods", plan_.uid));
   }
   auto applied = cgroup_.Apply(cgroup_plan);
-  if (!applied) {
-    return failed(sandbox, "Failed to create pod sandbox: " + applied.error().Message());
-  }
+  if (!applied) return failed(std::move(applied.error()));
   cgroup_applied_ = true;
   if (auto u = ledger->Update(applied->created_root_dirs, {}); !u) {
-    return failed(sandbox, "Failed to create pod sandbox: " + u.error().Message());
+    return failed(std::move(u.error()));
   }
   return std::move(*applied);
 }

@@ -25,10 +25,9 @@
 
 namespace podlimits::kubelet {
 
-struct SandboxError {
-  std::string reason;  // the kubelet's event reason: ErrImageNeverPull, FailedCreatePodSandBox
-  std::string message;
-};
+// The reasons (base/error.h) of Create's errors: the kubelet's event reasons.
+inline constexpr std::string_view kFailedCreatePodSandBox = "FailedCreatePodSandBox";
+inline constexpr std::string_view kErrImageNeverPull = "ErrImageNeverPull";
 
 class PodSandbox {
  public:
@@ -37,7 +36,8 @@ class PodSandbox {
 
   // Steps 1-3; on failure what was made so far stays for Teardown. `image_names[i]` is the name
   // the pod uses for record.images[i], for messages.
-  std::expected<cgroups::AppliedPodCgroup, SandboxError> Create(
+  // Errors carry kFailedCreatePodSandBox or kErrImageNeverPull, and the event's message.
+  Result<cgroups::AppliedPodCgroup> Create(
       const PodRecord& record, const std::vector<std::string>& image_names);
 
   // Kills every process in `cgroup` (relative) in every managed hierarchy.

@@ -184,10 +184,10 @@ std::vector<StalePodCleanup> CleanUpStalePods(const StalePodEnvironment& env,
   for (const std::string& uid : uids) {
     auto claim = PodClaim::Acquire(pods_dir, uid);
     if (!claim) {
-      if (claim.error().in_use) continue;  // a live run's pod: never touched
+      if (claim.error().Is(kPodUIDInUse)) continue;  // a live run's pod: never touched
       StalePodCleanup failed;
       failed.uid = failed.pod = uid;
-      failed.errors.push_back(claim.error().message);
+      failed.errors.push_back(claim.error().Message());
       out.push_back(std::move(failed));
       continue;
     }

@@ -1,4 +1,4 @@
-#include "apiserver/continue_token.h"
+#include "listwatch/continue_token.h"
 
 #include <fmt/format.h>
 
@@ -164,40 +164,38 @@ std::string EncodeContinueToken(std::string_view start, std::int64_t revision) {
       fmt::format(R"({{"v":"{}","rv":{},"start":{}}})", kVersion, revision, GoJsonString(start)));
 }
 
-std::expected<ContinueToken, std::string> DecodeContinueToken(std::string_view text) {
+Result<ContinueToken> DecodeContinueToken(std::string_view text) {
   auto json = Base64RawUrlDecode(text);
   if (!json) {
-    return std::unexpected(
-        fmt::format("{}: illegal base64 data at input byte {}", kInvalid, json.error()));
+    return Failure(fmt::format("{}: illegal base64 data at input byte {}", kInvalid, json.error()));
   }
   if (auto syntax = codec::GoJsonSyntaxError(*json)) {
-    return std::unexpected(fmt::format("{}: {}", kInvalid, *syntax));
+    return Failure(fmt::format("{}: {}", kInvalid, *syntax));
   }
   auto parsed = codec::ParseJsonStream(*json);
   if (!parsed || parsed->size() != 1) {
     // What Go's scanner accepts and RapidJSON does not (a lone surrogate escape).
-    return std::unexpected(
+    return Failure(
         fmt::format("{}: {}", kInvalid, parsed ? "not one JSON value" : parsed.error().message));
   }
   std::string version, start;
   std::int64_t rv = 0;
   if (auto error = Unmarshal((*parsed)[0], version, rv, start)) {
-    return std::unexpected(fmt::format("{}: {}", kInvalid, *error));
+    return Failure(fmt::format("{}: {}", kInvalid, *error));
   }
   if (version != kVersion) {
-    return std::unexpected(
+    return Failure(
         fmt::format("{}: server does not recognize this encoded version {}", kInvalid, version));
   }
   if (rv == 0) {
-    return std::unexpected(fmt::format(
+    return Failure(fmt::format(
         "{}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)", kInvalid));
   }
   if (start.empty()) {
-    return std::unexpected(
-        fmt::format("{}: encoded start key empty (version meta.k8s.io/v1)", kInvalid));
+    return Failure(fmt::format("{}: encoded start key empty (version meta.k8s.io/v1)", kInvalid));
   }
   const std::string rooted = start[0] == '/' ? start : "/" + start;
-  if (!IsCleanPath(rooted)) return std::unexpected(fmt::format("{}: {}", kInvalid, start));
+  if (!IsCleanPath(rooted)) return Failure(fmt::format("{}: {}", kInvalid, start));
   return ContinueToken{rv, rooted.substr(1)};
 }
 

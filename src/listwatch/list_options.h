@@ -31,7 +31,7 @@
 #include <optional>
 #include <string>
 
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 #include "field/field.h"
 #include "http/https_server.h"
 

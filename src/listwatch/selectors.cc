@@ -1,4 +1,4 @@
-#include "apiserver/selectors.h"
+#include "listwatch/selectors.h"
 
 #include <fmt/format.h>
 

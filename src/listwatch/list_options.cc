@@ -1,10 +1,10 @@
-#include "apiserver/list_options.h"
+#include "listwatch/list_options.h"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 
-#include "apiserver/request_info.h"
+#include "listwatch/request_info.h"
 #include "field/field.h"
 
 namespace podlimits::apiserver {
@@ -17,10 +17,9 @@ std::string Query(const http::HttpRequest& request, const char* key) {
 
 // strconv.ParseInt(text, 10, 64), with its error: digits are read in order, so an overflow
 // before a stray character is "value out of range", as Go reports it.
-std::expected<std::int64_t, std::string> GoParseInt(std::string_view text) {
+Result<std::int64_t> GoParseInt(std::string_view text) {
   auto error = [&](std::string_view why) {
-    return std::unexpected(
-        fmt::format("strconv.ParseInt: parsing {}: {}", field::GoQuote(text), why));
+    return Failure(fmt::format("strconv.ParseInt: parsing {}: {}", field::GoQuote(text), why));
   };
   std::string_view digits = text;
   const bool negative = !digits.empty() && digits[0] == '-';
@@ -45,7 +44,7 @@ std::expected<ListOptions, ApiError> ParseListOptions(const http::HttpRequest& r
   options.watch = QueryFlag(request, "watch");
   if (request.query.contains("limit")) {
     auto limit = GoParseInt(Query(request, "limit"));
-    if (!limit) return std::unexpected(BadRequest(limit.error()));
+    if (!limit) return std::unexpected(BadRequest(limit.error().Message()));
     options.limit = *limit;
   }
   options.continue_token = Query(request, "continue");

@@ -1,4 +1,4 @@
-#include "apiserver/watch_handler.h"
+#include "listwatch/watch_handler.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <optional>
 #include <set>
 
-#include "apiserver/api_errors.h"
-#include "apiserver/stored_object.h"
+#include "listwatch/api_errors.h"
+#include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "printers/table.h"
 
@@ -109,7 +109,7 @@ void Watch::Run(http::ResponseStream& out) {
     auto listed = store_.List(request_.resource, request_.namespace_, request_.all_namespaces);
     if (!listed) {
       out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})",
-                            codec::EncodeJson(InternalError(listed.error().error.Message()).Status(), 0)) +
+                            codec::EncodeJson(InternalError(listed.error().Message()).Status(), 0)) +
                 "\n");
       return;
     }
@@ -138,9 +138,9 @@ void Watch::Run(http::ResponseStream& out) {
     auto changes = store_.ChangesSince(request_.resource, request_.namespace_,
                                        request_.all_namespaces, revision);
     if (!changes) {
-      ApiError e = changes.error().kind == storage::StoreError::Kind::kGone
-                       ? ResourceExpired(changes.error().error.detail)
-                       : InternalError(changes.error().error.Message());
+      ApiError e = changes.error().Is(storage::kExpired)
+                       ? ResourceExpired(changes.error().detail)
+                       : InternalError(changes.error().Message());
       out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", codec::EncodeJson(e.Status(), 0)) +
                 "\n");
       return;

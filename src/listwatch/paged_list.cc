@@ -1,10 +1,10 @@
-#include "apiserver/paged_list.h"
+#include "listwatch/paged_list.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "apiserver/continue_token.h"
+#include "listwatch/continue_token.h"
 #include "field/field.h"
 
 namespace podlimits::apiserver {
@@ -20,9 +20,9 @@ constexpr std::string_view kInconsistentContinue =
     "the time the first chunk was returned and now may show up in the list.";
 
 // APIObjectVersioner.ParseResourceVersion: strconv.ParseUint, its error as a field error.
-std::expected<std::int64_t, std::string> ParseResourceVersion(std::string_view rv) {
+Result<std::int64_t> ParseResourceVersion(std::string_view rv) {
   auto invalid = [&](std::string_view why) {
-    return std::unexpected(
+    return Failure(
         field::Invalid(field::Path("resourceVersion"), std::string(rv),
                        fmt::format("strconv.ParseUint: parsing {}: {}", field::GoQuote(rv), why))
             .String());
@@ -77,7 +77,7 @@ std::expected<ListedPage, ApiError> ReadListPage(storage::ObjectStore& store, co
   storage::ListStart start;
   if (continuing) {
     auto decoded = DecodeContinueToken(options.continue_token);
-    if (!decoded) return std::unexpected(BadRequest("invalid continue token: " + decoded.error()));
+    if (!decoded) return std::unexpected(BadRequest("invalid continue token: " + decoded.error().Message()));
     if (!rv.empty() && rv != "0") {
       return std::unexpected(
           BadRequest("specifying resource version is not allowed when using continue"));
@@ -87,25 +87,29 @@ std::expected<ListedPage, ApiError> ReadListPage(storage::ObjectStore& store, co
     start = StartOf(token->start, scope);
   } else if (!rv.empty()) {
     auto parsed = ParseResourceVersion(rv);
-    if (!parsed) return std::unexpected(BadRequest("invalid resource version: " + parsed.error()));
+    if (!parsed) return std::unexpected(BadRequest("invalid resource version: " + parsed.error().Message()));
     const std::string& match = options.resource_version_match;
     if (match == "Exact" || (match.empty() && paging && *parsed > 0)) revision = *parsed;
   }
 
-  auto failed = [&](const storage::StoreError& e) -> ApiError {
-    switch (e.kind) {
-      case storage::StoreError::Kind::kGone:
-        if (token) {
-          ApiError expired = ResourceExpired(std::string(kInconsistentContinue));
-          expired.list_continue = EncodeContinueToken(token->start, -1);
-          return expired;
-        }
-        return ResourceExpired(std::string(kListTooOld));
-      case storage::StoreError::Kind::kTooNew:
-        return TooLargeResourceVersion(revision, e.current_revision);
-      default:
-        return InternalError(e.error.Message());
+  auto failed = [&](const Error& e) -> ApiError {
+    if (e.Is(storage::kExpired)) {
+      if (token) {
+        ApiError expired = ResourceExpired(std::string(kInconsistentContinue));
+        expired.list_continue = EncodeContinueToken(token->start, -1);
+        return expired;
+      }
+      return ResourceExpired(std::string(kListTooOld));
     }
+    if (e.Is(storage::kResourceVersionTooLarge)) {
+      // The store's revision as it is now: revisions only grow, so it is at least the one the
+      // page was refused at (the cacher's message likewise names its own revision when it
+      // gives up waiting).
+      auto current = store.Revision();
+      if (!current) return InternalError(current.error().Message());
+      return TooLargeResourceVersion(revision, *current);
+    }
+    return InternalError(e.Message());
   };
 
   ListedPage out;

@@ -1,4 +1,4 @@
-#include "apiserver/api_errors.h"
+#include "listwatch/api_errors.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "apiserver/request_info.h"
+#include "listwatch/request_info.h"
 
 #include <cctype>
 #include <string>

@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
+
 namespace podlimits::apiserver {
 
 struct ContinueToken {
@@ -30,6 +32,6 @@ struct ContinueToken {
 std::string EncodeContinueToken(std::string_view start, std::int64_t revision);
 
 // The token, or the error's message ("continue key is not valid: ...").
-std::expected<ContinueToken, std::string> DecodeContinueToken(std::string_view text);
+Result<ContinueToken> DecodeContinueToken(std::string_view text);
 
 }  // namespace podlimits::apiserver

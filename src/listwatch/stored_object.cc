@@ -1,4 +1,4 @@
-#include "apiserver/stored_object.h"
+#include "listwatch/stored_object.h"
 
 #include <fmt/format.h>
 #include <rapidjson/error/en.h>

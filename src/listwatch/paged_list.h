@@ -36,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "apiserver/api_errors.h"
-#include "apiserver/list_options.h"
+#include "listwatch/api_errors.h"
+#include "listwatch/list_options.h"
 #include "storage/object_store.h"
 
 namespace podlimits::apiserver {

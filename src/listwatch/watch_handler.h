@@ -33,7 +33,7 @@
 
 #include "http/https_server.h"
 #include "storage/object_store.h"
-#include "apiserver/selectors.h"
+#include "listwatch/selectors.h"
 
 namespace podlimits::apiserver {
 
