@@ -19,5 +19,5 @@ if [ "$rc" -ne 0 ]; then
   done
 fi
 [ "$rc" -eq 0 ] || fail "exit $rc: ${summary:-?}; $(grep -E '^MISMATCH' "$log" | one_line)"
-expect_match "the guest's node" "$summary" '^acceptance \(v2, unclamped\): '
+expect_match "the guest's node" "$summary" '^acceptance \(kubectl [0-9.]+, v2, unclamped\): '
 detail "$summary"
