@@ -6,33 +6,18 @@
 
 #include "base/fs.h"
 #include "codec/json_codec.h"
+#include "protobuf_writer.h"
 
 namespace podlimits::api {
 namespace {
 
-// A minimal protobuf writer for the tests' messages.
-std::string Varint(std::uint64_t v) {
-  std::string out;
-  do {
-    unsigned char b = v & 0x7f;
-    v >>= 7;
-    if (v) b |= 0x80;
-    out.push_back(static_cast<char>(b));
-  } while (v);
-  return out;
-}
-std::string Bytes(int field, std::string_view data) {
-  return Varint(static_cast<std::uint64_t>(field) << 3 | 2) + Varint(data.size()) +
-         std::string(data);
-}
-std::string Int(int field, std::uint64_t v) {
-  return Varint(static_cast<std::uint64_t>(field) << 3) + Varint(v);
-}
-std::string Entry(int field, std::string_view key, std::string_view value) {
-  return Bytes(field, Bytes(1, key) + Bytes(2, value));
-}
+using testing::protobuf::Bytes;
+using testing::protobuf::Entry;
+using testing::protobuf::Int;
+
+// The `k8s\0` envelope of a core/v1 kind.
 std::string Envelope(std::string_view kind, const std::string& raw) {
-  return std::string("k8s\0", 4) + Bytes(1, Bytes(1, "v1") + Bytes(2, kind)) + Bytes(2, raw);
+  return testing::protobuf::Envelope("v1", kind, raw);
 }
 // ObjectMeta as gogo writes it: every non-pointer string, and the zero creationTimestamp.
 std::string Meta(std::string_view name, std::string_view labels = "") {
