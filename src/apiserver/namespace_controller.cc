@@ -30,7 +30,7 @@ void NamespaceController::SyncOnce() {
     if (!tree || !tree->FindPath({"metadata", "deletionTimestamp"})) continue;
     bool remaining = false;
     for (const ServedResource& resource : ServedResources()) {
-      if (!resource.namespaced) continue;
+      if (!resource.namespaced || !Stored(resource)) continue;
       const std::string name(resource.name);
       auto items = store_.List(name, ns.key.name, false);
       if (!items) {

@@ -16,6 +16,7 @@
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
 #include "apiserver/request_body.h"
+#include "apiserver/resource_metrics.h"
 #include "apiserver/rest_response.h"
 #include "listwatch/selectors.h"
 #include "apiserver/served_resources.h"
@@ -54,12 +55,6 @@ bool Implemented(std::string_view resource, std::string_view verb) {
     return verb == "create" || verb == "get" || verb == "list" || verb == "delete";
   }
   return false;
-}
-
-bool WantsTable(const http::HttpRequest& request) {
-  auto it = request.headers.find("accept");
-  return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
-         it->second.find("g=meta.k8s.io") != std::string::npos;
 }
 
 // The request's TableOptions (includeObject), or the apiserver's 400 for a value it does not know.
@@ -113,6 +108,9 @@ Result<void> RestHandler::EnsureSystemNamespaces() {
 std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& request) {
   auto info = ParseRequestInfo(request);
   if (!info) return std::nullopt;
+  if (info->group == kMetricsGroup) {
+    return ServeResourceMetrics(store_, metrics_, request, *info, clock_());
+  }
   const ServedResource* resource = FindServedResource(info->group, info->resource);
   if (resource == nullptr) return PathNotFound().Response();
   if (info->resource == "pods" && info->subresource == "log" && info->verb == "get" &&

@@ -32,6 +32,7 @@ namespace podlimits::apiserver {
 class PodLogSource;  // pod_log_handler.h
 class PodExecutor;   // pod_exec_handler.h
 class PodPortDialer;  // pod_portforward_handler.h
+class ResourceMetricsSource;  // resource_metrics.h
 
 class RestHandler {
  public:
@@ -46,6 +47,8 @@ class RestHandler {
   void set_pod_logs(const PodLogSource* logs) { logs_ = logs; }
   void set_pod_executor(PodExecutor* executor) { executor_ = executor; }
   void set_pod_port_dialer(PodPortDialer* dialer) { port_dialer_ = dialer; }
+  // Serves metrics.k8s.io (resource_metrics.h) from the node's samples.
+  void set_resource_metrics(const ResourceMetricsSource* metrics) { metrics_ = metrics; }
 
   // nullopt when `request` is not a resource request (its path is not /api/v1/...).
   std::optional<http::HttpResponse> Handle(const http::HttpRequest& request);
@@ -84,6 +87,7 @@ class RestHandler {
   const PodLogSource* logs_ = nullptr;
   PodExecutor* executor_ = nullptr;
   PodPortDialer* port_dialer_ = nullptr;
+  const ResourceMetricsSource* metrics_ = nullptr;
   admission::ChainOptions options_;
   Clock clock_;
 };

@@ -19,6 +19,13 @@ inline http::HttpResponse JsonResponse(int status, std::string body) {
   return {status, "application/json", std::move(body)};
 }
 
+// Whether the client asks for a meta.k8s.io Table (kubectl get's server-side printing).
+inline bool WantsTable(const http::HttpRequest& request) {
+  auto it = request.headers.find("accept");
+  return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
+         it->second.find("g=meta.k8s.io") != std::string::npos;
+}
+
 // "Warning: 299 - "text"" headers, as the apiserver sends warnings.
 inline void AddWarnings(http::HttpResponse& response, const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) {

@@ -53,6 +53,10 @@ std::span<const ServedResource> ServedResources() {
        {},
        "coordination.k8s.io",
        "v1"},
+      // metrics.k8s.io as metrics-server registers it (resource_metrics.h): get and list, no
+      // short names; kubectl top looks for the group in discovery before asking.
+      {"nodes", "", "NodeMetrics", false, {"get", "list"}, {}, {}, {}, "metrics.k8s.io", "v1beta1"},
+      {"pods", "", "PodMetrics", true, {"get", "list"}, {}, {}, {}, "metrics.k8s.io", "v1beta1"},
   };
   return kResources;
 }
@@ -66,6 +70,8 @@ std::vector<std::string_view> ServedGroups() {
   }
   return groups;
 }
+
+bool Stored(const ServedResource& resource) { return resource.group != "metrics.k8s.io"; }
 
 const ServedResource* FindServedResource(std::string_view group, std::string_view name) {
   for (const ServedResource& r : ServedResources()) {

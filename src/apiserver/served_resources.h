@@ -2,7 +2,8 @@
 // version, names, kind, scope, verbs, short names and subresources kube-apiserver publishes for
 // them (the verbs podlimits implements; deletecollection, proxy, exec and the like are not
 // offered until they are). The core group (v1) has all but the node's Lease
-// (coordination.k8s.io/v1), which the node keeps and clients read.
+// (coordination.k8s.io/v1), which the node keeps and clients read, and the resource metrics
+// (metrics.k8s.io/v1beta1 nodes and pods, resource_metrics.h) that kubectl top reads.
 #pragma once
 
 #include <span>
@@ -46,6 +47,10 @@ std::span<const ServedResource> ServedResources();
 
 // The groups besides the core one, in discovery's order.
 std::vector<std::string_view> ServedGroups();
+
+// Whether the resource's objects are kept in the object store: all but metrics.k8s.io's, which
+// are computed when read (what walks the store, such as the namespace controller, skips them).
+bool Stored(const ServedResource& resource);
 
 // The resource of `group` by its plural name, or nullptr.
 const ServedResource* FindServedResource(std::string_view group, std::string_view name);

@@ -9,6 +9,7 @@
 #include "cli/image_command.h"
 #include "cli/node_info_command.h"
 #include "cli/node_labels_command.h"
+#include "cli/recommend_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/webhook_command.h"
@@ -26,6 +27,7 @@ int Main(int argc, char** argv) {
   AddServeCommands(app, exit_code);
   AddWebhookCommand(app, exit_code);
   AddNodeLabelsCommand(app, exit_code);
+  AddRecommendCommand(app, exit_code);
   AddImageCommands(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -30,6 +30,7 @@ struct ServeFlags {
   std::string token_file;
   bool drain_on_exit = false;
   std::string eviction_monitoring_period = "10s";  // a Go duration
+  std::string metric_resolution = "15s";           // a Go duration
   std::string store_integrity_check = "quick";  // quick or full (storage/node_store.h)
   bool reinitialize_store = false;
 };
@@ -77,6 +78,11 @@ Result<serve::ServeOptions> ServeOptionsOf(const ServeFlags& flags) {
     return Failure("--eviction-monitoring-period \"" + flags.eviction_monitoring_period + "\": " +
                    (period ? std::string("must be positive") : period.error().Message()));
   }
+  auto resolution = codec::ParseGoDuration(flags.metric_resolution);
+  if (!resolution || *resolution < std::chrono::seconds(1)) {
+    return Failure("--metric-resolution \"" + flags.metric_resolution + "\": " +
+                   (resolution ? std::string("must be at least 1s") : resolution.error().Message()));
+  }
   auto config = LoadNodeConfigOrDefault(flags.node_config);
   if (!config) return std::unexpected(config.error());
   serve::ServeOptions options;
@@ -88,6 +94,7 @@ Result<serve::ServeOptions> ServeOptionsOf(const ServeFlags& flags) {
   options.token_file = flags.token_file;
   options.drain_on_exit = flags.drain_on_exit;
   options.eviction_monitoring_period = *period;
+  options.metric_resolution = *resolution;
   options.store_integrity_check = flags.store_integrity_check == "full"
                                       ? storage::IntegrityCheck::kFull
                                       : storage::IntegrityCheck::kQuick;
@@ -142,6 +149,9 @@ void AddServeFlags(CLI::App* serve, ServeFlags& flags) {
   serve->add_option("--eviction-monitoring-period", flags.eviction_monitoring_period,
                     "How often pid.available is compared with the eviction thresholds "
                     "(default 10s, the kubelet's)");
+  serve->add_option("--metric-resolution", flags.metric_resolution,
+                    "How often the pods' cpu, memory, processes and open files are sampled "
+                    "(default 15s, metrics-server's): kubectl top's window");
   serve->add_option("--store-integrity-check", flags.store_integrity_check,
                     "What of the store is checked at start: quick (PRAGMA quick_check, the "
                     "default) or full (PRAGMA integrity_check)")

@@ -57,6 +57,8 @@
 
 namespace podlimits::nodeagent {
 
+class UsageSampler;  // usage_sampler.h
+
 struct NodeAgentOptions {
   std::filesystem::path data_dir;
   std::string node_name;
@@ -90,6 +92,8 @@ struct NodeAgentOptions {
   // A pod's pids.current and pids.max (kubelet/cm/pod_process_count.h), for ranking and metrics.
   std::function<std::optional<kubelet::PodPids>(const codec::Node& pod)> pod_pids;
   kubelet::MetricsRegistry* metrics = nullptr;  // kubelet_evictions, running pods
+  // The pods' sampled usage (usage_sampler.h): its families follow the agent's in /metrics.
+  const UsageSampler* usage = nullptr;
   // maxPods: the scheduler binds no more active pods than this ("Too many pods"), and the
   // kubelet's admission refuses one past it (OutOfpods).
   std::int64_t max_pods = 110;

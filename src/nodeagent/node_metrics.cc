@@ -7,6 +7,7 @@
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/node_agent.h"
 #include "nodeagent/process_metrics.h"
+#include "nodeagent/usage_sampler.h"
 
 namespace podlimits::nodeagent {
 
@@ -83,6 +84,7 @@ std::string NodeAgent::MetricsText() {
     own.Sample({{"namespace", p.namespace_}, {"pod", p.name}, {"uid", p.uid}}, max);
   }
   out += own.text();
+  if (options_.usage != nullptr) out += options_.usage->MetricsText();
   out += ProcessMetricsText();
   return out;
 }

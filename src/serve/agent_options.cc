@@ -75,4 +75,14 @@ nodeagent::NodeAgentOptions NodeAgentOptionsFor(const AgentSetup& setup, const N
   return options;
 }
 
+nodeagent::UsageSamplerOptions UsageSamplerOptionsFor(const kubelet::Kubelet& node,
+                                                      std::chrono::nanoseconds resolution) {
+  nodeagent::UsageSamplerOptions options;
+  options.node_name = nodeagent::NodeName();
+  options.cgroup_root = node.config().cgroup_root;
+  options.pod_level_resources = node.config().feature_gates.pod_level_resources;
+  options.resolution = std::chrono::duration_cast<std::chrono::milliseconds>(resolution);
+  return options;
+}
+
 }  // namespace podlimits::serve

@@ -9,6 +9,7 @@
 #include "apiserver/rest_handler.h"
 #include "kubelet/kubelet.h"
 #include "nodeagent/node_agent.h"
+#include "nodeagent/usage_sampler.h"
 #include "serve/notice.h"
 
 namespace podlimits::serve {
@@ -24,5 +25,9 @@ struct AgentSetup {
 // The agent's options. A threshold of a signal other than pid.available is said (through
 // `notice`) to be parsed only, so that nobody believes memory or disk pressure evicts here.
 nodeagent::NodeAgentOptions NodeAgentOptionsFor(const AgentSetup& setup, const Notice& notice);
+
+// The usage sampler's options for the node `node` (its name, cgroup root, gates).
+nodeagent::UsageSamplerOptions UsageSamplerOptionsFor(const kubelet::Kubelet& node,
+                                                      std::chrono::nanoseconds resolution);
 
 }  // namespace podlimits::serve

@@ -14,6 +14,7 @@
 #include "base/unique_fd.h"
 #include "nodeagent/cgroup_root_claim.h"
 #include "nodeagent/node_agent.h"
+#include "nodeagent/usage_sampler.h"
 #include "serve/agent_options.h"
 #include "serve/api_listener.h"
 #include "serve/data_dir.h"
@@ -118,14 +119,19 @@ Result<Stopped> Run(const ServeOptions& options) {
   if (auto ns = rest.EnsureSystemNamespaces(); !ns) return NodeFailure(ns.error());
   auto self = OwnBinary();
   if (!self) return NodeFailure(self.error());
-  nodeagent::NodeAgent agent(
-      store, NodeAgentOptionsFor({prepared->node.get(), prepared->data_dir, *self,
-                                  options.eviction_monitoring_period, &rest},
-                                 options.notice));
+  nodeagent::UsageSampler sampler(store, UsageSamplerOptionsFor(*prepared->node, options.metric_resolution),
+                                  nodeagent::UsageSampler::DetectHierarchies(options.node_config));
+  auto agent_options = NodeAgentOptionsFor({prepared->node.get(), prepared->data_dir, *self,
+                                            options.eviction_monitoring_period, &rest},
+                                           options.notice);
+  agent_options.usage = &sampler;
+  nodeagent::NodeAgent agent(store, std::move(agent_options));
   if (auto started = agent.Start(); !started) return NodeFailure(started.error());
   rest.set_pod_logs(&agent);
   rest.set_pod_executor(&agent);
   rest.set_pod_port_dialer(&agent);
+  sampler.Start();
+  rest.set_resource_metrics(&sampler);
   apiserver::NamespaceController namespaces(store, rest);
   namespaces.Start();
   apiserver::StoreMaintenance maintenance(store, {});
@@ -151,6 +157,8 @@ Result<Stopped> Run(const ServeOptions& options) {
   maintenance.Stop();
   if (options.drain_on_exit) agent.StopAllPods(std::chrono::seconds(60));
   agent.Stop();
+  rest.set_resource_metrics(nullptr);
+  sampler.Stop();
   nodeagent::ReleaseCgroupRoot(nodeagent::kCgroupRootClaimsDir, prepared->data_dir,
                                options.node_config.cgroup_root);
   return Stopped{signal};

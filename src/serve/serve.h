@@ -47,6 +47,9 @@ struct ServeOptions {
   bool drain_on_exit = false;
   // How often the eviction manager looks at pid.available (evictionMonitoringPeriod).
   std::chrono::nanoseconds eviction_monitoring_period = std::chrono::seconds(10);
+  // How often the pods' usage is sampled (metrics-server's --metric-resolution): metrics.k8s.io's
+  // window and the resolution of the peaks `podlimits recommend` reads.
+  std::chrono::nanoseconds metric_resolution = std::chrono::seconds(15);
   storage::IntegrityCheck store_integrity_check = storage::IntegrityCheck::kQuick;
   bool reinitialize_store = false;
   // The PATH the kubelet library looks the runtime up in.

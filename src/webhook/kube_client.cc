@@ -149,6 +149,7 @@ Result<ClusterAccess> KubeconfigAccess(const fs::path& path) {
   const Node* user = Named(config, "users", "user", codec::StringOf(context->Find("user")));
   ClusterAccess access;
   access.source = where;
+  access.context_namespace = codec::StringOf(context->Find("namespace"));
   if (auto ok = ParseServer(codec::StringOf(cluster->Find("server")), access); !ok) {
     return std::unexpected(std::move(ok.error()).Wrap(where));
   }

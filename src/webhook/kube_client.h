@@ -34,6 +34,9 @@ struct ClusterAccess {
   std::optional<std::filesystem::path> token_file;  // read per request
   std::string client_cert_pem, client_key_pem;
   std::string source;  // "in-cluster" or the kubeconfig's path, for messages
+  // The current context's namespace (empty when it names none), the default of a client that,
+  // as kubectl, acts in "the" namespace.
+  std::string context_namespace;
 };
 
 inline constexpr std::string_view kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -92,7 +92,9 @@ TEST(ServeTest, KubectlTalksToIt) {
             "nodes         no           v1                       false        Node\n"
             "pods          po           v1                       true         Pod\n"
             "secrets                    v1                       true         Secret\n"
-            "leases                     coordination.k8s.io/v1   true         Lease\n");
+            "leases                     coordination.k8s.io/v1   true         Lease\n"
+            "nodes                      metrics.k8s.io/v1beta1   false        NodeMetrics\n"
+            "pods                       metrics.k8s.io/v1beta1   true         PodMetrics\n");
   EXPECT_EQ(anonymous.exit_code, 0) << anonymous.err;
   EXPECT_EQ(anonymous.out,
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
@@ -289,6 +291,7 @@ class ServePodsTest : public ::testing::Test {
     std::vector<std::string> argv = {PodlimitsBinary(), "serve", "--data-dir",
                                      (dir_ / "node").string(), "--listen", listen_,
                                      "--node-config", (dir_ / "node.yaml").string()};
+    argv.insert(argv.end(), serve_args_.begin(), serve_args_.end());
     if (own_netns) {
       argv.insert(argv.begin(), {UtilLinux("unshare"), "--net", "--", "/bin/sh", "-c",
                                  "ip link set lo up && exec \"$0\" \"$@\""});
@@ -328,6 +331,7 @@ class ServePodsTest : public ::testing::Test {
   TempDir dir_{"podlimits-serve-pods"};
   std::string listen_;
   pid_t netns_pid_ = 0;  // serve's, while it runs in a network namespace of its own
+  std::vector<std::string> serve_args_;  // more flags for Serve
 };
 
 constexpr std::string_view kPods = R"(apiVersion: v1
@@ -1669,6 +1673,84 @@ TEST_F(ServePodsTest, RunIsRefusedTheCgroupRootOfARunningServe) {
   EXPECT_FALSE(pids_max_before.empty());
   EXPECT_EQ(pids_max_after, pids_max_before) << "run rewrote serve's kubepods pids.max";
   EXPECT_FALSE(fs::exists(dir_ / "run-state")) << "run created its state directory";
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+}
+
+// What `podlimits recommend` prints for a pod that opens 800 files and forks 40 processes,
+// applied to the pod's manifest, runs the next pod without hitting its limits: nofile from the
+// most files one process held (803 with stdio, +50% = 1205), limits.pid where the node enforces
+// one (cgroup v2; left out on v1, where the node would refuse the pod).
+TEST_F(ServePodsTest, RecommendedLimitsRunTheNextPod) {
+  auto manifest = [](const std::string& name) {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           "}\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n  - name: work\n"
+           "    image: busybox:latest\n"
+           "    command: [sh, -c, 'ulimit -n; i=10; while [ $i -lt 810 ]; do eval \"exec $i</etc/passwd\" "
+           "|| exit 1; i=$((i+1)); done; echo opened 800; n=0; while [ $n -lt 40 ]; do sleep 3600 & "
+           "n=$((n+1)); done; echo forked 40; trap \"exit 0\" TERM; wait']\n";
+  };
+  const bool v2 = fs::exists("/sys/fs/cgroup/cgroup.controllers");
+  std::ofstream(dir_ / "busy.yaml") << manifest("busy");
+  std::ofstream(dir_ / "busy2.yaml") << manifest("busy2");
+  serve_args_ = {"--metric-resolution", "1s"};
+  auto logs_say = [&](const std::string& pod, const std::string& line) {
+    CommandResult logs;
+    for (int i = 0; i < 300; ++i) {
+      logs = Kubectl({"logs", pod});
+      if (logs.out.find(line) != std::string::npos) break;
+      ::usleep(100'000);
+    }
+    return logs;
+  };
+  CommandResult applied, waited, first_logs, advice, patched, created, waited2, logs2, state2,
+      deleted;
+  Serve([&](pid_t) {
+    applied = Kubectl({"apply", "-f", (dir_ / "busy.yaml").string()});
+    waited = Kubectl({"wait", "--for=condition=Ready", "pod/busy", "--timeout=60s"});
+    first_logs = logs_say("busy", "forked 40");
+    ::sleep(3);  // three samples at --metric-resolution 1s with every process there
+    advice = RunCommand({PodlimitsBinary().string(), "recommend", "--kubeconfig",
+                         (dir_ / "node/kubeconfig").string(), "busy"});
+    patched = Kubectl({"patch", "--local", "-f", (dir_ / "busy2.yaml").string(), "--type=json",
+                       "-p", advice.out, "-o", "yaml"});
+    created = Kubectl({"create", "-f", "-"}, patched.out);
+    waited2 = Kubectl({"wait", "--for=condition=Ready", "pod/busy2", "--timeout=60s"});
+    logs2 = logs_say("busy2", "forked 40");
+    ::sleep(1);
+    state2 = Kubectl({"get", "pod", "busy2", "-o",
+                      "jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}"});
+    deleted = Kubectl({"delete", "pod", "busy", "busy2", "--timeout=60s"});
+  });
+  EXPECT_EQ(applied.out, "pod/busy created\n") << applied.err;
+  EXPECT_EQ(waited.out, "pod/busy condition met\n") << waited.err;
+  EXPECT_NE(first_logs.out.find("opened 800\nforked 40\n"), std::string::npos) << first_logs.out;
+  EXPECT_EQ(advice.exit_code, 0) << advice.err;
+  EXPECT_NE(advice.err.find("# default/busy: observed for "), std::string::npos) << advice.err;
+  EXPECT_NE(advice.err.find("#   nofile 1205 for container work, open files of one process "
+                            "(sampled): peak 803 + 50% = 1205\n"),
+            std::string::npos)
+      << advice.err;
+  EXPECT_NE(advice.err.find("the patch is for the manifest kubectl last applied"), std::string::npos);
+  const std::string nofile =
+      R"({"op":"test","path":"/spec/containers/0/name","value":"work"},)"
+      R"({"op":"add","path":"/spec/containers/0/securityContext","value":{"ulimits":[)"
+      R"({"name":"nofile","soft":1205,"hard":1205}]}}])";
+  if (v2) {
+    // 40 sleeps, the shell and what the runtime ran: far below the API's minimum.
+    EXPECT_EQ(advice.out, R"([{"op":"add","path":"/spec/resources","value":{"limits":{"pid":"1024"}}},)" +
+                              nofile + "\n");
+  } else {
+    EXPECT_EQ(advice.out, "[" + nofile + "\n");
+    EXPECT_NE(advice.err.find("limits.pid left out: the node does not declare PerPodPIDLimit"),
+              std::string::npos);
+  }
+  EXPECT_EQ(patched.exit_code, 0) << patched.err;
+  EXPECT_EQ(created.out, "pod/busy2 created\n") << created.err;
+  EXPECT_EQ(waited2.out, "pod/busy2 condition met\n") << waited2.err;
+  // The new pod's shell has the recommended soft limit, opened its files and forked its
+  // processes, and runs on without a restart.
+  EXPECT_EQ(logs2.out, "1205\nopened 800\nforked 40\n") << logs2.err;
+  EXPECT_EQ(state2.out, "Running 0") << state2.err;
   EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
 }
 

@@ -38,12 +38,22 @@ TEST(ApiHandler, LegacyDiscovery) {
   EXPECT_EQ(api.body,
             "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[{"
             "\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
-  // The node's Lease is the one resource outside the core group.
+  // The node's Lease and the resource metrics are the resources outside the core group.
   EXPECT_EQ(HandleApiRequest(Get("/apis")).body,
             "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[{\"name\":"
             "\"coordination.k8s.io\",\"versions\":[{\"groupVersion\":\"coordination.k8s.io/v1\","
             "\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
-            "\"coordination.k8s.io/v1\",\"version\":\"v1\"}}]}");
+            "\"coordination.k8s.io/v1\",\"version\":\"v1\"}},{\"name\":\"metrics.k8s.io\","
+            "\"versions\":[{\"groupVersion\":\"metrics.k8s.io/v1beta1\",\"version\":\"v1beta1\"}],"
+            "\"preferredVersion\":{\"groupVersion\":\"metrics.k8s.io/v1beta1\",\"version\":"
+            "\"v1beta1\"}}]}");
+  // metrics.k8s.io as metrics-server publishes it: no singular names, get and list.
+  EXPECT_EQ(HandleApiRequest(Get("/apis/metrics.k8s.io/v1beta1")).body,
+            "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":"
+            "\"metrics.k8s.io/v1beta1\",\"resources\":[{\"name\":\"nodes\",\"singularName\":\"\","
+            "\"namespaced\":false,\"kind\":\"NodeMetrics\",\"verbs\":[\"get\",\"list\"]},{"
+            "\"name\":\"pods\",\"singularName\":\"\",\"namespaced\":true,\"kind\":"
+            "\"PodMetrics\",\"verbs\":[\"get\",\"list\"]}]}");
   EXPECT_EQ(HandleApiRequest(Get("/apis/coordination.k8s.io/v1")).body,
             "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":"
             "\"coordination.k8s.io/v1\",\"resources\":[{\"name\":\"leases\",\"singularName\":"
@@ -114,6 +124,13 @@ TEST(ApiHandler, AggregatedDiscovery) {
             "\"resource\":\"leases\",\"responseKind\":{\"group\":\"coordination.k8s.io\","
             "\"version\":\"v1\",\"kind\":\"Lease\"},\"scope\":\"Namespaced\","
             "\"singularResource\":\"lease\",\"verbs\":[\"get\",\"list\",\"watch\"]}],"
+            "\"freshness\":\"Current\"}]},{\"metadata\":{\"name\":\"metrics.k8s.io\","
+            "\"creationTimestamp\":null},\"versions\":[{\"version\":\"v1beta1\",\"resources\":[{"
+            "\"resource\":\"nodes\",\"responseKind\":{\"group\":\"metrics.k8s.io\",\"version\":"
+            "\"v1beta1\",\"kind\":\"NodeMetrics\"},\"scope\":\"Cluster\",\"singularResource\":\"\","
+            "\"verbs\":[\"get\",\"list\"]},{\"resource\":\"pods\",\"responseKind\":{\"group\":"
+            "\"metrics.k8s.io\",\"version\":\"v1beta1\",\"kind\":\"PodMetrics\"},\"scope\":"
+            "\"Namespaced\",\"singularResource\":\"\",\"verbs\":[\"get\",\"list\"]}],"
             "\"freshness\":\"Current\"}]}]}");
 }
 

@@ -80,15 +80,17 @@ TEST(KubeClientTest, Kubeconfigs) {
   EXPECT_EQ(access->port, "6443");
   EXPECT_EQ(access->ca_pem, "CA-DATA");
   EXPECT_EQ(access->token_file, dir / "token");  // relative to the kubeconfig
+  EXPECT_EQ(access->context_namespace, "");  // the context names none
 
   dir.Write("file-ca", "apiVersion: v1\ncurrent-context: c\n"
-                       "contexts:\n- name: c\n  context: {cluster: k, user: u}\n"
+                       "contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: team}\n"
                        "clusters:\n- name: k\n  cluster: {server: 'https://a:1', certificate-authority: ca.pem}\n"
                        "users:\n- name: u\n  user: {token: abc}\n");
   access = KubeconfigAccess(dir / "file-ca");
   ASSERT_TRUE(access) << access.error();
   EXPECT_EQ(access->ca_pem, "CA-FILE");
   EXPECT_EQ(access->token, "abc");
+  EXPECT_EQ(access->context_namespace, "team");
 
   struct Case {
     const char* text;
