@@ -5,9 +5,10 @@
 //   every resource  metadata.name is the URL's; uid, creationTimestamp, deletion fields and the
 //                   status are the stored ones (the status has its own subresource); a
 //                   resourceVersion in the body must be the stored one (409 Conflict otherwise)
-//   pods            only metadata changes: a changed spec is the apiserver's Forbidden
-//                   ("pod updates may not change fields other than ..."); podlimits does not
-//                   update a running container's image either, so that is refused the same way
+//   pods            metadata, and of the spec what ValidatePodUpdate lets change (the
+//                   images, activeDeadlineSeconds, ...: PodSpecUpdateErrors); any other change
+//                   is the apiserver's Forbidden ("pod updates may not change fields other
+//                   than ..."); the node takes a changed image or deadline of a running pod
 //   configmaps, secrets  nothing of data, binaryData or type once immutable is set
 //   nodes           labels, annotations, taints, unschedulable; providerID and podCIDR(s) once
 //   status          (pods/status, nodes/status, namespaces/status) only the status changes;
@@ -17,6 +18,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
 
 #include "admission/pod_security.h"
 #include "api/decode.h"
@@ -59,11 +63,92 @@ ApiError InvalidField(std::string_view kind, std::string_view name, field::Error
   return e;
 }
 
-// What a pod update may change of the spec (ValidatePodUpdate): scheduling gates may only be
-// removed, tolerations only added; every other field is the stored one.
+// validateContainerUpdates: the same number of containers, each image set without surrounding
+// blanks. True when the comparison can go on (the munging below pairs containers by index).
+bool ContainerUpdatesComparable(const Node* now, const Node* before, const field::Path& path,
+                                field::ErrorList& errs) {
+  const std::size_t count = now && now->IsArray() ? now->items.size() : 0;
+  const std::size_t was = before && before->IsArray() ? before->items.size() : 0;
+  if (count != was) {
+    errs.push_back(field::Forbidden(path, "pod updates may not add or remove containers"));
+    return false;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string image = codec::StringOf(now->items[i].Find("image"));
+    if (image.empty()) {
+      errs.push_back(field::Required(path.Index(i).Child("image"), ""));
+    } else if (image.find_first_not_of(" \t\n\v\f\r") != 0 ||
+               image.find_last_not_of(" \t\n\v\f\r") != image.size() - 1) {
+      errs.push_back(field::Invalid(path.Index(i).Child("image"), image,
+                                    "must not have leading or trailing whitespace"));
+    }
+  }
+  return true;
+}
+
+// spec.activeDeadlineSeconds may be set where it was not, or lowered; never raised or removed.
+bool DeadlineUpdateAllowed(const Node* now, const Node* before, field::ErrorList& errs) {
+  const field::Path path = field::Path("spec").Child("activeDeadlineSeconds");
+  const auto number = [](const Node* n) -> std::optional<std::int64_t> {
+    if (n == nullptr || n->IsNull()) return std::nullopt;
+    return codec::IntOf(n);
+  };
+  const std::optional<std::int64_t> next = number(now), old = number(before);
+  if (next) {
+    if (*next < 0 || *next > std::numeric_limits<std::int32_t>::max()) {
+      errs.push_back(field::Invalid(path, *next,
+                                    fmt::format("must be between 0 and {}, inclusive",
+                                                std::numeric_limits<std::int32_t>::max())));
+      return false;
+    }
+    if (old && *old < *next) {
+      errs.push_back(field::Invalid(path, *next, "must be less than or equal to previous value"));
+      return false;
+    }
+  } else if (old) {
+    errs.push_back(field::Invalid(path, std::string("null"),
+                                  "must not update from a positive integer to nil value"));
+  }
+  return true;
+}
+
+// What a pod update may change of the spec (ValidatePodUpdate): the containers' and init
+// containers' images, activeDeadlineSeconds (set, or lowered), terminationGracePeriodSeconds from
+// a negative value to 1; scheduling gates may only be removed, tolerations only added; every
+// other field is the stored one. The node takes the images and the deadline of a running pod
+// (pod_spec_update.h).
 field::ErrorList PodSpecUpdateErrors(const Node* next, const Node* stored) {
   field::ErrorList errs;
-  Node munged = next ? *next : Node::Object();
+  const Node empty = Node::Object();
+  const Node& now = next ? *next : empty;
+  const Node& before = stored ? *stored : empty;
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!ContainerUpdatesComparable(now.Find(list), before.Find(list),
+                                    field::Path("spec").Child(list), errs)) {
+      return errs;
+    }
+  }
+  if (!DeadlineUpdateAllowed(now.Find("activeDeadlineSeconds"),
+                             before.Find("activeDeadlineSeconds"), errs)) {
+    return errs;
+  }
+  Node munged = now;
+  for (const char* list : {"containers", "initContainers"}) {
+    Node* containers = munged.Find(list);
+    const Node* old = before.Find(list);
+    if (containers == nullptr || old == nullptr || !containers->IsArray()) continue;
+    for (std::size_t i = 0; i < containers->items.size(); ++i) {
+      containers->items[i].Erase("image");
+      if (const Node* image = old->items[i].Find("image")) containers->items[i].Set("image", *image);
+    }
+  }
+  munged.Erase("activeDeadlineSeconds");
+  if (const Node* v = before.Find("activeDeadlineSeconds")) munged.Set("activeDeadlineSeconds", *v);
+  if (const Node* old_grace = before.Find("terminationGracePeriodSeconds");
+      old_grace && codec::IntOf(old_grace).value_or(0) < 0 &&
+      codec::IntOf(munged.Find("terminationGracePeriodSeconds")) == 1) {
+    munged.Set("terminationGracePeriodSeconds", *old_grace);
+  }
   const Node* old_gates = stored ? stored->Find("schedulingGates") : nullptr;
   if (const Node* gates = munged.Find("schedulingGates"); gates && gates->IsArray()) {
     for (std::size_t i = 0; i < gates->items.size(); ++i) {

@@ -171,6 +171,7 @@ PodRunEnvironment Kubelet::PodEnvironment(std::vector<cgroups::ManagedHierarchy>
       .metrics = &metrics_,
       .output = io.output,
       .stop = io.stop,
+      .spec_updates = io.spec_updates,
       .objects = io.objects,
       .allocatable = NodeAllocatable(config),
       .backoff = {},

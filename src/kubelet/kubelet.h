@@ -93,6 +93,8 @@ struct PodRunIo {
   std::optional<std::chrono::milliseconds> config_retry;
   // optional: the containers' history under an earlier worker of this pod (pod_runner.h)
   std::vector<ContainerHistory> history;
+  // optional: changes of the running pod's spec the API allowed (pod_spec_update.h)
+  PodSpecUpdates* spec_updates = nullptr;
 };
 
 class Kubelet {

@@ -163,6 +163,45 @@ bool StopMonitor(const fs::path& dir, std::optional<std::int64_t> grace_seconds)
   return syscall(SYS_pidfd_send_signal, pidfd.get(), SIGTERM, nullptr, 0) == 0;
 }
 
+namespace {
+
+// Signals the live monitor through a pidfd taken while it held the lock (see StopMonitor).
+bool SignalMonitor(const fs::path& dir, int signal) {
+  auto pid = LiveMonitorPid(dir);
+  if (!pid) return false;
+  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, *pid, 0)));
+  if (!pidfd.valid()) return false;
+  auto again = LiveMonitorPid(dir);
+  if (!again || *again != *pid) return false;
+  return syscall(SYS_pidfd_send_signal, pidfd.get(), signal, nullptr, 0) == 0;
+}
+
+}  // namespace
+
+std::string SpecUpdateSignature(const codec::Node& pod) {
+  codec::Node what = codec::Node::Object();
+  const codec::Node* spec = pod.Find("spec");
+  for (const char* list : {"initContainers", "containers"}) {
+    const codec::Node* containers = spec ? spec->Find(list) : nullptr;
+    if (containers == nullptr || !containers->IsArray()) continue;
+    codec::Node& images = what.Ensure(list);
+    for (const codec::Node& c : containers->items) {
+      images.Set(codec::StringOf(c.Find("name")), codec::Node::String(codec::StringOf(c.Find("image"))));
+    }
+  }
+  if (const codec::Node* deadline = spec ? spec->Find("activeDeadlineSeconds") : nullptr) {
+    what.Set("activeDeadlineSeconds", *deadline);
+  }
+  return codec::EncodeJson(what, 0);
+}
+
+Result<bool> UpdateMonitoredPod(const fs::path& dir, const codec::Node& pod) {
+  if (auto w = WriteFileAtomically(dir / "pod.json", codec::EncodeJson(pod, 0) + "\n", 0600); !w) {
+    return std::unexpected(std::move(w.error()));
+  }
+  return SignalMonitor(dir, kSpecUpdateSignal);
+}
+
 std::optional<std::int64_t> ReadStopGrace(const fs::path& dir) {
   auto text = ReadSmallFile(dir / "stop", 64);
   if (!text) return std::nullopt;

@@ -7,6 +7,9 @@
 //   status.json    {"status": <PodStatus>, "finished": bool}, replaced atomically on each change
 //   events.jsonl   one event per line, appended: {"type","reason","message","time","nanos"}
 //   stop           the grace period (seconds) of a stop the agent asks for with SIGTERM
+//                  (pod.json is rewritten with the stored pod when an update changed what a
+//                  running pod takes — images, activeDeadlineSeconds — and the monitor told
+//                  with kSpecUpdateSignal; kubelet/podworker/pod_spec_update.h)
 //   pid-limit-applied  the monitor applied the pod's spec.resources.limits.pid to its cgroup
 //   evicted        the eviction message, written by the agent before it stops an evicted pod:
 //                  the monitor's final status is then phase Failed, reason Evicted, that message
@@ -18,6 +21,7 @@
 // (a monitor never waits for the agent, and the files are what a restarted agent reads first).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -72,6 +76,17 @@ bool StopMonitor(const std::filesystem::path& dir, std::optional<std::int64_t> g
 std::optional<std::int64_t> ReadStopGrace(const std::filesystem::path& dir);
 
 inline constexpr std::string_view kPidLimitAppliedFile = "pid-limit-applied";
+
+// "pod.json changed what the running pod takes": blocked by the monitor before it takes its
+// lock, so a monitor that can be found can never be killed by it.
+inline constexpr int kSpecUpdateSignal = SIGUSR1;
+
+// What of the pod a spec update may change and the node acts on (its containers' and init
+// containers' images, activeDeadlineSeconds), as one comparable string.
+std::string SpecUpdateSignature(const codec::Node& pod);
+
+// Rewrites pod.json with `pod` and tells the live monitor, if any (false: none was told).
+Result<bool> UpdateMonitoredPod(const std::filesystem::path& dir, const codec::Node& pod);
 
 // The eviction manager's word to the monitor (see `evicted` above).
 Result<void> WriteEvictionMessage(const std::filesystem::path& dir, const std::string& message);

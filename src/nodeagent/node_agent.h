@@ -168,11 +168,15 @@ class NodeAgent : public apiserver::PodLogSource,
     bool start_observed = false;
     bool pid_limit_counted = false;  // kubelet_pod_pid_limit_applied_total counted it
     std::chrono::steady_clock::time_point full_look{};  // Publish last read the object
+    // SpecUpdateSignature of the pod its monitor's pod.json holds (empty: not read yet).
+    std::string spec_signature;
   };
 
   void WatchPods();
   void ListenToMonitors();
   void Sync(const storage::StoredObject& object);
+  void RefreshMonitoredSpec(const std::string& uid, KnownPod& known, const codec::Node& pod,
+                            const std::filesystem::path& dir);
   // `periodic`: the resync's look, which skips a pod whose monitor wrote nothing new since it
   // was last published (and whose object was compared within the last 10 s).
   void Publish(const std::string& uid, bool periodic = false);

@@ -22,6 +22,7 @@
 #include "kubelet/status/pod_api_status.h"
 #include "nodeagent/exec_server.h"
 #include "nodeagent/monitor_files.h"
+#include "nodeagent/spec_update_signal.h"
 #include "nodeagent/store_object_source.h"
 
 namespace podlimits::nodeagent {
@@ -185,6 +186,8 @@ void PublishOutcome(const kubelet::PodOutcome& outcome, Publisher& publisher) {
 
 int RunPodMonitor(const PodMonitorOptions& options) {
   const fs::path dir = MonitorDirectory(options.data_dir, options.uid);
+  // Before the lock: from then on the agent may signal a spec update.
+  SpecUpdateSignal spec_update_signal;
   auto lock = LockMonitor(dir);
   if (!lock) {
     Publisher::Log(fmt::format("{}: another monitor holds this pod, or its directory is unusable",
@@ -242,6 +245,18 @@ int RunPodMonitor(const PodMonitorOptions& options) {
                                                 pod.metadata.name, options.uid),
                            options.log_policy);
   kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};
+  // An update of the running pod (new images, a new deadline): pod.json as the agent rewrote it.
+  kubelet::PodSpecUpdates spec_updates;
+  io.spec_updates = &spec_updates;
+  const bool watching = spec_update_signal.Watch([&dir, &spec_updates] {
+    auto updated = ReadMonitoredPod(dir);
+    if (!updated) {
+      Publisher::Log("spec update: " + updated.error().Message());
+      return;
+    }
+    spec_updates.Push(kubelet::SpecUpdateOf(updated->pod));
+  });
+  if (!watching) Publisher::Log("spec update: cannot watch its signal; the pod keeps its spec");
   io.on_progress = ProgressHandler{dir, node, sandbox, exec_server ? exec_server->get() : nullptr,
                                    publisher};
   // A node keeps its pods: a container waiting for its ConfigMap or Secret is tried again at

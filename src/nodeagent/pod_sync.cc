@@ -81,9 +81,33 @@ void NodeAgent::Sync(const StoredObject& object) {
     Spawn(uid, known, *pod);
     return;
   }
-  if (known.finished || alive) return;
+  if (known.finished) return;
+  RefreshMonitoredSpec(uid, known, *pod, dir);
+  if (alive) return;
   if (!fs::exists(dir / "status.json") && !AdmitPod(uid, known, *pod)) return;
   Spawn(uid, known, *pod);
+}
+
+// An update that changed what the running pod takes (its images, activeDeadlineSeconds): the
+// monitor's pod.json is the stored pod again, and the monitor is told (a monitor started later
+// reads it there).
+void NodeAgent::RefreshMonitoredSpec(const std::string& uid, KnownPod& known, const Node& pod,
+                                     const fs::path& dir) {
+  const std::string wanted = SpecUpdateSignature(pod);
+  if (known.spec_signature.empty()) {
+    auto text = ReadSmallFile(dir / "pod.json", 4 << 20);
+    if (!text) return;  // no monitor yet: Spawn writes it from this pod
+    auto monitored = codec::ParseJsonStream(*text);
+    if (!monitored || monitored->size() != 1) return;
+    known.spec_signature = SpecUpdateSignature((*monitored)[0]);
+  }
+  if (known.spec_signature == wanted) return;
+  auto told = UpdateMonitoredPod(dir, pod);
+  if (!told) {
+    Log(fmt::format("pod {}: the update of its spec: {}", uid, told.error().Message()));
+    return;
+  }
+  known.spec_signature = wanted;
 }
 
 bool NodeAgent::Spawn(const std::string& uid, KnownPod& known, const Node& pod) {

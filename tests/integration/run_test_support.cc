@@ -102,20 +102,19 @@ std::filesystem::path PodlimitsBinary() {
 }
 
 std::string LoadBusyboxImage(const std::filesystem::path& scratch,
-                             const std::filesystem::path& image_root) {
+                             const std::filesystem::path& image_root, const std::string& name) {
   const char* prebuilt = std::getenv("PODLIMITS_TEST_OCI_LAYOUT");
   std::filesystem::path layout = scratch / "image/busybox-oci";
   if (prebuilt != nullptr && *prebuilt != '\0') {
     layout = prebuilt;
-  } else {
+  } else if (!std::filesystem::exists(layout / "index.json")) {  // built once per scratch
     auto built = RunCommand({"/bin/bash",
                              std::string(PODLIMITS_SOURCE_DIR) + "/scripts/build-busybox-image",
                              (scratch / "image").string()});
     if (built.exit_code != 0) return "build-busybox-image: " + built.err;
   }
   auto loaded = RunCommand({PodlimitsBinary().string(), "image", "--image-root",
-                            image_root.string(), "load", layout.string(), "--name",
-                            "busybox:latest"});
+                            image_root.string(), "load", layout.string(), "--name", name});
   if (loaded.exit_code != 0) return "podlimits image load: " + loaded.err;
   return "";
 }

@@ -37,11 +37,12 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const RunOptions&
 // The podlimits binary under test: $PODLIMITS_BIN, else the build's.
 std::filesystem::path PodlimitsBinary();
 
-// Loads busybox:latest into `image_root`: from the OCI layout $PODLIMITS_TEST_OCI_LAYOUT names
-// (the VM suite's, which has no bash), else from one scripts/build-busybox-image builds under
-// `scratch`. Returns what went wrong, or "".
+// Loads busybox as `name` (busybox:latest) into `image_root`: from the OCI layout
+// $PODLIMITS_TEST_OCI_LAYOUT names (the VM suite's, which has no bash), else from one
+// scripts/build-busybox-image builds under `scratch` (once). Returns what went wrong, or "".
 std::string LoadBusyboxImage(const std::filesystem::path& scratch,
-                             const std::filesystem::path& image_root);
+                             const std::filesystem::path& image_root,
+                             const std::string& name = "busybox:latest");
 
 // Every directory below `root` (relative), for before/after comparisons of cgroup trees.
 std::set<std::string> DirectoriesBelow(const std::filesystem::path& root);

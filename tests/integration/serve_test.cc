@@ -634,6 +634,54 @@ TEST_F(ServePodsTest, AKilledMonitorIsALostContainerRestarted) {
   }
 }
 
+// What of a running pod's spec an update may change, the node takes (ValidatePodUpdate, the
+// kubelet's computePodActions): `kubectl set image` restarts the container with the new image
+// ("definition changed"), an image the node does not have leaves it waiting with
+// ErrImageNeverPull, and an activeDeadlineSeconds lowered below how long the pod has run fails
+// it with DeadlineExceeded. Nothing is left once it is deleted.
+TEST_F(ServePodsTest, ASpecUpdateReachesTheRunningPod) {
+  ASSERT_EQ(LoadBusyboxImage(dir_.path(), dir_ / "node/images", "busybox:v2"), "");
+  CommandResult created, ready, set_image, restarted, image, killing, missing, waiting, deadline,
+      failed, reason, deleted;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, LoopingPod("web", "app", "up", 1));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    set_image = Kubectl({"set", "image", "pod/web", "app=busybox:v2"});
+    restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
+                         "pod/web", "--timeout=60s"});
+    Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
+    image = Kubectl({"get", "pod", "web", "-o",
+                     "jsonpath={.spec.containers[0].image} {.status.containerStatuses[0].image}"});
+    killing = Kubectl({"get", "events", "--field-selector", "involvedObject.name=web,reason=Killing",
+                       "-o", "jsonpath={.items[*].message}"});
+    missing = Kubectl({"set", "image", "pod/web", "app=busybox:absent"});
+    waiting = Kubectl({"wait",
+                       "--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}="
+                       "ErrImageNeverPull",
+                       "pod/web", "--timeout=60s"});
+    deadline = Kubectl({"patch", "pod", "web", "-p", R"({"spec":{"activeDeadlineSeconds":1}})"});
+    failed = Kubectl({"wait", "--for=jsonpath={.status.phase}=Failed", "pod/web", "--timeout=60s"});
+    reason = Kubectl({"get", "pod", "web", "-o", "jsonpath={.status.reason}"});
+    deleted = Kubectl({"delete", "pod", "web", "--timeout=60s"});
+  });
+  EXPECT_EQ(created.out, "pod/web created\n") << created.err;
+  EXPECT_EQ(ready.out, "pod/web condition met\n") << ready.err;
+  EXPECT_EQ(set_image.out, "pod/web image updated\n") << set_image.err;
+  EXPECT_EQ(restarted.out, "pod/web condition met\n") << restarted.err;
+  EXPECT_EQ(image.out, "busybox:v2 busybox:v2") << image.err;
+  EXPECT_EQ(killing.out, "Container app definition changed, will be restarted") << killing.err;
+  EXPECT_EQ(missing.out, "pod/web image updated\n") << missing.err;
+  EXPECT_EQ(waiting.out, "pod/web condition met\n") << waiting.err;
+  EXPECT_EQ(deadline.out, "pod/web patched\n") << deadline.err;
+  EXPECT_EQ(failed.out, "pod/web condition met\n") << failed.err;
+  EXPECT_EQ(reason.out, "DeadlineExceeded") << reason.err;
+  EXPECT_EQ(deleted.out, "pod \"web\" deleted\n") << deleted.err;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "node/log/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+}
+
 // A pod PID limit given through the API: on a cgroup v2 node (the VM suite) it is the pod
 // cgroup's pids.max; a v1 or hybrid node does not declare PerPodPIDLimit, so the scheduler leaves
 // the pod Pending with its reason (seed 001) and nothing is created; the node's admission, which

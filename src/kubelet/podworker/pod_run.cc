@@ -135,20 +135,24 @@ PodRunResult PodRun::Run() {
   }
 
   // The kubelet's active deadline counts from when the node started the pod.
-  if (plan_.pod.spec.active_deadline_seconds) {
-    deadline_ = Clock::now() + std::chrono::seconds(*plan_.pod.spec.active_deadline_seconds);
-  }
+  run_started_ = Clock::now();
+  deadline_seconds_ = plan_.pod.spec.active_deadline_seconds;
+  if (deadline_seconds_) deadline_ = run_started_ + std::chrono::seconds(*deadline_seconds_);
   Report();
   StartPod();
   Report();
   while (AnyRunning() || (!terminating_ && !AppsDone())) {
     // What wakes the loop: a stop request, a container's exit (its pidfd), its output.
-    enum class Kind { kStop, kExit, kStdout, kStderr, kAction };
+    enum class Kind { kStop, kSpec, kExit, kStdout, kStderr, kAction };
     std::vector<pollfd> fds;
     std::vector<std::pair<Slot*, Kind>> owners;
     if (env_.stop) {
       fds.push_back({env_.stop->fd(), POLLIN, 0});
       owners.push_back({nullptr, Kind::kStop});
+    }
+    if (env_.spec_updates) {
+      fds.push_back({env_.spec_updates->fd(), POLLIN, 0});
+      owners.push_back({nullptr, Kind::kSpec});
     }
     fds.push_back({actions_.fd(), POLLIN, 0});
     owners.push_back({nullptr, Kind::kAction});
@@ -190,6 +194,9 @@ PodRunResult PodRun::Run() {
     for (std::size_t i = 0; n > 0 && i < fds.size(); ++i) {
       auto [slot, kind] = owners[i];
       if (fds[i].revents && kind == Kind::kStop) HandleStop();
+      if (fds[i].revents && kind == Kind::kSpec) {
+        if (auto update = env_.spec_updates->Take()) ApplySpecUpdate(*update);
+      }
     }
     for (auto& s : slots_) {
       if (s.state != SlotState::kRunning || !s.instance) continue;

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <random>
@@ -147,6 +148,8 @@ class PodRun {
   std::string HookFailure(const Slot& s, const api::HandlerAction& hook,
                           const ActionOutcome& outcome) const;
   void KillForRestart(Slot& s, std::string message, std::optional<std::int64_t> grace);
+  // pod_run_spec_update.cc
+  void ApplySpecUpdate(const PodSpecUpdate& update);
   // pod_run_progress.cc
   std::string Phase() const;
   PodProgress Progress() const;
@@ -165,6 +168,10 @@ class PodRun {
   PodVolumes volumes_{plan_};
   ActionExecutor actions_;  // last member: its threads are joined before the rest goes
   std::optional<Clock::time_point> deadline_;  // activeDeadlineSeconds after the start
+  std::optional<std::int64_t> deadline_seconds_;  // the activeDeadlineSeconds deadline_ counts
+  Clock::time_point run_started_;                 // when this worker started the pod
+  // The container plans a spec update changed (ApplySpecUpdate): slots point into it.
+  std::deque<ContainerPlan> updated_plans_;
   bool sandbox_created_ = false;
   std::optional<Clock::time_point> image_retry_at_;  // the next look for missing images
   bool terminating_ = false;

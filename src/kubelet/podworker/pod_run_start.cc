@@ -181,6 +181,15 @@ bool PodRun::CreateSandbox() {
 // and its slot says what comes next.
 bool PodRun::StartSlot(Slot& s) {
   const std::string& name = s.plan->container.name;
+  // An image a spec update named (pod_run_spec_update.cc), looked for at this start: missing,
+  // the container waits with ErrImageNeverPull as the kubelet's image manager has it.
+  if (s.image.id.empty()) {
+    if (!FindImages() && !s.image_missing.empty()) {
+      Event(EventType::kWarning, "ErrImageNeverPull", s.image_missing);
+      ConfigFailed(s, kErrImageNeverPull, s.image_missing);
+      return true;
+    }
+  }
   // Every start ensures the image first (startContainer's EnsureImageExists: a Pulled event
   // each time, "(x4 over 2m)" in a crash loop). A retry after CreateContainerConfigError is not
   // a restart: no container was made.
@@ -279,10 +288,12 @@ void PodRun::StartFailed(Slot& s, const std::string& message) {
 // it at every sync of the pod, until what it reads exists (config_retry). A one-shot node ends
 // the pod instead: Failed, with the container's reason and the kubelet's message.
 void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& message) {
-  Event(EventType::kWarning, "Failed", "Error: " + message);
+  // The image manager's errors print their reason (the gRPC status of ErrImageNeverPull).
+  Event(EventType::kWarning, "Failed",
+        "Error: " + (reason == kErrImageNeverPull ? std::string(reason) : message));
   s.result.reason = std::string(reason);
   s.result.message = message;
-  if (env_.config_retry && reason == kCreateContainerConfigError) {
+  if (env_.config_retry && (reason == kCreateContainerConfigError || reason == kErrImageNeverPull)) {
     const auto period = std::chrono::duration_cast<Clock::duration>(*env_.config_retry);
     std::uniform_int_distribution<Clock::rep> jitter(0, period.count() / 2);
     s.state = SlotState::kConfigWait;

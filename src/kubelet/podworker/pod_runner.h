@@ -52,6 +52,7 @@
 #include "kubelet/network/pod_network.h"
 #include "kubelet/plan/pod_plan.h"
 #include "kubelet/podworker/pod_progress.h"
+#include "kubelet/podworker/pod_spec_update.h"
 
 namespace podlimits::kubelet {
 
@@ -106,6 +107,7 @@ struct PodRunEnvironment {
   MetricsRegistry* metrics = nullptr;
   cri::ContainerOutput* output = nullptr;  // where each container's stdout and stderr go
   PodStop* stop = nullptr;            // unset: the pod runs until it ends by itself
+  PodSpecUpdates* spec_updates = nullptr;  // unset: the spec stays as planned
   const ObjectSource* objects = nullptr;  // the ConfigMaps and Secrets the pod may read
   api::ResourceList allocatable;          // the node's (node_resources.h), for the downward API
   RestartBackOff backoff;
