@@ -11,6 +11,7 @@
 //   pod_run_probes.cc       probes and lifecycle hooks (run off the pod's thread by the
 //                           ActionExecutor) and what their results do to the container
 //   pod_run_progress.cc     the pod's phase and its progress as the status reads it
+//   pod_run_spec_update.cc  a spec update of the running pod: new images, a new deadline
 #pragma once
 
 #include <chrono>
