@@ -186,9 +186,22 @@ std::string TypeDef::ApiVersion() const {
   const auto group_end = rest.find('.');
   const auto version_end = rest.find('.', group_end + 1);
   if (group_end == std::string_view::npos || version_end == std::string_view::npos) return "v1";
-  const std::string_view group = rest.substr(0, group_end);
+  const std::string_view package = rest.substr(0, group_end);
   const std::string_view version = rest.substr(group_end + 1, version_end - group_end - 1);
-  return group == "core" ? std::string(version) : std::string(group) + "/" + std::string(version);
+  if (package == "core") return std::string(version);
+  // The Go package's name is the API group's first label: the groups that predate dotted names
+  // keep it as it is, two are named otherwise, the rest are PACKAGE.k8s.io (each package's
+  // register.go: GroupName).
+  std::string group(package);
+  if (package == "rbac") {
+    group = "rbac.authorization.k8s.io";
+  } else if (package == "flowcontrol") {
+    group = "flowcontrol.apiserver.k8s.io";
+  } else if (package != "apps" && package != "batch" && package != "policy" &&
+             package != "autoscaling" && package != "extensions") {
+    group += ".k8s.io";
+  }
+  return group + "/" + std::string(version);
 }
 
 const TypeDef* Schema::Root(std::string_view kind) const {

@@ -16,6 +16,7 @@
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
 #include "apiserver/request_body.h"
+#include "apiserver/access_reviews.h"
 #include "apiserver/resource_metrics.h"
 #include "apiserver/rest_response.h"
 #include "listwatch/selectors.h"
@@ -108,8 +109,25 @@ Result<void> RestHandler::EnsureSystemNamespaces() {
 std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& request) {
   auto info = ParseRequestInfo(request);
   if (!info) return std::nullopt;
+  // Impersonation (kubectl --as, --as-group): serve has no user but its admin and no RBAC to
+  // judge another by, so acting as someone else is refused rather than done as the admin.
+  for (const auto& [name, value] : request.headers) {
+    if (!name.starts_with("impersonate-")) continue;
+    const std::string_view what = name == "impersonate-user"    ? "users"
+                                  : name == "impersonate-group" ? "groups"
+                                  : name == "impersonate-uid"   ? "uids"
+                                                                : "userextras";
+    return Forbidden(what, value,
+                     fmt::format("User {} cannot impersonate resource {} in API group \"\" at "
+                                 "the cluster scope: podlimits serve has no user but its admin",
+                                 field::GoQuote(request.user), field::GoQuote(what)))
+        .Response();
+  }
   if (info->group == kMetricsGroup) {
     return ServeResourceMetrics(store_, metrics_, request, *info, clock_());
+  }
+  if (info->group == kAuthenticationGroup || info->group == kAuthorizationGroup) {
+    return ServeAccessReview(request, *info);
   }
   const ServedResource* resource = FindServedResource(info->group, info->resource);
   if (resource == nullptr) return PathNotFound().Response();

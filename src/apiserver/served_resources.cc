@@ -42,6 +42,13 @@ std::span<const ServedResource> ServedResources() {
         {"portforward", "PodPortForwardOptions", {"create", "get"}},
         {"status", "Pod", kStatusVerbs}}},
       {"secrets", "secret", "Secret", true, kObjectVerbs, {}, {}, {}},
+      // What a client asks about itself (access_reviews.h): created, never stored.
+      {"selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview", false, {"create"}, {}, {}, {},
+       "authentication.k8s.io", "v1"},
+      {"selfsubjectaccessreviews", "selfsubjectaccessreview", "SelfSubjectAccessReview", false, {"create"}, {}, {}, {},
+       "authorization.k8s.io", "v1"},
+      {"selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false, {"create"}, {}, {}, {},
+       "authorization.k8s.io", "v1"},
       // The node's heartbeat (kube-node-lease/<node>), kept by the node agent.
       {"leases",
        "lease",
@@ -71,7 +78,10 @@ std::vector<std::string_view> ServedGroups() {
   return groups;
 }
 
-bool Stored(const ServedResource& resource) { return resource.group != "metrics.k8s.io"; }
+bool Stored(const ServedResource& resource) {
+  return resource.group != "metrics.k8s.io" && resource.group != "authentication.k8s.io" &&
+         resource.group != "authorization.k8s.io";
+}
 
 const ServedResource* FindServedResource(std::string_view group, std::string_view name) {
   for (const ServedResource& r : ServedResources()) {

@@ -49,7 +49,9 @@ std::span<const ServedResource> ServedResources();
 std::vector<std::string_view> ServedGroups();
 
 // Whether the resource's objects are kept in the object store: all but metrics.k8s.io's, which
-// are computed when read (what walks the store, such as the namespace controller, skips them).
+// are computed when read, and the self reviews of authentication.k8s.io and
+// authorization.k8s.io, computed when created (what walks the store, such as the namespace
+// controller, skips them).
 bool Stored(const ServedResource& resource);
 
 // The resource of `group` by its plural name, or nullptr.

@@ -84,17 +84,20 @@ TEST(ServeTest, KubectlTalksToIt) {
   EXPECT_EQ(health.out, "ok");
   EXPECT_EQ(resources.exit_code, 0) << resources.err;
   EXPECT_EQ(resources.out,
-            "NAME          SHORTNAMES   APIVERSION               NAMESPACED   KIND\n"
-            "configmaps    cm           v1                       true         ConfigMap\n"
-            "events        ev           v1                       true         Event\n"
-            "limitranges   limits       v1                       true         LimitRange\n"
-            "namespaces    ns           v1                       false        Namespace\n"
-            "nodes         no           v1                       false        Node\n"
-            "pods          po           v1                       true         Pod\n"
-            "secrets                    v1                       true         Secret\n"
-            "leases                     coordination.k8s.io/v1   true         Lease\n"
-            "nodes                      metrics.k8s.io/v1beta1   false        NodeMetrics\n"
-            "pods                       metrics.k8s.io/v1beta1   true         PodMetrics\n");
+            "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND\n"
+            "configmaps                 cm           v1                         true         ConfigMap\n"
+            "events                     ev           v1                         true         Event\n"
+            "limitranges                limits       v1                         true         LimitRange\n"
+            "namespaces                 ns           v1                         false        Namespace\n"
+            "nodes                      no           v1                         false        Node\n"
+            "pods                       po           v1                         true         Pod\n"
+            "secrets                                 v1                         true         Secret\n"
+            "selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview\n"
+            "selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview\n"
+            "selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview\n"
+            "leases                                  coordination.k8s.io/v1     true         Lease\n"
+            "nodes                                   metrics.k8s.io/v1beta1     false        NodeMetrics\n"
+            "pods                                    metrics.k8s.io/v1beta1     true         PodMetrics\n");
   EXPECT_EQ(anonymous.exit_code, 0) << anonymous.err;
   EXPECT_EQ(anonymous.out,
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","

@@ -38,9 +38,16 @@ TEST(ApiHandler, LegacyDiscovery) {
   EXPECT_EQ(api.body,
             "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[{"
             "\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1:6443\"}]}");
-  // The node's Lease and the resource metrics are the resources outside the core group.
+  // The self reviews, the node's Lease and the resource metrics are the resources outside the
+  // core group, in kube-apiserver's order of groups (the aggregated metrics last).
   EXPECT_EQ(HandleApiRequest(Get("/apis")).body,
             "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[{\"name\":"
+            "\"authentication.k8s.io\",\"versions\":[{\"groupVersion\":"
+            "\"authentication.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{"
+            "\"groupVersion\":\"authentication.k8s.io/v1\",\"version\":\"v1\"}},{\"name\":"
+            "\"authorization.k8s.io\",\"versions\":[{\"groupVersion\":"
+            "\"authorization.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{"
+            "\"groupVersion\":\"authorization.k8s.io/v1\",\"version\":\"v1\"}},{\"name\":"
             "\"coordination.k8s.io\",\"versions\":[{\"groupVersion\":\"coordination.k8s.io/v1\","
             "\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
             "\"coordination.k8s.io/v1\",\"version\":\"v1\"}},{\"name\":\"metrics.k8s.io\","
@@ -119,7 +126,21 @@ TEST(ApiHandler, AggregatedDiscovery) {
       Get("/apis", "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"));
   EXPECT_EQ(beta.body,
             "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":\"apidiscovery.k8s.io/v2beta1\","
-            "\"metadata\":{},\"items\":[{\"metadata\":{\"name\":\"coordination.k8s.io\","
+            "\"metadata\":{},\"items\":[{\"metadata\":{\"name\":\"authentication.k8s.io\","
+            "\"creationTimestamp\":null},\"versions\":[{\"version\":\"v1\",\"resources\":[{"
+            "\"resource\":\"selfsubjectreviews\",\"responseKind\":{\"group\":"
+            "\"authentication.k8s.io\",\"version\":\"v1\",\"kind\":\"SelfSubjectReview\"},"
+            "\"scope\":\"Cluster\",\"singularResource\":\"selfsubjectreview\",\"verbs\":["
+            "\"create\"]}],\"freshness\":\"Current\"}]},{\"metadata\":{\"name\":"
+            "\"authorization.k8s.io\",\"creationTimestamp\":null},\"versions\":[{\"version\":"
+            "\"v1\",\"resources\":[{\"resource\":\"selfsubjectaccessreviews\",\"responseKind\":{"
+            "\"group\":\"authorization.k8s.io\",\"version\":\"v1\",\"kind\":"
+            "\"SelfSubjectAccessReview\"},\"scope\":\"Cluster\",\"singularResource\":"
+            "\"selfsubjectaccessreview\",\"verbs\":[\"create\"]},{\"resource\":"
+            "\"selfsubjectrulesreviews\",\"responseKind\":{\"group\":\"authorization.k8s.io\","
+            "\"version\":\"v1\",\"kind\":\"SelfSubjectRulesReview\"},\"scope\":\"Cluster\","
+            "\"singularResource\":\"selfsubjectrulesreview\",\"verbs\":[\"create\"]}],"
+            "\"freshness\":\"Current\"}]},{\"metadata\":{\"name\":\"coordination.k8s.io\","
             "\"creationTimestamp\":null},\"versions\":[{\"version\":\"v1\",\"resources\":[{"
             "\"resource\":\"leases\",\"responseKind\":{\"group\":\"coordination.k8s.io\","
             "\"version\":\"v1\",\"kind\":\"Lease\"},\"scope\":\"Namespaced\","

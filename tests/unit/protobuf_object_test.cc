@@ -161,6 +161,35 @@ TEST(ProtobufObjectTest, EvictionAsKubectlDrainSendsIt) {
             R"("preconditions":{"uid":"u-1"},"dryRun":["All"]}})");
 }
 
+// kubectl auth can-i sends its review in protobuf: a group named PACKAGE.k8s.io, which the Go
+// package (authorization) does not spell out.
+TEST(ProtobufObjectTest, AccessReviewAsKubectlAuthSendsIt) {
+  // SelfSubjectAccessReview {metadata=1, spec=2 {resourceAttributes=1 {namespace=1, verb=2,
+  // resource=5}}}.
+  const std::string attributes = Bytes(1, "ci") + Bytes(2, "create") + Bytes(5, "pods");
+  const std::string raw = Bytes(1, "") + Bytes(2, Bytes(1, attributes));
+  const std::string body =
+      std::string("k8s\0", 4) +
+      Bytes(1, Bytes(1, "authorization.k8s.io/v1") + Bytes(2, "SelfSubjectAccessReview")) +
+      Bytes(2, raw);
+  auto object = DecodeProtobufObject(body, Schema::Objects());
+  ASSERT_TRUE(object) << object.error();
+  EXPECT_THAT(codec::EncodeJson(*object, 0),
+              ::testing::HasSubstr(R"("spec":{"resourceAttributes":{"namespace":"ci",)"
+                                   R"("verb":"create","resource":"pods"}})"));
+  struct Case {
+    std::string kind, api_version;
+  };
+  for (const Case& c : std::vector<Case>{{"Pod", "v1"},
+                                         {"Eviction", "policy/v1"},
+                                         {"Lease", "coordination.k8s.io/v1"},
+                                         {"SelfSubjectReview", "authentication.k8s.io/v1"},
+                                         {"SelfSubjectRulesReview", "authorization.k8s.io/v1"}}) {
+    ASSERT_NE(Schema::Objects().Root(c.kind), nullptr) << c.kind;
+    EXPECT_EQ(Schema::Objects().Root(c.kind)->ApiVersion(), c.api_version) << c.kind;
+  }
+}
+
 TEST(ProtobufObjectTest, Refusals) {
   EXPECT_THAT(DecodeProtobufObject("{}", Schema::Objects()).error().Message(),
               ::testing::HasSubstr("does not appear to be a protobuf message"));

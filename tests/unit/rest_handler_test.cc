@@ -367,3 +367,35 @@ TEST_F(RestHandlerTest, EventsWrittenThroughTheApi) {
 
 }  // namespace
 }  // namespace podlimits::apiserver
+
+namespace podlimits::apiserver {
+namespace {
+
+// kubectl --as / --as-group: serve has no user to act as but its admin, and no RBAC to judge
+// one by, so impersonation is refused (403) instead of being done as the admin.
+TEST_F(RestHandlerTest, ImpersonationIsRefused) {
+  struct Case {
+    std::string header, value, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"impersonate-user", "bob",
+            R"(users \"bob\" is forbidden: User \"kubernetes-admin\" cannot impersonate resource )"
+            R"(\"users\" in API group \"\" at the cluster scope)"},
+           {"impersonate-group", "devs", R"(groups \"devs\" is forbidden)"}}) {
+    SCOPED_TRACE(c.header);
+    http::HttpRequest r;
+    r.method = "POST";
+    r.path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    r.body = R"({"spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}})";
+    r.headers["content-type"] = "application/json";
+    r.headers[c.header] = c.value;
+    r.user = "kubernetes-admin";
+    auto response = rest_->Handle(r);
+    ASSERT_TRUE(response.has_value());
+    EXPECT_EQ(response->status, 403) << response->body;
+    EXPECT_THAT(response->body, HasSubstr(c.message));
+  }
+}
+
+}  // namespace
+}  // namespace podlimits::apiserver
