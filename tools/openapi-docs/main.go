@@ -31,11 +31,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -639,6 +641,12 @@ func run() error {
 				return err
 			}
 		} else {
+			if _, statErr := os.Stat(filepath.Join(l.gopath, "src", pkgPath)); errors.Is(statErr, fs.ErrNotExist) {
+				// A whole package the schema reaches may be newer than the Go sources too
+				// (batch/v1's Job reaches scheduling/v1alpha3): the same, for its types.
+				fmt.Fprintf(os.Stderr, "openapi-docs: %s: no package %s; left without a description\n", name, pkgPath)
+				continue
+			}
 			p, err := l.load(pkgPath)
 			if err != nil {
 				return err
