@@ -10,6 +10,8 @@
 #include "api/name_generator.h"
 #include "api/objects.h"
 #include "api/pod_strategy.h"
+#include "api/workload_defaults.h"
+#include "base/uuid.h"
 #include "field/field.h"
 #include "validation/config_data.h"
 #include "validation/drop_disabled.h"
@@ -20,6 +22,7 @@
 #include "validation/persistent_volume_claim.h"
 #include "validation/pod.h"
 #include "validation/pod_warnings.h"
+#include "validation/workloads.h"
 
 namespace podlimits::admission {
 namespace {
@@ -63,6 +66,7 @@ class Chain {
       if (obj.kind == "ConfigMap") out = AdmitConfigMap(obj);
       if (obj.kind == "Secret") out = AdmitSecret(obj);
       if (obj.kind == "Event") out = AdmitEvent(obj);
+      if (api::IsWorkloadKind(obj.kind)) out = AdmitWorkload(obj);
     });
     return outcomes;
   }
@@ -256,6 +260,52 @@ class Chain {
                      std::move(obj.warnings));
     }
     return Admitted("Event", meta.name, std::move(obj.tree), std::move(obj.warnings));
+  }
+
+  // Deployments, ReplicaSets and Jobs: defaulted (their template as a PodSpec), validated with
+  // their template under the pod rules, and Pod Security's audit and warn on the template
+  // (never enforce: the pods they create are admitted on their own, LimitRanger included).
+  Outcome AdmitWorkload(api::DecodedObject& obj) {
+    const std::string kind = obj.kind;
+    codec::Node& tree = obj.tree;
+    api::SetDefaultNamespace(tree);
+    if (auto missing = MissingNamespace(kind, tree, obj.warnings)) return *missing;
+    api::SetDefaultsWorkload(tree, kind);
+    api::GenerateObjectName(tree, name_generator());
+    // The registry strategies' PrepareForCreate: generation 1; a Job's selector is generated
+    // from its uid, which is therefore set here rather than at the store's create.
+    tree.Ensure("metadata").Set("generation", codec::Node::Int(1));
+    if (kind == "Job") {
+      tree.Ensure("metadata").Set("uid", codec::Node::String(NewUuid()));
+      api::GenerateJobSelector(tree, codec::StringOf(tree.FindPath({"metadata", "uid"})));
+    }
+    api::ObjectMeta meta = api::ReadObjectMeta(tree);
+    std::vector<std::string> warnings = std::move(obj.warnings);
+    validation::ValidationResult v = validation::ValidateWorkloadCreate(kind, tree, options_.gates);
+    if (!v.errors.empty()) {
+      return Invalid(kind, meta.name,
+                     validation::InvalidMessage(validation::WorkloadGroupKind(kind), meta,
+                                                v.errors),
+                     v.errors, std::move(warnings));
+    }
+    for (auto& w : v.warnings) warnings.push_back(std::move(w));
+    Outcome o;
+    if (options_.run_admission_plugins) {
+      codec::Node pod = codec::Node::Object();
+      const codec::Node* t = tree.FindPath({"spec", "template"});
+      codec::Node pod_meta = t && t->Find("metadata") ? *t->Find("metadata") : codec::Node::Object();
+      pod_meta.Set("namespace", codec::Node::String(meta.namespace_));
+      pod.Set("metadata", std::move(pod_meta));
+      pod.Set("spec", t && t->Find("spec") ? *t->Find("spec") : codec::Node::Object());
+      const api::Pod view = api::ReadPod(pod);
+      psa::PodSecurityDecision security = pod_security().EvaluatePodController(
+          State(meta.namespace_).ns, view, options_.username);
+      for (auto& w : security.warnings) warnings.push_back(std::move(w));
+      o.audit_annotations = std::move(security.audit_annotations);
+    }
+    Outcome admitted = Admitted(kind, meta.name, std::move(tree), std::move(warnings));
+    admitted.audit_annotations = std::move(o.audit_annotations);
+    return admitted;
   }
 
   Outcome AdmitSecret(api::DecodedObject& obj) {

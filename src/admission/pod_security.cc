@@ -120,7 +120,7 @@ PodSecurityDecision PodSecurity::Evaluate(const api::Namespace& ns, const api::P
 }
 
 PodSecurityDecision PodSecurity::EvaluatePod(const NamespacePolicy& ns_policy, const api::Pod& pod,
-                                             Operation operation) const {
+                                             Operation operation, bool enforce_policy) const {
   PodSecurityDecision out;
   if (ExemptRuntimeClass(pod.spec.runtime_class_name)) {
     out.audit_annotations[Annotation("exempt")] = "runtimeClass";
@@ -143,9 +143,9 @@ PodSecurityDecision PodSecurity::EvaluatePod(const NamespacePolicy& ns_policy, c
     return it->second;
   };
 
-  out.audit_annotations[Annotation("enforce-policy")] = policy.enforce.String();
+  if (enforce_policy) out.audit_annotations[Annotation("enforce-policy")] = policy.enforce.String();
   const AggregateCheckResult& enforce = evaluate(policy.enforce);
-  if (!enforce.allowed) {
+  if (enforce_policy && !enforce.allowed) {
     // The label text is quoted, not the clamped version: "restricted:latest", "baseline:v1.99".
     out.forbidden_message = ForbiddenMessage(
         pod.metadata.name, "violates PodSecurity " + field::GoQuote(policy.enforce.String()) +

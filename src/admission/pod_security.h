@@ -68,6 +68,14 @@ class PodSecurity {
                                const codec::Node& pod_tree, std::string_view username,
                                const PodRequest& request = {}) const;
 
+  // ValidatePodController: a workload (Deployment, ReplicaSet, Job) CREATE or UPDATE, `pod` its
+  // template as a pod. Enforce never applies to a workload (its pods are admitted on their own
+  // create): only the audit annotations and the warning, `would violate PodSecurity
+  // "restricted:latest": ...`; nothing when warn and audit are both privileged
+  // (pod_security_controller.cc).
+  PodSecurityDecision EvaluatePodController(const api::Namespace& ns, const api::Pod& pod,
+                                            std::string_view username) const;
+
   // Admits a namespace CREATE (old_ns null) or UPDATE: its pod-security labels must parse. An
   // UPDATE that tightens enforce dry-runs the namespace's `pods` (when given: the stored ones)
   // against the new level, as EvaluatePodsInNamespace: `existing pods in namespace "x" violate
@@ -87,8 +95,9 @@ class PodSecurity {
   bool ExemptUser(std::string_view username) const;
   bool ExemptRuntimeClass(const std::optional<std::string>& runtime_class) const;
   std::string ExemptNamespaceWarning(const api::Namespace& ns, const Policy& policy) const;
+  // `enforce` false: a workload's template (audit and warn only).
   PodSecurityDecision EvaluatePod(const NamespacePolicy& ns_policy, const api::Pod& pod,
-                                  Operation operation) const;
+                                  Operation operation, bool enforce = true) const;
 
   PodSecurityConfiguration config_;
   const Evaluator* evaluator_;

@@ -71,7 +71,9 @@ void DecodeDocument(codec::Node tree, std::string_view source, std::uint32_t lin
   }
   const auto& kinds = options.kinds.empty() ? DefaultKinds() : options.kinds;
   bool known = std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
-  if (!known || api_version != "v1") {
+  // A kind is served in its schema type's group version only (apps/v1 Deployment, v1 Pod).
+  const TypeDef* root = known ? Schema::Objects().Root(kind) : nullptr;
+  if (!known || root == nullptr || api_version != root->ApiVersion()) {
     out.push_back(ClientError(
         fmt::format("resource mapping not found for name: {} namespace: {} from {}: no matches "
                     "for kind {} in version {}",

@@ -209,18 +209,21 @@ void SetDefaultNamespace(codec::Node& object, std::string_view ns) {
   if (!meta.Find("namespace")) meta.Set("namespace", codec::Node::String(std::string(ns)));
 }
 
-void SetDefaultsPod(codec::Node& pod) {
-  codec::Node& spec = pod.Ensure("spec");
+namespace {
+
+// SetDefaults_PodSpec and what it reaches; `pod` adds SetDefaults_Pod's own defaults
+// (enableServiceLinks, requests copied from limits), which a pod template does not get.
+void SetDefaultsPodSpec(codec::Node& spec, bool pod) {
   spec.members.reserve(spec.members.size() + 6);  // as in SetDefaultsContainer
   DefaultString(spec, "restartPolicy", "Always");
   DefaultNumber(spec, "terminationGracePeriodSeconds", "30");
   DefaultString(spec, "dnsPolicy", "ClusterFirst");
   if (!spec.Find("securityContext")) Append(spec, "securityContext", codec::Node::Kind::kObject);
   DefaultString(spec, "schedulerName", "default-scheduler");
-  DefaultScalar(spec, "enableServiceLinks", codec::Node::Kind::kBool, "true");
+  if (pod) DefaultScalar(spec, "enableServiceLinks", codec::Node::Kind::kBool, "true");
   for (const char* list : {"containers", "initContainers"}) {
     if (codec::Node* cs = spec.Find(list); cs && cs->IsArray()) {
-      for (auto& c : cs->items) SetDefaultsContainer(c, true);
+      for (auto& c : cs->items) SetDefaultsContainer(c, pod);
     }
   }
   if (codec::Node* cs = spec.Find("ephemeralContainers"); cs && cs->IsArray()) {
@@ -234,7 +237,8 @@ void SetDefaultsPod(codec::Node& pod) {
     if (codec::Node* l = resources->Find("limits")) RoundResourceListToMilli(*l);
     if (codec::Node* r = resources->Find("requests")) RoundResourceListToMilli(*r);
   }
-  if (const codec::Node* host_network = spec.Find("hostNetwork"); host_network && host_network->AsBool()) {
+  if (const codec::Node* host_network = spec.Find("hostNetwork");
+      pod && host_network && host_network->AsBool()) {
     // For Pods this is unconditional; only pod templates have the
     // DefaultHostNetworkHostPortsInPodTemplates gate.
     for (const char* list : {"containers", "initContainers"}) {
@@ -242,6 +246,14 @@ void SetDefaultsPod(codec::Node& pod) {
     }
   }
   AliasServiceAccount(spec);
+}
+
+}  // namespace
+
+void SetDefaultsPod(codec::Node& pod) { SetDefaultsPodSpec(pod.Ensure("spec"), true); }
+
+void SetDefaultsPodTemplate(codec::Node& pod_template) {
+  SetDefaultsPodSpec(pod_template.Ensure("spec"), false);
 }
 
 void SetDefaultsPodView(PodSpec& spec) {

@@ -17,6 +17,10 @@ void SetDefaultNamespace(codec::Node& object, std::string_view ns = "default");
 // Ports, and the serviceAccount alias of v1 conversion. Pod-level resources are defaulted later,
 // after admission (pod_level_defaults.h).
 void SetDefaultsPod(codec::Node& pod);
+// The same for a workload's spec.template: SetDefaults_PodSpec only (no enableServiceLinks, no
+// requests copied from limits, no host ports with hostNetwork: those are SetDefaults_Pod's, and
+// the pods the controllers create get them on their own create).
+void SetDefaultsPodTemplate(codec::Node& pod_template);
 
 // The two defaults above that decide Pod Security checks, on a typed view that may not have been
 // defaulted: a volume without a source becomes emptyDir, and with hostNetwork each container

@@ -135,6 +135,12 @@ void AddPaths(const ServedResource& r, OpenApiVersion version, Node& paths) {
       ops.Set("get", Operation("get", gvk, version));
       ops.Set("put", Operation("put", gvk, version));
       ops.Set("patch", Operation("patch", gvk, version));
+    } else if (sub.name == "scale") {
+      const GroupVersionKind scale{std::string(sub.group), std::string(sub.version),
+                                   std::string(sub.kind)};
+      ops.Set("get", Operation("get", scale, version));
+      ops.Set("put", Operation("put", scale, version));
+      ops.Set("patch", Operation("patch", scale, version));
     } else if (sub.name == "eviction") {
       ops.Set("post",
               Operation("post",

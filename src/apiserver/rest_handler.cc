@@ -27,6 +27,7 @@
 #include "base/uuid.h"
 #include "codec/json_codec.h"
 #include "field/field.h"
+#include "validation/workloads.h"
 #include "printers/human_duration.h"
 #include "printers/table.h"
 
@@ -40,6 +41,10 @@ constexpr std::string_view kSystemNamespaces[] = {"default", "kube-node-lease", 
 
 bool Implemented(std::string_view resource, std::string_view verb) {
   if (verb == "watch") return true;
+  if (IsWorkloadResource(resource)) {
+    return verb == "create" || verb == "get" || verb == "list" || verb == "delete" ||
+           verb == "update" || verb == "patch";
+  }
   if (verb == "update" || verb == "patch") {
     return resource == "namespaces" || resource == "configmaps" || resource == "secrets" ||
            resource == "limitranges" || resource == "pods" || resource == "nodes" ||
@@ -170,8 +175,13 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
     }
     dry_run.emplace();
   }
+  if (info->subresource == "scale" && !info->name.empty() && !info->namespace_.empty() &&
+      (info->resource == "deployments" || info->resource == "replicasets")) {
+    return Scale(request, *info);
+  }
   if (info->subresource == "status" && !info->name.empty() &&
-      (info->resource == "pods" || info->resource == "nodes" || info->resource == "namespaces")) {
+      (info->resource == "pods" || info->resource == "nodes" || info->resource == "namespaces" ||
+       IsWorkloadResource(info->resource))) {
     if (info->verb == "get") {
       RequestInfo plain = *info;
       plain.subresource.clear();
@@ -202,7 +212,8 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
 }
 
 std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
-    const http::HttpRequest& request, const RequestInfo& info, std::string_view body) {
+    const http::HttpRequest& request, const RequestInfo& info, std::string_view body,
+    const field::ErrorList& update_errors) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   api::DecodeOptions decode;
   decode.field_validation = FieldValidationOf(request);
@@ -282,11 +293,22 @@ std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
   admission::Outcome& outcome = outcomes.back();
   admitted.warnings.insert(admitted.warnings.end(), outcome.warnings.begin(),
                            outcome.warnings.end());
+  if (!update_errors.empty() && (outcome.admitted || outcome.reason == "Invalid")) {
+    outcome.admitted = false;
+    outcome.reason = "Invalid";
+    field::Append(outcome.field_errors, update_errors);
+    const std::string kind = IsWorkloadResource(info.resource)
+                                 ? validation::WorkloadGroupKind(resource.kind)
+                                 : std::string(resource.kind);
+    outcome.message = fmt::format("{} {} is invalid: {}", kind, field::GoQuote(info.name),
+                                  field::Aggregate(outcome.field_errors));
+  }
   if (!outcome.admitted) {
     ApiError e;
     if (outcome.reason == "Invalid") {
       // Invalid names the Kind and carries a cause per field: kubectl prints them.
       e = Invalid(resource.kind, outcome.name, outcome.field_errors);
+      e.group = std::string(resource.group);
     } else {
       e.code = admission::StatusCode(outcome.reason);
       e.reason = outcome.reason;
@@ -306,7 +328,8 @@ std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const st
   auto got = store_.Get(key);
   if (!got) {
     if (got.error().Is(storage::kNotFound)) {
-      return NotFound(key.resource, key.name).Response();
+      const ServedResource* served = FindServedResourceByName(key.resource);
+      return NotFound(key.resource, key.name, served ? served->group : "").Response();
     }
     return InternalResponse(got.error());
   }
@@ -327,7 +350,8 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
   Node tree = std::move(a.object);
   Node& meta = tree.Ensure("metadata");
   const std::string name = meta.Find("name") ? meta.Find("name")->scalar : "";
-  meta.Set("uid", Node::String(NewUuid()));
+  // A Job's uid is set by admission, which generated its selector from it.
+  if (!(resource.kind == "Job" && meta.Find("uid"))) meta.Set("uid", Node::String(NewUuid()));
   meta.Set("creationTimestamp", Node::String(Now()));
   const std::string kind(resource.kind);
   auto stored = store_.Create(
@@ -335,7 +359,7 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
       [&](std::int64_t rv) { return RenderStoredObject(tree, kind, rv); });
   if (!stored) {
     if (stored.error().Is(storage::kAlreadyExists)) {
-      return AlreadyExists(info.resource, name).Response();
+      return AlreadyExists(QualifiedResource(info.resource), name).Response();
     }
     return InternalResponse(stored.error());
   }
@@ -538,7 +562,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
     std::string uid;
     if (const Node* u = tree->FindPath({"metadata", "uid"})) uid = u->scalar;
     if (!options.precondition_uid.empty() && options.precondition_uid != uid) {
-      return Conflict(info.resource, info.name,
+      return Conflict(QualifiedResource(info.resource), info.name,
                       fmt::format("Precondition failed: UID in precondition: {}, UID in object "
                                   "meta: {}",
                                   options.precondition_uid, uid))
@@ -546,7 +570,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
     }
     if (!options.precondition_resource_version.empty() &&
         options.precondition_resource_version != std::to_string(got->revision)) {
-      return Conflict(info.resource, info.name,
+      return Conflict(QualifiedResource(info.resource), info.name,
                       fmt::format("Precondition failed: ResourceVersion in precondition: {}, "
                                   "ResourceVersion in object meta: {}",
                                   options.precondition_resource_version, got->revision))
@@ -620,7 +644,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
     status.Set("details", std::move(details));
     return JsonResponse(200, codec::EncodeJson(status, 0));
   }
-  return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
+  return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason()).Response();
 }
 
 }  // namespace podlimits::apiserver

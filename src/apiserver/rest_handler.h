@@ -60,8 +60,11 @@ class RestHandler {
     codec::Node object;
     std::vector<std::string> warnings;
   };
+  // `update_errors`: what the update strategy's own ValidateUpdate found (a workload's immutable
+  // selector), reported after the object's validation errors in the same 422.
   std::variant<http::HttpResponse, Admitted> Admit(const http::HttpRequest& request, const RequestInfo& info,
-                                             std::string_view body);
+                                             std::string_view body,
+                                             const field::ErrorList& update_errors = {});
   // The stored object at `key` and its tree; the apiserver's NotFound (or 500) when there is none.
   struct Loaded {
     storage::StoredObject stored;
@@ -81,6 +84,9 @@ class RestHandler {
   // POST pods/NAME/eviction: the policy/v1 Eviction's delete, after the pod is marked as a
   // disruption target (eviction.cc).
   http::HttpResponse Evict(const http::HttpRequest& request, const RequestInfo& info);
+  // GET, PUT and PATCH of deployments/scale and replicasets/scale: the autoscaling/v1 Scale of
+  // the object's spec.replicas and status (scale.cc).
+  http::HttpResponse Scale(const http::HttpRequest& request, const RequestInfo& info);
   std::string Now() const;
 
   storage::ObjectStore& store_;

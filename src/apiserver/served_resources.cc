@@ -42,6 +42,27 @@ std::span<const ServedResource> ServedResources() {
         {"portforward", "PodPortForwardOptions", {"create", "get"}},
         {"status", "Pod", kStatusVerbs}}},
       {"secrets", "secret", "Secret", true, kObjectVerbs, {}, {}, {}},
+      // The workloads (src/controllers runs them); scale answers autoscaling/v1 Scale.
+      {"deployments",
+       "deployment",
+       "Deployment",
+       true,
+       kObjectVerbs,
+       {"deploy"},
+       {"all"},
+       {{"scale", "Scale", kStatusVerbs, "autoscaling", "v1"}, {"status", "Deployment", kStatusVerbs}},
+       "apps",
+       "v1"},
+      {"replicasets",
+       "replicaset",
+       "ReplicaSet",
+       true,
+       kObjectVerbs,
+       {"rs"},
+       {"all"},
+       {{"scale", "Scale", kStatusVerbs, "autoscaling", "v1"}, {"status", "ReplicaSet", kStatusVerbs}},
+       "apps",
+       "v1"},
       // What a client asks about itself (access_reviews.h): created, never stored.
       {"selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview", false, {"create"}, {}, {}, {},
        "authentication.k8s.io", "v1"},
@@ -49,6 +70,9 @@ std::span<const ServedResource> ServedResources() {
        "authorization.k8s.io", "v1"},
       {"selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false, {"create"}, {}, {}, {},
        "authorization.k8s.io", "v1"},
+      // (in kube-apiserver's group order: apps, authentication, authorization, batch, ...)
+      {"jobs", "job", "Job", true, kObjectVerbs, {}, {"all"}, {{"status", "Job", kStatusVerbs}},
+       "batch", "v1"},
       // The node's heartbeat (kube-node-lease/<node>), kept by the node agent.
       {"leases",
        "lease",
@@ -88,6 +112,23 @@ const ServedResource* FindServedResource(std::string_view group, std::string_vie
     if (r.group == group && r.name == name) return &r;
   }
   return nullptr;
+}
+
+const ServedResource* FindServedResourceByName(std::string_view name) {
+  for (const ServedResource& r : ServedResources()) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+std::string QualifiedResource(std::string_view name) {
+  const ServedResource* r = FindServedResourceByName(name);
+  if (r == nullptr || r->group.empty()) return std::string(name);
+  return std::string(name) + "." + std::string(r->group);
+}
+
+bool IsWorkloadResource(std::string_view name) {
+  return name == "deployments" || name == "replicasets" || name == "jobs";
 }
 
 }  // namespace podlimits::apiserver

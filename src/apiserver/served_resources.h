@@ -56,5 +56,13 @@ bool Stored(const ServedResource& resource);
 
 // The resource of `group` by its plural name, or nullptr.
 const ServedResource* FindServedResource(std::string_view group, std::string_view name);
+// The resource by its plural name alone (the served names are unique across groups).
+const ServedResource* FindServedResourceByName(std::string_view name);
+
+// "deployments.apps", "pods": how the apiserver's messages name a resource of a group.
+std::string QualifiedResource(std::string_view name);
+
+// deployments, replicasets, jobs: the resources src/controllers runs.
+bool IsWorkloadResource(std::string_view name);
 
 }  // namespace podlimits::apiserver

@@ -31,9 +31,11 @@
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
 #include "apiserver/served_resources.h"
+#include "apiserver/workload_update.h"
 #include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "validation/node.h"
+#include "validation/workloads.h"
 
 namespace podlimits::apiserver {
 
@@ -252,7 +254,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
     }
     const std::string precondition = codec::StringOf(candidate.FindPath({"metadata", "resourceVersion"}));
     if (!precondition.empty() && precondition != std::to_string(got->revision)) {
-      return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
+      return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason()).Response();
     }
     Node next;
     std::vector<std::string> warnings;
@@ -276,7 +278,11 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       Node& meta = candidate.Ensure("metadata");
       for (std::string_view field : kServerOwnedMeta) meta.Erase(field);
       candidate.Erase("status");
-      auto admitted = Admit(request, info, codec::EncodeJson(candidate, 0));
+      field::ErrorList update_errors;
+      if (IsWorkloadResource(info.resource)) {
+        update_errors = validation::ValidateWorkloadUpdate(resource.kind, candidate, *stored);
+      }
+      auto admitted = Admit(request, info, codec::EncodeJson(candidate, 0), update_errors);
       if (auto* refused = std::get_if<http::HttpResponse>(&admitted)) return std::move(*refused);
       Admitted& a = std::get<Admitted>(admitted);
       next = std::move(a.object);
@@ -296,6 +302,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
           return Invalid(resource.kind, info.name, errs).Response();
         }
       }
+      if (IsWorkloadResource(info.resource)) PrepareWorkloadUpdate(next, *stored);
       if (info.resource == "nodes") {
         validation::SyncNodePodCIDRs(next);
         if (field::ErrorList errs = validation::ValidateNodeUpdate(next, *stored); !errs.empty()) {
@@ -344,7 +351,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
     if (!written) {
       if (written.error().Is(storage::kConflict) && precondition.empty()) continue;
       if (written.error().Is(storage::kConflict)) {
-        return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
+        return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason()).Response();
       }
       if (written.error().Is(storage::kNotFound)) {
         return NotFound(info.resource, info.name).Response();
@@ -355,7 +362,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
     AddWarnings(r, warnings);
     return r;
   }
-  return Conflict(info.resource, info.name, ModifiedConflictReason()).Response();
+  return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason()).Response();
 }
 
 }  // namespace podlimits::apiserver

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "printers/human_duration.h"
+#include "printers/printer.h"
 
 namespace podlimits::printers {
 namespace {
@@ -46,10 +47,6 @@ constexpr std::string_view kSecretDataDoc =
     "the arbitrary (possibly non-string) data value here. Described in "
     "https://tools.ietf.org/html/rfc4648#section-4";
 
-struct Column {
-  std::string_view name, type, format, description;
-  int priority = 0;  // 1: shown by `-o wide` only
-};
 
 const Node* Meta(const Node& o, std::string_view key) {
   const Node* m = o.Find("metadata");
@@ -60,10 +57,6 @@ std::int64_t Count(const Node* n) {
   return n && n->IsObject() ? static_cast<std::int64_t>(n->members.size()) : 0;
 }
 
-struct Printer {
-  std::vector<Column> columns;
-  std::function<std::vector<Node>(const Node&, std::chrono::sys_seconds)> cells;
-};
 
 // An integer field, 0 when missing (a Table cell shows 0 for an unset count).
 std::int64_t IntOrZero(const Node* n) { return codec::IntOf(n).value_or(0); }
@@ -407,6 +400,7 @@ Printer PrinterFor(std::string_view resource) {
   if (resource == "pods") return PodPrinter(name, age);
   if (resource == "events") return EventPrinter(name);
   if (resource == "nodes") return NodePrinter(name, age);
+  if (auto workload = WorkloadPrinter(resource)) return *workload;
   // limitranges, and the apiserver's default table for every other kind.
   return {{name, {"Created At", "date", "", kCreationDoc}}, [=](const Node& o, auto) {
             return std::vector<Node>{obj_name(o), Node::String(codec::StringOf(Meta(o, "creationTimestamp")))};
