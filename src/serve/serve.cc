@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "apiserver/namespace_controller.h"
+#include "controllers/workload_controllers.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/store_maintenance.h"
 #include "base/fs.h"
@@ -134,6 +135,8 @@ Result<Stopped> Run(const ServeOptions& options) {
   rest.set_resource_metrics(&sampler);
   apiserver::NamespaceController namespaces(store, rest);
   namespaces.Start();
+  controllers::WorkloadControllers workloads(store, rest);
+  workloads.Start();
   apiserver::StoreMaintenance maintenance(store, {});
   maintenance.Start();
   auto listener = ApiListener::Start({options.listen_host, options.listen_port, prepared->token},
@@ -154,6 +157,7 @@ Result<Stopped> Run(const ServeOptions& options) {
   sigwait(&stop_signals, &signal);
   listener->Stop();
   namespaces.Stop();
+  workloads.Stop();
   maintenance.Stop();
   if (options.drain_on_exit) agent.StopAllPods(std::chrono::seconds(60));
   agent.Stop();
