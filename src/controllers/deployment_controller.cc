@@ -276,7 +276,9 @@ void DeploymentController::Sync(const Object& deployment) {
           std::int64_t cleaned = 0;
           for (auto& rs : old_sets) {
             if (cleaned >= max_scaled_down) break;
-            if (rs.replicas == 0 || rs.replicas == rs.available) continue;
+            // Only the replicas that are not available (a status counting more available pods
+            // than the spec, before the ReplicaSet caught up with a scale-down, has none).
+            if (rs.replicas == 0 || rs.replicas <= rs.available) continue;
             const std::int64_t down = std::min(max_scaled_down - cleaned, rs.replicas - rs.available);
             if (scale(rs, rs.replicas - down)) cleaned += down;
           }

@@ -2,12 +2,13 @@
 
 namespace podlimits::controllers {
 
-WorkloadControllers::WorkloadControllers(storage::ObjectStore& store, apiserver::RestHandler& rest)
+WorkloadControllers::WorkloadControllers(storage::ObjectStore& store, apiserver::RestHandler& rest,
+                                         ApiClient::Clock clock)
     : store_(store),
-      deployment_api_(store, rest, "deployment-controller"),
-      replica_set_api_(store, rest, "replicaset-controller"),
-      job_api_(store, rest, "job-controller"),
-      gc_api_(store, rest, "generic-garbage-collector"),
+      deployment_api_(store, rest, "deployment-controller", clock),
+      replica_set_api_(store, rest, "replicaset-controller", clock),
+      job_api_(store, rest, "job-controller", clock),
+      gc_api_(store, rest, "generic-garbage-collector", clock),
       deployments_(deployment_api_),
       replica_sets_(replica_set_api_),
       jobs_(job_api_),

@@ -19,7 +19,9 @@ namespace podlimits::controllers {
 
 class WorkloadControllers {
  public:
-  WorkloadControllers(storage::ObjectStore& store, apiserver::RestHandler& rest);
+  // `clock`: the controllers' time (status times, back-offs, deadlines); the system's when empty.
+  WorkloadControllers(storage::ObjectStore& store, apiserver::RestHandler& rest,
+                      ApiClient::Clock clock = {});
   ~WorkloadControllers() { Stop(); }
   WorkloadControllers(const WorkloadControllers&) = delete;
   WorkloadControllers& operator=(const WorkloadControllers&) = delete;

@@ -194,8 +194,9 @@ TEST(OpenApi, IndexNamesEveryServedGroupVersionByItsHash) {
     EXPECT_EQ(HeaderOf(*doc, "Etag"), "\"" + OpenApiHash(doc->body) + "\"");
   }
   // metrics.k8s.io too, as a cluster lists metrics-server's (its paths; no schemas yet).
-  EXPECT_EQ(names, (std::set<std::string>{"api/v1", "apis/authentication.k8s.io/v1",
-                                          "apis/authorization.k8s.io/v1",
+  EXPECT_EQ(names, (std::set<std::string>{"api/v1", "apis/apps/v1",
+                                          "apis/authentication.k8s.io/v1",
+                                          "apis/authorization.k8s.io/v1", "apis/batch/v1",
                                           "apis/coordination.k8s.io/v1",
                                           "apis/metrics.k8s.io/v1beta1"}));
 }
@@ -272,7 +273,7 @@ TEST(OpenApi, ServesAsKubeOpenApi) {
        304,
        "",
        {{"Etag", "\"" + core_hash + "\""}}},
-      {"an unknown group version", "/openapi/v3/apis/apps/v1", "", json, "", 404, "", {}},
+      {"an unknown group version", "/openapi/v3/apis/storage.k8s.io/v1", "", json, "", 404, "", {}},
       {"kubectl's own Accept",
        "/openapi/v3/api/v1",
        "",
