@@ -51,6 +51,11 @@ Result<DeleteOptions> ParseDeleteOptions(std::string_view body,
         out.dry_run = true;
       }
     }
+    out.propagation_policy = Str(options, {"propagationPolicy"});
+    if (const Node* orphan = options.Find("orphanDependents");
+        orphan && orphan->AsBool() && out.propagation_policy.empty()) {
+      out.propagation_policy = "Orphan";
+    }
     out.precondition_uid = Str(options, {"preconditions", "uid"});
     out.precondition_resource_version = Str(options, {"preconditions", "resourceVersion"});
   }

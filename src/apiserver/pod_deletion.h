@@ -25,6 +25,9 @@ struct DeleteOptions {
   std::string precondition_uid;
   std::string precondition_resource_version;
   bool dry_run = false;  // dryRun: ["All"]
+  // propagationPolicy (Orphan, Background, Foreground), or Orphan from the legacy
+  // orphanDependents: true; "" when not given (the resource's default, Background).
+  std::string propagation_policy;
 };
 
 // DeleteOptions from a DELETE's body (JSON, may be empty) and query; the error is the

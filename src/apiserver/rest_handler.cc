@@ -21,6 +21,7 @@
 #include "apiserver/rest_response.h"
 #include "listwatch/selectors.h"
 #include "apiserver/served_resources.h"
+#include "apiserver/workload_delete.h"
 #include "listwatch/stored_object.h"
 #include "listwatch/watch_handler.h"
 #include "base/numbers.h"
@@ -544,6 +545,10 @@ http::HttpResponse RestHandler::Delete(const http::HttpRequest& request, const R
   }
   auto options = ParseDeleteOptions(body, grace_query);
   if (!options) return BadRequest(options.error().Message()).Response();
+  if (auto it = request.query.find("propagationPolicy");
+      it != request.query.end() && options->propagation_policy.empty()) {
+    options->propagation_policy = it->second;
+  }
   return DeleteObject(info, *options);
 }
 
@@ -620,6 +625,12 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
         return JsonResponse(200, std::move(updated->data));
       }
     }
+    if (IsWorkloadResource(info.resource) && options.propagation_policy == "Orphan" &&
+        !options.dry_run) {
+      if (auto orphaned = OrphanDependents(store_, info.resource, key.namespace_, uid); !orphaned) {
+        return InternalResponse(orphaned.error());
+      }
+    }
     auto deleted = store_.Delete(key, got->revision, [&](std::int64_t rv) {
       return RenderStoredObject(*tree, resource.kind, rv);
     });
@@ -639,6 +650,7 @@ http::HttpResponse RestHandler::DeleteObject(const RequestInfo& info, const Dele
     status.Set("status", Node::String("Success"));
     Node details = Node::Object();
     details.Set("name", Node::String(info.name));
+    if (!resource.group.empty()) details.Set("group", Node::String(std::string(resource.group)));
     details.Set("kind", Node::String(info.resource));
     details.Set("uid", Node::String(uid));
     status.Set("details", std::move(details));

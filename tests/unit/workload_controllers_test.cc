@@ -238,6 +238,20 @@ TEST_F(WorkloadControllersTest, DeletingADeploymentTakesWhatItOwned) {
   for (const Node& pod : Items("pods")) EXPECT_TRUE(pod.FindPath({"metadata", "deletionTimestamp"}));
 }
 
+TEST_F(WorkloadControllersTest, OrphanDeletionLeavesTheReplicaSet) {
+  ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", std::string(kDeployment)).status, 201);
+  Rounds(2);
+  auto deleted = Call("DELETE", "/apis/apps/v1/namespaces/default/deployments/web",
+                      R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"})");
+  ASSERT_EQ(deleted.status, 200) << deleted.body;
+  EXPECT_THAT(deleted.body, HasSubstr(R"("details":{"name":"web","group":"apps","kind":"deployments")"));
+  Rounds(2);
+  std::vector<Node> sets = Items("replicasets");
+  ASSERT_EQ(sets.size(), 1u);  // kept, without its owner
+  EXPECT_EQ(sets[0].FindPath({"metadata", "ownerReferences"}), nullptr);
+  EXPECT_EQ(Items("pods").size(), 4u);  // and still running its pods
+}
+
 TEST(PodTemplateHash, TheAlphabetOfSafeEncodeString) {
   Node t = Node::Object();
   const std::string hash = PodTemplateHash(t, 0);
