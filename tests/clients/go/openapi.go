@@ -31,7 +31,7 @@ func openAPICases() []testCase {
 			}
 			sort.Strings(got)
 			// metrics.k8s.io as a cluster with metrics-server lists it (its paths; no schemas yet).
-			return expect("group versions", fmt.Sprint(got), "[authentication.k8s.io/v1 authorization.k8s.io/v1 coordination.k8s.io/v1 metrics.k8s.io/v1beta1 v1]")
+			return expect("group versions", fmt.Sprint(got), "[apps/v1 authentication.k8s.io/v1 authorization.k8s.io/v1 batch/v1 coordination.k8s.io/v1 metrics.k8s.io/v1beta1 v1]")
 		}},
 		{name: "openapi/v3-pod-schema", run: func(ctx context.Context, e *env) error {
 			cs, err := e.clientset(jsonContent)
