@@ -10,6 +10,7 @@
 #include "listwatch/api_errors.h"
 #include "listwatch/list_options.h"
 #include "listwatch/paged_list.h"
+#include "apiserver/apply.h"
 #include "apiserver/pod_attach_handler.h"
 #include "apiserver/pod_deletion.h"
 #include "apiserver/pod_exec_handler.h"
@@ -102,6 +103,7 @@ Result<void> RestHandler::EnsureSystemNamespaces() {
     create.method = "POST";
     create.path = "/api/v1/namespaces";
     create.headers["content-type"] = "application/json";
+    create.headers["user-agent"] = "kube-apiserver";  // the manager of what it makes
     create.body = fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})",
                               name);
     http::HttpResponse r = Create(create, RequestInfo{"create", "namespaces", "", "", ""});
@@ -339,8 +341,10 @@ std::variant<http::HttpResponse, RestHandler::Loaded> RestHandler::Load(const st
   return Loaded{std::move(*got), std::move(*tree)};
 }
 
-http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const RequestInfo& info,
+                                      const Node* applied_managed_fields) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
+  if (auto refused = CheckWriteOptions(request, "create", false)) return refused->Response();
   // kubectl's generators (create namespace|configmap|secret, run) and client-go's typed
   // clients send protobuf.
   auto body = ReadRequestBody(request);
@@ -354,6 +358,20 @@ http::HttpResponse RestHandler::Create(const http::HttpRequest& request, const R
   // A Job's uid is set by admission, which generated its selector from it.
   if (!(resource.kind == "Job" && meta.Find("uid"))) meta.Set("uid", Node::String(NewUuid()));
   meta.Set("creationTimestamp", Node::String(Now()));
+  if (applied_managed_fields != nullptr) {
+    if (applied_managed_fields->IsNull()) {
+      meta.Erase("managedFields");
+    } else {
+      meta.Set("managedFields", *applied_managed_fields);
+    }
+  } else {
+    const Node* requested = tree.FindPath({"metadata", "managedFields"});
+    const std::optional<Node> requested_copy =
+        requested ? std::optional<Node>(*requested) : std::nullopt;
+    TrackWrite(WriteScopeOf(resource, "", Now()), nullptr, tree,
+               requested_copy ? &*requested_copy : nullptr, request);
+  }
+  if (auto invalid = CheckManagedFields(resource.kind, tree)) return invalid->Response();
   const std::string kind(resource.kind);
   auto stored = store_.Create(
       {info.resource, resource.namespaced ? info.namespace_ : "", name},

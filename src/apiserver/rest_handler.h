@@ -71,10 +71,16 @@ class RestHandler {
     codec::Node tree;
   };
   std::variant<http::HttpResponse, Loaded> Load(const storage::ObjectKey& key);
-  http::HttpResponse Create(const http::HttpRequest& request, const RequestInfo& info);
+  // `applied_managed_fields`: the managedFields of an apply that creates (apply.h), kept as
+  // they are instead of recording the create as an Update.
+  http::HttpResponse Create(const http::HttpRequest& request, const RequestInfo& info,
+                            const codec::Node* applied_managed_fields = nullptr);
   // PUT (a whole object) and PATCH (patch.h): the stored object changed through admission, as
   // the apiserver's update strategies allow (update.cc).
   http::HttpResponse Update(const http::HttpRequest& request, const RequestInfo& info);
+  // An apply to an object that does not exist: its configuration created (apply.h).
+  http::HttpResponse ApplyCreate(const http::HttpRequest& request, const RequestInfo& info,
+                                 const codec::Node& config);
   http::HttpResponse Get(const http::HttpRequest& request, const RequestInfo& info);
   http::HttpResponse List(const http::HttpRequest& request, const RequestInfo& info);
   http::HttpResponse Watch(const http::HttpRequest& request, const RequestInfo& info);

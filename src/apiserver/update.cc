@@ -26,6 +26,7 @@
 #include "api/decode.h"
 #include "api/defaults.h"
 #include "api/objects.h"
+#include "apiserver/apply.h"
 #include "apiserver/patch.h"
 #include "apiserver/request_body.h"
 #include "apiserver/rest_handler.h"
@@ -202,29 +203,58 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
   std::optional<PatchType> patch_type;
-  if (info.verb == "patch") {
+  const bool apply = info.verb == "patch" && IsApplyPatch(content_type);
+  if (info.verb == "patch" && !apply) {
     patch_type = PatchTypeOf(content_type);
     if (!patch_type) {
       return UnsupportedMediaType({"application/json-patch+json", "application/merge-patch+json",
-                                   "application/strategic-merge-patch+json"})
+                                   "application/strategic-merge-patch+json",
+                                   "application/apply-patch+yaml"})
           .Response();
     }
   }
+  if (auto refused = CheckWriteOptions(request, info.verb, apply)) return refused->Response();
+  // An apply's configuration (apply.h).
+  std::optional<Node> config;
+  if (apply) {
+    auto read = ReadApplyConfiguration(request);
+    if (!read) return read.error().Response();
+    config = std::move(*read);
+  }
+  const fieldmanager::WriteScope scope = WriteScopeOf(resource, info.subresource, Now());
   // A PUT's object in JSON, YAML or protobuf (client-go's typed Update sends protobuf).
   std::string put_body;
-  if (!patch_type) {
+  if (!patch_type && !apply) {
     auto decoded = ReadRequestBodyAsJson(request);
     if (!decoded) return decoded.error().Response();
     put_body = std::move(*decoded);
   }
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto loaded = Load(key);
-    if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) return std::move(*missing);
+    if (auto* missing = std::get_if<http::HttpResponse>(&loaded)) {
+      if (apply && !status_only && missing->status == 404 && info.resource != "nodes") {
+        return ApplyCreate(request, info, *config);  // a node registers itself; never by apply
+      }
+      return std::move(*missing);
+    }
     storage::StoredObject* got = &std::get<Loaded>(loaded).stored;
     Node* stored = &std::get<Loaded>(loaded).tree;
 
     Node candidate;
-    if (patch_type) {
+    // An apply's managedFields: what the object is stored with, instead of an Update entry.
+    std::optional<Node> applied_managed;
+    if (apply) {
+      auto applied = fieldmanager::Apply(scope, stored, *config, WriteManager(request),
+                                         ForceApply(request));
+      if (!applied) {
+        if (applied.error().Is("BadRequest")) return BadRequest(applied.error().Message()).Response();
+        return InternalError(applied.error().Message()).Response();
+      }
+      if (!applied->conflicts.empty()) return ApplyConflict(applied->conflicts).Response();
+      candidate = std::move(*applied->object);
+      const Node* managed = candidate.FindPath({"metadata", "managedFields"});
+      applied_managed = managed ? *managed : Node::Null();
+    } else if (patch_type) {
       auto patched = ApplyPatch(*stored, *patch_type, request.body);
       if (!patched) {
         ApiError e;
@@ -245,6 +275,12 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       candidate = std::move(*parsed);
     }
     if (!candidate.IsObject()) return BadRequest("the patched object is not an object").Response();
+    // The request's own managedFields (a PUT's, or a JSON patch's of them: kubectl's migration
+    // from client-side apply), before the server-owned metadata is taken off.
+    std::optional<Node> requested_managed;
+    if (const Node* m = candidate.FindPath({"metadata", "managedFields"}); m && !apply) {
+      requested_managed = *m;
+    }
     const std::string body_name = codec::StringOf(candidate.FindPath({"metadata", "name"}));
     if (body_name != info.name) {
       return BadRequest(fmt::format("the name of the object ({}) does not match the name on the "
@@ -337,6 +373,17 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       }
       warnings = std::move(a.warnings);
     }
+    if (applied_managed) {
+      Node& next_meta = next.Ensure("metadata");
+      if (applied_managed->IsNull()) {
+        next_meta.Erase("managedFields");
+      } else {
+        next_meta.Set("managedFields", *applied_managed);
+      }
+    } else {
+      TrackWrite(scope, stored, next, requested_managed ? &*requested_managed : nullptr, request);
+    }
+    if (auto invalid = CheckManagedFields(resource.kind, next)) return invalid->Response();
     api::CanonicalizeOrder(next, resource.kind);
     Node unchanged = *stored;
     api::CanonicalizeOrder(unchanged, resource.kind);
@@ -363,6 +410,31 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
     return r;
   }
   return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason()).Response();
+}
+
+http::HttpResponse RestHandler::ApplyCreate(const http::HttpRequest& request,
+                                           const RequestInfo& info, const Node& config) {
+  const ServedResource& resource = *FindServedResource(info.group, info.resource);
+  const fieldmanager::WriteScope scope = WriteScopeOf(resource, "", Now());
+  auto applied = fieldmanager::Apply(scope, nullptr, config, WriteManager(request), ForceApply(request));
+  if (!applied) {
+    if (applied.error().Is("BadRequest")) return BadRequest(applied.error().Message()).Response();
+    return InternalError(applied.error().Message()).Response();
+  }
+  Node object = std::move(*applied->object);
+  const Node* managed = object.FindPath({"metadata", "managedFields"});
+  const Node managed_fields = managed ? *managed : Node::Null();
+  object.Find("metadata")->Erase("managedFields");
+  // The merged object is created as a POST of it would be (admission, uid, the store), with
+  // the apply's managedFields. The apiserver answers an apply that creates with 201.
+  http::HttpRequest create = request;
+  create.method = "POST";
+  create.headers["content-type"] = "application/json";
+  create.query.erase("force");
+  create.body = codec::EncodeJson(object, 0);
+  RequestInfo create_info = info;
+  create_info.verb = "create";
+  return Create(create, create_info, &managed_fields);
 }
 
 }  // namespace podlimits::apiserver
