@@ -2,7 +2,9 @@
 // controller or operator built on it uses the API: informers with client-go's default settings
 // (watch-list), typed create/update/patch/delete in JSON and in protobuf, the apiserver's
 // 422 answers to invalid ListOptions, compared with apimachinery's own validation, and the
-// OpenAPI documents as client-go's own readers (openapi3, OpenAPISchema's protobuf) read them.
+// OpenAPI documents as client-go's own readers (openapi3, OpenAPISchema's protobuf) read them,
+// and server-side apply compared write by write with structured-merge-diff's own field manager
+// (apply.go).
 //
 //	clients-go -kubeconfig FILE [-objects N] [-run REGEXP]
 //
@@ -108,6 +110,7 @@ func allCases() []testCase {
 	cases = append(cases, typedCases()...)
 	cases = append(cases, listOptionsCases()...)
 	cases = append(cases, openAPICases()...)
+	cases = append(cases, applyCases()...)
 	return cases
 }
 
