@@ -135,15 +135,54 @@ void SetManagedFields(Node& object, ManagedFields managed) {
   }
 }
 
-FieldSet SetOfPaths(const std::vector<Path>& paths) {
-  FieldSet s;
-  for (const Path& p : paths) s.Insert(p);
-  return s;
+const FieldSet::Entry* EntryOf(const FieldSet* set, const PathElement& pe) {
+  if (set == nullptr) return nullptr;
+  for (const auto& e : set->entries()) {
+    const int c = e.element.Compare(pe);
+    if (c == 0) return &e;
+    if (c > 0) break;
+  }
+  return nullptr;
+}
+
+// The members of `present` at or under a member of `last` that `owned` does not have: what
+// prune takes away. One walk of the three tries side by side.
+void CollectGone(const FieldSet& present, const FieldSet* last, const FieldSet* owned,
+                 bool under_last, Path& prefix, FieldSet& gone) {
+  for (const auto& e : present.entries()) {
+    const FieldSet::Entry* l = EntryOf(last, e.element);
+    const FieldSet::Entry* o = EntryOf(owned, e.element);
+    const bool under = under_last || (l && l->member);
+    prefix.push_back(e.element);
+    if (e.member && under && !(o && o->member)) gone.Insert(prefix);
+    if (under || l) {
+      CollectGone(e.children, l ? &l->children : nullptr, o ? &o->children : nullptr, under,
+                  prefix, gone);
+    }
+    prefix.pop_back();
+  }
+}
+
+// The members of `present` at or under a member of `gone` that `last` has: what is removed.
+void CollectRemoved(const FieldSet& present, const FieldSet* gone, const FieldSet* last,
+                    bool under_gone, Path& prefix, FieldSet& removed) {
+  for (const auto& e : present.entries()) {
+    const FieldSet::Entry* g = EntryOf(gone, e.element);
+    const FieldSet::Entry* l = EntryOf(last, e.element);
+    const bool under = under_gone || (g && g->member);
+    if (!under && g == nullptr) continue;
+    if (l == nullptr && !under) continue;
+    prefix.push_back(e.element);
+    if (e.member && under && l && l->member) removed.Insert(prefix);
+    if (l) {
+      CollectRemoved(e.children, g ? &g->children : nullptr, &l->children, under, prefix, removed);
+    }
+    prefix.pop_back();
+  }
 }
 
 // Updater.prune: what `manager` applied last time (`last`) and no one owns now goes.
-Node Prune(const TypeRef& type, const Node& merged, const ManagedFields& managed,
-           const FieldSet& last) {
+Node Prune(const TypeRef& type, Node merged, const ManagedFields& managed, const FieldSet& last) {
   if (last.Empty()) return merged;
   auto merged_fields = ToFieldSet(type, merged);
   if (!merged_fields) return merged;
@@ -152,19 +191,15 @@ Node Prune(const TypeRef& type, const Node& merged, const ManagedFields& managed
   FieldSet owned;
   for (const ManagedEntry& m : managed) owned = owned.Union(m.fields);
   owned = EnsureNamedFieldsAreMembers(type, owned);
-  std::vector<Path> gone;
-  for (const Path& p : present.Members()) {
-    if (last_named.HasPrefixOf(p) && !owned.Has(p)) gone.push_back(p);
-  }
-  if (gone.empty()) return merged;
-  const FieldSet gone_set = SetOfPaths(gone);
+  FieldSet gone;
+  Path prefix;
+  CollectGone(present, &last_named, &owned, false, prefix, gone);
+  if (gone.Empty()) return merged;
   // Only what this manager applied before: an item removed with its list map key takes its
   // fields with it, but a field someone else added below a removed parent is not dropped alone.
-  std::vector<Path> remove;
-  for (const Path& p : present.Members()) {
-    if (gone_set.HasPrefixOf(p) && last_named.Has(p)) remove.push_back(p);
-  }
-  return RemoveItems(type, merged, SetOfPaths(remove));
+  FieldSet removed;
+  CollectRemoved(present, &gone, &last_named, false, prefix, removed);
+  return RemoveItems(type, merged, removed);
 }
 
 std::string GroupVersionKindString(const Node& object) {
@@ -186,7 +221,7 @@ struct Attempt {
 };
 
 // structuredMergeManager.Apply and the managers between it and skipNonApplied.
-Result<Attempt> ApplyOnce(const WriteScope& scope, const TypeRef& type, Node live,
+Result<Attempt> ApplyOnce(const WriteScope& scope, const TypeRef& type, const Node& live,
                           ManagedFields managed, const Node& config, std::string_view manager,
                           bool force) {
   if (managed.empty()) {
@@ -210,7 +245,7 @@ Result<Attempt> ApplyOnce(const WriteScope& scope, const TypeRef& type, Node liv
   }
   it->fields = applied->WithoutPrefixes(ignored);
   it->api_version = scope.api_version;
-  Node next = Prune(type, *merged, managed, last);
+  Node next = Prune(type, std::move(*merged), managed, last);
   Attempt out;
   auto changes = TakeChanges(type, live, next, managed, &id, ignored, force, out.applied.conflicts);
   if (!changes) return std::unexpected(BadRequest(changes.error().Message()));
@@ -220,7 +255,7 @@ Result<Attempt> ApplyOnce(const WriteScope& scope, const TypeRef& type, Node liv
     it->fields = it->fields.Difference(StrippedMeta());
     if (it->fields.Empty()) managed.erase(it);
   }
-  out.changed = codec::EncodeJsonSorted(next) != codec::EncodeJsonSorted(live);
+  out.changed = !SameValue(next, live);
   if (out.changed) {
     if (auto mine = FindManager(managed, id); mine != managed.end()) mine->time = scope.now;
   }

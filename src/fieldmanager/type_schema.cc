@@ -26,7 +26,22 @@ const TypeSchema& TypeSchema::Embedded() {
 }
 
 TypeSchema::TypeSchema(std::string_view schema_json, std::string_view docs_json)
-    : schema_(ParseOne(schema_json)), docs_(ParseOne(docs_json)) {}
+    : schema_(ParseOne(schema_json)), docs_(ParseOne(docs_json)) {
+  const Node* types = schema_.Find("types");
+  if (types == nullptr) return;
+  const Node* defs = docs_.Find("definitions");
+  for (const auto& m : types->members) {
+    TypeRef t;
+    t.schema = this;
+    t.shape = TypeRef::Shape::kStruct;
+    t.type_fields = m.value.Find("fields");
+    const Node* def = defs ? defs->Find(m.key) : nullptr;
+    t.type_docs = def ? def->Find("properties") : nullptr;
+    t.required = def ? def->Find("required") : nullptr;
+    t.atomic = StringAt(def, "x-kubernetes-map-type") == "atomic";
+    structs_.emplace(m.key, std::move(t));
+  }
+}
 
 TypeRef TypeSchema::Kind(std::string_view kind) const {
   const Node* roots = schema_.Find("roots");
@@ -36,19 +51,9 @@ TypeRef TypeSchema::Kind(std::string_view kind) const {
 }
 
 TypeRef TypeSchema::Struct(std::string_view type_id) const {
-  TypeRef t;
-  t.schema = this;
-  const Node* types = schema_.Find("types");
-  const Node* type = types ? types->Find(type_id) : nullptr;
-  if (type == nullptr) return t;
-  t.shape = TypeRef::Shape::kStruct;
-  t.type_fields = type->Find("fields");
-  const Node* defs = docs_.Find("definitions");
-  const Node* def = defs ? defs->Find(type_id) : nullptr;
-  t.type_docs = def ? def->Find("properties") : nullptr;
-  t.required = def ? def->Find("required") : nullptr;
-  t.atomic = StringAt(def, "x-kubernetes-map-type") == "atomic";
-  return t;
+  auto it = structs_.find(type_id);
+  if (it == structs_.end()) return TypeRef{.schema = this};
+  return it->second;
 }
 
 TypeRef TypeSchema::Resolve(const Node& spec, const Node* docs) const {

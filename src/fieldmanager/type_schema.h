@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "codec/node.h"
@@ -65,6 +66,9 @@ class TypeSchema {
  private:
   codec::Node schema_;
   codec::Node docs_;
+  // Every type of the schema by its id, resolved once: a walk resolves a struct at every level,
+  // and the schema's ~190 types are members of one JSON object.
+  std::unordered_map<std::string_view, TypeRef> structs_;
 };
 
 }  // namespace podlimits::fieldmanager

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <optional>
 
 #include "codec/json_codec.h"
@@ -38,9 +39,39 @@ TypeRef ChildType(const TypeRef& type, std::string_view key) {
   return TypeRef{.schema = type.schema};
 }
 
-bool Equal(const Node& a, const Node& b) {
-  return codec::EncodeJsonSorted(a) == codec::EncodeJsonSorted(b);
+}  // namespace
+
+bool SameValue(const Node& a, const Node& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Node::Kind::kArray:
+      if (a.items.size() != b.items.size()) return false;
+      for (std::size_t i = 0; i < a.items.size(); ++i) {
+        if (!SameValue(a.items[i], b.items[i])) return false;
+      }
+      return true;
+    case Node::Kind::kObject:
+      if (a.members.size() != b.members.size()) return false;
+      for (const auto& m : a.members) {
+        const Node* other = b.Find(m.key);
+        if (other == nullptr || !SameValue(m.value, *other)) return false;
+      }
+      return true;
+    case Node::Kind::kNumber: {
+      if (a.scalar == b.scalar) return true;
+      double x = 0, y = 0;
+      std::from_chars(a.scalar.data(), a.scalar.data() + a.scalar.size(), x);
+      std::from_chars(b.scalar.data(), b.scalar.data() + b.scalar.size(), y);
+      return x == y;  // 1 and 1.0
+    }
+    default:
+      return a.scalar == b.scalar;
+  }
 }
+
+namespace {
+
+bool Equal(const Node& a, const Node& b) { return SameValue(a, b); }
 
 bool EmptyContainer(const Node* n) {
   return n == nullptr || n->IsNull() || (n->IsObject() && n->members.empty()) ||

@@ -45,6 +45,10 @@ FieldSet EnsureNamedFieldsAreMembers(const TypeRef& type, const FieldSet& set);
 // apiserver compares a created object with.
 codec::Node ZeroObject(const TypeRef& type);
 
+// Whether two values are the same JSON: objects whatever their member order (a stored object is
+// in canonical order, a configuration in the user's), numbers by value.
+bool SameValue(const codec::Node& a, const codec::Node& b);
+
 // The path element of a list item, or an error for an item a map list cannot key.
 Result<PathElement> ListItemElement(const TypeRef& list, const codec::Node& item);
 
