@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 
 #include "codec/json_codec.h"
 
@@ -64,6 +65,7 @@ Result<ManagedFields> DecodeManagedFields(const Node* list) {
   ManagedFields out;
   if (list == nullptr || list->IsNull()) return out;
   if (!list->IsArray()) return Failure("managedFields must be a list");
+  std::unordered_map<std::string, std::size_t> seen;  // identity -> index in out
   for (std::size_t i = 0; i < list->items.size(); ++i) {
     const Node& e = list->items[i];
     ManagedEntry entry;
@@ -91,10 +93,10 @@ Result<ManagedFields> DecodeManagedFields(const Node* list) {
       entry.fields = std::move(*set);
     }
     // A later entry of the same identity replaces an earlier one, as upstream's map does.
-    auto same = std::find_if(out.begin(), out.end(),
-                             [&](const ManagedEntry& m) { return m.SameManager(entry); });
-    if (same != out.end()) {
-      *same = std::move(entry);
+    std::string identity = entry.manager + '\n' + entry.operation + '\n' + entry.subresource +
+                           '\n' + (entry.applied() ? std::string() : entry.api_version);
+    if (auto [at, added] = seen.emplace(std::move(identity), out.size()); !added) {
+      out[at->second] = std::move(entry);
     } else {
       out.push_back(std::move(entry));
     }
@@ -110,15 +112,24 @@ bool IsResetManagedFields(const Node* list) {
 
 Node EncodeManagedFields(ManagedFields managed) {
   if (managed.empty()) return Node::Null();
-  std::stable_sort(managed.begin(), managed.end(), [](const ManagedEntry& p, const ManagedEntry& q) {
+  std::vector<long long> seconds(managed.size());
+  std::vector<std::size_t> order(managed.size());
+  for (std::size_t i = 0; i < managed.size(); ++i) {
+    seconds[i] = Seconds(managed[i].time);
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const ManagedEntry& p = managed[a];
+    const ManagedEntry& q = managed[b];
     if (p.operation != q.operation) return p.operation < q.operation;
-    if (Seconds(p.time) != Seconds(q.time)) return Seconds(p.time) < Seconds(q.time);
+    if (seconds[a] != seconds[b]) return seconds[a] < seconds[b];
     if (p.manager != q.manager) return p.manager < q.manager;
     if (p.api_version != q.api_version) return p.api_version < q.api_version;
     return p.subresource < q.subresource;
   });
   Node list = Node::Array();
-  for (const ManagedEntry& m : managed) {
+  for (std::size_t i : order) {
+    const ManagedEntry& m = managed[i];
     Node e = Node::Object();
     if (!m.manager.empty()) e.Set("manager", Node::String(m.manager));
     e.Set("operation", Node::String(m.operation));
@@ -191,15 +202,26 @@ void CapUpdateManagers(ManagedFields& managed, std::size_t max) {
     if (!managed[i].applied()) updaters.push_back(i);
   }
   if (updaters.size() <= max) return;
+  std::vector<long long> seconds(managed.size());
+  for (std::size_t i : updaters) seconds[i] = Seconds(managed[i].time);
   std::sort(updaters.begin(), updaters.end(), [&](std::size_t a, std::size_t b) {
-    const long long x = Seconds(managed[a].time), y = Seconds(managed[b].time);
-    if (x != y) return x < y;
+    if (seconds[a] != seconds[b]) return seconds[a] < seconds[b];
     return managed[a].manager < managed[b].manager;
   });
   // The first (oldest) manager of each apiVersion becomes the bucket once a second one of the
   // same version is merged into it; every merged one is dropped.
   std::map<std::string, std::size_t> first_of_version;
+  std::map<std::string, std::size_t> bucket_of_version;  // "ancient-changes" entries there are
+  for (std::size_t i = 0; i < managed.size(); ++i) {
+    if (!managed[i].applied() && managed[i].manager == kAncientChanges &&
+        managed[i].subresource.empty()) {
+      bucket_of_version.emplace(managed[i].api_version, i);
+    }
+  }
   std::vector<bool> drop(managed.size(), false);
+  // What each bucket takes in, united once at the end: one union per merged manager would copy
+  // the growing bucket every time (10,000 managers written by hand: seconds).
+  std::map<std::size_t, std::vector<const FieldSet*>> into;
   std::size_t length = updaters.size();
   for (std::size_t k = 0; k < updaters.size() && length > max; ++k) {
     ManagedEntry& m = managed[updaters[k]];
@@ -210,21 +232,30 @@ void CapUpdateManagers(ManagedFields& managed, std::size_t max) {
     }
     // The version's "ancient-changes" entry when there is one already (the first stays as it
     // is then), otherwise the first becomes it.
-    std::size_t b = first->second;
-    for (std::size_t i = 0; i < managed.size(); ++i) {
-      if (!drop[i] && !managed[i].applied() && managed[i].manager == kAncientChanges &&
-          managed[i].subresource.empty() && managed[i].api_version == m.api_version) {
-        b = i;
-      }
-    }
+    auto bucket_at = bucket_of_version.find(m.api_version);
+    const std::size_t b = bucket_at != bucket_of_version.end() ? bucket_at->second : first->second;
+    bucket_of_version[m.api_version] = b;
     if (b == updaters[k]) continue;  // the bucket itself, met again
     ManagedEntry& bucket = managed[b];
     bucket.manager = std::string(kAncientChanges);
     bucket.subresource.clear();
-    bucket.fields = m.fields.Union(bucket.fields);
+    into[b].push_back(&m.fields);
     bucket.time = m.time;
     drop[updaters[k]] = true;
     --length;
+  }
+  for (auto& [b, sets] : into) {
+    // Pairwise rounds: each entry is copied about log2(n) times.
+    std::vector<FieldSet> round;
+    round.push_back(managed[b].fields);
+    for (const FieldSet* s : sets) round.push_back(*s);
+    while (round.size() > 1) {
+      std::vector<FieldSet> next;
+      for (std::size_t i = 0; i + 1 < round.size(); i += 2) next.push_back(round[i].Union(round[i + 1]));
+      if (round.size() % 2 == 1) next.push_back(std::move(round.back()));
+      round = std::move(next);
+    }
+    managed[b].fields = std::move(round[0]);
   }
   ManagedFields kept;
   for (std::size_t i = 0; i < managed.size(); ++i) {

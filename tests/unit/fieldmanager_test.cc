@@ -210,6 +210,26 @@ TEST(TrackUpdateTest, MoreThanTenUpdateManagersBecomeAncientChanges) {
   EXPECT_EQ(entries[9], R"(m11/Update: {"f:data":{"f:k11":{}}})");
 }
 
+// Bad input: 10,000 Update managers written by hand, each owning a field. The write is bounded
+// as upstream bounds it (10 Update managers, the rest in "ancient-changes") and stays quick.
+TEST(TrackUpdateTest, TenThousandManagersWrittenByHandAreCapped) {
+  Node object = Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}})");
+  const Node live = WithManaged(object, TrackUpdate(Scope("ConfigMap"), nullptr, object, nullptr, "creator"));
+  Node requested = Node::Array();
+  for (int i = 0; i < 10000; ++i) {
+    requested.items.push_back(Json(fmt::format(
+        R"({{"manager":"m{}","operation":"Update","apiVersion":"v1","time":"2026-11-29T0{}:00:00Z","fieldsType":"FieldsV1","fieldsV1":{{"f:data":{{"f:k{}":{{}}}}}}}})",
+        i, i % 3, i)));
+  }
+  Node next = object;
+  next.Find("data")->Set("a", Node::String("2"));
+  const Node managed = TrackUpdate(Scope("ConfigMap"), &live, next, &requested, "writer");
+  ASSERT_TRUE(managed.IsArray());
+  EXPECT_EQ(managed.items.size(), 10u);
+  EXPECT_EQ(codec::StringOf(managed.items[0].Find("manager")), "ancient-changes");
+  EXPECT_EQ(codec::StringOf(managed.items[9].Find("manager")), "writer");
+}
+
 struct ApplyStep {
   std::string manager;
   const char* config;
