@@ -244,6 +244,13 @@ func applyCases() []testCase {
 			return nil
 		}})
 	}
+	cases = append(cases, testCase{name: "apply/oracle/pod-lists-by-key", run: func(ctx context.Context, e *env) error {
+		cs, err := e.clientset(jsonContent)
+		if err != nil {
+			return err
+		}
+		return podApplyScenario(ctx, cs, e.namespace)
+	}})
 	cases = append(cases, testCase{name: "apply/typed-apply-configuration", run: func(ctx context.Context, e *env) error {
 		cs, err := e.clientset(jsonContent)
 		if err != nil {
@@ -284,4 +291,90 @@ func applyCases() []testCase {
 		return nil
 	}})
 	return cases
+}
+
+// podWrite is an apply of a whole pod configuration (JSON) by a manager.
+type podWrite struct {
+	manager string
+	force   bool
+	config  string
+}
+
+// podApplyScenario: a pod applied by two managers, compared with structured-merge-diff as the
+// ConfigMaps are. A pod's spec cannot change once created, so the scenario shares and re-applies
+// its containers (a map list by name), their ports (by containerPort and protocol, the protocol
+// defaulted by the schema), env (by name) and an atomic command, and moves labels; the comparison
+// is of the managedFields and labels (the defaults serve's admission fills in are nobody's).
+func podApplyScenario(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	const spec = `"spec":{"containers":[{"name":"web","image":"busybox:latest","command":["sleep","3600"],` +
+		`"ports":[{"containerPort":80},{"containerPort":53,"protocol":"UDP"}],"env":[{"name":"A","value":"1"}]},` +
+		`{"name":"side","image":"busybox:latest"}]}`
+	pod := func(labels string, withSpec bool) string {
+		s := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"ssa-pod","namespace":"` + ns + `"` + labels + `}`
+		if withSpec {
+			s += "," + spec
+		}
+		return s + "}"
+	}
+	writes := []podWrite{
+		{manager: "alice", config: pod(`,"labels":{"app":"web","tier":"a"}`, true)},
+		{manager: "bob", config: pod(`,"labels":{"tier":"a"}`, true)},
+		{manager: "bob", config: pod(`,"labels":{"tier":"b"}`, false)},
+		{manager: "bob", force: true, config: pod(`,"labels":{"tier":"b"}`, false)},
+		{manager: "alice", config: pod(`,"labels":{"app":"web"}`, true)},
+	}
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	fm, err := managedfields.NewDefaultFieldManager(applyconfigurations.NewTypeConverter(scheme.Scheme),
+		scheme.Scheme, scheme.Scheme, scheme.Scheme, gvk, corev1.SchemeGroupVersion, "", nil)
+	if err != nil {
+		return err
+	}
+	var live runtime.Object = &corev1.Pod{}
+	for i, w := range writes {
+		what := fmt.Sprintf("write %d (%s, force=%v)", i+1, w.manager, w.force)
+		force := w.force
+		served := &corev1.Pod{}
+		servedErr := cs.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(ns).Resource("pods").
+			Name("ssa-pod").VersionedParams(&metav1.PatchOptions{FieldManager: w.manager, Force: &force},
+			scheme.ParameterCodec).Body([]byte(w.config)).Do(ctx).Into(served)
+		patch := &unstructured.Unstructured{Object: map[string]interface{}{}}
+		if err := json.Unmarshal([]byte(w.config), &patch.Object); err != nil {
+			return err
+		}
+		out, oracleErr := fm.Apply(live, patch, w.manager, w.force)
+		if (servedErr != nil) != (oracleErr != nil) {
+			return fmt.Errorf("%s: serve answered %v, structured-merge-diff %v", what, servedErr, oracleErr)
+		}
+		if servedErr != nil {
+			if servedErr.Error() != oracleErr.Error() {
+				return fmt.Errorf("%s: serve refused with\n  %q\nstructured-merge-diff with\n  %q", what, servedErr.Error(), oracleErr.Error())
+			}
+			continue
+		}
+		want := &corev1.Pod{}
+		if u, ok := out.(*unstructured.Unstructured); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, want); err != nil {
+				return err
+			}
+		} else if p, ok := out.(*corev1.Pod); ok {
+			want = p
+		}
+		live = want
+		if !reflect.DeepEqual(served.Labels, want.Labels) {
+			return fmt.Errorf("%s: labels %v, structured-merge-diff %v", what, served.Labels, want.Labels)
+		}
+		got, err := managedSummary(served.ManagedFields)
+		if err != nil {
+			return err
+		}
+		exp, err := managedSummary(want.ManagedFields)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(got, exp) {
+			return fmt.Errorf("%s: managedFields\n  %s\nstructured-merge-diff\n  %s", what,
+				strings.Join(got, "\n  "), strings.Join(exp, "\n  "))
+		}
+	}
+	return nil
 }
