@@ -69,7 +69,15 @@ fieldmanager::WriteScope WriteScopeOf(const ServedResource& resource, std::strin
 }
 
 std::expected<Node, ApiError> ReadApplyConfiguration(const http::HttpRequest& request) {
-  // sigs.k8s.io/yaml reads JSON as the YAML it is.
+  // What kubectl and client-go send is JSON: read as JSON when it parses as one object (a
+  // fifth of an apply's time through the YAML parser); anything else goes the YAML way, which
+  // sigs.k8s.io/yaml takes for JSON too.
+  if (const std::size_t first = request.body.find_first_not_of(" \t\r\n");
+      first != std::string::npos && request.body[first] == '{') {
+    if (auto json = codec::ParseJsonStream(request.body); json && json->size() == 1) {
+      return std::move((*json)[0]);
+    }
+  }
   auto documents = codec::ParseYamlStream(request.body);
   if (!documents) {
     return std::unexpected(

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -111,44 +112,42 @@ Result<Items> IndexItems(const TypeRef& list, const Node* value) {
 
 // ---- ToFieldSet ----
 
-Result<void> CollectFields(const TypeRef& type, const Node& value, Path& path, FieldSet& set) {
+// The members below `value` go into `below` (built level by level, not path by path from the
+// root); true when the value itself is a member (a leaf).
+Result<bool> CollectFields(const TypeRef& type, const Node& value, FieldSet& below) {
+  auto& entries = below.mutable_entries();
   switch (HowToWalk(type, &value, nullptr)) {
     case Walk::kLeaf:
       // A struct or map that is null has nothing below it; its parent records it.
-      if ((type.shape == Shape::kStruct || type.shape == Shape::kMap ||
-           type.shape == Shape::kList) && !type.atomic && value.IsNull()) {
-        return {};
-      }
-      set.Insert(path);
-      return {};
+      return !((type.shape == Shape::kStruct || type.shape == Shape::kMap ||
+                type.shape == Shape::kList) && !type.atomic && value.IsNull());
     case Walk::kFields:
       for (const auto& m : value.members) {
-        path.push_back(PathElement::Field(m.key));
-        if (auto r = CollectFields(ChildType(type, m.key), m.value, path, set); !r) return r;
-        if (EmptyContainer(&m.value) && !m.value.IsArray()) {
-          set.Insert(path);
-        } else if (!type.Declares(m.key)) {
-          set.Insert(path);
-        }
-        path.pop_back();
+        FieldSet::Entry e{PathElement::Field(m.key), false, {}};
+        auto leaf = CollectFields(ChildType(type, m.key), m.value, e.children);
+        if (!leaf) return leaf;
+        e.member = *leaf || (EmptyContainer(&m.value) && !m.value.IsArray()) || !type.Declares(m.key);
+        if (e.member || !e.children.Empty()) entries.push_back(std::move(e));
       }
-      return {};
+      break;
     case Walk::kItems: {
       auto items = IndexItems(type, &value);
       if (!items) return std::unexpected(items.error());
       const TypeRef element = type.Element();
       for (std::size_t i = 0; i < items->elements.size(); ++i) {
-        path.push_back(items->elements[i]);
+        FieldSet::Entry e{items->elements[i], true, {}};
         if (!items->duplicated[i]) {
-          if (auto r = CollectFields(element, *items->values[i], path, set); !r) return r;
+          if (auto r = CollectFields(element, *items->values[i], e.children); !r) return r;
         }
-        set.Insert(path);
-        path.pop_back();
+        entries.push_back(std::move(e));
       }
-      return {};
+      break;
     }
   }
-  return {};
+  std::sort(entries.begin(), entries.end(), [](const FieldSet::Entry& a, const FieldSet::Entry& b) {
+    return a.element.Compare(b.element) < 0;
+  });
+  return false;
 }
 
 // ---- Compare ----
@@ -463,8 +462,7 @@ Result<PathElement> ListItemElement(const TypeRef& list, const Node& item) {
 
 Result<FieldSet> ToFieldSet(const TypeRef& type, const Node& value) {
   FieldSet set;
-  Path path;
-  if (auto r = CollectFields(type, value, path, set); !r) return std::unexpected(r.error());
+  if (auto r = CollectFields(type, value, set); !r) return std::unexpected(r.error());
   return set;
 }
 
