@@ -63,8 +63,9 @@ fieldmanager::WriteScope WriteScopeOf(const ServedResource& resource, std::strin
   scope.api_version = resource.GroupVersion();
   scope.subresource = std::string(subresource);
   scope.now = std::move(now);
-  scope.has_status =
-      resource.name == "pods" || resource.name == "nodes" || resource.name == "namespaces";
+  for (const ServedSubresource& sub : resource.subresources) {
+    if (sub.name == "status") scope.has_status = true;
+  }
   return scope;
 }
 
