@@ -24,6 +24,23 @@ std::optional<std::string> WritableProblem(const NodeFacts& node) {
   return std::nullopt;
 }
 
+// A container holding the node's default ulimits that `c` does not set itself (none: no
+// securityContext), so that the ceilings are checked by the same GrantUlimits.
+api::Container DefaultsLeftOut(const api::Container& c, const WrapperConfig& config) {
+  api::Container out;
+  out.name = c.name;
+  for (const api::Ulimit& d : config.default_ulimits) {
+    bool own = false;
+    if (c.security_context && c.security_context->ulimits) {
+      for (const auto& u : *c.security_context->ulimits) own = own || u.name == d.name;
+    }
+    if (own) continue;
+    if (!out.security_context) out.security_context.emplace().ulimits.emplace();
+    out.security_context->ulimits->push_back(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 NodeFacts ProbeNodeFacts(const BundleRequest& request) {
@@ -48,7 +65,18 @@ NodeFacts ProbeNodeFacts(const BundleRequest& request) {
   return node;
 }
 
+bool ConfigAppliesWithoutAnnotations(const BundleRequest& request, const WrapperConfig& config) {
+  return request.role == BundleRole::kContainer && !config.default_ulimits.empty();
+}
+
 Result<CreatePlan> PlanCreate(const BundleRequest& request, const codec::Node& spec,
+                              const NodeFacts& node, const WrapperConfig& config) {
+  return PlanCreate(request,
+                    PodCgroupLocation{codec::StringOf(spec.FindPath({"linux", "cgroupsPath"})), {}},
+                    node, config);
+}
+
+Result<CreatePlan> PlanCreate(const BundleRequest& request, const PodCgroupLocation& where,
                               const NodeFacts& node, const WrapperConfig& config) {
   CreatePlan plan;
   plan.warnings = request.warnings;
@@ -81,7 +109,7 @@ Result<CreatePlan> PlanCreate(const BundleRequest& request, const codec::Node& s
     plan.pod_limits.max_depth = config.max_depth;
   }
   if (plan.pod_limits.pids_max || plan.pod_limits.max_descendants) {
-    auto pod = PodCgroupOf(codec::StringOf(spec.FindPath({"linux", "cgroupsPath"})));
+    auto pod = PodCgroupAt(where);
     if (!pod) return std::unexpected(std::move(pod.error()).Wrap(subject));
     if (node.unified_root.empty()) {
       return Failure(fmt::format("{}: no cgroup2 mount on this node (cgroup mode {})", subject,
@@ -96,6 +124,15 @@ Result<CreatePlan> PlanCreate(const BundleRequest& request, const codec::Node& s
     if (grant.rejection) return Failure(fmt::format("{}: {}", subject, *grant.rejection));
     plan.edits.rlimits = std::move(grant.granted);
     for (auto& e : grant.warnings) plan.warnings.push_back(e.reason + ": " + e.message);
+    auto defaults = DefaultsLeftOut(*request.container, config);
+    if (defaults.security_context) {
+      kubelet::UlimitGrant granted = kubelet::GrantUlimits(defaults, node.rlimits);
+      if (granted.rejection) {
+        return Failure(fmt::format("{}: defaultUlimits of {}: {}", subject,
+                                   config.source.string(), *granted.rejection));
+      }
+      for (auto& g : granted.granted) plan.edits.rlimits.push_back(std::move(g));
+    }
   }
   return plan;
 }

@@ -41,7 +41,18 @@ struct CreatePlan {
   std::vector<std::string> warnings;
 };
 
+// The one decision for podlimits-runc and the NRI plugin (src/nri): what `request` gets on
+// `node`, or the refusal. The pod cgroup is found from `where`. A container gets its own ulimits
+// and then each of config.default_ulimits whose name its own do not set; a default above this
+// node's ceiling is refused with a message naming defaultUlimits.
+Result<CreatePlan> PlanCreate(const BundleRequest& request, const PodCgroupLocation& where,
+                              const NodeFacts& node, const WrapperConfig& config);
+
+// podlimits-runc's form: the pod cgroup from the bundle's linux.cgroupsPath.
 Result<CreatePlan> PlanCreate(const BundleRequest& request, const codec::Node& spec,
                               const NodeFacts& node, const WrapperConfig& config);
+
+// Whether `config` has anything for a request with no podlimits annotation (its defaults).
+bool ConfigAppliesWithoutAnnotations(const BundleRequest& request, const WrapperConfig& config);
 
 }  // namespace podlimits::runcwrap

@@ -32,6 +32,32 @@ Result<fs::path> SliceCgroupPath(std::string_view slice) {
   return path;
 }
 
+Result<fs::path> PodCgroupAt(const PodCgroupLocation& where) {
+  if (!where.cgroups_path.empty() || where.cgroup_parent.empty()) {
+    return PodCgroupOf(where.cgroups_path);
+  }
+  std::string_view parent = where.cgroup_parent;
+  if (parent.ends_with(".slice")) return SliceCgroupPath(parent);
+  if (!parent.starts_with('/')) {
+    return Failure(fmt::format("the pod's cgroup parent {} is neither an absolute cgroup path nor "
+                               "a systemd slice",
+                               field::GoQuote(parent)));
+  }
+  for (const auto& part : fs::path(parent)) {
+    if (part == "..") {
+      return Failure(fmt::format("the pod's cgroup parent {} leaves the cgroup root",
+                                 field::GoQuote(parent)));
+    }
+  }
+  fs::path p = fs::path(parent).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  if (p.empty() || p == "/") {
+    return Failure(fmt::format("the pod's cgroup parent {} is the cgroup root, not a pod cgroup",
+                               field::GoQuote(parent)));
+  }
+  return p;
+}
+
 Result<fs::path> PodCgroupOf(std::string_view cgroups_path) {
   if (cgroups_path.empty()) {
     return Failure("the bundle sets no linux.cgroupsPath, so its pod cgroup is unknown");

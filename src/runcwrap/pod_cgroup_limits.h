@@ -30,6 +30,16 @@ namespace podlimits::runcwrap {
 // relative or root-level cgroupsPath is an error: such a container is in no pod cgroup.
 Result<std::filesystem::path> PodCgroupOf(std::string_view cgroups_path);
 
+// Where a pod's cgroup is to be found. podlimits-runc sees a bundle's linux.cgroupsPath, whose
+// parent is the pod cgroup; the NRI plugin is told the sandbox's cgroup parent (CRI's
+// LinuxPodSandboxConfig.cgroup_parent), which is the pod cgroup itself: "/kubepods/burstable/
+// pod<uid>" (cgroupfs) or "kubepods-burstable-pod<uid>.slice" (systemd).
+struct PodCgroupLocation {
+  std::string cgroups_path;   // a container's cgroupsPath, or
+  std::string cgroup_parent;  // the pod's cgroup parent (used when cgroups_path is empty)
+};
+Result<std::filesystem::path> PodCgroupAt(const PodCgroupLocation& where);
+
 // A systemd slice unit's cgroup path ("a-b.slice" -> "/a.slice/a-b.slice").
 Result<std::filesystem::path> SliceCgroupPath(std::string_view slice);
 

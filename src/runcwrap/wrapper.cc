@@ -198,7 +198,7 @@ int RuncWrapperMain(int argc, char** argv) {
   Node spec = std::move((*parsed)[0]);
   auto request = ReadBundleRequest(spec.Find("annotations"));
   if (!request) return Refuse(log, request.error().Message());
-  if (!request->Any()) {
+  if (!request->Any() && !ConfigAppliesWithoutAnnotations(*request, *config)) {
     if (config->require_pod_annotations && request->role == BundleRole::kSandbox) {
       return Refuse(log, fmt::format(
           "{} carries no podlimits annotation, and this node requires them "

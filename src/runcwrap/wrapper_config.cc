@@ -11,6 +11,7 @@
 #include "base/numbers.h"
 #include "codec/yaml_codec.h"
 #include "field/field.h"
+#include "validation/pod.h"
 
 namespace podlimits::runcwrap {
 namespace fs = std::filesystem;
@@ -73,7 +74,89 @@ Result<void> ResolveRuntime(WrapperConfig& config, std::string_view source) {
   return {};
 }
 
+Result<std::int64_t> UlimitValue(const Node& value, std::string_view where, std::size_t i,
+                                 std::string_view key) {
+  auto v = ParseInt64(value.scalar);
+  if (value.kind != Node::Kind::kNumber || !v) {
+    return Failure(fmt::format("{}: defaultUlimits[{}].{}: must be an integer, not {}", where, i,
+                               key, field::GoQuote(value.scalar)));
+  }
+  return *v;
+}
+
 }  // namespace
+
+Result<void> ParseWritableCgroups(const Node& value, std::string_view where,
+                                  std::int64_t& max_descendants, std::int64_t& max_depth) {
+  if (!value.IsObject()) {
+    return Failure(fmt::format("{}: writableCgroups: must be a mapping (maxDescendants, "
+                               "maxDepth)",
+                               where));
+  }
+  for (const auto& b : value.members) {
+    if (b.key == "maxDescendants" || b.key == "maxDepth") {
+      auto v = Bound(b.value, where, b.key);
+      if (!v) return std::unexpected(v.error());
+      (b.key == "maxDescendants" ? max_descendants : max_depth) = *v;
+    } else {
+      return Failure(fmt::format("{}: writableCgroups: unknown key {} (maxDescendants, "
+                                 "maxDepth)",
+                                 where, field::GoQuote(b.key)));
+    }
+  }
+  return {};
+}
+
+Result<std::vector<api::Ulimit>> ParseDefaultUlimits(const Node& list, std::string_view where) {
+  if (!list.IsArray()) {
+    return Failure(fmt::format("{}: defaultUlimits: must be a list of {{name, soft, hard}}", where));
+  }
+  api::Container c;
+  c.name = "defaultUlimits";
+  auto& ulimits = c.security_context.emplace().ulimits.emplace();
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    const Node& item = list.items[i];
+    if (!item.IsObject()) {
+      return Failure(fmt::format("{}: defaultUlimits[{}]: must be a mapping {{name, soft, hard}}",
+                                 where, i));
+    }
+    api::Ulimit u;
+    bool soft = false, hard = false;
+    for (const auto& m : item.members) {
+      if (m.key == "name") {
+        u.name = m.value.scalar;
+      } else if (m.key == "soft" || m.key == "hard") {
+        auto v = UlimitValue(m.value, where, i, m.key);
+        if (!v) return std::unexpected(v.error());
+        (m.key == "soft" ? u.soft : u.hard) = *v;
+        (m.key == "soft" ? soft : hard) = true;
+      } else {
+        return Failure(fmt::format("{}: defaultUlimits[{}]: unknown key {} (name, soft, hard)",
+                                   where, i, field::GoQuote(m.key)));
+      }
+    }
+    if (!soft || !hard) {
+      return Failure(fmt::format("{}: defaultUlimits[{}]: needs both soft and hard", where, i));
+    }
+    ulimits.push_back(std::move(u));
+  }
+  // The rules the apiserver holds a container's ulimits to (seed 000), so a default can be no
+  // more than a pod could ask for itself.
+  validation::ValidationResult checked;
+  validation::ValidateUlimits(c, api::PodSpec{}, field::Path("defaultUlimits"), checked);
+  if (!checked.errors.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& e : checked.errors) {
+      std::string text = e.String();  // "defaultUlimits.ulimits[0].soft: ..." -> defaultUlimits[0]
+      if (auto at = text.find("defaultUlimits.ulimits["); at != std::string::npos) {
+        text.erase(at + 14, 8);
+      }
+      parts.push_back(std::move(text));
+    }
+    return Failure(fmt::format("{}: {}", where, field::Aggregate(parts)));
+  }
+  return ulimits;
+}
 
 Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view source) {
   WrapperConfig config;
@@ -81,7 +164,7 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
   if (!docs) return Failure(fmt::format("{}: {}", source, codec::DescribeYamlError(docs.error())));
   if (docs->empty() || (docs->size() == 1 && (*docs)[0].node.IsNull())) return config;
   if (docs->size() != 1 || !(*docs)[0].node.IsObject()) {
-    return Failure(fmt::format("{}: must be one YAML mapping (runtime, writableCgroups, requirePodAnnotations)", source));
+    return Failure(fmt::format("{}: must be one YAML mapping (runtime, writableCgroups, defaultUlimits, requirePodAnnotations)", source));
   }
   for (const auto& m : (*docs)[0].node.members) {
     if (m.key == "runtime") {
@@ -95,24 +178,14 @@ Result<WrapperConfig> ParseWrapperConfig(std::string_view text, std::string_view
       }
       config.require_pod_annotations = m.value.scalar == "true";
     } else if (m.key == "writableCgroups") {
-      if (!m.value.IsObject()) {
-        return Failure(fmt::format("{}: writableCgroups: must be a mapping (maxDescendants, "
-                                   "maxDepth)",
-                                   source));
-      }
-      for (const auto& b : m.value.members) {
-        if (b.key == "maxDescendants" || b.key == "maxDepth") {
-          auto v = Bound(b.value, source, b.key);
-          if (!v) return std::unexpected(v.error());
-          (b.key == "maxDescendants" ? config.max_descendants : config.max_depth) = *v;
-        } else {
-          return Failure(fmt::format("{}: writableCgroups: unknown key {} (maxDescendants, "
-                                     "maxDepth)",
-                                     source, field::GoQuote(b.key)));
-        }
-      }
+      auto ok = ParseWritableCgroups(m.value, source, config.max_descendants, config.max_depth);
+      if (!ok) return std::unexpected(ok.error());
+    } else if (m.key == "defaultUlimits") {
+      auto defaults = ParseDefaultUlimits(m.value, source);
+      if (!defaults) return std::unexpected(defaults.error());
+      config.default_ulimits = std::move(*defaults);
     } else {
-      return Failure(fmt::format("{}: unknown key {} (runtime, writableCgroups, requirePodAnnotations)", source,
+      return Failure(fmt::format("{}: unknown key {} (runtime, writableCgroups, defaultUlimits, requirePodAnnotations)", source,
                                  field::GoQuote(m.key)));
     }
   }

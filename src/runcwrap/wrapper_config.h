@@ -6,6 +6,12 @@
 //   writableCgroups:              # bounds on the pod cgroup of a pod with a writable container
 //     maxDescendants: 250         #   cgroup.max.descendants (KEP-5474's defaults)
 //     maxDepth: 50                #   cgroup.max.depth
+//   defaultUlimits:               # rlimits for containers whose ulimits leave them out, in the
+//     - {name: nofile, soft: 1048576, hard: 1048576}  # form of securityContext.ulimits (same
+//                                 # names, -1 for unlimited, held to the KEP's rules here and to
+//                                 # the node's ceilings at each create). Why a node wants them:
+//                                 # containerd 2.0 dropped LimitNOFILE from its systemd unit, so
+//                                 # its containers inherit systemd's 1024:524288 (docs/nri.md).
 //   requirePodAnnotations: false  # true: a pod sandbox that carries no podlimits annotation is
 //                                 # refused. For a runtime handler that only pods with podlimits
 //                                 # fields reach (deploy/runc-wrapper): there, no annotation means
@@ -22,8 +28,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "api/objects.h"
 #include "base/error.h"
+#include "codec/node.h"
 #include "runcwrap/front/runc_front.h"
 
 namespace podlimits::runcwrap {
@@ -43,7 +52,18 @@ struct WrapperConfig {
   std::int64_t max_descendants = 250;
   std::int64_t max_depth = 50;
   bool require_pod_annotations = false;
+  std::vector<api::Ulimit> default_ulimits;
 };
+
+// Reads `defaultUlimits` (a YAML list of {name, soft, hard}) and checks it as the apiserver
+// checks securityContext.ulimits; `where` names the file in errors. Shared with the NRI plugin's
+// configuration, which takes the same key.
+Result<std::vector<api::Ulimit>> ParseDefaultUlimits(const codec::Node& list,
+                                                     std::string_view where);
+
+// What the key is (writableCgroups) parses the same way in the NRI plugin's configuration.
+Result<void> ParseWritableCgroups(const codec::Node& value, std::string_view where,
+                                  std::int64_t& max_descendants, std::int64_t& max_depth);
 
 // Parses the file's text; `source` names it in errors. The runtime is resolved by
 // ResolveRuntime afterwards.

@@ -100,7 +100,8 @@ TEST(WrapperConfigTest, KeysAndErrors) {
     const char* text;
     const char* error;
   } cases[] = {
-      {"runtim: /x\n", "f: unknown key \"runtim\" (runtime, writableCgroups, requirePodAnnotations)"},
+      {"runtim: /x\n", "f: unknown key \"runtim\" (runtime, writableCgroups, defaultUlimits, "
+                        "requirePodAnnotations)"},
       {"runtime: 3\n", "f: runtime: must be the path of crun or runc"},
       {"requirePodAnnotations: yes-please\n", "f: requirePodAnnotations: must be true or false"},
       {"writableCgroups: 5\n", "f: writableCgroups: must be a mapping"},
@@ -116,6 +117,47 @@ TEST(WrapperConfigTest, KeysAndErrors) {
     auto r = ParseWrapperConfig(c.text, "f");
     ASSERT_FALSE(r) << c.text;
     EXPECT_THAT(r.error().Message(), HasSubstr(c.error)) << c.text;
+  }
+}
+
+TEST(WrapperConfigTest, DefaultUlimitsAreHeldToTheKepRules) {
+  auto ok = ParseWrapperConfig(
+      "defaultUlimits:\n  - {name: nofile, soft: 1048576, hard: 1048576}\n"
+      "  - {name: core, soft: -1, hard: -1}\n",
+      "f");
+  ASSERT_TRUE(ok) << ok.error();
+  ASSERT_EQ(ok->default_ulimits.size(), 2u);
+  EXPECT_EQ(ok->default_ulimits[0].name, "nofile");
+  EXPECT_EQ(ok->default_ulimits[0].soft, 1048576);
+  EXPECT_EQ(ok->default_ulimits[1].hard, -1);
+
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* error;
+  } cases[] = {
+      {"not a list", "defaultUlimits: {name: nofile}\n",
+       "f: defaultUlimits: must be a list of {name, soft, hard}"},
+      {"unknown key", "defaultUlimits: [{name: nofile, soft: 1, hard: 1, max: 2}]\n",
+       "f: defaultUlimits[0]: unknown key \"max\" (name, soft, hard)"},
+      {"hard missing", "defaultUlimits: [{name: nofile, soft: 1}]\n",
+       "f: defaultUlimits[0]: needs both soft and hard"},
+      {"not an integer", "defaultUlimits: [{name: nofile, soft: many, hard: 1}]\n",
+       "f: defaultUlimits[0].soft: must be an integer, not \"many\""},
+      {"soft above hard", "defaultUlimits: [{name: nofile, soft: 2048, hard: 1024}]\n",
+       "f: defaultUlimits[0].soft: Invalid value: 2048"},
+      {"nofile above the KEP's maximum",
+       "defaultUlimits: [{name: nofile, soft: 1024, hard: 2000000}]\n",
+       "f: defaultUlimits[0].hard: Invalid value: 2000000: must be less than or equal to 1048576"},
+      {"a name outside the allowlist", "defaultUlimits: [{name: nproc, soft: 1, hard: 1}]\n",
+       "f: defaultUlimits[0].name: Unsupported value: \"nproc\""},
+      {"twice", "defaultUlimits: [{name: core, soft: 1, hard: 1}, {name: core, soft: 1, hard: 1}]\n",
+       "f: defaultUlimits[1].name: Duplicate value: \"core\""},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseWrapperConfig(c.text, "f");
+    ASSERT_FALSE(r) << c.name;
+    EXPECT_THAT(r.error().Message(), HasSubstr(c.error)) << c.name;
   }
 }
 
@@ -336,6 +378,37 @@ TEST(PodCgroupTest, CgroupfsAndSystemdPaths) {
               HasSubstr("leaves the cgroup root"));
 }
 
+TEST(PodCgroupTest, FromThePodsCgroupParent) {
+  struct Case {
+    const char* name;
+    PodCgroupLocation where;
+    const char* pod;    // nullptr: an error
+    const char* error;  // its substring
+  } cases[] = {
+      {"cgroupfs parent", {"", "/kubepods/burstable/pod1"}, "/kubepods/burstable/pod1", ""},
+      {"systemd slice parent", {"", "kubepods-burstable-pod1.slice"},
+       "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice", ""},
+      {"a container's cgroupsPath wins", {"/kubepods/pod2/c1", "/kubepods/pod1"}, "/kubepods/pod2",
+       ""},
+      {"relative parent", {"", "kubepods/pod1"}, nullptr,
+       "the pod's cgroup parent \"kubepods/pod1\" is neither an absolute cgroup path nor a "
+       "systemd slice"},
+      {"the root", {"", "/"}, nullptr, "is the cgroup root, not a pod cgroup"},
+      {"dot-dot", {"", "/kubepods/../x"}, nullptr, "leaves the cgroup root"},
+      {"neither", {"", ""}, nullptr, "sets no linux.cgroupsPath"},
+  };
+  for (const auto& c : cases) {
+    auto pod = PodCgroupAt(c.where);
+    if (c.pod == nullptr) {
+      ASSERT_FALSE(pod) << c.name;
+      EXPECT_THAT(pod.error().Message(), HasSubstr(c.error)) << c.name;
+    } else {
+      ASSERT_TRUE(pod) << c.name << ": " << pod.error();
+      EXPECT_EQ(*pod, c.pod) << c.name;
+    }
+  }
+}
+
 TEST(PodCgroupTest, LowersNeverRaisesAndNeedsThePodCgroup) {
   podlimits::testing::TempDir tmp("runcwrap-cgroup");
   const std::filesystem::path root = tmp.path();
@@ -421,6 +494,47 @@ TEST(CreatePlanTest, UlimitsWithinTheCeilings) {
               HasSubstr("container \"app\" of pod default/web: spec.containers[0].securityContext."
                         "ulimits[0].hard: container \"app\" asks nofile 30000, above this node's "
                         "ceiling 20000"));
+}
+
+TEST(CreatePlanTest, DefaultUlimitsFillWhatTheContainerLeavesOut) {
+  WrapperConfig config;
+  config.source = "/etc/podlimits/runc.yaml";
+  config.default_ulimits = {{"nofile", 4096, 8192}, {"core", -1, -1}};
+  auto plan_with = [&](const std::string& annotations, const NodeFacts& node) {
+    auto a = Annotations("{" + annotations + "}");
+    auto req = ReadBundleRequest(&a);
+    EXPECT_TRUE(req) << req.error();
+    return PlanCreate(*req, PodCgroupLocation{"/kubepods/pod1/c1", {}}, node, config);
+  };
+  const NodeFacts node = Node(cgroups::CgroupMode::kV2, true);
+
+  auto none = plan_with(kContainerd, node);
+  ASSERT_TRUE(none) << none.error();
+  EXPECT_THAT(none->edits.rlimits,
+              ElementsAre(kubelet::GrantedUlimit{"nofile", 4096, 8192},
+                          kubelet::GrantedUlimit{"core", kubelet::kRlimInfinity,
+                                                 kubelet::kRlimInfinity}));
+
+  auto own = plan_with(std::string(kContainerd) +
+                           R"(,"ulimits.noderesource.dev/container.app":"[{type: nofile, soft: 100, hard: 200}]")",
+                       node);
+  ASSERT_TRUE(own) << own.error();
+  EXPECT_THAT(own->edits.rlimits,
+              ElementsAre(kubelet::GrantedUlimit{"nofile", 100, 200},
+                          kubelet::GrantedUlimit{"core", kubelet::kRlimInfinity,
+                                                 kubelet::kRlimInfinity}));
+
+  auto sandbox = plan_with(kSandbox, node);
+  ASSERT_TRUE(sandbox) << sandbox.error();
+  EXPECT_TRUE(sandbox->edits.rlimits.empty());
+
+  config.default_ulimits = {{"nofile", 30000, 30000}};  // the node's own hard limit is 20000
+  auto above = plan_with(kContainerd, node);
+  ASSERT_FALSE(above);
+  EXPECT_THAT(above.error().Message(),
+              HasSubstr("container \"app\" of pod default/web: defaultUlimits of "
+                        "/etc/podlimits/runc.yaml: "));
+  EXPECT_THAT(above.error().Message(), HasSubstr("asks nofile 30000, above this node's ceiling 20000"));
 }
 
 TEST(CreatePlanTest, PidLimitNeedsCgroupV2) {
