@@ -12,6 +12,7 @@
 #include "cli/recommend_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
+#include "cli/nri_command.h"
 #include "cli/webhook_command.h"
 #include "runcwrap/wrapper.h"
 
@@ -26,6 +27,7 @@ int Main(int argc, char** argv) {
   AddRunCommand(app, exit_code);
   AddServeCommands(app, exit_code);
   AddWebhookCommand(app, exit_code);
+  AddNriCommand(app, exit_code);
   AddNodeLabelsCommand(app, exit_code);
   AddRecommendCommand(app, exit_code);
   AddImageCommands(app, exit_code);
