@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -39,8 +40,9 @@ var (
 	// The runtime runs in a child process of this program, so that a restart is what it is for
 	// the plugin: the process holding the socket's other end exits (Adaptation.Stop leaves
 	// external plugins' connections open).
-	runtimePhase = flag.String("runtime", "", "internal: run the runtime side (first|again) on -socket")
+	runtimePhase = flag.String("runtime", "", "internal: run the runtime side (first|again|adjuster) on -socket")
 	socketFlag   = flag.String("socket", "", "internal: the NRI socket")
+	adjuster     = flag.String("ulimit-adjuster", "", "NRI's sample ulimit-adjuster, run on the same pods beside podlimits")
 )
 
 var failures []string
@@ -131,7 +133,11 @@ func rlimitsOf(rpl *nri.CreateContainerResponse) []rlimit {
 
 // waitRegistered sends a probe pod until the plugin's adjustment shows it registered.
 func waitRegistered(a *nri.Adaptation, what string) bool {
-	probe := pod("probe", map[string]string{ulimitsKey: "[{type: core, soft: 0, hard: 0}]"})
+	return waitRegisteredWith(a, what, ulimitsKey)
+}
+
+func waitRegisteredWith(a *nri.Adaptation, what, key string) bool {
+	probe := pod("probe", map[string]string{key: "[{type: core, soft: 0, hard: 0}]"})
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		rpl, err := a.CreateContainer(context.Background(),
@@ -326,6 +332,145 @@ func hostile(socket string, log *syncedBuffer) {
 	}
 }
 
+// The same pods for podlimits and NRI's ulimit-adjuster (0.8 reads the key podlimits keeps as
+// deprecated, ulimits.nri.containerd.io/container.NAME): each outcome is written out for both,
+// and where they differ the table says why.
+const deprecatedKey = "ulimits.nri.containerd.io/container.app"
+
+type outcome struct {
+	Rlimits []rlimit
+	Err     string
+}
+
+type compareCase struct {
+	name      string
+	ulimits   string // the annotation's value; "" for none
+	podlimits outcome
+	adjuster  outcome
+	why       string // where they differ
+}
+
+// ceiling marks an expected nofile granted at this node's ceiling (node-dependent: fs.nr_open
+// with CAP_SYS_RESOURCE, else the plugin's own hard limit): soft == hard > 0.
+const ceiling = ^uint64(0) - 1
+
+var compareCases = []compareCase{
+	{"within every bound", "[{type: nofile, soft: 1024, hard: 2048}]",
+		outcome{Rlimits: []rlimit{{"RLIMIT_NOFILE", 1024, 2048}}},
+		outcome{Rlimits: []rlimit{{"RLIMIT_NOFILE", 1024, 2048}}}, ""},
+	{"a pod that sets core only", "[{type: core, soft: 0, hard: 1024}]",
+		outcome{Rlimits: []rlimit{{"RLIMIT_CORE", 0, 1024}, {"RLIMIT_NOFILE", 4096, 8192}}},
+		outcome{Rlimits: []rlimit{{"RLIMIT_CORE", 0, 1024}}},
+		"podlimits adds the node's defaultUlimits for what the pod leaves out"},
+	{"no annotation", "",
+		outcome{Rlimits: []rlimit{{"RLIMIT_NOFILE", 4096, 8192}}}, outcome{},
+		"podlimits adds the node's defaultUlimits; ulimit-adjuster has none"},
+	{"soft above hard", "[{type: nofile, soft: 10, hard: 5}]",
+		outcome{Err: "must be less than or equal to hard limit 5"},
+		outcome{Err: `ulimit "RLIMIT_NOFILE" must have hard limit >= soft limit`}, ""},
+	{"-1, unlimited", "[{type: nofile, soft: -1, hard: -1}]",
+		outcome{Rlimits: []rlimit{{"RLIMIT_NOFILE", ceiling, ceiling}}},
+		outcome{Err: "cannot unmarshal number -1"},
+		"the KEP's -1 is the node's ceiling for podlimits; ulimit-adjuster reads unsigned values only"},
+	{"nofile above the KEP's 1048576", "[{type: nofile, soft: 1024, hard: 2000000}]",
+		outcome{Err: "must be less than or equal to 1048576 (or -1 for unlimited)"},
+		outcome{Rlimits: []rlimit{{"RLIMIT_NOFILE", 1024, 2000000}}},
+		"ulimit-adjuster has no upper bound (the runtime then fails on the kernel's fs.nr_open)"},
+	{"a ulimit outside the KEP's six", "[{type: nproc, soft: 1, hard: 1}]",
+		outcome{Err: `Unsupported value: "nproc"`},
+		outcome{Rlimits: []rlimit{{"RLIMIT_NPROC", 1, 1}}},
+		"ulimit-adjuster takes every RLIMIT_*; the KEP allows core, memlock, nice, nofile, rtprio, stack"},
+}
+
+func compareOutcomes(a *nri.Adaptation) []outcome {
+	var out []outcome
+	for i, c := range compareCases {
+		annotations := map[string]string{}
+		if c.ulimits != "" {
+			annotations[deprecatedKey] = c.ulimits
+		}
+		p := pod(fmt.Sprint("cmp", i), annotations)
+		rpl, err := a.CreateContainer(context.Background(), &nri.CreateContainerRequest{Pod: p, Container: container(p)})
+		o := outcome{Rlimits: rlimitsOf(rpl)}
+		if err != nil {
+			o = outcome{Err: err.Error()}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func matches(got, want outcome) bool {
+	if want.Err != "" || got.Err != "" {
+		return want.Err != "" && strings.Contains(got.Err, want.Err)
+	}
+	if len(got.Rlimits) != len(want.Rlimits) {
+		return false
+	}
+	for i, w := range want.Rlimits {
+		g := got.Rlimits[i]
+		if w.Soft == ceiling {
+			if g.Type != w.Type || g.Soft != g.Hard || g.Soft == 0 {
+				return false
+			}
+		} else if g != w {
+			return false
+		}
+	}
+	return true
+}
+
+func (o outcome) String() string {
+	if o.Err != "" {
+		return "refused"
+	}
+	if len(o.Rlimits) == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for _, l := range o.Rlimits {
+		parts = append(parts, fmt.Sprintf("%s=%d:%d", strings.TrimPrefix(l.Type, "RLIMIT_"), l.Soft, l.Hard))
+	}
+	return strings.Join(parts, " ")
+}
+
+func writeOutcomes(file string, outcomes []outcome) {
+	b, _ := json.Marshal(outcomes)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		fail("write %s: %v", file, err)
+	}
+}
+
+func readOutcomes(file string) []outcome {
+	var out []outcome
+	b, err := os.ReadFile(file)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil || len(out) != len(compareCases) {
+		fail("the outcomes in %s: %v", file, err)
+		return nil
+	}
+	return out
+}
+
+func compare(dir string) {
+	mine, theirs := readOutcomes(filepath.Join(dir, "podlimits.json")), readOutcomes(filepath.Join(dir, "adjuster.json"))
+	if mine == nil || theirs == nil {
+		return
+	}
+	fmt.Printf("%-32s %-36s %-28s %s\n", "the same pod", "podlimits nri", "ulimit-adjuster", "why they differ")
+	for i, c := range compareCases {
+		if !matches(mine[i], c.podlimits) {
+			fail("beside ulimit-adjuster, %q: podlimits gave %+v, want %+v", c.name, mine[i], c.podlimits)
+		}
+		if !matches(theirs[i], c.adjuster) {
+			fail("beside podlimits, %q: ulimit-adjuster gave %+v, want %+v", c.name, theirs[i], c.adjuster)
+		}
+		fmt.Printf("%-32s %-36s %-28s %s\n", c.name, mine[i], theirs[i], c.why)
+	}
+}
+
 // runtime is one life of the runtime: a child process that serves the socket, runs its
 // phase's cases and exits.
 func runtime(phase, socket string) {
@@ -335,6 +480,12 @@ func runtime(phase, socket string) {
 	case "first":
 		if waitRegistered(a, "first start") {
 			adaptationCases(a)
+			writeOutcomes(filepath.Join(dir, "podlimits.json"), compareOutcomes(a))
+		}
+	case "adjuster":
+		// ulimit-adjuster is launched by the adaptation itself from its plugin directory.
+		if waitRegisteredWith(a, "ulimit-adjuster", deprecatedKey) {
+			writeOutcomes(filepath.Join(dir, "adjuster.json"), compareOutcomes(a))
 		}
 	case "again":
 		if waitRegistered(a, "after the runtime restarted") {
@@ -352,6 +503,12 @@ func runtime(phase, socket string) {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+func copyFile(from, to string) {
+	if b, err := os.ReadFile(from); err == nil {
+		os.WriteFile(to, b, 0o644)
+	}
 }
 
 func main() {
@@ -412,6 +569,24 @@ func main() {
 	}
 	hostile(socket, log)
 	stop()
+
+	if *adjuster != "" {
+		// The other runtime: its own directory and socket, ulimit-adjuster in its plugin
+		// directory (NRI's index-name form), launched and registered by the adaptation.
+		other := filepath.Join(dir, "adjuster")
+		os.MkdirAll(filepath.Join(other, "plugins"), 0o755)
+		if err := os.Symlink(*adjuster, filepath.Join(other, "plugins", "10-ulimit-adjuster")); err != nil {
+			fail("install ulimit-adjuster: %v", err)
+		}
+		child := exec.Command(os.Args[0], "-runtime", "adjuster", "-socket", filepath.Join(other, "nri.sock"))
+		out, err := child.Output()
+		if err != nil {
+			fmt.Print(string(out))
+			fail("the ulimit-adjuster runtime: %v", err)
+		}
+		copyFile(filepath.Join(other, "adjuster.json"), filepath.Join(dir, "adjuster.json"))
+		compare(dir)
+	}
 
 	if *verbose {
 		fmt.Print("--- podlimits nri's log ---\n", log.String())
