@@ -193,13 +193,7 @@ Result<ContainerAdjustment> NriPlugin::Adjust(const PodSandbox& pod, const Conta
       config_.limits);
   if (!plan) return std::unexpected(plan.error());
   for (const auto& w : plan->warnings) log_("warning", request->Subject() + ": " + w);
-  if (plan->pod_cgroup) {
-    // The sandbox set these; checked again so that a pod cgroup that vanished or was raised
-    // meanwhile never gets a container.
-    auto state = runcwrap::ApplyPodCgroupLimits(node.unified_root, *plan->pod_cgroup,
-                                                plan->pod_limits);
-    if (!state) return std::unexpected(std::move(state.error()).Wrap(request->Subject()));
-  }
+  // Refused before anything is written: nothing half-applied.
   if (plan->edits.writable_cgroup) {
     // NRI's adjustment can add a mount but not a namespace: a writable cgroup mount without a
     // cgroup namespace of its own would show the container the whole host hierarchy.
@@ -211,6 +205,13 @@ Result<ContainerAdjustment> NriPlugin::Adjust(const PodSandbox& pod, const Conta
           request->Subject()));
     }
     adjust.mounts.push_back(WritableCgroupMount());
+  }
+  if (plan->pod_cgroup) {
+    // The sandbox set these; checked again so that a pod cgroup that vanished or was raised
+    // meanwhile never gets a container.
+    auto state = runcwrap::ApplyPodCgroupLimits(node.unified_root, *plan->pod_cgroup,
+                                                plan->pod_limits);
+    if (!state) return std::unexpected(std::move(state.error()).Wrap(request->Subject()));
   }
   for (const auto& g : plan->edits.rlimits) {
     adjust.rlimits.push_back({runcwrap::RlimitType(g.name), g.hard, g.soft});
