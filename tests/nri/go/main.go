@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,7 @@ var (
 	runtimePhase = flag.String("runtime", "", "internal: run the runtime side (first|again|adjuster) on -socket")
 	socketFlag   = flag.String("socket", "", "internal: the NRI socket")
 	adjuster     = flag.String("ulimit-adjuster", "", "NRI's sample ulimit-adjuster, run on the same pods beside podlimits")
+	benchCreates = flag.Int("bench", 0, "also time this many CreateContainer calls with the plugin and as many without (no plugin registered)")
 )
 
 var failures []string
@@ -471,6 +473,27 @@ func compare(dir string) {
 	}
 }
 
+// bench times CreateContainer through the adaptation for a pod with ulimits: NRI's own cost
+// (ttrpc, protobuf, merging the adjustment) plus the plugin's decision. Without a plugin it is
+// the adaptation's cost alone.
+func bench(a *nri.Adaptation, what string) {
+	p := pod("bench", map[string]string{ulimitsKey: "[{type: nofile, soft: 1024, hard: 2048}]"})
+	var times []time.Duration
+	for i := 0; i < *benchCreates; i++ {
+		c := container(p)
+		c.Id = fmt.Sprint("bench-", i)
+		began := time.Now()
+		if _, err := a.CreateContainer(context.Background(), &nri.CreateContainerRequest{Pod: p, Container: c}); err != nil {
+			fail("bench: %v", err)
+			return
+		}
+		times = append(times, time.Since(began))
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	fmt.Printf("CreateContainer %s: %d calls, median %v, p90 %v, p99 %v\n", what, len(times),
+		times[len(times)/2], times[len(times)*9/10], times[len(times)*99/100])
+}
+
 // runtime is one life of the runtime: a child process that serves the socket, runs its
 // phase's cases and exits.
 func runtime(phase, socket string) {
@@ -481,7 +504,12 @@ func runtime(phase, socket string) {
 		if waitRegistered(a, "first start") {
 			adaptationCases(a)
 			writeOutcomes(filepath.Join(dir, "podlimits.json"), compareOutcomes(a))
+			if *benchCreates > 0 {
+				bench(a, "with podlimits nri")
+			}
 		}
+	case "bare":
+		bench(a, "without a plugin")
 	case "adjuster":
 		// ulimit-adjuster is launched by the adaptation itself from its plugin directory.
 		if waitRegisteredWith(a, "ulimit-adjuster", deprecatedKey) {
@@ -558,9 +586,10 @@ func main() {
 
 	// The plugin starts before the runtime (it waits for the socket), the runtime restarts once.
 	for _, phase := range []string{"first", "again"} {
-		child := exec.Command(os.Args[0], "-runtime", phase, "-socket", socket, fmt.Sprintf("-v=%v", *verbose))
+		child := exec.Command(os.Args[0], "-runtime", phase, "-socket", socket, fmt.Sprintf("-v=%v", *verbose),
+			fmt.Sprintf("-bench=%d", *benchCreates))
 		out, err := child.Output()
-		if *verbose || err != nil {
+		if *verbose || err != nil || *benchCreates > 0 {
 			fmt.Print(string(out))
 		}
 		if err != nil {
@@ -569,6 +598,17 @@ func main() {
 	}
 	hostile(socket, log)
 	stop()
+	if *benchCreates > 0 {
+		// The same calls on a runtime with no plugin at all.
+		bare := filepath.Join(dir, "bare")
+		os.MkdirAll(bare, 0o755)
+		out, err := exec.Command(os.Args[0], "-runtime", "bare", "-socket", filepath.Join(bare, "nri.sock"),
+			fmt.Sprintf("-bench=%d", *benchCreates)).Output()
+		fmt.Print(string(out))
+		if err != nil {
+			fail("the bare runtime: %v", err)
+		}
+	}
 
 	if *adjuster != "" {
 		// The other runtime: its own directory and socket, ulimit-adjuster in its plugin
