@@ -1,0 +1,110 @@
+// cri-pods: podlimits-runc driven as a cluster drives it, through containerd's CRI plugin with the
+// kubelet's own CRI client (k8s.io/cri-client's remote runtime and image services), in the
+// kubelet's order of calls. Run by tests/cri/run, which starts the containerd and imports the
+// images; this program is the kubelet: it makes the pod cgroups, calls the CRI and reads back
+// what the node holds. Prints "ok CASE" per check and "cri: N passed, M failed".
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	internalapi "k8s.io/cri-api/pkg/apis"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	remote "k8s.io/cri-client/pkg"
+)
+
+type run struct {
+	rt      internalapi.RuntimeService
+	images  internalapi.ImageManagerService
+	node    *node
+	handler string
+	restart string // a command that stops containerd and starts it again ("" skips the case)
+	passed  int
+	failed  int
+}
+
+func (r *run) ok(name string) { r.passed++; fmt.Println("ok " + name) }
+func (r *run) fail(name, format string, args ...any) {
+	r.failed++
+	fmt.Printf("FAIL %s: %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// check records one named check: ok when err is nil.
+func (r *run) check(name string, err error) bool {
+	if err != nil {
+		r.fail(name, "%v", err)
+		return false
+	}
+	r.ok(name)
+	return true
+}
+
+func main() {
+	n := &node{}
+	endpoint := flag.String("endpoint", "", "containerd's CRI socket (unix:///...)")
+	r := &run{node: n}
+	flag.StringVar(&r.handler, "handler", "podlimits", "the runtime handler (RuntimeClass handler)")
+	flag.StringVar(&r.restart, "restart", "", "shell command that restarts containerd")
+	flag.StringVar(&n.cgroupMode, "cgroup-mode", "v2", "v1 (the pids hierarchy of a v1/hybrid node) or v2")
+	flag.BoolVar(&n.nsdelegate, "nsdelegate", false, "cgroup2 is mounted with nsdelegate")
+	flag.StringVar(&n.hierarchy, "hierarchy", "/sys/fs/cgroup", "where the pod cgroups' hierarchy is mounted")
+	others := flag.String("other-hierarchies", "", "comma-separated v1 hierarchies the pod cgroup is made in too")
+	flag.StringVar(&n.base, "cgroup-base", "/kubepods", "the pod cgroups' parent in that hierarchy")
+	flag.Int64Var(&n.podPidsLimit, "pod-pids-limit", 4096, "the kubelet's podPidsLimit")
+	flag.StringVar(&n.image, "image", "docker.io/library/busybox:latest", "the containers' image")
+	flag.StringVar(&n.logDir, "log-dir", "/tmp/cri-pods-logs", "the pods' log directories' parent")
+	flag.StringVar(&n.stateDir, "state", "", "containerd's state directory")
+	flag.StringVar(&n.containerdPid, "containerd-pid-file", "", "file with containerd's pid")
+	flag.Int64Var(&n.nofileCeiling, "nofile-ceiling", 1048576, "the hard nofile this node's runtime may grant")
+	timeout := flag.Duration("timeout", 90*time.Second, "for the whole run")
+	flag.Parse()
+	if *others != "" {
+		n.otherHierarchies = strings.Split(*others, ",")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	var err error
+	// The kubelet's connection: 2 minutes of connection timeout, no tracing, no list streaming.
+	r.rt, err = remote.NewRemoteRuntimeService(ctx, *endpoint, 2*time.Minute, nil, false)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cri-pods:", err)
+		os.Exit(2)
+	}
+	r.images, err = remote.NewRemoteImageService(ctx, *endpoint, 2*time.Minute, nil, false)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cri-pods:", err)
+		os.Exit(2)
+	}
+	version, err := r.rt.Version(ctx, "v1")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cri-pods: Version:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("cri-pods: %s %s (CRI %s), handler %q, cgroup %s, nsdelegate %v\n",
+		version.RuntimeName, version.RuntimeVersion, version.RuntimeApiVersion, r.handler, n.cgroupMode, n.nsdelegate)
+
+	r.imagePresent(ctx)
+	r.limitsPod(ctx)
+	r.writablePod(ctx)
+	r.refusedPods(ctx)
+	fmt.Printf("cri: %d passed, %d failed\n", r.passed, r.failed)
+	if r.failed > 0 {
+		os.Exit(1)
+	}
+}
+
+// The kubelet asks ImageStatus before it pulls (imagePullPolicy IfNotPresent): the image was
+// imported beforehand, no registry is reachable.
+func (r *run) imagePresent(ctx context.Context) {
+	status, err := r.images.ImageStatus(ctx, &runtimeapi.ImageSpec{Image: r.node.image}, false)
+	if err == nil && status.GetImage() == nil {
+		_, err = r.images.PullImage(ctx, &runtimeapi.ImageSpec{Image: r.node.image}, nil, nil)
+	}
+	r.check("image-present", err)
+}
