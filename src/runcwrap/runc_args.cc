@@ -47,6 +47,13 @@ bool CreateTakesValue(std::string_view name) {
                       "preserve-fds", "config", "f"});
 }
 
+// exec options of runc and crun that take a value.
+bool ExecTakesValue(std::string_view name) {
+  return OneOf(name, {"console-socket", "pidfd-socket", "cwd", "env", "e", "user", "u",
+                      "additional-gids", "g", "process", "p", "process-label", "apparmor",
+                      "pid-file", "preserve-fds", "cap", "c", "cgroup"});
+}
+
 }  // namespace
 
 Result<RuncCall> ParseRuncCall(const std::vector<std::string>& args) {
@@ -65,6 +72,23 @@ Result<RuncCall> ParseRuncCall(const std::vector<std::string>& args) {
   }
   if (i >= args.size()) return call;
   call.command = args[i++];
+  if (call.Execs()) {
+    for (; i < args.size(); ++i) {
+      auto o = AsOption(args[i]);
+      if (!o) {
+        call.container_id = args[i];
+        break;
+      }
+      if (!o->value && ExecTakesValue(o->name)) {
+        if (i + 1 >= args.size()) {
+          return Failure(call.command + " " + args[i] + ": the option needs a value");
+        }
+        o->value = args[++i];
+      }
+      if (o->name == "process" || o->name == "p") call.process_file = *o->value;
+    }
+    return call;
+  }
   if (!call.Creates()) return call;
 
   for (; i < args.size(); ++i) {

@@ -19,6 +19,7 @@
 #include "cri/process_limits.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"
+#include "runcwrap/exec_limits.h"
 #include "runcwrap/front_record.h"
 #include "runcwrap/runc_args.h"
 #include "runcwrap/runtime_log.h"
@@ -92,6 +93,23 @@ Result<ChildResult> RuntimeAgain(const fs::path& runtime, const RuncCall& call,
   return RunChild(c);
 }
 
+// The runtime's `state` of the call's container: the OCI state (id, status, pid, bundle, ...)
+// runc and crun both print.
+Result<Node> RuntimeState(const fs::path& runtime, const RuncCall& call) {
+  auto state = RuntimeAgain(runtime, call, {"state", call.container_id});
+  if (!state) return std::unexpected(state.error());
+  if (!state->Succeeded()) {
+    return Failure(fmt::format("{} state {}: {}", runtime.string(), call.container_id,
+                               state->err.empty() ? state->Describe(std::chrono::seconds(30))
+                                                  : state->err));
+  }
+  auto parsed = codec::ParseJsonStream(state->out);
+  if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
+    return Failure(runtime.string() + " state: its answer is not one JSON object");
+  }
+  return std::move((*parsed)[0]);
+}
+
 // The container's init process: the pid file the runtime wrote, else `state`.
 Result<pid_t> InitPid(const fs::path& runtime, const RuncCall& call) {
   if (call.pid_file) {
@@ -101,15 +119,9 @@ Result<pid_t> InitPid(const fs::path& runtime, const RuncCall& call) {
     if (!pid || *pid <= 0) return Failure("read", *call.pid_file, "not a process id");
     return static_cast<pid_t>(*pid);
   }
-  auto state = RuntimeAgain(runtime, call, {"state", call.container_id});
+  auto state = RuntimeState(runtime, call);
   if (!state) return std::unexpected(state.error());
-  if (!state->Succeeded()) {
-    return Failure(fmt::format("{} state {}: {}", runtime.string(), call.container_id,
-                               state->err.empty() ? state->Describe(std::chrono::seconds(30))
-                                                  : state->err));
-  }
-  auto parsed = codec::ParseJsonStream(state->out);
-  const Node* pid = parsed && parsed->size() == 1 ? (*parsed)[0].Find("pid") : nullptr;
+  const Node* pid = state->Find("pid");
   auto value = pid ? ParseInt64(pid->scalar) : std::nullopt;
   if (!value || *value <= 0) return Failure(runtime.string() + " state: no pid in its answer");
   return static_cast<pid_t>(*value);
@@ -174,6 +186,55 @@ int Refuse(const RuntimeLog& log, const std::string& message) {
   return 1;
 }
 
+Result<Node> ReadJsonObject(const fs::path& path) {
+  auto text = ReadSmallFile(path, kMaxSpecSize);
+  if (!text) return std::unexpected(text.error());
+  auto parsed = codec::ParseJsonStream(*text);
+  if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
+    return Failure(fmt::format("{}: not one JSON object", path.string()));
+  }
+  return std::move((*parsed)[0]);
+}
+
+// The container's bundle, from the runtime's `state`.
+Result<fs::path> BundleOf(const fs::path& runtime, const RuncCall& call) {
+  auto state = RuntimeState(runtime, call);
+  if (!state) return std::unexpected(state.error());
+  const Node* bundle = state->Find("bundle");
+  if (bundle == nullptr || bundle->scalar.empty()) {
+    return Failure(runtime.string() + " state: no bundle in its answer");
+  }
+  return fs::path(bundle->scalar);
+}
+
+// `exec --process FILE ID` into a container whose annotations ask for ulimits: the process gets
+// the container's rlimits (exec_limits.h), then the call goes to the runtime. Every other exec
+// is handed over untouched. Returns only on failure.
+int ExecWithContainerLimits(const WrapperConfig& config, const RuncCall& call,
+                            std::vector<std::string> args, const RuntimeLog& log) {
+  if (!call.process_file) return Exec(config.runtime, std::move(args), log);
+  auto bundle = BundleOf(config.runtime, call);
+  if (!bundle) return Refuse(log, fmt::format("exec into {}: {}", call.container_id,
+                                              bundle.error().Message()));
+  auto spec = ReadJsonObject(*bundle / "config.json");
+  if (!spec) return Refuse(log, spec.error().Message());
+  auto request = ReadBundleRequest(spec->Find("annotations"));
+  const bool has_ulimits = request && request->container && request->container->security_context &&
+                           request->container->security_context->ulimits;
+  if (!has_ulimits) return Exec(config.runtime, std::move(args), log);
+  auto process = ReadJsonObject(*call.process_file);
+  if (!process) return Refuse(log, process.error().Message());
+  auto changed = CopyContainerRlimits(*spec, *process);
+  if (!changed) return Refuse(log, fmt::format("{}: exec: {}", request->Subject(),
+                                               changed.error().Message()));
+  if (*changed) {
+    if (auto ok = ReplaceFile(*call.process_file, codec::EncodeJson(*process, 0), 0600); !ok) {
+      return Refuse(log, ok.error().Message());
+    }
+  }
+  return Exec(config.runtime, std::move(args), log);
+}
+
 }  // namespace
 
 int RuncWrapperMain(int argc, char** argv) {
@@ -186,16 +247,13 @@ int RuncWrapperMain(int argc, char** argv) {
   // The front (front/runc_front.h) may now send this configuration's calls that create nothing
   // straight to its runtime.
   RecordRuntimeForFront(*config);
+  if (call->Execs()) return ExecWithContainerLimits(*config, *call, std::move(args), log);
   if (!call->Creates()) return Exec(config->runtime, std::move(args), log);
 
   const fs::path spec_path = call->bundle / "config.json";
-  auto text = ReadSmallFile(spec_path, kMaxSpecSize);
-  if (!text) return Refuse(log, text.error().Message());
-  auto parsed = codec::ParseJsonStream(*text);
-  if (!parsed || parsed->size() != 1 || !(*parsed)[0].IsObject()) {
-    return Refuse(log, fmt::format("{}: not one JSON object", spec_path.string()));
-  }
-  Node spec = std::move((*parsed)[0]);
+  auto read = ReadJsonObject(spec_path);
+  if (!read) return Refuse(log, read.error().Message());
+  Node spec = std::move(*read);
   auto request = ReadBundleRequest(spec.Find("annotations"));
   if (!request) return Refuse(log, request.error().Message());
   if (!request->Any() && !ConfigAppliesWithoutAnnotations(*request, *config)) {

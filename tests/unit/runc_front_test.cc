@@ -41,6 +41,8 @@ TEST(RuncFront, FindsTheCommandWhereTheFullWrapperDoes) {
       {"--root", "create"},  // "create" is --root's value
       {"create"},
       {"run", "abc"},
+      {"--root", "/r", "exec", "--process", "/p.json", "--detach", "abc"},
+      {"exec", "abc", "sh"},
       {"--version"},
       {"-v"},
   };
@@ -58,7 +60,7 @@ TEST(RuncFront, FindsTheCommandWhereTheFullWrapperDoes) {
     if (parsed) {
       EXPECT_EQ(command, parsed->command) << shown;
       EXPECT_EQ(front::PassesThrough(argc, argv.data()),
-                !parsed->command.empty() && !parsed->Creates())
+                !parsed->command.empty() && !parsed->NeedsWrapper())
           << shown;
     } else {
       // The full wrapper refuses it (a create whose option lacks a value): the front must not

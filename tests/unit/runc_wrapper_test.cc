@@ -1,5 +1,6 @@
 // podlimits-runc's decisions, without a runtime: runc's command line, the node settings file,
-// what a bundle's annotations ask (containerd's and CRI-O's), the config.json edits, the pod
+// what a bundle's annotations ask (containerd's and CRI-O's), the config.json edits, an exec'd
+// process's rlimits, the pod
 // cgroup a cgroupsPath names, and the plan for a create on nodes of every kind.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include "codec/json_codec.h"
 #include "runcwrap/bundle_request.h"
 #include "runcwrap/create_plan.h"
+#include "runcwrap/exec_limits.h"
 #include "runcwrap/node_feature_labels.h"
 #include "runcwrap/pod_cgroup_limits.h"
 #include "runcwrap/runc_args.h"
@@ -55,7 +57,7 @@ TEST(RuncCallTest, EqualsFormsSingleDashAndRunDetach) {
 }
 
 TEST(RuncCallTest, OtherCommandsAreOnlyNamed) {
-  for (const char* command : {"start", "delete", "kill", "state", "exec", "update", "ps"}) {
+  for (const char* command : {"start", "delete", "kill", "state", "update", "ps"}) {
     auto call = ParseRuncCall({"--root", "/r", command, "--force", "id"});
     ASSERT_TRUE(call);
     EXPECT_EQ(call->command, command);
@@ -65,6 +67,41 @@ TEST(RuncCallTest, OtherCommandsAreOnlyNamed) {
   auto none = ParseRuncCall({"--version"});
   ASSERT_TRUE(none);
   EXPECT_EQ(none->command, "");
+}
+
+TEST(RuncCallTest, ExecNamesItsProcessFileAndContainer) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    std::optional<std::string> process_file;
+    std::string container_id;
+  };
+  const std::vector<Case> cases = {
+      {"containerd's runc shim",
+       {"--root", "/run/containerd/runc/k8s.io", "--log", "/b/log.json", "--log-format", "json",
+        "exec", "--process", "/tmp/runc-process1", "--detach", "--pid-file", "/b/x.pid", "abc"},
+       "/tmp/runc-process1", "abc"},
+      {"short -p, equals forms, a tty and a console socket",
+       {"exec", "-t", "--console-socket=/s.sock", "-p", "/p.json", "abc"}, "/p.json", "abc"},
+      {"-p= and options that take values",
+       {"exec", "--cwd", "/", "-e", "A=1", "--user", "0:0", "-p=/p.json", "abc", "sh"},
+       "/p.json", "abc"},
+      {"no process file: the command on the line", {"exec", "abc", "sh", "-c", "true"},
+       std::nullopt, "abc"},
+  };
+  for (const auto& c : cases) {
+    auto call = ParseRuncCall(c.args);
+    ASSERT_TRUE(call) << c.name;
+    EXPECT_EQ(call->command, "exec") << c.name;
+    EXPECT_TRUE(call->Execs()) << c.name;
+    EXPECT_TRUE(call->NeedsWrapper()) << c.name;
+    EXPECT_FALSE(call->Creates()) << c.name;
+    EXPECT_EQ(call->process_file, c.process_file) << c.name;
+    EXPECT_EQ(call->container_id, c.container_id) << c.name;
+  }
+  auto bad = ParseRuncCall({"exec", "--process"});
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().Message(), HasSubstr("exec --process: the option needs a value"));
 }
 
 TEST(RuncCallTest, BundleDefaultsToTheWorkingDirectoryAndAMissingValueIsAnError) {
@@ -320,6 +357,61 @@ TEST(SpecEditTest, RlimitsReplaceTheirTypeAndKeepTheRest) {
   auto again = EditSpec(spec, edits);
   ASSERT_TRUE(again);
   EXPECT_FALSE(*again);
+}
+
+// --- an exec'd process's rlimits ------------------------------------------------------------------
+
+TEST(ExecLimitsTest, TheContainersRlimitsReachTheProcess) {
+  struct Case {
+    std::string name;
+    std::string spec;     // config.json as podlimits-runc left it
+    std::string process;  // process.json as the shim wrote it
+    bool changed;
+    std::string want;  // process.json afterwards
+  };
+  const std::string kSpec =
+      R"({"process":{"args":["sh"],"rlimits":[{"type":"RLIMIT_NOFILE","hard":2048,"soft":1024},)"
+      R"({"type":"RLIMIT_CORE","hard":0,"soft":0}]}})";
+  const std::vector<Case> cases = {
+      {"containerd 2.x: the process has none", kSpec, R"({"args":["cat"],"cwd":"/"})", true,
+       R"({"args":["cat"],"cwd":"/","rlimits":[{"type":"RLIMIT_NOFILE","hard":2048,"soft":1024},)"
+       R"({"type":"RLIMIT_CORE","hard":0,"soft":0}]})"},
+      {"the stored spec's default is replaced, others kept", kSpec,
+       R"({"args":["cat"],"rlimits":[{"type":"RLIMIT_NOFILE","hard":1024,"soft":1024},)"
+       R"({"type":"RLIMIT_NPROC","hard":10,"soft":10}]})",
+       true,
+       R"({"args":["cat"],"rlimits":[{"type":"RLIMIT_NOFILE","hard":2048,"soft":1024},)"
+       R"({"type":"RLIMIT_NPROC","hard":10,"soft":10},{"type":"RLIMIT_CORE","hard":0,"soft":0}]})"},
+      {"already the container's", kSpec,
+       R"({"rlimits":[{"type":"RLIMIT_CORE","hard":0,"soft":0},)"
+       R"({"type":"RLIMIT_NOFILE","hard":2048,"soft":1024}]})",
+       false,
+       R"({"rlimits":[{"type":"RLIMIT_CORE","hard":0,"soft":0},)"
+       R"({"type":"RLIMIT_NOFILE","hard":2048,"soft":1024}]})"},
+      {"null rlimits in the process", kSpec, R"({"rlimits":null})", true,
+       R"({"rlimits":[{"type":"RLIMIT_NOFILE","hard":2048,"soft":1024},)"
+       R"({"type":"RLIMIT_CORE","hard":0,"soft":0}]})"},
+      {"a container without rlimits changes nothing", R"({"process":{"args":["sh"]}})",
+       R"({"args":["cat"]})", false, R"({"args":["cat"]})"},
+  };
+  for (const auto& c : cases) {
+    auto spec = ParseJsonValue(c.spec);
+    auto process = ParseJsonValue(c.process);
+    auto changed = CopyContainerRlimits(spec, process);
+    ASSERT_TRUE(changed) << c.name << ": " << changed.error();
+    EXPECT_EQ(*changed, c.changed) << c.name;
+    EXPECT_EQ(codec::EncodeJson(process, 0), c.want) << c.name;
+  }
+  auto bad_spec = ParseJsonValue(R"({"process":{"rlimits":{}}})");
+  auto process = ParseJsonValue(R"({"args":["cat"]})");
+  auto refused = CopyContainerRlimits(bad_spec, process);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().Message(), HasSubstr("process.rlimits is not a list"));
+  auto spec = ParseJsonValue(kSpec);
+  auto bad_process = ParseJsonValue(R"({"rlimits":"none"})");
+  auto refused_process = CopyContainerRlimits(spec, bad_process);
+  ASSERT_FALSE(refused_process);
+  EXPECT_THAT(refused_process.error().Message(), HasSubstr("process.json: rlimits is not a list"));
 }
 
 TEST(SpecEditTest, WritableCgroupGetsANamespaceAndARwMount) {

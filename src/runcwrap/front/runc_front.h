@@ -1,6 +1,6 @@
 // podlimits-runc's front: the small executable a CRI shim runs as its runtime binary. It hands
-// every call that creates nothing (start, delete, kill, state, ...) straight to the real runtime,
-// and every other call to the full wrapper (`podlimits`, beside it, called as podlimits-runc).
+// every call that neither creates nor execs (start, delete, kill, state, ...) straight to the
+// real runtime, and every other call to the full wrapper (`podlimits`, beside it, called as podlimits-runc).
 //
 // Why a separate executable: the shim runs its runtime four times per container (create, start,
 // delete, delete --force), and each call through the full, glibc-linked wrapper cost about 0.7 ms
@@ -86,10 +86,11 @@ inline int CommandIndex(int argc, char** argv) {
   return i < argc ? i : -1;
 }
 
-// Whether the front may hand the call to the runtime itself: a command that is not create or run.
+// Whether the front may hand the call to the runtime itself: a command that is not create, run
+// or exec (an exec'd process gets its container's rlimits: runcwrap/exec_limits.h).
 inline bool PassesThrough(int argc, char** argv) {
   int i = CommandIndex(argc, argv);
-  return i > 0 && !Same(argv[i], "create") && !Same(argv[i], "run");
+  return i > 0 && !Same(argv[i], "create") && !Same(argv[i], "run") && !Same(argv[i], "exec");
 }
 
 // A bounded text buffer: every Put fails once only the terminating NUL would still fit.

@@ -16,9 +16,11 @@ import (
 )
 
 const (
-	appUlimits  = `[{"type":"RLIMIT_NOFILE","soft":1024,"hard":2048}]`
-	appNofile   = "1024 2048"
-	podPidLimit = 2048
+	appUlimits = `[{"type":"RLIMIT_NOFILE","soft":1024,"hard":2048}]`
+	appNofile  = "1024 2048"
+	// The same with the soft limit raised to the hard one (runc#4195).
+	appNofileRaced = "2048 2048"
+	podPidLimit    = 2048
 )
 
 var podCount int
@@ -62,15 +64,28 @@ func (r *run) expectNofile(ctx context.Context, id string, want string, same boo
 	return nil
 }
 
+// execNofile checks an exec'd process's /proc/self/limits: the container's nofile. With a runc
+// that has runc#4195 (Go >= 1.19's start-up raises runc init's soft NOFILE to its hard limit,
+// racing the limits runc exec sets: Debian 12's runc 1.1.5, go1.19.8) the soft limit may be the
+// hard one; that is told, and the hard limit is still checked.
+func (r *run) execNofile(limits string) error {
+	got := limitRow(limits, "Max open files")
+	if got == appNofile {
+		return nil
+	}
+	if r.runcExecNofileRace && got == appNofileRaced {
+		fmt.Printf("   note: the exec'd process has nofile %q, the container %q: runc#4195 in this runc\n", got, appNofile)
+		return nil
+	}
+	return fmt.Errorf("the exec'd process has nofile %q, the container %q", got, appNofile)
+}
+
 func (r *run) execSyncNofile(ctx context.Context, id string) error {
 	stdout, stderr, err := r.rt.ExecSync(ctx, id, []string{"cat", "/proc/self/limits"}, 10*time.Second)
 	if err != nil {
 		return fmt.Errorf("ExecSync: %w (stderr %q)", err, stderr)
 	}
-	if got := limitRow(string(stdout), "Max open files"); got != appNofile {
-		return fmt.Errorf("the exec'd process has nofile %q, the container %q", got, appNofile)
-	}
-	return nil
+	return r.execNofile(string(stdout))
 }
 
 func (r *run) expectPidsMax(p *podSpec, want int64) error {
@@ -126,8 +141,8 @@ func (r *run) limitsPod(ctx context.Context) {
 	}
 	readBack("")
 	out, err := streamExec(ctx, r.rt, app, []string{"cat", "/proc/self/limits"})
-	if err == nil && limitRow(out, "Max open files") != appNofile {
-		err = fmt.Errorf("the exec'd process has nofile %q, the container %q", limitRow(out, "Max open files"), appNofile)
+	if err == nil {
+		err = r.execNofile(out)
 	}
 	r.check(name+"/exec-stream-limits", err)
 

@@ -24,8 +24,10 @@ type run struct {
 	node    *node
 	handler string
 	restart string // a command that stops containerd and starts it again ("" skips the case)
-	passed  int
-	failed  int
+	// The runtime is a runc with runc#4195: an exec'd process's soft NOFILE may be its hard one.
+	runcExecNofileRace bool
+	passed             int
+	failed             int
 }
 
 func (r *run) ok(name string) { r.passed++; fmt.Println("ok " + name) }
@@ -50,6 +52,7 @@ func main() {
 	r := &run{node: n}
 	flag.StringVar(&r.handler, "handler", "podlimits", "the runtime handler (RuntimeClass handler)")
 	flag.StringVar(&r.restart, "restart", "", "shell command that restarts containerd")
+	flag.BoolVar(&r.runcExecNofileRace, "runc-exec-nofile-race", false, "the runtime is a runc with runc#4195")
 	flag.StringVar(&n.cgroupMode, "cgroup-mode", "v2", "v1 (the pids hierarchy of a v1/hybrid node) or v2")
 	flag.BoolVar(&n.nsdelegate, "nsdelegate", false, "cgroup2 is mounted with nsdelegate")
 	flag.StringVar(&n.hierarchy, "hierarchy", "/sys/fs/cgroup", "where the pod cgroups' hierarchy is mounted")
