@@ -1,0 +1,96 @@
+# e2e-timeout: 240
+# tests/cri/go (the kubelet's own CRI client, k8s.io/cri-client) against containerd 2.x's CRI
+# plugin on cgroup v2 with nsdelegate, with deploy/runc-wrapper/containerd-2.x.toml appended as
+# it is but for SystemdCgroup (false: the guest has no systemd; it must match the kubelet's
+# cgroupDriver). Over runc: containerd 2 writes runtime-spec 1.2, which Debian 12's crun 1.8
+# refuses. What tests/cri/run checks on the hybrid host, and here what only v2 has: the pod
+# cgroup's pids.max lowered to the pod's limit, the writable cgroup mount with its
+# descendant/depth bounds. A containerd restart in the middle; nothing left at the end.
+CTRD=$W/containerd
+CTRD_PID=
+PATH=/opt/containerd-2:$PATH
+pause=registry.k8s.io/pause:podlimits-test
+
+cri_stop() {
+  set +e
+  if [ -s "$CTRD/pid" ]; then
+    pid=$(cat "$CTRD/pid")
+    kill -TERM "$pid" 2>/dev/null
+    i=0
+    while alive "$pid" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+    : >"$CTRD/pid"
+  fi
+  rmdir /sys/fs/cgroup/kubepods-cri 2>/dev/null
+  rm -rf /run/containerd /run/nri /usr/local/bin/podlimits /usr/local/bin/podlimits-runc
+  rm -f "/run/podlimits/runc-front/$(printf '%s' "$CTRD/runc.yaml" | sed 's|%|%25|g; s|/|%2F|g')"
+  rmdir /run/podlimits/runc-front /run/podlimits 2>/dev/null
+  return 0
+}
+trap cri_stop EXIT
+
+mkdir -p "$CTRD" /usr/local/bin
+# Where deploy/runc-wrapper installs them, and where the snippet's BinaryName points.
+ln -sf /usr/bin/podlimits /usr/local/bin/podlimits
+ln -sf /usr/bin/podlimits-runc /usr/local/bin/podlimits-runc
+printf 'runtime: /usr/bin/runc\n' >"$CTRD/runc.yaml"
+{
+  cat <<EOF
+version = 3
+root = "$CTRD/root"
+state = "$CTRD/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.aufs"]
+[grpc]
+  address = "$CTRD/containerd.sock"
+[ttrpc]
+  address = "$CTRD/containerd.sock.ttrpc"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$CTRD/opt"
+[plugins.'io.containerd.cri.v1.images'.pinned_images]
+  sandbox = '$pause'
+EOF
+  sed 's/^\( *SystemdCgroup = \)true$/\1false/' "$E2E/deploy/containerd-2.x.toml"
+} >"$CTRD/config.toml"
+grep -q 'SystemdCgroup = false' "$CTRD/config.toml" || fail "the snippet has no SystemdCgroup line"
+
+# containerd-ctl start|stop, as tests/cri/run has it: the Go program restarts containerd with it.
+cat >"$CTRD/ctl" <<EOF
+#!/bin/sh
+case \$1 in
+start)
+  PODLIMITS_RUNC_CONFIG=$CTRD/runc.yaml PATH=$PATH containerd --config $CTRD/config.toml >>$CTRD/log 2>&1 &
+  echo \$! >$CTRD/pid
+  i=0
+  until ctr -a $CTRD/containerd.sock version >/dev/null 2>&1; do
+    kill -0 \$(cat $CTRD/pid) 2>/dev/null || { tail -n 20 $CTRD/log >&2; exit 1; }
+    [ \$i -lt 300 ] || { echo "containerd did not answer in 60 s" >&2; exit 1; }
+    sleep 0.2; i=\$((i + 1))
+  done ;;
+stop)
+  pid=\$(cat $CTRD/pid)
+  kill -TERM \$pid
+  i=0
+  while kill -0 \$pid 2>/dev/null && [ \$i -lt 100 ]; do sleep 0.2; i=\$((i + 1)); done
+  kill -0 \$pid 2>/dev/null && kill -KILL \$pid
+  : >$CTRD/pid ;;
+esac
+EOF
+chmod +x "$CTRD/ctl"
+"$CTRD/ctl" start || fail "containerd did not start: $(tail -n 3 "$CTRD/log" | one_line)"
+ctr -a "$CTRD/containerd.sock" -n k8s.io images import "$E2E/cri-images.tar" >"$CTRD/import.log" 2>&1 \
+  || fail "ctr images import: $(one_line <"$CTRD/import.log")"
+
+echo +pids >/sys/fs/cgroup/cgroup.subtree_control
+mkdir /sys/fs/cgroup/kubepods-cri
+echo +pids >/sys/fs/cgroup/kubepods-cri/cgroup.subtree_control
+mkdir -p "$W/logs"
+rc=0
+"$E2E/bin/cri-pods" -endpoint "unix://$CTRD/containerd.sock" -handler podlimits \
+  -cgroup-mode v2 -nsdelegate=true -hierarchy /sys/fs/cgroup -cgroup-base /kubepods-cri \
+  -log-dir "$W/logs" -state "$CTRD/state" -containerd-pid-file "$CTRD/pid" \
+  -nofile-ceiling "$(cat /proc/sys/fs/nr_open)" -runc-exec-nofile-race=true -timeout 200s \
+  -restart "$CTRD/ctl stop && $CTRD/ctl start" >"$W/cri.out" 2>&1 || rc=$?
+cat "$W/cri.out" >&2
+[ $rc = 0 ] || fail "$(grep -E '^(FAIL|cri-pods:)' "$W/cri.out" | head -n 3 | one_line)"
+cri_stop
+detail "$(grep '^cri: ' "$W/cri.out" | one_line), $(grep '^cri-pods: ' "$W/cri.out" | cut -d' ' -f2-3)"
