@@ -65,6 +65,7 @@ func main() {
 	flag.StringVar(&n.containerdPid, "containerd-pid-file", "", "file with containerd's pid")
 	flag.Int64Var(&n.nofileCeiling, "nofile-ceiling", 1048576, "the hard nofile this node's runtime may grant")
 	timeout := flag.Duration("timeout", 90*time.Second, "for the whole run")
+	benchPairs := flag.Int("bench", 0, "measure N pairs of CreateContainer+StartContainer (bench.go) instead of the checks")
 	flag.Parse()
 	if *others != "" {
 		n.otherHierarchies = strings.Split(*others, ",")
@@ -93,6 +94,13 @@ func main() {
 		version.RuntimeName, version.RuntimeVersion, version.RuntimeApiVersion, r.handler, n.cgroupMode, n.nsdelegate)
 
 	r.imagePresent(ctx)
+	if *benchPairs > 0 {
+		if err := r.bench(ctx, *benchPairs); err != nil {
+			fmt.Fprintln(os.Stderr, "cri-pods: bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	r.limitsPod(ctx)
 	r.writablePod(ctx)
 	r.refusedPods(ctx)
