@@ -92,9 +92,12 @@ TEST(ServeTest, KubectlTalksToIt) {
             "nodes                      no           v1                         false        Node\n"
             "pods                       po           v1                         true         Pod\n"
             "secrets                                 v1                         true         Secret\n"
+            "deployments                deploy       apps/v1                    true         Deployment\n"
+            "replicasets                rs           apps/v1                    true         ReplicaSet\n"
             "selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview\n"
             "selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview\n"
             "selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview\n"
+            "jobs                                    batch/v1                   true         Job\n"
             "leases                                  coordination.k8s.io/v1     true         Lease\n"
             "nodes                                   metrics.k8s.io/v1beta1     false        NodeMetrics\n"
             "pods                                    metrics.k8s.io/v1beta1     true         PodMetrics\n");
