@@ -148,35 +148,35 @@ std::optional<UniqueFd> LockMonitor(const fs::path& dir) {
   return fd;
 }
 
-bool StopMonitor(const fs::path& dir, std::optional<std::int64_t> grace_seconds) {
-  auto pid = LiveMonitorPid(dir);
-  if (!pid) return false;
-  // The pid is the monitor's while the lock is held: open it first, then check the lock again,
-  // so the signal cannot reach a process that took over a recycled pid.
-  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, *pid, 0)));
-  if (!pidfd.valid()) return false;
-  auto again = LiveMonitorPid(dir);
-  if (!again || *again != *pid) return false;
-  if (grace_seconds) {
-    (void)WriteFileAtomically(dir / "stop", std::to_string(*grace_seconds) + "\n", 0600);
-  }
-  return syscall(SYS_pidfd_send_signal, pidfd.get(), SIGTERM, nullptr, 0) == 0;
-}
-
 namespace {
 
-// Signals the live monitor through a pidfd taken while it held the lock (see StopMonitor).
-bool SignalMonitor(const fs::path& dir, int signal) {
+// A pidfd of the live monitor, or nothing. The pid is the monitor's while the lock is held: open
+// it first, then check the lock again, so a signal cannot reach a process that took over a
+// recycled pid.
+std::optional<UniqueFd> LiveMonitorPidfd(const fs::path& dir) {
   auto pid = LiveMonitorPid(dir);
-  if (!pid) return false;
+  if (!pid) return std::nullopt;
   UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, *pid, 0)));
-  if (!pidfd.valid()) return false;
+  if (!pidfd.valid()) return std::nullopt;
   auto again = LiveMonitorPid(dir);
-  if (!again || *again != *pid) return false;
+  if (!again || *again != *pid) return std::nullopt;
+  return pidfd;
+}
+
+bool Signal(const UniqueFd& pidfd, int signal) {
   return syscall(SYS_pidfd_send_signal, pidfd.get(), signal, nullptr, 0) == 0;
 }
 
 }  // namespace
+
+bool StopMonitor(const fs::path& dir, std::optional<std::int64_t> grace_seconds) {
+  auto pidfd = LiveMonitorPidfd(dir);
+  if (!pidfd) return false;
+  if (grace_seconds) {
+    (void)WriteFileAtomically(dir / "stop", std::to_string(*grace_seconds) + "\n", 0600);
+  }
+  return Signal(*pidfd, SIGTERM);
+}
 
 std::string SpecUpdateSignature(const codec::Node& pod) {
   codec::Node what = codec::Node::Object();
@@ -199,7 +199,8 @@ Result<bool> UpdateMonitoredPod(const fs::path& dir, const codec::Node& pod) {
   if (auto w = WriteFileAtomically(dir / "pod.json", codec::EncodeJson(pod, 0) + "\n", 0600); !w) {
     return std::unexpected(std::move(w.error()));
   }
-  return SignalMonitor(dir, kSpecUpdateSignal);
+  auto pidfd = LiveMonitorPidfd(dir);
+  return pidfd && Signal(*pidfd, kSpecUpdateSignal);
 }
 
 std::optional<std::int64_t> ReadStopGrace(const fs::path& dir) {
