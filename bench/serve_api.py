@@ -47,6 +47,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
+def prepare_node(binary, work, data):
+    """busybox:latest in DATA's image store and WORK/node.yaml with its state under WORK."""
+    subprocess.run([os.path.join(ROOT, "scripts", "build-busybox-image"), os.path.join(work, "image")],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([binary, "image", "--data-dir", data, "load",
+                    os.path.join(work, "image", "busybox-oci"), "--name", "busybox:latest"],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(work, "node.yaml"), "w") as f:
+        f.write("apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
+                f"stateDirectory: {work}/state\n")
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -394,14 +406,7 @@ def main():
     serve = None
     podman_agents = []
     try:
-        subprocess.run([os.path.join(ROOT, "scripts", "build-busybox-image"), os.path.join(work, "image")],
-                       check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([binary, "image", "--data-dir", data, "load",
-                        os.path.join(work, "image", "busybox-oci"), "--name", "busybox:latest"],
-                       check=True, stdout=subprocess.DEVNULL)
-        with open(os.path.join(work, "node.yaml"), "w") as f:
-            f.write("apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
-                    f"stateDirectory: {work}/state\n")
+        prepare_node(binary, work, data)
         port = free_port()
         log = open(os.path.join(work, "serve.log"), "w")
         serve = subprocess.Popen([binary, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}",

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import serve_api  # noqa: E402  (Api, free_port, pod, wait_no_pods, stop_monitors, ROOT)
+import serve_api  # noqa: E402  (Api, free_port, prepare_node, pod, wait_no_pods, stop_monitors)
 
 
 def deployment(name, replicas):
@@ -44,14 +44,7 @@ def main():
     data = os.path.join(work, "node")
     serve = None
     try:
-        subprocess.run([os.path.join(serve_api.ROOT, "scripts", "build-busybox-image"),
-                        os.path.join(work, "image")], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([binary, "image", "--data-dir", data, "load",
-                        os.path.join(work, "image", "busybox-oci"), "--name", "busybox:latest"],
-                       check=True, stdout=subprocess.DEVNULL)
-        with open(os.path.join(work, "node.yaml"), "w") as f:
-            f.write("apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
-                    f"stateDirectory: {work}/state\n")
+        serve_api.prepare_node(binary, work, data)
         port = serve_api.free_port()
         log = open(os.path.join(work, "serve.log"), "w")
         serve = subprocess.Popen([binary, "serve", "--data-dir", data, "--listen",

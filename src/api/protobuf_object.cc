@@ -12,6 +12,7 @@
 
 #include "base/base64.h"
 #include "codec/json_codec.h"
+#include "codec/protobuf_wire.h"
 
 namespace podlimits::api {
 namespace {
@@ -19,51 +20,9 @@ namespace {
 constexpr std::string_view kMagic{"k8s\0", 4};
 constexpr int kMaxDepth = 64;
 
-enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
-
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-  bool done() const { return pos_ >= data_.size(); }
-  std::optional<std::uint64_t> Varint() {
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= data_.size()) return std::nullopt;
-      const auto byte = static_cast<unsigned char>(data_[pos_++]);
-      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return v;
-    }
-    return std::nullopt;
-  }
-  std::optional<std::string_view> Bytes() {
-    auto n = Varint();
-    if (!n || *n > data_.size() - pos_) return std::nullopt;
-    std::string_view out = data_.substr(pos_, static_cast<std::size_t>(*n));
-    pos_ += static_cast<std::size_t>(*n);
-    return out;
-  }
-  std::optional<std::uint64_t> Fixed(std::size_t width) {
-    if (data_.size() - pos_ < width) return std::nullopt;
-    std::uint64_t v = 0;
-    std::memcpy(&v, data_.data() + pos_, width);  // little endian, as the machines are
-    pos_ += width;
-    return v;
-  }
-  bool Skip(std::uint32_t wire) {
-    switch (wire) {
-      case kVarint: return Varint().has_value();
-      case kFixed64: return Fixed(8).has_value();
-      case kBytes: return Bytes().has_value();
-      case kFixed32: return Fixed(4).has_value();
-      default: return false;
-    }
-  }
-
- private:
-  std::string_view data_;
-  std::size_t pos_ = 0;
-};
-
+// The wire format's reader is codec's (bounds-checked, fuzzed by both decoders' fuzzers).
+using Reader = codec::protobuf::WireReader;
+using enum codec::protobuf::WireType;
 
 // Room for `more` items. A packed field's values are counted before they are decoded, so its
 // list is allocated once at its size: one 88-byte Node per byte of input, where growing by

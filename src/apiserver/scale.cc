@@ -78,13 +78,7 @@ http::HttpResponse RestHandler::Scale(const http::HttpRequest& request, const Re
     Node wanted;
     if (patch_type) {
       auto patched = ApplyPatch(current, *patch_type, request.body);
-      if (!patched) {
-        ApiError e;
-        e.code = 422;
-        e.reason = "Invalid";
-        e.message = patched.error().Message();
-        return e.Response();
-      }
+      if (!patched) return InvalidPatch(patched.error().Message()).Response();
       wanted = std::move(*patched);
     } else {
       auto parsed = ParseOneJsonObject(put_body);

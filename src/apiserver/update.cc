@@ -256,13 +256,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       applied_managed = managed ? *managed : Node::Null();
     } else if (patch_type) {
       auto patched = ApplyPatch(*stored, *patch_type, request.body);
-      if (!patched) {
-        ApiError e;
-        e.code = 422;
-        e.reason = "Invalid";
-        e.message = patched.error().Message();
-        return e.Response();
-      }
+      if (!patched) return InvalidPatch(patched.error().Message()).Response();
       candidate = std::move(*patched);
     } else {
       auto parsed = ParseOneJsonObject(put_body);

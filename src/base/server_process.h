@@ -2,6 +2,8 @@
 // sets up before anything else.
 #pragma once
 
+#include <signal.h>
+
 #include <cstddef>
 
 namespace podlimits {
@@ -17,5 +19,10 @@ void IgnoreBrokenPipes();
 // a server's connection caps are fitted to it (apiserver/https_server.h). Returns the soft
 // limit now in force.
 std::size_t RaiseOpenFileLimit();
+
+// SIGINT and SIGTERM blocked in this thread (so in every thread started after it), to be
+// waited for with sigwait on the returned set rather than handled: a stop then never lands in
+// the middle of a thread's work. Call before any thread starts.
+sigset_t BlockStopSignals();
 
 }  // namespace podlimits

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "base/server_process.h"
 #include "cli/exit_codes.h"
 #include "nri/nri_connection.h"
 
@@ -32,11 +33,7 @@ int NriCommand(const NriFlags& flags) {
     return kExitUsage;
   }
   // The signals are waited for by one thread, not handled: blocked before it starts.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = BlockStopSignals();
   std::atomic<bool> stop{false};
   std::thread waiter([&] {
     int signal = 0;

@@ -95,11 +95,7 @@ int WebhookCommand(const WebhookFlags& flags) {
     return kExitUsage;
   }
   // The signals are waited for, not handled: blocked before any thread starts.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = BlockStopSignals();
 
   auto& access = setup->access;
   webhook::PolicyStore policies(

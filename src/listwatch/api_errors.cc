@@ -119,6 +119,8 @@ ApiError Forbidden(std::string_view resource, std::string_view name, std::string
 
 ApiError BadRequest(std::string message) { return Make(400, "BadRequest", std::move(message)); }
 
+ApiError InvalidPatch(std::string message) { return Make(422, "Invalid", std::move(message)); }
+
 ApiError InternalError(std::string_view what) {
   return Make(500, "InternalError", fmt::format("Internal error occurred: {}", what));
 }

@@ -51,6 +51,9 @@ ApiError Invalid(std::string_view kind, std::string_view name, const field::Erro
 // `pods "web" is forbidden: ...`
 ApiError Forbidden(std::string_view resource, std::string_view name, std::string_view why);
 ApiError BadRequest(std::string message);
+// 422 Invalid with the patch's own error as the message: a patch that cannot be applied to the
+// object (the apiserver's patcher answers so, not 400).
+ApiError InvalidPatch(std::string message);
 // 500 `Internal error occurred: ...`
 ApiError InternalError(std::string_view what);
 // 500 for an object whose stored bytes do not decode, in the words the apiserver reports a

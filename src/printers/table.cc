@@ -16,19 +16,7 @@ namespace {
 
 using codec::Node;
 
-// metav1.ObjectMeta's and the kinds' swagger docs, which upstream uses as the descriptions.
-constexpr std::string_view kNameDoc =
-    "Name must be unique within a namespace. Is required when creating resources, although some "
-    "resources may allow a client to request the generation of an appropriate name "
-    "automatically. Name is primarily intended for creation idempotence and configuration "
-    "definition. Cannot be updated. More info: "
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-constexpr std::string_view kCreationDoc =
-    "CreationTimestamp is a timestamp representing the server time when this object was "
-    "created. It is not guaranteed to be set in happens-before order across separate "
-    "operations. Clients may not set this value. It is represented in RFC3339 form and is in "
-    "UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
-    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+// The kinds' swagger docs, which upstream uses as the columns' descriptions.
 constexpr std::string_view kConfigMapDataDoc =
     "Data contains the configuration data. Each key must consist of alphanumeric characters, "
     "'-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The "

@@ -12,6 +12,7 @@
 #include "apiserver/rest_handler.h"
 #include "apiserver/store_maintenance.h"
 #include "base/fs.h"
+#include "base/server_process.h"
 #include "base/unique_fd.h"
 #include "nodeagent/cgroup_root_claim.h"
 #include "nodeagent/node_agent.h"
@@ -88,16 +89,6 @@ Result<PreparedNode> Prepare(const ServeOptions& options) {
   return prepared;
 }
 
-// SIGINT and SIGTERM are read by Run, not delivered: blocked before any thread starts, so the
-// listener's and the agent's threads never get them.
-sigset_t BlockStopSignals() {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  return stop_signals;
-}
 
 Result<fs::path> OwnBinary() {
   std::error_code ec;
