@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "api/decode.h"
 #include "api/limit_annotations.h"
@@ -117,6 +118,42 @@ api::DecodeResult PolicyObject(std::string_view kind, const Node& object) {
   return api::DecodedObject{std::string(kind), object, "policy", 0, {}};
 }
 
+// The RuntimeClass step of the mutation for an admitted `pod` (with_pid_limit: it has a pod
+// PID limit, given or defaulted): the lowest class that covers what the pod needs of its node,
+// added to `patch` when the pod names none. A pod naming a class that does not cover it is
+// refused: the refusal's text, after "pods NAME is forbidden: ".
+std::optional<std::string> PatchRuntimeClass(const Node& pod, bool with_pid_limit,
+                                             const std::string& runtime_class,
+                                             const RuntimeClasses& runtime_classes, Node& patch) {
+  bool writable = false;
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    const Node* containers = pod.FindPath({"spec", list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const Node& c : containers->items) {
+      writable = writable ||
+                 codec::StringOf(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) ==
+                     api::kMountModeWritable;
+    }
+  }
+  // What the pod needs of its node, lowest first.
+  const std::array<std::string_view, 3> classes = {runtime_classes.ulimits,
+                                                   runtime_classes.pod_pid_limit,
+                                                   runtime_classes.writable_cgroups};
+  const std::size_t need = writable ? 2 : with_pid_limit ? 1 : 0;
+  if (runtime_class.empty()) {
+    patch.items.push_back(
+        AddOp("/spec/runtimeClassName", Node::String(std::string(classes[need]))));
+    return std::nullopt;
+  }
+  if (std::find(classes.begin() + static_cast<std::ptrdiff_t>(need), classes.end(),
+                runtime_class) != classes.end()) {
+    return std::nullopt;
+  }
+  return fmt::format("spec.runtimeClassName: Invalid value: {}: a pod that uses podlimits' "
+                     "fields runs with runtime class {}",
+                     field::GoQuote(runtime_class), field::GoQuote(classes[need]));
+}
+
 }  // namespace
 
 ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPolicy& policy) {
@@ -221,36 +258,17 @@ ReviewAnswer AnswerReview(std::string_view body, ReviewMode mode, const ReviewPo
   if (mode == ReviewMode::kValidate) return allow(warnings);
 
   Node patch = Node::Array();
-  // What the admitted pod needs of its node, lowest first; the class that covers it.
-  bool writable = false;
-  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
-    const Node* containers = outcome.object.FindPath({"spec", list});
-    if (containers == nullptr || !containers->IsArray()) continue;
-    for (const Node& c : containers->items) {
-      writable = writable ||
-                 codec::StringOf(c.FindPath({"securityContext", "cgroupOptions", "mountMode"})) ==
-                     api::kMountModeWritable;
+  const Node* admitted = outcome.object.FindPath({"spec", "resources", "limits", "pid"});
+  // Under NRI the plugin judges the pod on whichever node it lands: its class is its own.
+  if (policy.node_enforcement == NodeEnforcement::kRuntimeClass) {
+    if (auto refused = PatchRuntimeClass(outcome.object, admitted != nullptr, runtime_class,
+                                         policy.runtime_classes, patch)) {
+      return Deny(std::move(response), 403, "Forbidden",
+                  fmt::format("pods {} is forbidden: {}", field::GoQuote(name), *refused),
+                  warnings);
     }
   }
-  // The pod PID limit as admitted: given, or a LimitRange's default.
-  const Node* admitted = outcome.object.FindPath({"spec", "resources", "limits", "pid"});
-  const std::array<std::string_view, 3> classes = {policy.runtime_classes.ulimits,
-                                                   policy.runtime_classes.pod_pid_limit,
-                                                   policy.runtime_classes.writable_cgroups};
-  const std::size_t need = writable ? 2 : admitted != nullptr ? 1 : 0;
-  if (runtime_class.empty()) {
-    patch.items.push_back(
-        AddOp("/spec/runtimeClassName", Node::String(std::string(classes[need]))));
-  } else if (std::find(classes.begin() + static_cast<std::ptrdiff_t>(need), classes.end(),
-                       runtime_class) == classes.end()) {
-    return Deny(std::move(response), 403, "Forbidden",
-                fmt::format("pods {} is forbidden: spec.runtimeClassName: Invalid value: {}: a "
-                            "pod that uses podlimits' fields runs with runtime class {}",
-                            field::GoQuote(name), field::GoQuote(runtime_class),
-                            field::GoQuote(classes[need])),
-                warnings);
-  }
-  // A pod PID limit from a LimitRange's default, for the node's runtime wrapper to read.
+  // A pod PID limit from a LimitRange's default, for the node's wrapper or NRI plugin to read.
   if (!pid_given && admitted != nullptr) {
     if (!has_annotations) {
       Node annotations = Node::Object();

@@ -13,7 +13,9 @@
 //   - /mutate answers with a JSONPatch: runtimeClassName set to the podlimits runtime class (so
 //     the pod lands on nodes that run podlimits-runc; a pod naming another class is refused),
 //     and a pod PID limit a LimitRange defaulted written back as its annotation (what the
-//     runtime wrapper reads on the node).
+//     runtime wrapper reads on the node). Where the nodes enforce through `podlimits nri`
+//     (NodeEnforcement::kNri), the runtime class is neither set nor checked: the plugin sees
+//     every pod of every runtime handler.
 //   - An update may not change the limit annotations (the fields they stand for are
 //     immutable).
 //   - A body that is not an AdmissionReview v1 with a request and a uid is a 400 with a Status
@@ -47,8 +49,21 @@ struct RuntimeClasses {
   static RuntimeClasses All(const std::string& name) { return {name, name, name}; }
 };
 
+// How the cluster's nodes enforce what the webhook admits (WebhookConfiguration's
+// nodeEnforcement).
+enum class NodeEnforcement {
+  // podlimits-runc, a containerd/CRI-O runtime handler reached through a RuntimeClass: a pod
+  // that is not given the class runs under the plain runtime, without its limits, so the
+  // mutation sets it and a pod naming another class is refused.
+  kRuntimeClass,
+  // `podlimits nri` on every node: the runtime calls the plugin for every pod whatever its
+  // handler, so a RuntimeClass would only narrow where the pod may run for nothing.
+  kNri,
+};
+
 struct ReviewPolicy {
-  RuntimeClasses runtime_classes;
+  NodeEnforcement node_enforcement = NodeEnforcement::kRuntimeClass;
+  RuntimeClasses runtime_classes;  // read with NodeEnforcement::kRuntimeClass only
   admission::ChainOptions chain;
   std::map<std::string, codec::Node> namespaces;              // Namespace objects, by name
   std::map<std::string, std::vector<codec::Node>> limit_ranges;  // LimitRange objects, by namespace

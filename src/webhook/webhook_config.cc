@@ -16,6 +16,71 @@ using codec::Node;
 
 namespace {
 
+constexpr std::string_view kEnforcementRuntimeClass = "RuntimeClass";
+constexpr std::string_view kEnforcementNri = "NRI";
+
+// podlimits.dev/v1alpha1 WebhookConfiguration into `policy`: nodeEnforcement, then the
+// RuntimeClass names (runtimeClassName for every need, runtimeClassNames' per need over it).
+// The caller wraps the error with the file and line.
+Result<void> ReadWebhookConfiguration(const Node& doc, ReviewPolicy& policy) {
+  const Node* one_name = nullptr;
+  const Node* names = nullptr;
+  const Node* enforcement = nullptr;
+  for (const auto& m : doc.members) {
+    if (m.key == "kind" || m.key == "apiVersion") continue;
+    const Node** slot = m.key == "runtimeClassName"    ? &one_name
+                        : m.key == "runtimeClassNames" ? &names
+                        : m.key == "nodeEnforcement"   ? &enforcement
+                                                       : nullptr;
+    const bool string_field = slot != &names;
+    if (slot == nullptr || (string_field && (!m.value.IsString() || m.value.scalar.empty())) ||
+        (!string_field && !m.value.IsObject())) {
+      return Failure(fmt::format(
+          "unknown or empty field {} (it has nodeEnforcement, runtimeClassName and "
+          "runtimeClassNames)",
+          field::GoQuote(m.key)));
+    }
+    *slot = &m.value;
+  }
+  if (enforcement != nullptr) {
+    const std::string& value = enforcement->scalar;
+    if (value == kEnforcementNri) {
+      policy.node_enforcement = NodeEnforcement::kNri;
+    } else if (value == kEnforcementRuntimeClass) {
+      policy.node_enforcement = NodeEnforcement::kRuntimeClass;
+    } else {
+      return Failure(field::NotSupported(field::Path("nodeEnforcement"), value,
+                                         {std::string(kEnforcementNri),
+                                          std::string(kEnforcementRuntimeClass)})
+                         .String());
+    }
+  }
+  if (policy.node_enforcement == NodeEnforcement::kNri && (one_name || names)) {
+    // A class the mutation would never set: the file says two things, and one is wrong.
+    return Failure(
+        field::Forbidden(field::Path(one_name ? "runtimeClassName" : "runtimeClassNames"),
+                         "may not be set with nodeEnforcement NRI (the NRI plugin enforces on "
+                         "every node; no RuntimeClass is set or required)")
+            .String());
+  }
+  if (one_name) policy.runtime_classes = RuntimeClasses::All(one_name->scalar);
+  if (names == nullptr) return {};
+  for (const auto& n : names->members) {
+    std::string* slot = n.key == "ulimits"           ? &policy.runtime_classes.ulimits
+                        : n.key == "podPIDLimit"     ? &policy.runtime_classes.pod_pid_limit
+                        : n.key == "writableCgroups" ? &policy.runtime_classes.writable_cgroups
+                                                     : nullptr;
+    if (slot == nullptr || !n.value.IsString() || n.value.scalar.empty()) {
+      return Failure(fmt::format(
+          "runtimeClassNames.{}: unknown or empty (it has ulimits, podPIDLimit and "
+          "writableCgroups)",
+          n.key));
+    }
+    *slot = n.value.scalar;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<WebhookSettings> ParseWebhookConfig(
@@ -58,36 +123,8 @@ Result<WebhookSettings> ParseWebhookConfig(
       if (!loaded) return std::unexpected(loaded.error());
       psa = std::move(*loaded);
     } else if (kind == "WebhookConfiguration" && api_version == "podlimits.dev/v1alpha1") {
-      std::optional<RuntimeClasses> classes;
-      for (const auto& m : doc.node.members) {
-        if (m.key == "kind" || m.key == "apiVersion") continue;
-        if (m.key == "runtimeClassName" && m.value.IsString() && !m.value.scalar.empty()) {
-          classes = RuntimeClasses::All(m.value.scalar);
-          continue;
-        }
-        if (m.key != "runtimeClassNames" || !m.value.IsObject()) {
-          return Failure(fmt::format(
-              "{}: WebhookConfiguration: unknown or empty field {} (it has runtimeClassName and "
-              "runtimeClassNames)",
-              where, field::GoQuote(m.key)));
-        }
-      }
-      if (classes) settings.policy.runtime_classes = *classes;
-      // The per-need names, over runtimeClassName's.
-      if (const Node* names = doc.node.Find("runtimeClassNames")) {
-        for (const auto& n : names->members) {
-          std::string* slot = n.key == "ulimits"           ? &settings.policy.runtime_classes.ulimits
-                              : n.key == "podPIDLimit"     ? &settings.policy.runtime_classes.pod_pid_limit
-                              : n.key == "writableCgroups" ? &settings.policy.runtime_classes.writable_cgroups
-                                                           : nullptr;
-          if (slot == nullptr || !n.value.IsString() || n.value.scalar.empty()) {
-            return Failure(fmt::format(
-                "{}: WebhookConfiguration: runtimeClassNames.{}: unknown or empty (it has "
-                "ulimits, podPIDLimit and writableCgroups)",
-                where, n.key));
-          }
-          *slot = n.value.scalar;
-        }
+      if (auto read = ReadWebhookConfiguration(doc.node, settings.policy); !read) {
+        return std::unexpected(std::move(read.error()).Wrap(where + ": WebhookConfiguration"));
       }
     } else {
       return Failure(fmt::format(

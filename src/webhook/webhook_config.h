@@ -6,8 +6,12 @@
 //   LimitRange (v1)                     the pod PID defaults and bounds of its namespace
 //   AdmissionConfiguration              Pod Security's defaults and exemptions, as
 //     (apiserver.config.k8s.io/v1)      `podlimits admit --admission-config` reads them
-//   WebhookConfiguration                runtimeClassName: the RuntimeClass the mutation sets for
-//     (podlimits.dev/v1alpha1)          every need; runtimeClassNames: {ulimits, podPIDLimit,
+//   WebhookConfiguration                nodeEnforcement: RuntimeClass (the default: nodes run
+//     (podlimits.dev/v1alpha1)          podlimits-runc behind RuntimeClasses) or NRI (nodes run
+//                                       `podlimits nri`: no RuntimeClass set or required, and
+//                                       naming one is an error); runtimeClassName: the
+//                                       RuntimeClass the mutation sets for every need;
+//                                       runtimeClassNames: {ulimits, podPIDLimit,
 //                                       writableCgroups} one per need (default podlimits,
 //                                       podlimits-pid, podlimits-cgroups; admission_review.h)
 //

@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "base/base64.h"
 #include "codec/json_codec.h"
 #include "test_support.h"
@@ -172,6 +174,51 @@ TEST(WebhookReviewTest, ALimitRangeDefaultBecomesTheAnnotation) {
             R"("value":"1024"}])");
 }
 
+TEST(WebhookReviewTest, NriClustersGetNoRuntimeClass) {
+  // nodeEnforcement NRI: `podlimits nri` judges every pod on its node, so the mutation neither
+  // sets a class nor refuses one; the rest (validation, the LimitRange default as the
+  // annotation the plugin reads) is as with RuntimeClasses.
+  struct Case {
+    std::string name, body;
+    ReviewMode mode;
+    std::vector<std::string> has;  // substrings of the answer
+    std::string patch;             // the decoded JSONPatch ("" for none)
+  };
+  const std::vector<Case> cases = {
+      {"ulimits: allowed without a patch", PodReview("ci", kNofile), ReviewMode::kMutate,
+       {R"("response":{"uid":"u-1","allowed":true})"}, ""},
+      {"a pod PID limit: allowed without a patch",
+       PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"2048")"), ReviewMode::kMutate,
+       {R"("response":{"uid":"u-1","allowed":true})"}, ""},
+      {"a LimitRange default: the annotation alone",
+       PodReview("tenants", R"("podlimits.dev/writable-cgroups.container.app":"true")"),
+       ReviewMode::kMutate, {R"("allowed":true)"},
+       R"([{"op":"add","path":"/metadata/annotations/podlimits.dev~1pod-pid-limit",)"
+       R"("value":"1024"}])"},
+      {"another runtime class is the pod's own",
+       PodReview("ci", kNofile, R"("runtimeClassName":"gvisor",)"), ReviewMode::kMutate,
+       {R"("response":{"uid":"u-1","allowed":true})"}, ""},
+      {"a class below the need is not judged",
+       PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"2048")",
+                 R"("runtimeClassName":"podlimits",)"),
+       ReviewMode::kMutate, {R"("response":{"uid":"u-1","allowed":true})"}, ""},
+      {"still validated", PodReview("tenants", R"("podlimits.dev/pod-pid-limit":"8192")"),
+       ReviewMode::kMutate, {R"(maximum pid usage per Pod is 4096)", R"("code":403)"}, ""},
+      {"still Pod Security", PodReview("tenants", kNofile), ReviewMode::kValidate,
+       {R"(violates PodSecurity \"baseline:latest\")"}, ""},
+  };
+  ReviewPolicy policy = Policy();
+  policy.node_enforcement = NodeEnforcement::kNri;
+  for (const auto& c : cases) {
+    ReviewAnswer a = AnswerReview(c.body, c.mode, policy);
+    EXPECT_EQ(a.http_status, 200) << c.name << ": " << a.body;
+    for (const auto& s : c.has) EXPECT_THAT(a.body, HasSubstr(s)) << c.name;
+    const codec::Node answer = ParseJsonValue(a.body);
+    const codec::Node* patch = answer.FindPath({"response", "patch"});
+    EXPECT_EQ(patch ? *Base64Decode(patch->scalar) : "", c.patch) << c.name;
+  }
+}
+
 TEST(WebhookReviewTest, OtherRequestsAreAllowed) {
   const std::string configmap =
       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-2",)"
@@ -249,6 +296,55 @@ TEST(WebhookConfigTest, RuntimeClassNames) {
   ASSERT_FALSE(bad);
   EXPECT_THAT(bad.error().Message(), HasSubstr("runtimeClassNames.pid: unknown or empty (it has ulimits, "
                                      "podPIDLimit and writableCgroups)"));
+}
+
+TEST(WebhookConfigTest, NodeEnforcement) {
+  struct Case {
+    std::string name, text;
+    std::optional<NodeEnforcement> want;  // unset: an error
+    std::string error;                    // the whole message
+  };
+  const std::string head = "apiVersion: podlimits.dev/v1alpha1\nkind: WebhookConfiguration\n";
+  const std::vector<Case> cases = {
+      {"no file: RuntimeClass", "", NodeEnforcement::kRuntimeClass, ""},
+      {"unset: RuntimeClass", head + "runtimeClassName: pl\n", NodeEnforcement::kRuntimeClass,
+       ""},
+      {"RuntimeClass", head + "nodeEnforcement: RuntimeClass\n", NodeEnforcement::kRuntimeClass,
+       ""},
+      {"RuntimeClass with names",
+       head + "nodeEnforcement: RuntimeClass\nruntimeClassNames: {ulimits: pl}\n",
+       NodeEnforcement::kRuntimeClass, ""},
+      {"NRI", head + "nodeEnforcement: NRI\n", NodeEnforcement::kNri, ""},
+      {"spelt otherwise", head + "nodeEnforcement: nri\n", std::nullopt,
+       R"(c.yaml:1: WebhookConfiguration: nodeEnforcement: Unsupported value: "nri": )"
+       R"(supported values: "NRI", "RuntimeClass")"},
+      {"empty", head + "nodeEnforcement: \"\"\n", std::nullopt,
+       R"(c.yaml:1: WebhookConfiguration: unknown or empty field "nodeEnforcement" (it has )"
+       R"(nodeEnforcement, runtimeClassName and runtimeClassNames))"},
+      {"not a string", head + "nodeEnforcement: {mode: NRI}\n", std::nullopt,
+       R"(c.yaml:1: WebhookConfiguration: unknown or empty field "nodeEnforcement" (it has )"
+       R"(nodeEnforcement, runtimeClassName and runtimeClassNames))"},
+      {"NRI with a class", head + "nodeEnforcement: NRI\nruntimeClassName: podlimits\n",
+       std::nullopt,
+       "c.yaml:1: WebhookConfiguration: runtimeClassName: Forbidden: may not be set with "
+       "nodeEnforcement NRI (the NRI plugin enforces on every node; no RuntimeClass is set or "
+       "required)"},
+      {"NRI with classes, in any order",
+       "---\n" + head + "runtimeClassNames: {ulimits: pl}\nnodeEnforcement: NRI\n", std::nullopt,
+       "c.yaml:2: WebhookConfiguration: runtimeClassNames: Forbidden: may not be set with "
+       "nodeEnforcement NRI (the NRI plugin enforces on every node; no RuntimeClass is set or "
+       "required)"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = ParseWebhookConfig(c.text, "c.yaml", ".");
+    if (c.want) {
+      ASSERT_TRUE(parsed) << c.name << ": " << parsed.error();
+      EXPECT_EQ(parsed->policy.node_enforcement, *c.want) << c.name;
+    } else {
+      ASSERT_FALSE(parsed) << c.name;
+      EXPECT_EQ(parsed.error().Message(), c.error) << c.name;
+    }
+  }
 }
 
 }  // namespace
