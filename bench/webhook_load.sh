@@ -8,7 +8,9 @@
 #   - with wrk (C, epoll; closed loop: each connection sends its next review when the answer
 #     arrives) on 4 and 8 connections from one thread: latency at the throughput those reach,
 #     with a client that takes less of the 2 cores than hey's Go runtime;
-#   - with h2load (C) at a fixed 10,000/s on 4, 8 and 16 connections, when it is installed.
+#   - with h2load (C, HTTP/1.1 as kube-apiserver calls a webhook behind a Service) at a fixed
+#     10,000/s on 4, 8, 16 and 64 keep-alive connections, with the client's and the server's CPU
+#     per review, when it is installed.
 # Prints hey's and wrk's p50/p99/max and rate, and the server's own histogram (time from body to
 # response, without the client's share of the 2 cores). Figures go to docs/benchmarks.md.
 # PARTS (default "hey wrk h2load") picks the clients to run, e.g. PARTS=h2load
@@ -72,16 +74,27 @@ if [[ $parts == *" h2load "* ]] && command -v h2load >/dev/null; then
   # connections, as hey's do); it takes about half of hey's CPU. The same 10,000/s over 4, 8, 16
   # and 64 connections: the apiserver opens one per review in flight (its webhook client forces
   # HTTP/1.1 for webhooks behind a Service). Percentiles from its per-request log.
+  # The client's CPU (/usr/bin/time) and the server's (/proc/PID/stat) are given per run, per
+  # review: both share the machine's cores, so either one's share shows in the other's tail.
+  server_cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }  # user + system, in ticks
+  ticks=$(getconf CLK_TCK)
   for conns in ${H2LOAD_CONNECTIONS:-4 8 16 64}; do
-    echo "-- h2load, fixed 10000 reviews/s, $conns connections, $((seconds * 10000)) reviews"
-    h2load --h1 -n $((seconds * 10000)) -c "$conns" --rps $((10000 / conns)) \
+    reviews=$((seconds * 10000))
+    echo "-- h2load, fixed 10000 reviews/s, $conns connections, $reviews reviews"
+    before=$(server_cpu)
+    /usr/bin/time -f '%U %S' -o "$work/h2load.time" \
+      h2load --h1 -n "$reviews" -c "$conns" --rps $((10000 / conns)) \
       -d "$work/review.json" -H 'content-type: application/json' --log-file="$work/h2load.log" \
       "$url" |
       awk '/^finished in/ {r=$4} /^status codes:/ {codes=$3" 2xx, "$5" 3xx, "$7" 4xx, "$9" 5xx"}
            END {printf "  %s reviews/s, %s\n", r, codes}'
+    after=$(server_cpu)
     sort -n -k3,3 "$work/h2load.log" | awk '{v[NR]=$3} END {
       printf "  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  max %.2f ms\n",
         v[int(NR*0.5)]/1000, v[int(NR*0.9)]/1000, v[int(NR*0.99)]/1000, v[int(NR*0.999)]/1000, v[NR]/1000}'
+    awk -v n="$reviews" -v s=$((after - before)) -v hz="$ticks" '{
+      printf "  CPU per review: server %.0f us, client (h2load) %.0f us\n",
+        s / hz / n * 1e6, ($1 + $2) / n * 1e6 }' "$work/h2load.time"
   done
 fi
 echo "-- the server's own time per review (all runs): share answered within"
