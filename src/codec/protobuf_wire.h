@@ -100,6 +100,11 @@ class WireWriter {
     Varint(bytes.size());
     out_.append(bytes);
   }
+  // A double's bits (or any fixed64), little endian, written whatever the value.
+  void Fixed64(std::uint32_t field, std::uint64_t bits) {
+    Tag(field, kFixed64);
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(bits >> (8 * i)));
+  }
   // A map<string, string> entry.
   void MapEntry(std::uint32_t field, std::string_view key, std::string_view value) {
     WireWriter entry;
