@@ -16,6 +16,7 @@
 #include "apiserver/pod_exec_handler.h"
 #include "apiserver/pod_log_handler.h"
 #include "apiserver/pod_portforward_handler.h"
+#include "apiserver/negotiated_response.h"
 #include "apiserver/request_body.h"
 #include "apiserver/access_reviews.h"
 #include "apiserver/resource_metrics.h"
@@ -117,6 +118,25 @@ Result<void> RestHandler::EnsureSystemNamespaces() {
 std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& request) {
   auto info = ParseRequestInfo(request);
   if (!info) return std::nullopt;
+  // The streams of their own (log, exec, attach, port-forward) answer in their own types.
+  if (info->subresource == "log" || info->subresource == "exec" ||
+      info->subresource == "attach" || info->subresource == "portforward") {
+    return Dispatch(request, *info, OutputMediaType{});
+  }
+  // Negotiated before anything is read or written, as every apiserver handler does; JSON where
+  // the resource's kind has no protobuf form (metrics.k8s.io here).
+  EndpointMediaTypes endpoint;
+  endpoint.protobuf = info->group != kMetricsGroup;
+  auto accept = request.headers.find("accept");
+  const std::string_view header = accept == request.headers.end() ? "" : accept->second;
+  auto media = info->verb == "watch" ? NegotiateWatchMediaType(header, endpoint)
+                                     : NegotiateOutputMediaType(header, endpoint);
+  if (!media) return media.error().Response();
+  return EncodeNegotiated(Dispatch(request, *info, *media), *media);
+}
+
+http::HttpResponse RestHandler::Dispatch(const http::HttpRequest& request, const RequestInfo& info,
+                                         const OutputMediaType& media) {
   // Impersonation (kubectl --as, --as-group): serve has no user but its admin and no RBAC to
   // judge another by, so acting as someone else is refused rather than done as the admin.
   for (const auto& [name, value] : request.headers) {
@@ -131,42 +151,42 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
                                  field::GoQuote(request.user), field::GoQuote(what)))
         .Response();
   }
-  if (info->group == kMetricsGroup) {
-    return ServeResourceMetrics(store_, metrics_, request, *info, clock_());
+  if (info.group == kMetricsGroup) {
+    return ServeResourceMetrics(store_, metrics_, request, info, clock_());
   }
-  if (info->group == kAuthenticationGroup || info->group == kAuthorizationGroup) {
-    return ServeAccessReview(request, *info);
+  if (info.group == kAuthenticationGroup || info.group == kAuthorizationGroup) {
+    return ServeAccessReview(request, info);
   }
-  const ServedResource* resource = FindServedResource(info->group, info->resource);
+  const ServedResource* resource = FindServedResource(info.group, info.resource);
   if (resource == nullptr) return PathNotFound().Response();
-  if (info->resource == "pods" && info->subresource == "log" && info->verb == "get" &&
-      logs_ != nullptr && !info->namespace_.empty()) {
-    return ServePodLog(store_, *logs_, request, {"pods", info->namespace_, info->name});
+  if (info.resource == "pods" && info.subresource == "log" && info.verb == "get" &&
+      logs_ != nullptr && !info.namespace_.empty()) {
+    return ServePodLog(store_, *logs_, request, {"pods", info.namespace_, info.name});
   }
-  if (info->resource == "pods" && info->subresource == "exec" &&
-      (info->verb == "get" || info->verb == "create") && executor_ != nullptr &&
-      !info->namespace_.empty()) {
-    return ServePodExec(store_, *executor_, request, {"pods", info->namespace_, info->name});
+  if (info.resource == "pods" && info.subresource == "exec" &&
+      (info.verb == "get" || info.verb == "create") && executor_ != nullptr &&
+      !info.namespace_.empty()) {
+    return ServePodExec(store_, *executor_, request, {"pods", info.namespace_, info.name});
   }
-  if (info->resource == "pods" && info->subresource == "attach" &&
-      (info->verb == "get" || info->verb == "create") && logs_ != nullptr &&
-      executor_ != nullptr && !info->namespace_.empty()) {
-    return ServePodAttach(store_, *logs_, *executor_, request, {"pods", info->namespace_, info->name});
+  if (info.resource == "pods" && info.subresource == "attach" &&
+      (info.verb == "get" || info.verb == "create") && logs_ != nullptr &&
+      executor_ != nullptr && !info.namespace_.empty()) {
+    return ServePodAttach(store_, *logs_, *executor_, request, {"pods", info.namespace_, info.name});
   }
-  if (info->resource == "pods" && info->subresource == "portforward" &&
-      (info->verb == "get" || info->verb == "create") && port_dialer_ != nullptr &&
-      !info->namespace_.empty()) {
-    return ServePodPortForward(store_, *port_dialer_, request, {"pods", info->namespace_, info->name});
+  if (info.resource == "pods" && info.subresource == "portforward" &&
+      (info.verb == "get" || info.verb == "create") && port_dialer_ != nullptr &&
+      !info.namespace_.empty()) {
+    return ServePodPortForward(store_, *port_dialer_, request, {"pods", info.namespace_, info.name});
   }
   // dryRun=All: the write goes through everything and is not committed.
   std::optional<storage::DryRunScope> dry_run;
   if (auto it = request.query.find("dryRun"); it != request.query.end() &&
-                                              info->verb != "get" && info->verb != "list" &&
-                                              info->verb != "watch") {
+                                              info.verb != "get" && info.verb != "list" &&
+                                              info.verb != "watch") {
     if (it->second != "All") {
-      const char* options = info->verb == "create"   ? "CreateOptions"
-                            : info->verb == "patch"  ? "PatchOptions"
-                            : info->verb == "update" ? "UpdateOptions"
+      const char* options = info.verb == "create"   ? "CreateOptions"
+                            : info.verb == "patch"  ? "PatchOptions"
+                            : info.verb == "update" ? "UpdateOptions"
                                                      : "DeleteOptions";
       field::ErrorList errs;
       errs.push_back(field::NotSupported(field::Path("dryRun"),
@@ -178,40 +198,40 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
     }
     dry_run.emplace();
   }
-  if (info->subresource == "scale" && !info->name.empty() && !info->namespace_.empty() &&
-      (info->resource == "deployments" || info->resource == "replicasets")) {
-    return Scale(request, *info);
+  if (info.subresource == "scale" && !info.name.empty() && !info.namespace_.empty() &&
+      (info.resource == "deployments" || info.resource == "replicasets")) {
+    return Scale(request, info);
   }
-  if (info->subresource == "status" && !info->name.empty() &&
-      (info->resource == "pods" || info->resource == "nodes" || info->resource == "namespaces" ||
-       IsWorkloadResource(info->resource))) {
-    if (info->verb == "get") {
-      RequestInfo plain = *info;
+  if (info.subresource == "status" && !info.name.empty() &&
+      (info.resource == "pods" || info.resource == "nodes" || info.resource == "namespaces" ||
+       IsWorkloadResource(info.resource))) {
+    if (info.verb == "get") {
+      RequestInfo plain = info;
       plain.subresource.clear();
       return Get(request, plain);
     }
-    if (info->verb == "update" || info->verb == "patch") return Update(request, *info);
+    if (info.verb == "update" || info.verb == "patch") return Update(request, info);
   }
-  if (info->resource == "pods" && info->subresource == "eviction" && info->verb == "create" &&
-      !info->namespace_.empty()) {
-    return Evict(request, *info);
+  if (info.resource == "pods" && info.subresource == "eviction" && info.verb == "create" &&
+      !info.namespace_.empty()) {
+    return Evict(request, info);
   }
-  if (!info->subresource.empty() || !Implemented(info->resource, info->verb)) {
-    std::string what = info->resource + (info->subresource.empty() ? "" : "/" + info->subresource);
-    return MethodNotSupported(what, info->verb).Response();
+  if (!info.subresource.empty() || !Implemented(info.resource, info.verb)) {
+    std::string what = info.resource + (info.subresource.empty() ? "" : "/" + info.subresource);
+    return MethodNotSupported(what, info.verb).Response();
   }
   // A namespaced resource named through a namespace only; /api/v1/configmaps lists (and
   // watches) them all.
-  if (resource->namespaced && info->namespace_.empty() && info->verb != "list" &&
-      info->verb != "watch") {
+  if (resource->namespaced && info.namespace_.empty() && info.verb != "list" &&
+      info.verb != "watch") {
     return PathNotFound().Response();
   }
-  if (info->verb == "create") return Create(request, *info);
-  if (info->verb == "get") return Get(request, *info);
-  if (info->verb == "list") return List(request, *info);
-  if (info->verb == "watch") return Watch(request, *info);
-  if (info->verb == "update" || info->verb == "patch") return Update(request, *info);
-  return Delete(request, *info);
+  if (info.verb == "create") return Create(request, info);
+  if (info.verb == "get") return Get(request, info);
+  if (info.verb == "list") return List(request, info);
+  if (info.verb == "watch") return Watch(request, info, media);
+  if (info.verb == "update" || info.verb == "patch") return Update(request, info);
+  return Delete(request, info);
 }
 
 std::variant<http::HttpResponse, RestHandler::Admitted> RestHandler::Admit(
@@ -485,7 +505,8 @@ http::HttpResponse RestHandler::List(const http::HttpRequest& request, const Req
   return JsonResponse(200, std::move(body));
 }
 
-http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const RequestInfo& info) {
+http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const RequestInfo& info,
+                                      const OutputMediaType& media) {
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   auto query = [&](const char* key) {
     auto it = request.query.find(key);
@@ -499,7 +520,8 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
   watch.api_version = resource.GroupVersion();
   watch.namespace_ = resource.namespaced ? info.namespace_ : "";
   watch.all_namespaces = !resource.namespaced || info.namespace_.empty();
-  watch.table = WantsTable(request);
+  watch.table = media.convert_kind == "Table";
+  watch.protobuf = media.type == MediaType::kProtobuf && !watch.table;
   auto labels = ParseLabelSelector(query("labelSelector"));
   if (!labels) return BadRequest(labels.error().Message()).Response();
   watch.labels = std::move(*labels);

@@ -7,6 +7,8 @@
 //   every served resource               watch (watch_handler.h)
 // Lists take label and field selectors (selectors.h) and are paged as the apiserver pages them
 // (limit, continue: paged_list.h).
+// Responses are in the encoding the Accept header negotiates (output_media_type.h): JSON, YAML,
+// or protobuf for the kinds that have a protobuf form (negotiated_response.h); 406 otherwise.
 // Every other verb or resource answers the apiserver's 405 MethodNotAllowed (a served resource)
 // or 404 (an unknown one). Creating in a namespace that does not exist is the apiserver's
 // NamespaceLifecycle 404 (`namespaces "x" not found`); the stored object gets a uid, a
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "admission/chain.h"
+#include "apiserver/output_media_type.h"
 #include "apiserver/pod_deletion.h"
 #include "listwatch/request_info.h"
 #include "http/https_server.h"
@@ -54,6 +57,10 @@ class RestHandler {
   std::optional<http::HttpResponse> Handle(const http::HttpRequest& request);
 
  private:
+  // The request served, its response in JSON (Handle encodes it as negotiated) or a stream
+  // already in `media`'s encoding.
+  http::HttpResponse Dispatch(const http::HttpRequest& request, const RequestInfo& info,
+                              const OutputMediaType& media);
   // The object of `body` through the admission chain, in the context of its namespace; a
   // response when it is refused.
   struct Admitted {
@@ -83,7 +90,8 @@ class RestHandler {
                                  const codec::Node& config);
   http::HttpResponse Get(const http::HttpRequest& request, const RequestInfo& info);
   http::HttpResponse List(const http::HttpRequest& request, const RequestInfo& info);
-  http::HttpResponse Watch(const http::HttpRequest& request, const RequestInfo& info);
+  http::HttpResponse Watch(const http::HttpRequest& request, const RequestInfo& info,
+                           const OutputMediaType& media);
   http::HttpResponse Delete(const http::HttpRequest& request, const RequestInfo& info);
   // The delete itself, with its options (from a DELETE, or carried by an Eviction).
   http::HttpResponse DeleteObject(const RequestInfo& info, const DeleteOptions& options);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/schema.h"
+#include "apiserver/output_media_type.h"
 #include "listwatch/api_errors.h"
 #include "codec/json_codec.h"
 #include "field/field.h"
@@ -19,11 +20,12 @@ inline http::HttpResponse JsonResponse(int status, std::string body) {
   return {status, "application/json", std::move(body)};
 }
 
-// Whether the client asks for a meta.k8s.io Table (kubectl get's server-side printing).
+// Whether the Accept header negotiates a meta.k8s.io Table (kubectl get's server-side printing).
 inline bool WantsTable(const http::HttpRequest& request) {
   auto it = request.headers.find("accept");
-  return it != request.headers.end() && it->second.find("as=Table") != std::string::npos &&
-         it->second.find("g=meta.k8s.io") != std::string::npos;
+  if (it == request.headers.end()) return false;
+  auto media = NegotiateOutputMediaType(it->second, EndpointMediaTypes{});
+  return media && media->convert_kind == "Table";
 }
 
 // "Warning: 299 - "text"" headers, as the apiserver sends warnings.

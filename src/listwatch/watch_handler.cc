@@ -6,6 +6,8 @@
 #include <optional>
 #include <set>
 
+#include "api/protobuf_watch_event.h"
+#include "api/schema.h"
 #include "listwatch/api_errors.h"
 #include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
@@ -33,11 +35,24 @@ class Watch {
            request_.fields.Matches(&fields);
   }
   std::string Line(std::string_view type, const storage::StoredObject& object, const Node& tree) const {
-    if (!request_.table) {
-      return fmt::format(R"({{"type":"{}","object":{}}})", type, object.data) + "\n";
+    if (request_.table) {
+      Node table = printers::BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
+      return Event(type, table);
     }
-    Node table = printers::BuildTable(request_.resource, {tree}, std::to_string(object.revision), clock_());
-    return fmt::format(R"({{"type":"{}","object":{}}})", type, codec::EncodeJson(table, 0)) + "\n";
+    if (request_.protobuf) return Event(type, tree);
+    return fmt::format(R"({{"type":"{}","object":{}}})", type, object.data) + "\n";
+  }
+  // One event in the stream's encoding: a JSON line or a protobuf frame. An object that has no
+  // protobuf form (it fits no schema: nothing stored should) ends the stream with the error.
+  std::string Event(std::string_view type, const Node& object) const {
+    if (request_.protobuf) {
+      auto frame = api::ProtobufWatchFrame(type, object, api::Schema::Objects());
+      if (frame) return std::move(*frame);
+      auto error = api::ProtobufWatchFrame(
+          "ERROR", InternalError(frame.error().Message()).Status(), api::Schema::Objects());
+      return error ? std::move(*error) : std::string();
+    }
+    return fmt::format(R"({{"type":"{}","object":{}}})", type, codec::EncodeJson(object, 0)) + "\n";
   }
   // Sends one change as the selectors make it look; false once the client is gone.
   bool Send(storage::WatchEventType type, const storage::StoredObject& object, http::ResponseStream& out);
@@ -59,8 +74,7 @@ bool Watch::Send(storage::WatchEventType type, const storage::StoredObject& obje
   if (!tree) {
     // A damaged object ends the watch with the error that names it, as a list fails on it:
     // skipped, its change would be lost to the client without a word.
-    const Node status = CorruptStoredObject(object).Status();
-    out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", codec::EncodeJson(status, 0)) + "\n");
+    out.Write(Event("ERROR", CorruptStoredObject(object).Status()));
     return false;
   }
   const auto key = std::make_pair(object.key.namespace_, object.key.name);
@@ -93,6 +107,17 @@ bool Watch::SendBookmark(std::int64_t revision, bool initial_events_end,
                          http::ResponseStream& out) const {
   // The cacher's bookmark object is an empty object of the kind with only the resourceVersion
   // (and the annotation) set; client-go reads nothing else of it.
+  if (request_.protobuf) {
+    Node object = Node::Object();
+    object.Set("kind", Node::String(request_.kind));
+    object.Set("apiVersion", Node::String(request_.api_version));
+    Node& meta = object.Ensure("metadata");
+    meta.Set("resourceVersion", Node::String(std::to_string(revision)));
+    if (initial_events_end) {
+      meta.Ensure("annotations").Set("k8s.io/initial-events-end", Node::String("true"));
+    }
+    return out.Write(Event("BOOKMARK", object));
+  }
   const std::string annotations =
       initial_events_end ? R"(,"annotations":{"k8s.io/initial-events-end":"true"})" : "";
   return out.Write(fmt::format(R"({{"type":"BOOKMARK","object":{{"kind":"{}","apiVersion":"{}",)"
@@ -108,9 +133,7 @@ void Watch::Run(http::ResponseStream& out) {
   } else {
     auto listed = store_.List(request_.resource, request_.namespace_, request_.all_namespaces);
     if (!listed) {
-      out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})",
-                            codec::EncodeJson(InternalError(listed.error().Message()).Status(), 0)) +
-                "\n");
+      out.Write(Event("ERROR", InternalError(listed.error().Message()).Status()));
       return;
     }
     revision = listed->revision;
@@ -141,8 +164,7 @@ void Watch::Run(http::ResponseStream& out) {
       ApiError e = changes.error().Is(storage::kExpired)
                        ? ResourceExpired(changes.error().detail)
                        : InternalError(changes.error().Message());
-      out.Write(fmt::format(R"({{"type":"ERROR","object":{}}})", codec::EncodeJson(e.Status(), 0)) +
-                "\n");
+      out.Write(Event("ERROR", e.Status()));
       return;
     }
     for (const auto& change : *changes) {
@@ -169,7 +191,8 @@ void Watch::Run(http::ResponseStream& out) {
 http::HttpResponse ServeWatch(storage::ObjectStore& store, WatchRequest request, WallClock clock) {
   http::HttpResponse response;
   response.status = 200;
-  response.content_type = "application/json";
+  response.content_type = request.protobuf ? "application/vnd.kubernetes.protobuf;stream=watch"
+                                           : "application/json";
   auto watch = std::make_shared<Watch>(store, std::move(request), std::move(clock));
   response.stream = [watch](http::ResponseStream& out) { watch->Run(out); };
   return response;

@@ -23,6 +23,9 @@
 // ADDED, one that stops matching as DELETED. With kubectl's Table Accept header each event's
 // object is a one-row Table. The stream ends at timeoutSeconds (default: upstream's range of
 // 30 to 60 minutes, here a fixed 30), when the client goes or the server stops.
+// In protobuf (WatchRequest::protobuf, negotiated by the caller), each event is instead a frame
+// of apimachinery's protobuf stream serializer (api/protobuf_watch_event.h), the same events in
+// the same order, served as application/vnd.kubernetes.protobuf;stream=watch.
 #pragma once
 
 #include <chrono>
@@ -60,6 +63,7 @@ struct WatchRequest {
   std::chrono::milliseconds bookmark_period = kBookmarkPeriod;
   std::chrono::milliseconds timeout{1'800'000};
   bool table = false;
+  bool protobuf = false;  // length-prefixed protobuf WatchEvents instead of JSON lines
 };
 
 using WallClock = std::function<std::chrono::sys_seconds()>;
