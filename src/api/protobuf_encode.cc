@@ -149,8 +149,20 @@ Result<void> Value(Writer& w, int number, const FieldSpec& spec, const Node& v,
     w.Message(static_cast<std::uint32_t>(number), inner.bytes());
     return {};
   }
+  if (spec.kind == FieldSpec::Kind::kList) {
+    // A named slice type as a map's value (UserInfo.extra's ExtraValue []string): a message of
+    // its own whose field 1 holds the items.
+    if (!v.IsArray()) return std::unexpected(Unfit(where, "not a list"));
+    Writer inner;
+    for (const Node& e : v.items) {
+      if (e.IsNull()) continue;
+      if (auto r = Value(inner, 1, *spec.elem, e, where, depth); !r) return r;
+    }
+    w.Message(static_cast<std::uint32_t>(number), inner.bytes());
+    return {};
+  }
   if (spec.kind != FieldSpec::Kind::kScalar) {
-    return std::unexpected(Unfit(where, "a list or map inside a list or map"));
+    return std::unexpected(Unfit(where, "a map inside a list or map"));
   }
   return Scalar(w, number, spec, v, where);
 }

@@ -163,6 +163,33 @@ Result<std::optional<codec::Node>> Value(const FieldSpec& spec, std::uint32_t wi
     if (!m) return std::unexpected(m.error());
     return std::optional<codec::Node>(std::move(*m));
   }
+  if (spec.kind == FieldSpec::Kind::kList && spec.elem->kind == FieldSpec::Kind::kScalar) {
+    // A named slice type as a map's value (UserInfo.extra's ExtraValue []string): a message
+    // whose field 1 holds the items.
+    auto b = wire == kBytes ? r.Bytes() : std::nullopt;
+    if (!b) return Failure(fmt::format("malformed protobuf field {}", where));
+    FieldSpec item;
+    item.kind = FieldSpec::Kind::kScalar;
+    item.type = spec.elem->type;
+    item.format = spec.elem->format;
+    item.required = true;  // an element is kept even when zero
+    codec::Node list = codec::Node::Array();
+    Reader items(*b);
+    while (!items.done()) {
+      auto tag = items.Varint();
+      if (!tag) return Failure(fmt::format("malformed protobuf field {}", where));
+      if ((*tag >> 3) != 1) {
+        if (!items.Skip(static_cast<std::uint32_t>(*tag & 7))) {
+          return Failure(fmt::format("malformed protobuf field {}", where));
+        }
+        continue;
+      }
+      auto v = Scalar(item, static_cast<std::uint32_t>(*tag & 7), items, where);
+      if (!v) return std::unexpected(v.error());
+      list.items.push_back(v->value_or(codec::Node::String("")));
+    }
+    return std::optional<codec::Node>(std::move(list));
+  }
   return Scalar(spec, wire, r, where);
 }
 

@@ -128,7 +128,8 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
   EndpointMediaTypes endpoint;
   endpoint.protobuf = info->group != kMetricsGroup;
   auto accept = request.headers.find("accept");
-  const std::string_view header = accept == request.headers.end() ? "" : accept->second;
+  const std::string_view header =
+      accept == request.headers.end() ? std::string_view() : std::string_view(accept->second);
   auto media = info->verb == "watch" ? NegotiateWatchMediaType(header, endpoint)
                                      : NegotiateOutputMediaType(header, endpoint);
   if (!media) return media.error().Response();

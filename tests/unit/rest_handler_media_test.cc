@@ -26,11 +26,6 @@ codec::Node Decoded(const std::string& body, const api::Schema& schema = api::Sc
   EXPECT_TRUE(d) << (d ? "" : d.error().Message());
   return d ? *d : codec::Node();
 }
-codec::Node Parsed(const std::string& body) {
-  auto p = codec::ParseJsonStream(body);
-  EXPECT_TRUE(p && p->size() == 1) << body;
-  return p && p->size() == 1 ? (*p)[0] : codec::Node();
-}
 
 TEST_F(RestHandlerTest, ProtobufWhenAskedFirst) {
   struct Case {

@@ -111,6 +111,7 @@ func allCases() []testCase {
 	cases = append(cases, listOptionsCases()...)
 	cases = append(cases, openAPICases()...)
 	cases = append(cases, applyCases()...)
+	cases = append(cases, protobufCases()...)
 	return cases
 }
 
