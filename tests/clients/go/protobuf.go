@@ -196,7 +196,7 @@ func protobufObjects(ctx context.Context, cs *kubernetes.Clientset, ns string) e
 // returns its last error.
 func settled(ctx context.Context, compare func() error) error {
 	var err error
-	for i := 0; i < 50; i++ {
+	for i := 0; i < 30; i++ {
 		if err = compare(); err == nil {
 			return nil
 		}
@@ -296,8 +296,10 @@ func protobufResponses(ctx context.Context, e *env) error {
 			f := informers.NewSharedInformerFactoryWithOptions(pbCS, 0, informers.WithNamespace(ns))
 			inf := k.informer(f)
 			stop := make(chan struct{})
-			defer close(stop)
-			defer f.Shutdown()
+			defer func() {
+				close(stop) // before Shutdown, which waits for the informers to stop
+				f.Shutdown()
+			}()
 			f.Start(stop)
 			sctx, cancel := context.WithTimeout(ctx, syncBound)
 			defer cancel()
