@@ -21,7 +21,8 @@ bool LooksLikeJson(std::string_view text) {
 
 const std::vector<std::string>& DefaultKinds() {
   static const std::vector<std::string> kinds = {
-      "Pod", "LimitRange", "Namespace", "PersistentVolumeClaim", "ConfigMap", "Secret"};
+      "Pod",       "LimitRange", "Namespace",  "PersistentVolumeClaim", "ConfigMap",
+      "Secret",    "Deployment", "ReplicaSet", "Job"};
   return kinds;
 }
 

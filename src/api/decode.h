@@ -36,8 +36,9 @@ using DecodeResult = std::variant<DecodedObject, DecodeError>;
 
 struct DecodeOptions {
   FieldValidation field_validation = FieldValidation::kStrict;
-  // Which kinds this command accepts; others are rejected as unknown. Empty: Pod, LimitRange,
-  // Namespace, PersistentVolumeClaim.
+  // Which kinds this command accepts; others are rejected as unknown. Empty: what the admission
+  // chain admits (Pod, LimitRange, Namespace, PersistentVolumeClaim, ConfigMap, Secret and the
+  // workloads Deployment, ReplicaSet and Job).
   std::vector<std::string> kinds;
 };
 

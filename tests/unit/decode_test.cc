@@ -220,18 +220,27 @@ items:
 - {apiVersion: v1, kind: Namespace, metadata: {name: a}}
 - {apiVersion: v1, kind: LimitRange, metadata: {name: l}, spec: {limits: []}}
 - {apiVersion: v1, kind: Pod, metadata: {name: p}}
-- {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}}
+- {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: s}}
 - {apiVersion: v1, metadata: {name: x}}
+- {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}}
+- {apiVersion: batch/v1, kind: Job, metadata: {name: j}}
+- {apiVersion: v1, kind: Deployment, metadata: {name: wrong-group}}
 )";
   auto results = DecodeManifests("list.yaml", yaml);
-  ASSERT_EQ(results.size(), 5u);
+  ASSERT_EQ(results.size(), 8u);
   EXPECT_EQ(std::get<DecodedObject>(results[0]).kind, "Namespace");
   EXPECT_EQ(std::get<DecodedObject>(results[1]).kind, "LimitRange");
   EXPECT_EQ(std::get<DecodedObject>(results[2]).kind, "Pod");
   EXPECT_EQ(std::get<DecodeError>(results[3]).message,
-            "resource mapping not found for name: \"d\" namespace: \"\" from \"list.yaml\": no "
-            "matches for kind \"Deployment\" in version \"apps/v1\"");
+            "resource mapping not found for name: \"s\" namespace: \"\" from \"list.yaml\": no "
+            "matches for kind \"StatefulSet\" in version \"apps/v1\"");
   EXPECT_FALSE(std::get<DecodeError>(results[3]).from_server);
+  // The workloads the admission chain admits (serve runs them), each in its own group version.
+  EXPECT_EQ(std::get<DecodedObject>(results[5]).kind, "Deployment");
+  EXPECT_EQ(std::get<DecodedObject>(results[6]).kind, "Job");
+  EXPECT_EQ(std::get<DecodeError>(results[7]).message,
+            "resource mapping not found for name: \"wrong-group\" namespace: \"\" from "
+            "\"list.yaml\": no matches for kind \"Deployment\" in version \"v1\"");
   EXPECT_EQ(std::get<DecodeError>(results[4]).message,
             "unable to decode \"list.yaml\": Object 'Kind' is missing");
 }
