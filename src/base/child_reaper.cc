@@ -7,9 +7,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
+
+#include "base/fs.h"
 
 namespace podlimits {
 namespace {
@@ -26,12 +27,16 @@ std::vector<pid_t> Children() {
   if (tasks == nullptr) return out;
   while (dirent* e = readdir(tasks)) {
     if (e->d_name[0] == '.') continue;
-    std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
-    std::string word;
-    while (in >> word) {
+    // A thread that ended since readdir has no file any more: it has no children either.
+    const std::string children =
+        ReadWholeFile(std::string("/proc/self/task/") + e->d_name + "/children").value_or("");
+    const char* p = children.data();
+    const char* end = p + children.size();
+    while (p < end) {
       pid_t pid = 0;
-      auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), pid);
+      auto [next, ec] = std::from_chars(p, end, pid);
       if (ec == std::errc() && pid > 0) out.push_back(pid);
+      p = next == p ? p + 1 : next;  // past the number, or past the separator
     }
   }
   closedir(tasks);

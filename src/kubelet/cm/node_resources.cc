@@ -3,22 +3,27 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <charconv>
 #include <string>
+#include <string_view>
 
+#include "base/fs.h"
 #include "kubelet/eviction/eviction_threshold.h"
 
 namespace podlimits::kubelet {
 
 std::int64_t NodeMemoryBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
+  // /proc/meminfo's first line is "MemTotal:  <n> kB" on every kernel this runs on; a procfs
+  // that cannot be read leaves the node's memory capacity 0, as the kubelet's cAdvisor does.
+  const std::string meminfo = ReadWholeFile("/proc/meminfo").value_or("");
+  constexpr std::string_view kKey = "MemTotal:";
+  const std::size_t at = meminfo.find(kKey);
+  if (at == std::string::npos) return 0;
+  std::size_t digits = meminfo.find_first_not_of(' ', at + kKey.size());
+  if (digits == std::string::npos) return 0;
   std::int64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemTotal:") return kib * 1024;
-  }
-  return 0;
+  std::from_chars(meminfo.data() + digits, meminfo.data() + meminfo.size(), kib);
+  return kib * 1024;
 }
 
 api::ResourceList NodeCapacity(const NodeConfig& config) {

@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 #include <sys/utsname.h>
 
-#include <fstream>
+#include <algorithm>
+#include <string_view>
 
 #include "base/fs.h"
 #include "kubelet/status/condition_time.h"
@@ -16,11 +17,12 @@ namespace {
 
 Node Str(std::string_view s) { return Node::String(std::string(s)); }
 
+// The first line of a host identity file; empty where the host has none (a container without
+// /sys/class/dmi, a machine without /etc/machine-id), as the kubelet reports it.
 std::string FirstLine(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  return line;
+  std::string text = ReadWholeFile(file).value_or("");
+  text.resize(std::min(text.size(), text.find('\n')));
+  return text;
 }
 
 Node Resources(const api::ResourceList& base, std::optional<std::int64_t> pid,
@@ -59,10 +61,13 @@ HostIdentity ReadHostIdentity() {
   h.system_uuid = FirstLine("/sys/class/dmi/id/product_uuid");
   utsname u{};
   if (uname(&u) == 0) h.kernel_version = u.release;
-  std::ifstream os("/etc/os-release");
-  for (std::string line; std::getline(os, line);) {
+  const std::string os_release = ReadWholeFile("/etc/os-release").value_or("");
+  for (std::size_t begin = 0; begin < os_release.size();) {
+    std::size_t end = std::min(os_release.size(), os_release.find('\n', begin));
+    const std::string_view line(os_release.data() + begin, end - begin);
+    begin = end + 1;
     if (!line.starts_with("PRETTY_NAME=")) continue;
-    std::string v = line.substr(12);
+    std::string v(line.substr(12));
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
     h.os_image = v;
   }
