@@ -305,4 +305,17 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
   return outcome;
 }
 
+PodSpecUpdate Kubelet::PlanSpecUpdate(const api::Pod& pod) {
+  PodSpecUpdate update = SpecUpdateOf(pod);
+  // The pod was admitted without its ephemeral containers: admitted again with them, the grant
+  // of each is what its own securityContext.ulimits and the node's defaults make of it.
+  const AdmitResult admit = AdmitPod(pod, features_, caps_);
+  for (const api::Container& c : pod.spec.ephemeral_containers) {
+    EphemeralContainerPlan e{PlanContainer(c, admit), ""};
+    if (!admit.admitted) e.refused = admit.message;
+    update.ephemeral_containers.push_back(std::move(e));
+  }
+  return update;
+}
+
 }  // namespace podlimits::kubelet
