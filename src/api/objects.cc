@@ -236,7 +236,7 @@ constexpr KeyList kContainerKeys{std::to_array<std::string_view>({
     "name", "image", "command", "args", "workingDir", "ports", "env", "envFrom", "resources",
     "volumeMounts", "restartPolicy", "securityContext", "terminationMessagePath",
     "terminationMessagePolicy", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle",
-    "tty", "stdin", "stdinOnce"})};
+    "tty", "stdin", "stdinOnce", "targetContainerName", "resizePolicy", "restartPolicyRules"})};
 // clang-format on
 
 Container ReadContainer(const codec::Node& n, ContainerKind kind, std::size_t index) {
@@ -326,6 +326,15 @@ Container ReadContainer(const codec::Node& n, ContainerKind kind, std::size_t in
   c.tty = OptBool(f["tty"]).value_or(false);
   c.stdin = OptBool(f["stdin"]).value_or(false);
   c.stdin_once = OptBool(f["stdinOnce"]).value_or(false);
+  if (kind == ContainerKind::kEphemeral) {
+    c.target_container_name = codec::StringOf(f["targetContainerName"]);
+    // Set is what Go's reflect finds non-zero after decoding: any member present and not null.
+    for (const char* member : {"ports", "resizePolicy", "restartPolicy", "restartPolicyRules",
+                               "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"}) {
+      const codec::Node* v = n.Find(member);
+      if (v != nullptr && !v->IsNull()) c.set_ephemeral_forbidden.emplace_back(member);
+    }
+  }
   return c;
 }
 

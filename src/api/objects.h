@@ -229,6 +229,12 @@ struct Container {
   bool tty = false;
   bool stdin = false;       // a stdin pipe (or the terminal's input) that attach can write
   bool stdin_once = false;  // the first attach session's end closes it
+  // An ephemeral container's targetContainerName: it joins that container's PID namespace.
+  std::string target_container_name;
+  // An ephemeral container's members that upstream's allowedEphemeralContainerFields refuses
+  // and that are set (ports, resizePolicy, restartPolicy, restartPolicyRules, the probes,
+  // lifecycle), in EphemeralContainerCommon's field order; resources is ValidateContainerResources'.
+  std::vector<std::string> set_ephemeral_forbidden;
 
   bool IsSidecar() const { return kind == ContainerKind::kInit && restart_policy == "Always"; }
   bool IsPrivileged() const {

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 using codec::Node;
 
 const Node* ContainerStatusOf(const Node& pod, std::string_view container) {
-  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+  for (const char* list : {"initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"}) {
     const Node* statuses = pod.FindPath({"status", list});
     if (statuses == nullptr || !statuses->IsArray()) continue;
     for (const Node& s : statuses->items) {

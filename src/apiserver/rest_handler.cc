@@ -213,6 +213,15 @@ http::HttpResponse RestHandler::Dispatch(const http::HttpRequest& request, const
     }
     if (info.verb == "update" || info.verb == "patch") return Update(request, info);
   }
+  if (info.resource == "pods" && info.subresource == "ephemeralcontainers" &&
+      !info.name.empty() && !info.namespace_.empty()) {
+    if (info.verb == "get") {
+      RequestInfo plain = info;
+      plain.subresource.clear();
+      return Get(request, plain);
+    }
+    if (info.verb == "update" || info.verb == "patch") return Update(request, info);
+  }
   if (info.resource == "pods" && info.subresource == "eviction" && info.verb == "create" &&
       !info.namespace_.empty()) {
     return Evict(request, info);

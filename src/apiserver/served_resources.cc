@@ -36,6 +36,7 @@ std::span<const ServedResource> ServedResources() {
        {"po"},
        {"all"},
        {{"attach", "PodAttachOptions", {"create", "get"}},
+        {"ephemeralcontainers", "Pod", kStatusVerbs},
         {"eviction", "Eviction", {"create"}, "policy", "v1"},
         {"exec", "PodExecOptions", {"create", "get"}},
         {"log", "Pod", {"get"}},

@@ -13,6 +13,8 @@
 //   nodes           labels, annotations, taints, unschedulable; providerID and podCIDR(s) once
 //   status          (pods/status, nodes/status, namespaces/status) only the status changes;
 //                   no admission plugin runs, the body is decoded strictly as its kind
+//   ephemeralcontainers  (pods) only spec.ephemeralContainers changes, by additions
+//                   (ephemeral_containers.h); a pod's own update leaves them as stored
 //
 // An update that changes nothing is not written (the resourceVersion stays), as upstream.
 #include <fmt/format.h>
@@ -27,6 +29,7 @@
 #include "api/defaults.h"
 #include "api/objects.h"
 #include "apiserver/apply.h"
+#include "apiserver/ephemeral_containers.h"
 #include "apiserver/patch.h"
 #include "apiserver/request_body.h"
 #include "apiserver/rest_handler.h"
@@ -200,6 +203,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
   const ServedResource& resource = *FindServedResource(info.group, info.resource);
   const storage::ObjectKey key{info.resource, resource.namespaced ? info.namespace_ : "", info.name};
   const bool status_only = info.subresource == "status";
+  const bool ephemeral_only = info.subresource == "ephemeralcontainers";
   auto type = request.headers.find("content-type");
   const std::string content_type = type == request.headers.end() ? "" : type->second;
   std::optional<PatchType> patch_type;
@@ -303,11 +307,33 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       if (const Node* status = candidate.Find("status"); status && !status->IsNull()) {
         next.Set("status", *status);
       }
+    } else if (ephemeral_only) {
+      auto ns = store_.Get({"namespaces", "", info.namespace_});
+      if (!ns) return InternalResponse(ns.error());
+      auto ns_tree = ParseStoredObject(ns->data);
+      if (!ns_tree) return CorruptStoredObject(*ns).Response();
+      const admission::psa::PodSecurity default_security;
+      auto updated = UpdateEphemeralContainers(
+          candidate, *stored, api::ReadNamespace(*ns_tree),
+          options_.pod_security ? *options_.pod_security : default_security, options_.gates,
+          request);
+      if (auto* refused = std::get_if<http::HttpResponse>(&updated)) return std::move(*refused);
+      next = std::move(std::get<EphemeralContainersUpdate>(updated).next);
+      warnings = std::move(std::get<EphemeralContainersUpdate>(updated).warnings);
     } else {
       // What the server owns is not the client's to set: admitted without it, restored after.
       Node& meta = candidate.Ensure("metadata");
       for (std::string_view field : kServerOwnedMeta) meta.Erase(field);
       candidate.Erase("status");
+      // Ephemeral containers are the subresource's to add: the pod's own update is admitted
+      // without them (its create validation refuses them) and must leave them as they are.
+      std::optional<Node> ephemeral;
+      if (info.resource == "pods") {
+        if (Node* spec = candidate.Find("spec"); spec && spec->Find("ephemeralContainers")) {
+          ephemeral = *spec->Find("ephemeralContainers");
+          spec->Erase("ephemeralContainers");
+        }
+      }
       field::ErrorList update_errors;
       if (IsWorkloadResource(info.resource)) {
         update_errors = validation::ValidateWorkloadUpdate(resource.kind, candidate, *stored);
@@ -325,6 +351,7 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       }
       next.Erase("status");
       if (const Node* status = stored->Find("status")) next.Set("status", *status);
+      if (ephemeral && next.Find("spec")) next.Find("spec")->Set("ephemeralContainers", *ephemeral);
 
       if (info.resource == "pods") {
         if (field::ErrorList errs = PodSpecUpdateErrors(next.Find("spec"), stored->Find("spec"));

@@ -70,6 +70,9 @@ struct ContainerSpecInput {
   // and UTS namespaces, and its PID namespace with shareProcessNamespace. 0: no sandbox, the
   // container gets namespaces of its own.
   pid_t sandbox_pid = 0;
+  // A process whose PID namespace the container joins instead (an ephemeral container's
+  // targetContainerName, as containerd's WithPodNamespaces with a target); 0: none.
+  pid_t pid_namespace_of = 0;
   // The container's volumeMounts as bind mounts (kubelet/volumes/pod_volumes.h), after the defaults.
   std::vector<SpecMount> volume_mounts;
   // linux.resources.unified: the container's cpu and memory files (kubelet/cm/resource_config.h);

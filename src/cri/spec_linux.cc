@@ -45,7 +45,9 @@ Result<void> WithNamespaces(const ContainerSpecInput& input, Spec& spec) {
                   input.sandbox_pid > 0 ? HolderNamespacePath(input.sandbox_pid, type) : ""});
   };
   if (!pod.host_pid) {
-    if (pod.share_process_namespace.value_or(false)) {
+    if (input.pid_namespace_of > 0) {
+      ns.push_back({"pid", HolderNamespacePath(input.pid_namespace_of, "pid")});
+    } else if (pod.share_process_namespace.value_or(false)) {
       pod_namespace("pid");
     } else {
       ns.push_back({"pid", ""});

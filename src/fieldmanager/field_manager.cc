@@ -40,7 +40,7 @@ FieldSet IgnoredPrefixes(const WriteScope& scope) {
   if (scope.subresource == "status") {
     s.Insert({PathElement::Field("spec")});
     s.Insert({PathElement::Field("metadata")});
-  } else if (scope.subresource.empty()) {
+  } else if (scope.subresource.empty() || scope.subresource == "ephemeralcontainers") {
     s.Insert({PathElement::Field("status")});
   }
   return s;

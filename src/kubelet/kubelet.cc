@@ -305,4 +305,25 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
   return outcome;
 }
 
+PodSpecUpdate Kubelet::PlanSpecUpdate(const api::Pod& pod) {
+  PodSpecUpdate update = SpecUpdateOf(pod);
+  // The pod was admitted without its ephemeral containers: admitted again with them, the grant
+  // of each is what its own securityContext.ulimits and the node's defaults make of it.
+  const AdmitResult admit = AdmitPod(pod, features_, caps_);
+  for (const api::Container& c : pod.spec.ephemeral_containers) {
+    EphemeralContainerPlan e{PlanContainer(c, admit), ""};
+    if (!admit.admitted) e.refused = admit.message;
+    // Confined as the pod's other containers are (PlanAppArmor).
+    e.plan.apparmor_profile = cri::ContainerAppArmorProfile(pod, c, caps_.apparmor);
+    if (e.refused.empty() && e.plan.apparmor_profile == cri::kDefaultAppArmorProfileName) {
+      std::lock_guard lock(apparmor_mu_);
+      auto loaded = cri::EnsureDefaultAppArmorProfile(
+          caps_.apparmor, std::filesystem::path(options_.config.state_directory) / "apparmor");
+      if (!loaded) e.refused = "Cannot enforce AppArmor: " + loaded.error().Message();
+    }
+    update.ephemeral_containers.push_back(std::move(e));
+  }
+  return update;
+}
+
 }  // namespace podlimits::kubelet

@@ -107,6 +107,9 @@ class Kubelet {
   Result<void> Probe();  // errors: kInvalidNodeConfiguration or kNodeFailure
   Result<void> Start();  // errors: kInvalidNodeConfiguration or kNodeFailure
   PodOutcome RunPod(const api::PodObject& pod, const PodRunIo& io);
+  // What an update of the running `pod` asks of its worker (pod_spec_update.h): SpecUpdateOf,
+  // and its ephemeral containers planned as RunPod plans containers (node admission's rlimits).
+  PodSpecUpdate PlanSpecUpdate(const api::Pod& pod);
 
   const NodeConfig& config() const { return options_.config; }
   const NodeCapabilities& capabilities() const { return caps_; }

@@ -23,7 +23,7 @@ Result<fs::path> NodeAgent::ContainerLogFile(const Node& pod, std::string_view c
   // Run k of a container writes k.log, k being its restartCount when it started: the current
   // (or, backing off, the last) run's file is restartCount.log, the one before it the previous.
   int restarts = -1;
-  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+  for (const char* list : {"initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"}) {
     const Node* statuses = pod.FindPath({"status", list});
     if (statuses == nullptr || !statuses->IsArray()) continue;
     for (const Node& s : statuses->items) {

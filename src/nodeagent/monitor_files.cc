@@ -181,7 +181,7 @@ bool StopMonitor(const fs::path& dir, std::optional<std::int64_t> grace_seconds)
 std::string SpecUpdateSignature(const codec::Node& pod) {
   codec::Node what = codec::Node::Object();
   const codec::Node* spec = pod.Find("spec");
-  for (const char* list : {"initContainers", "containers"}) {
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
     const codec::Node* containers = spec ? spec->Find(list) : nullptr;
     if (containers == nullptr || !containers->IsArray()) continue;
     codec::Node& images = what.Ensure(list);

@@ -8,7 +8,8 @@
 //   events.jsonl   one event per line, appended: {"type","reason","message","time","nanos"}
 //   stop           the grace period (seconds) of a stop the agent asks for with SIGTERM
 //                  (pod.json is rewritten with the stored pod when an update changed what a
-//                  running pod takes — images, activeDeadlineSeconds — and the monitor told
+//                  running pod takes — images, activeDeadlineSeconds, ephemeral containers —
+//                  and the monitor told
 //                  with kSpecUpdateSignal; kubelet/podworker/pod_spec_update.h)
 //   pid-limit-applied  the monitor applied the pod's spec.resources.limits.pid to its cgroup
 //   evicted        the eviction message, written by the agent before it stops an evicted pod:
@@ -81,8 +82,8 @@ inline constexpr std::string_view kPidLimitAppliedFile = "pid-limit-applied";
 // lock, so a monitor that can be found can never be killed by it.
 inline constexpr int kSpecUpdateSignal = SIGUSR1;
 
-// What of the pod a spec update may change and the node acts on (its containers' and init
-// containers' images, activeDeadlineSeconds), as one comparable string.
+// What of the pod a spec update may change and the node acts on (its containers', init
+// containers' and ephemeral containers' images, activeDeadlineSeconds), as one comparable string.
 std::string SpecUpdateSignature(const codec::Node& pod);
 
 // Rewrites pod.json with `pod` and tells the live monitor, if any (false: none was told).

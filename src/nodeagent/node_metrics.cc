@@ -46,7 +46,7 @@ std::string NodeAgent::MetricsText() {
       if (!pod || codec::StringOf(pod->FindPath({"spec", "nodeName"})) != options_.node_name) {
         continue;
       }
-      for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+      for (const char* list : {"initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"}) {
         const Node* statuses = pod->FindPath({"status", list});
         if (statuses == nullptr || !statuses->IsArray()) continue;
         for (const Node& s : statuses->items) {

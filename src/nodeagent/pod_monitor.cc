@@ -245,16 +245,17 @@ int RunPodMonitor(const PodMonitorOptions& options) {
                                                 pod.metadata.name, options.uid),
                            options.log_policy);
   kubelet::PodRunIo io{&events, &output, &stop, &objects, {}, {}, {}};
-  // An update of the running pod (new images, a new deadline): pod.json as the agent rewrote it.
+  // An update of the running pod (new images, a new deadline, ephemeral containers): pod.json as
+  // the agent rewrote it.
   kubelet::PodSpecUpdates spec_updates;
   io.spec_updates = &spec_updates;
-  const bool watching = spec_update_signal.Watch([&dir, &spec_updates] {
+  const bool watching = spec_update_signal.Watch([&dir, &spec_updates, &node] {
     auto updated = ReadMonitoredPod(dir);
     if (!updated) {
       Publisher::Log("spec update: " + updated.error().Message());
       return;
     }
-    spec_updates.Push(kubelet::SpecUpdateOf(updated->pod));
+    spec_updates.Push(node.PlanSpecUpdate(updated->pod));
   });
   if (!watching) Publisher::Log("spec update: cannot watch its signal; the pod keeps its spec");
   io.on_progress = ProgressHandler{dir, node, sandbox, exec_server ? exec_server->get() : nullptr,

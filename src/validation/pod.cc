@@ -26,10 +26,8 @@ void ValidateContainer(const api::Container& c, const api::PodSpec& spec,
       out.errors.push_back(field::Duplicate(path.Child("name"), c.name));
     }
   }
-  if (c.image.empty() && c.kind != api::ContainerKind::kEphemeral) {
-    out.errors.push_back(field::Required(path.Child("image"), ""));
-  }
-  if (c.restart_policy) {
+  if (c.image.empty()) out.errors.push_back(field::Required(path.Child("image"), ""));
+  if (c.restart_policy && c.kind != api::ContainerKind::kEphemeral) {
     if (c.kind == api::ContainerKind::kInit) {
       if (*c.restart_policy != "Always") {
         out.errors.push_back(
@@ -45,6 +43,9 @@ void ValidateContainer(const api::Container& c, const api::PodSpec& spec,
   field::Path sc = path.Child("securityContext");
   ValidateUlimits(c, spec, sc, out);
   field::Append(out.errors, ValidateCgroupOptions(c, spec, sc));
+  if (c.kind == api::ContainerKind::kEphemeral) {
+    field::Append(out.errors, EphemeralContainerRules(c, spec));
+  }
 }
 
 void ValidateSpec(const api::PodSpec& spec, const FeatureGates& gates, ValidationResult& out) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "codec/node.h"
 #include "field/field.h"
 #include "validation/feature_gates.h"
 
@@ -70,6 +71,18 @@ field::ErrorList ValidateHostAliases(const api::PodSpec& spec);
 // spec.os.name windows / linux: what the other OS's settings may not set.
 field::ErrorList ValidateWindows(const api::PodSpec& spec);
 field::ErrorList ValidateLinux(const api::PodSpec& spec);
+// validateEphemeralContainers' own rules for one ephemeral container (ephemeral_containers.cc):
+// targetContainerName names a container or init container, the members upstream's allow list
+// refuses are not set, volume mounts have no subPath or subPathExpr.
+field::ErrorList EphemeralContainerRules(const api::Container& c, const api::PodSpec& spec);
+// ValidatePodEphemeralContainersUpdate: `updated` is `old` with the ephemeral containers of the
+// request (the subresource's strategy keeps nothing else of it); `updated_list` and `old_list` are
+// their spec.ephemeralContainers trees (null: none), compared by name: an existing one may be
+// neither removed nor changed.
+ValidationResult ValidatePodEphemeralContainersUpdate(const api::Pod& updated, const api::Pod& old,
+                                                      const codec::Node* updated_list,
+                                                      const codec::Node* old_list,
+                                                      const FeatureGates& gates);
 field::ErrorList ValidateCgroupOptionsUpdate(const api::Container& updated,
                                              const api::Container& old, const field::Path& path);
 

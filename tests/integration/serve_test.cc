@@ -1114,6 +1114,128 @@ spec:
   }
 }
 
+// Ephemeral containers (pods/ephemeralcontainers, kubectl debug): one added to a running pod
+// runs in the pod's cgroup (so under its pids.max) with the rlimits a container gets from its
+// own ulimits or, without, the node's defaults exactly as the pod's plain container has them;
+// with --target it sees the target's processes; it is never restarted, and its status is in
+// status.ephemeralContainerStatuses.
+TEST_F(ServePodsTest, EphemeralContainersRunInTheRunningPod) {
+  constexpr std::string_view kPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: dbgd}
+spec:
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: app
+    image: busybox:latest
+    command: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 0.1; done']
+    securityContext:
+      ulimits: [{name: nofile, soft: 1000, hard: 2000}]
+  - name: plain
+    image: busybox:latest
+    command: [sh, -c, 'cat /proc/self/limits > /tmp/limits; trap "exit 0" TERM; while true; do sleep 0.1; done']
+)";
+  // An ephemeral container with ulimits of its own, through the subresource as kubectl patch
+  // sends it; then one that exits 3 at once.
+  const std::string kWithUlimits =
+      R"({"spec":{"ephemeralContainers":[{"name":"lim","image":"busybox:latest",)"
+      R"("command":["sh","-c","trap 'exit 0' TERM; while true; do sleep 0.1; done"],)"
+      R"("securityContext":{"ulimits":[{"name":"nofile","soft":300,"hard":600}]}}]}})";
+  const std::string kOnce =
+      R"({"spec":{"ephemeralContainers":[{"name":"once","image":"busybox:latest",)"
+      R"("command":["sh","-c","exit 3"]}]}})";
+  // The node's podPidsLimit is the pod cgroup's pids.max (cgroup v2, or v1's pids hierarchy).
+  WriteNodeConfig("podPidsLimit: 300\n");
+  CommandResult created, waited, debugged, patched, once, uid, plain_limits, target_ps, logs,
+      statuses, too_high, deleted;
+  std::map<std::string, std::string> limits, parent, pids_max;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, std::string(kPod));
+    waited = Kubectl({"wait", "--for=condition=Ready", "pod/dbgd", "--timeout=60s"});
+    debugged = Kubectl({"debug", "dbgd", "--image=busybox:latest", "--target=app", "-c", "dbg",
+                        "--", "sh", "-c",
+                        "ps -o pid,args > /tmp/ps; trap 'exit 0' TERM; while true; do sleep 0.1; done"});
+    patched = Kubectl({"patch", "pod", "dbgd", "--subresource=ephemeralcontainers",
+                       "--type=strategic", "-p", kWithUlimits});
+    once = Kubectl({"patch", "pod", "dbgd", "--subresource=ephemeralcontainers",
+                    "--type=strategic", "-p", kOnce});
+    too_high = Kubectl({"patch", "pod", "dbgd", "--subresource=ephemeralcontainers",
+                        "--type=strategic", "-p",
+                        R"({"spec":{"ephemeralContainers":[{"name":"big","image":"busybox:latest",)"
+                        R"("securityContext":{"ulimits":[{"name":"nofile","soft":1,"hard":1048577}]}}]}})"});
+    const std::string running_jsonpath =
+        "jsonpath={range .status.ephemeralContainerStatuses[*]}{.name}={.state.running.startedAt}"
+        "{.state.terminated.exitCode}/{.restartCount} {end}";
+    for (int i = 0; i < 300; ++i) {
+      statuses = Kubectl({"get", "pod", "dbgd", "-o", running_jsonpath});
+      const bool all = statuses.out.find("dbg=2") != std::string::npos &&
+                       statuses.out.find("lim=2") != std::string::npos &&
+                       statuses.out.find("once=3/") != std::string::npos;
+      if (all) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    // What the node does not restart stays down.
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    statuses = Kubectl({"get", "pod", "dbgd", "-o",
+                        "jsonpath={range .status.ephemeralContainerStatuses[*]}{.name}:"
+                        "{.state.terminated.exitCode}/{.restartCount} {end}"});
+    uid = Kubectl({"get", "pod", "dbgd", "-o", "jsonpath={.metadata.uid}"});
+    const CommandResult ids = Kubectl(
+        {"get", "pod", "dbgd", "-o",
+         "jsonpath={range .status.ephemeralContainerStatuses[*]}{.name} {.containerID}{\"\\n\"}{end}"});
+    std::istringstream lines(ids.out);
+    std::string name, id;
+    while (lines >> name >> id) {
+      id = id.substr(id.find("://") + 3);
+      // The container's cgroup in the hierarchy that has pids.max (v2's, or v1's pids).
+      for (const auto& e : fs::recursive_directory_iterator("/sys/fs/cgroup")) {
+        if (!e.is_directory() || e.path().filename() != id) continue;
+        if (!fs::exists(e.path().parent_path() / "pids.max")) continue;
+        parent[name] = e.path().parent_path().filename().string();
+        pids_max[name] = ReadText(e.path().parent_path() / "pids.max");
+        std::istringstream procs(ReadText(e.path() / "cgroup.procs"));
+        std::string pid;
+        if (procs >> pid) limits[name] = ReadText("/proc/" + pid + "/limits");
+        break;
+      }
+    }
+    plain_limits = Kubectl({"exec", "dbgd", "-c", "plain", "--", "cat", "/tmp/limits"});
+    target_ps = Kubectl({"exec", "dbgd", "-c", "dbg", "--", "cat", "/tmp/ps"});
+    logs = Kubectl({"logs", "dbgd", "-c", "once"});
+    deleted = Kubectl({"delete", "pod", "dbgd", "--timeout=60s"});
+  });
+  ASSERT_EQ(created.out, "pod/dbgd created\n") << created.err;
+  ASSERT_EQ(waited.out, "pod/dbgd condition met\n") << waited.err;
+  EXPECT_EQ(debugged.exit_code, 0) << debugged.err;
+  EXPECT_EQ(patched.out, "pod/dbgd patched\n") << patched.err;
+  EXPECT_EQ(once.out, "pod/dbgd patched\n") << once.err;
+  EXPECT_EQ(too_high.exit_code, 1);
+  EXPECT_EQ(too_high.err,
+            "The Pod \"dbgd\" is invalid: spec.ephemeralContainers[3].securityContext.ulimits[0]"
+            ".hard: Invalid value: 1048577: must be less than or equal to 1048576 (or -1 for "
+            "unlimited)\n");
+  EXPECT_EQ(statuses.out, "dbg:/0 lim:/0 once:3/0 ") << "ephemeral containers are never restarted";
+  for (const char* c : {"dbg", "lim"}) {
+    SCOPED_TRACE(c);
+    EXPECT_EQ(parent[c], "pod" + uid.out) << "an ephemeral container is in the pod's cgroup";
+    EXPECT_EQ(pids_max[c], "300\n") << "under the pod's pids.max";
+  }
+  EXPECT_NE(limits["lim"].find("Max open files            300                  600"),
+            std::string::npos)
+      << limits["lim"];
+  EXPECT_EQ(limits["dbg"], plain_limits.out)
+      << "without ulimits: the node's defaults, as the plain container has them";
+  // The target's PID namespace: the app's shell is there.
+  EXPECT_NE(target_ps.out.find("while true; do sleep 0.1; done"), std::string::npos)
+      << target_ps.out << target_ps.err;
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_EQ(deleted.out, "pod \"dbgd\" deleted\n") << deleted.err;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+}
+
 // `kubectl attach`: the container's output from the moment of attaching, stdout and stderr apart,
 // until the container exits; input is refused with a message that says why; a pod that has
 // ended cannot be attached to.

@@ -30,6 +30,7 @@
 #include "kubelet/lifecycle/node_admission.h"
 #include "kubelet/plan/pod_plan.h"
 #include "kubelet/podworker/pod_runner.h"
+#include "kubelet/podworker/pod_spec_update.h"
 #include "kubelet/podworker/stale_pods.h"
 #include "temp_dir.h"
 #include "test_support.h"
@@ -867,6 +868,66 @@ constexpr std::string_view kReadsSettings =
 // On a node that keeps pods, CreateContainerConfigError is waited out: the container waits with
 // the kubelet's reason and message, each retry ensures the image again (Pulled) and fails again
 // (Failed), and once the ConfigMap exists the container starts, not counted as a restart.
+// An ephemeral container a spec update adds starts in the running pod, is never restarted, and
+// its exit is no part of the pod's phase; one the node refused waits with the node's reason.
+TEST(PodWorker, EphemeralContainersStartInTheRunningPodAndAreNeverRestarted) {
+  FakeNode node;
+  FakeRuntime runtime;
+  runtime.Script("app", {{.exit_code = 0, .runs_for = 400ms}});
+  runtime.Script("dbg", {{.exit_code = 3, .runs_for = 20ms}});
+  EventRecorder events;
+  CapturedOutput output;
+  PodPlan plan = node.Plan("  restartPolicy: Always\n  containers: [{name: app, image: busybox}]\n");
+  PodRunEnvironment env = node.Env(runtime, events, output);
+  PodStop stop;
+  env.stop = &stop;
+  PodSpecUpdates updates;
+  env.spec_updates = &updates;
+  auto ephemeral = [](const std::string& name) {
+    api::Container c;
+    c.kind = api::ContainerKind::kEphemeral;
+    c.name = name;
+    c.image = "busybox";
+    c.command = {"true"};
+    c.termination_message_path = "/dev/termination-log";
+    c.termination_message_policy = "File";
+    return c;
+  };
+  PodSpecUpdate update = SpecUpdateOf(plan.pod);
+  update.ephemeral_containers.push_back({PlanContainer(ephemeral("dbg"), AdmitResult{}), ""});
+  update.ephemeral_containers.push_back(
+      {PlanContainer(ephemeral("big"), AdmitResult{}), "a refusal of the node's"});
+  bool pushed = false;
+  std::vector<std::string> seen;
+  env.on_progress = [&](const PodProgress& p) {
+    // Once the app runs: the update, then a stop when dbg has ended.
+    bool app_running = false;
+    for (const auto& c : p.containers) {
+      app_running |= c.name == "app" && c.state == ContainerProgress::State::kRunning;
+      if (!c.ephemeral) continue;
+      std::string state = c.name + " " + c.waiting_reason;
+      if (c.terminated) state += "exit " + std::to_string(c.terminated->exit_code);
+      if (seen.empty() || seen.back() != state) seen.push_back(state);
+      if (c.name == "dbg" && c.terminated) stop.Request(1);
+    }
+    if (app_running && !pushed) {
+      pushed = true;
+      updates.Push(update);
+    }
+  };
+  PodRunResult r = RunPod(plan, env);
+  ASSERT_NE(Find(r, "dbg"), nullptr);
+  EXPECT_EQ(Find(r, "dbg")->exit_code, 3);
+  EXPECT_EQ(Find(r, "dbg")->restarts, 0) << "restartPolicy Always is not the ephemeral's";
+  EXPECT_NE(std::find(seen.begin(), seen.end(), "dbg exit 3"), seen.end());
+  EXPECT_NE(std::find(seen.begin(), seen.end(), "big CreateContainerError"), seen.end());
+  auto calls = runtime.Calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "create dbg"), 1);
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "create big"), 0);
+  EXPECT_LT(std::find(calls.begin(), calls.end(), "start app"),
+            std::find(calls.begin(), calls.end(), "create dbg"));
+}
+
 TEST(PodWorker, ConfigErrorIsRetriedUntilTheConfigMapExists) {
   FakeNode node;
   FakeRuntime runtime;

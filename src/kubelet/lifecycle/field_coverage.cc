@@ -84,8 +84,10 @@ const std::vector<RawRule>& RawRules() {
        "this node issues no pod certificates"},
       {"spec.initContainers", kDescend},
       {"spec.containers", kDescend},
-      {"spec.ephemeralContainers", kRefused,
-       "ephemeral containers are added to a running pod through the API, never at creation"},
+      {"spec.ephemeralContainers", kApplied,
+       "added to the running pod through pods/ephemeralcontainers and started in it (the pod "
+       "cgroup, its namespaces, the target's PID namespace), never restarted; a new worker of "
+       "the pod (its monitor restarted) does not start them again"},
       {"spec.restartPolicy", kApplied, "restarts with the kubelet's back-off"},
       {"spec.terminationGracePeriodSeconds", kApplied,
        "SIGTERM (or the image's stop signal), SIGKILL when the grace period ends"},

@@ -11,7 +11,6 @@
 #include "kubelet/cm/resource_config.h"
 
 namespace podlimits::kubelet {
-namespace {
 
 ContainerPlan PlanContainer(const api::Container& c, const AdmitResult& admit) {
   ContainerPlan plan;
@@ -23,8 +22,6 @@ ContainerPlan PlanContainer(const api::Container& c, const AdmitResult& admit) {
   }
   return plan;
 }
-
-}  // namespace
 
 std::string PodPlan::PodDescription() const {
   // format.Pod: NAME_NAMESPACE(UID)

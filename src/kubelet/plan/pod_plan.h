@@ -69,6 +69,10 @@ PodPlan PlanPod(const api::Pod& pod, const NodeConfig& config, const AdmitResult
                 const validation::FeatureGates& gates, std::optional<std::int64_t> pid_capacity,
                 bool enforce_cpu_memory = false);
 
+// One container's plan (a new runtime id, the rlimits `admit` granted it): what PlanPod makes for
+// each container, and the node for an ephemeral container added later.
+ContainerPlan PlanContainer(const api::Container& c, const AdmitResult& admit);
+
 // "nofile" -> "RLIMIT_NOFILE".
 std::string RlimitType(std::string_view ulimit_name);
 

@@ -52,7 +52,7 @@ std::string LimitText(std::uint64_t v) {
 
 Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const PodPlan& pod,
                                           const ContainerPlan& plan, const image::Image& image,
-                                          EventRecorder& events) {
+                                          EventRecorder& events, pid_t pid_namespace_of) {
   ContainerInstance inst;
   inst.name = plan.container.name;
   inst.id = plan.id;
@@ -122,6 +122,7 @@ Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const Pod
   in.rlimits = plan.rlimits;
   in.host_capabilities = ctx.host_capabilities;
   in.sandbox_pid = ctx.sandbox_pid;
+  in.pid_namespace_of = pid_namespace_of;
   in.volume_mounts = std::move(volume_mounts);
   in.resource_files = plan.resource_files;
   in.env = std::move(env->env);

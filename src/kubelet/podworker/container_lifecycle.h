@@ -85,9 +85,12 @@ struct ContainerInstance {
   bool rootfs_mounted = false;
 };
 
+// `pid_namespace_of`: a process whose PID namespace the container joins (an ephemeral
+// container's target); 0: the pod's rule (shareProcessNamespace, hostPID, or its own).
 Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const PodPlan& pod,
                                           const ContainerPlan& container,
-                                          const image::Image& image, EventRecorder& events);
+                                          const image::Image& image, EventRecorder& events,
+                                          pid_t pid_namespace_of = 0);
 
 // A failure the runtime reports is kStartErrorReason; one of running it at all, the node's.
 Result<void> StartContainer(const ContainerContext& ctx, ContainerInstance& instance);

@@ -34,6 +34,7 @@ struct ContainerProgress {
   std::string image_id;  // the image's config digest, "sha256:..." ("" before it was found)
   bool init = false;
   bool sidecar = false;
+  bool ephemeral = false;  // status.ephemeralContainerStatuses
   State state = State::kWaiting;
   std::string waiting_reason;   // ContainerCreating, PodInitializing, CrashLoopBackOff, ...
   std::string waiting_message;
@@ -59,7 +60,9 @@ struct PodProgress {
   // pod's (the node's with hostNetwork), and its runtime id: where `kubectl port-forward` dials.
   pid_t sandbox_pid = 0;
   std::string sandbox_id;
-  std::vector<ContainerProgress> containers;  // init containers first, in spec order
+  // Init containers first, in spec order, then app containers, then ephemeral containers in
+  // the order they were added.
+  std::vector<ContainerProgress> containers;
   // Set once the pod's end is known: Succeeded or Failed, with reason and message when
   // something other than a container's exit decided it (DeadlineExceeded, ...).
   std::string final_phase;

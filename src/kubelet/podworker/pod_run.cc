@@ -33,7 +33,7 @@ bool PodRun::AnyRunning() const {
 
 bool PodRun::AppsDone() const {
   return apps_started_ && std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) {
-           return s.init || s.state == SlotState::kDone;
+           return s.init || s.ephemeral || s.state == SlotState::kDone;
          });
 }
 
@@ -45,6 +45,11 @@ void PodRun::Advance() {
   for (auto& s : slots_) {
     const bool waiting = s.state == SlotState::kBackOff || s.state == SlotState::kConfigWait;
     if (waiting && s.restart_at <= now && !StartSlot(s)) return;
+  }
+  // Ephemeral containers start as soon as they are added, whatever the init containers do
+  // (computePodActions starts them once the sandbox is there).
+  for (auto& s : slots_) {
+    if (s.ephemeral && s.state == SlotState::kPending && !StartSlot(s)) return;
   }
   while (next_init_ < slots_.size() && slots_[next_init_].init) {
     Slot& s = slots_[next_init_];
@@ -70,7 +75,7 @@ void PodRun::Advance() {
   // postStart hook has returned.
   apps_started_ = true;
   for (auto& s : slots_) {
-    if (s.init) continue;
+    if (s.init || s.ephemeral) continue;
     if (s.state == SlotState::kPending && !StartSlot(s)) return;
     if (s.state == SlotState::kRunning && s.post_start_pending) break;
   }

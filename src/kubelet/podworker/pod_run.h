@@ -11,7 +11,8 @@
 //   pod_run_probes.cc       probes and lifecycle hooks (run off the pod's thread by the
 //                           ActionExecutor) and what their results do to the container
 //   pod_run_progress.cc     the pod's phase and its progress as the status reads it
-//   pod_run_spec_update.cc  a spec update of the running pod: new images, a new deadline
+//   pod_run_spec_update.cc  a spec update of the running pod: new images, a new deadline, new
+//                           ephemeral containers
 #pragma once
 
 #include <chrono>
@@ -49,6 +50,7 @@ struct Slot {
   image::Image image;
   bool init = false;
   bool sidecar = false;
+  bool ephemeral = false;  // added by a spec update; never restarted, no part of the phase
   SlotState state = SlotState::kPending;
   // Why the image is not there (ErrImageNeverPull's message) while the pod waits for it.
   std::string image_missing;
@@ -151,6 +153,10 @@ class PodRun {
   void KillForRestart(Slot& s, std::string message, std::optional<std::int64_t> grace);
   // pod_run_spec_update.cc
   void ApplySpecUpdate(const PodSpecUpdate& update);
+  void AddEphemeralContainers(const PodSpecUpdate& update);
+  // The init process whose PID namespace an ephemeral container joins (targetContainerName):
+  // 0 for the pod's own namespaces; nullopt when the target does not run.
+  std::optional<pid_t> TargetPid(const Slot& s) const;
   // pod_run_progress.cc
   std::string Phase() const;
   PodProgress Progress() const;
@@ -160,7 +166,9 @@ class PodRun {
   PodRunEnvironment& env_;
   PodSandbox sandbox_;
   ContainerContext ctx_;
-  std::vector<Slot> slots_;  // init containers, then app containers
+  // Init containers, then app containers, then the ephemeral containers updates added (a deque:
+  // adding one leaves the others where pointers to them point).
+  std::deque<Slot> slots_;
   std::size_t next_init_ = 0;
   bool apps_started_ = false;
   bool init_failed_ = false;

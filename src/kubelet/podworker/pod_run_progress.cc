@@ -21,7 +21,7 @@ std::string PodRun::Phase() const {
   // config error, a volume, the deadline).
   if (!result_.failure_reason.empty() || init_failed_ || !apps_started_) return "Failed";
   for (const auto& s : slots_) {
-    if (!s.init && s.result.exit_code != 0) return "Failed";
+    if (!s.init && !s.ephemeral && s.result.exit_code != 0) return "Failed";
   }
   return "Succeeded";
 }
@@ -47,6 +47,7 @@ PodProgress PodRun::Progress() const {
     if (!s.image.id.empty()) c.image_id = "sha256:" + s.image.id;
     c.init = s.init;
     c.sidecar = s.sidecar;
+    c.ephemeral = s.ephemeral;
     c.restart_count = s.result.restarts;
     c.last_terminated = s.last_terminated;
     switch (s.state) {

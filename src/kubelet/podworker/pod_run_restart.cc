@@ -102,6 +102,7 @@ void PodRun::AfterExit(Slot& s, int code) {
 // Whether restartPolicy restarts the container after it exited with `code`.
 bool PodRun::RestartsAfter(const Slot& s, int code) const {
   const std::string& policy = plan_.restart_policy;
+  if (s.ephemeral) return false;  // "they will not be restarted when they exit"
   if (s.sidecar) return true;  // sidecars restart whatever the pod's policy
   if (policy == "Always") return !s.init || code != 0;
   if (policy == "OnFailure") return code != 0;

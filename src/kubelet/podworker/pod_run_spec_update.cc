@@ -1,6 +1,8 @@
 // A change of the running pod's spec (pod_spec_update.h): new images restart their containers,
-// a new activeDeadlineSeconds moves the deadline.
+// a new activeDeadlineSeconds moves the deadline, new ephemeral containers start.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "kubelet/podworker/pod_run.h"
 
@@ -8,6 +10,7 @@ namespace podlimits::kubelet::pod_run {
 
 void PodRun::ApplySpecUpdate(const PodSpecUpdate& update) {
   if (terminating_) return;  // a pod on its way out keeps the spec it is stopped with
+  AddEphemeralContainers(update);
   if (update.active_deadline_seconds != deadline_seconds_) {
     deadline_seconds_ = update.active_deadline_seconds;
     deadline_.reset();
@@ -32,6 +35,38 @@ void PodRun::ApplySpecUpdate(const PodSpecUpdate& update) {
     KillForRestart(s, fmt::format("Container {} definition changed, will be restarted", name),
                    std::nullopt);
   }
+}
+
+// Each ephemeral container not yet known gets a slot; Advance starts it. One the node refused
+// waits with CreateContainerError and the node's message, and never runs.
+void PodRun::AddEphemeralContainers(const PodSpecUpdate& update) {
+  for (const EphemeralContainerPlan& e : update.ephemeral_containers) {
+    const std::string& name = e.plan.container.name;
+    const bool known = std::any_of(slots_.begin(), slots_.end(), [&](const Slot& s) {
+      return s.plan->container.name == name;
+    });
+    if (known) continue;
+    Slot& s = slots_.emplace_back();
+    s.plan = &updated_plans_.emplace_back(e.plan);
+    s.ephemeral = true;
+    s.result.name = name;
+    if (!e.refused.empty()) {
+      Event(EventType::kWarning, "Failed", "Error: " + e.refused);
+      s.result.reason = std::string(kCreateContainerError);
+      s.result.message = e.refused;
+      s.state = SlotState::kDone;
+    }
+  }
+}
+
+std::optional<pid_t> PodRun::TargetPid(const Slot& s) const {
+  const std::string& target = s.plan->container.target_container_name;
+  if (target.empty() || plan_.pod.spec.host_pid) return 0;
+  for (const Slot& other : slots_) {
+    if (other.ephemeral || other.plan->container.name != target) continue;
+    if (other.state == SlotState::kRunning && other.instance) return other.instance->pid;
+  }
+  return std::nullopt;
 }
 
 }  // namespace podlimits::kubelet::pod_run

@@ -205,7 +205,15 @@ bool PodRun::StartSlot(Slot& s) {
   s.stop_sent = false;
   s.result.reason.clear();
   s.result.message.clear();
-  auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events);
+  // An ephemeral container with a target joins the target's PID namespace; a target that does
+  // not run has none to join (the runtime's "container not running").
+  const std::optional<pid_t> target = TargetPid(s);
+  if (!target) {
+    StartFailed(s, fmt::format("target container \"{}\" is not running",
+                               s.plan->container.target_container_name));
+    return true;
+  }
+  auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events, *target);
   if (!inst) {
     const Error& e = inst.error();
     if (e.Is(kCreateContainerConfigError) || e.Is(kCreateContainerError)) {
@@ -301,6 +309,7 @@ void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& m
     return;
   }
   s.state = SlotState::kDone;
+  if (s.ephemeral) return;  // a debugging container that cannot run ends nothing but itself
   if (result_.failure_reason.empty()) {
     result_.failure_reason = std::string(reason);
     result_.failure = message;

@@ -133,7 +133,7 @@ std::string RunningPodPhase(const PodProgress& progress, std::string_view restar
     if (!done) init_pending = true;
   }
   for (const auto& c : progress.containers) {
-    if (c.init) continue;
+    if (c.init || c.ephemeral) continue;  // ephemeral containers hold neither phase nor readiness
     switch (c.state) {
       case ContainerProgress::State::kRunning: ++running; break;
       case ContainerProgress::State::kTerminated:
@@ -173,7 +173,7 @@ Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
                         c.terminated->exit_code == 0;
       if (!done) uninitialized.push_back(c.name);
     }
-    if ((!c.init || c.sidecar) && !c.ready) unready.push_back(c.name);
+    if ((!c.init || c.sidecar) && !c.ephemeral && !c.ready) unready.push_back(c.name);
   }
   Node status = Node::Object();
   status.Set("phase", Str(phase));
@@ -227,12 +227,13 @@ Node PodApiStatus(const PodProgress& progress, const PodStatusContext& context,
     status.Set("podIPs", std::move(ips));
   }
   if (!progress.start_time.empty()) status.Set("startTime", Str(progress.start_time));
-  Node init = Node::Array(), apps = Node::Array();
+  Node init = Node::Array(), apps = Node::Array(), ephemeral = Node::Array();
   for (const auto& c : progress.containers) {
-    (c.init ? init : apps).items.push_back(ContainerStatusNode(c));
+    (c.init ? init : c.ephemeral ? ephemeral : apps).items.push_back(ContainerStatusNode(c));
   }
   if (!init.items.empty()) status.Set("initContainerStatuses", std::move(init));
   status.Set("containerStatuses", std::move(apps));
+  if (!ephemeral.items.empty()) status.Set("ephemeralContainerStatuses", std::move(ephemeral));
   if (!context.qos_class.empty()) status.Set("qosClass", Str(context.qos_class));
   return status;
 }
