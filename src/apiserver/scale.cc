@@ -124,11 +124,9 @@ http::HttpResponse RestHandler::Scale(const http::HttpRequest& request, const Re
       return RenderStoredObject(next, resource.kind, rv);
     });
     if (!written) {
-      if (written.error().Is(storage::kConflict) && precondition.empty()) continue;
-      if (written.error().Is(storage::kConflict)) {
-        return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason())
-            .Response();
-      }
+      // Changed since the load (a controller's status write): again from the load, as in
+      // update.cc; a resourceVersion the request pinned is answered 409 above on the next pass.
+      if (written.error().Is(storage::kConflict)) continue;
       return InternalResponse(written.error());
     }
     auto tree = ParseStoredObject(written->data);

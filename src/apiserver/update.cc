@@ -417,10 +417,12 @@ http::HttpResponse RestHandler::Update(const http::HttpRequest& request, const R
       return RenderStoredObject(next, resource.kind, rv);
     });
     if (!written) {
-      if (written.error().Is(storage::kConflict) && precondition.empty()) continue;
-      if (written.error().Is(storage::kConflict)) {
-        return Conflict(QualifiedResource(info.resource), info.name, ModifiedConflictReason()).Response();
-      }
+      // Written by someone else since the load (the node's status, a controller): load again and
+      // redo the patch or apply, as GuaranteedUpdate does. A resourceVersion the request itself
+      // pinned no longer matches then, and is answered 409 above; one that merely came along from
+      // the stored object (every patch and apply carries it) matches again. Answering 409 here
+      // refused a forced apply of a running pod whose status the node wrote meanwhile.
+      if (written.error().Is(storage::kConflict)) continue;
       if (written.error().Is(storage::kNotFound)) {
         return NotFound(info.resource, info.name).Response();
       }
