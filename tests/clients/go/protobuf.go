@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,15 +66,7 @@ func protobufKinds() []kindClient {
 	return []kindClient{{
 		name: "configmaps",
 		list: func(ctx context.Context, cs *kubernetes.Clientset, ns string) ([]runtime.Object, error) {
-			l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
-			var out []runtime.Object
-			for i := range l.Items {
-				out = append(out, &l.Items[i])
-			}
-			return out, nil
+			return listItems(cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{}))
 		},
 		get: func(ctx context.Context, cs *kubernetes.Clientset, ns, name string) (runtime.Object, error) {
 			return cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
@@ -87,15 +80,7 @@ func protobufKinds() []kindClient {
 	}, {
 		name: "pods",
 		list: func(ctx context.Context, cs *kubernetes.Clientset, ns string) ([]runtime.Object, error) {
-			l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
-			var out []runtime.Object
-			for i := range l.Items {
-				out = append(out, &l.Items[i])
-			}
-			return out, nil
+			return listItems(cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}))
 		},
 		get: func(ctx context.Context, cs *kubernetes.Clientset, ns, name string) (runtime.Object, error) {
 			return cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
@@ -109,15 +94,7 @@ func protobufKinds() []kindClient {
 	}, {
 		name: "deployments",
 		list: func(ctx context.Context, cs *kubernetes.Clientset, ns string) ([]runtime.Object, error) {
-			l, err := cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
-			var out []runtime.Object
-			for i := range l.Items {
-				out = append(out, &l.Items[i])
-			}
-			return out, nil
+			return listItems(cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{}))
 		},
 		get: func(ctx context.Context, cs *kubernetes.Clientset, ns, name string) (runtime.Object, error) {
 			return cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
@@ -129,6 +106,14 @@ func protobufKinds() []kindClient {
 			return f.Apps().V1().Deployments().Informer()
 		},
 	}}
+}
+
+// listItems is a typed List call's items as objects (apimachinery's meta.ExtractList).
+func listItems(list runtime.Object, err error) ([]runtime.Object, error) {
+	if err != nil {
+		return nil, err
+	}
+	return meta.ExtractList(list)
 }
 
 func objectName(o runtime.Object) string { return o.(metav1.Object).GetName() }
@@ -185,7 +170,7 @@ func protobufObjects(ctx context.Context, cs *kubernetes.Clientset, ns string) e
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "pb-deploy"}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "pb-deploy"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:latest"}}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:latest"}}},
 			},
 		},
 	}, metav1.CreateOptions{})
