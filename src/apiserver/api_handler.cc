@@ -1,8 +1,8 @@
 #include "apiserver/api_handler.h"
 
 #include "listwatch/api_errors.h"
-#include "apiserver/discovery.h"
-#include "apiserver/openapi.h"
+#include "discovery/discovery.h"
+#include "discovery/openapi.h"
 #include "codec/json_codec.h"
 
 namespace podlimits::apiserver {

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "codec/node.h"
 #include "fieldmanager/field_manager.h"
 #include "http/https_server.h"

@@ -4,7 +4,7 @@
 #include "apiserver/apply.h"
 #include "apiserver/request_body.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "base/uuid.h"
 #include "listwatch/api_errors.h"
 #include "listwatch/stored_object.h"

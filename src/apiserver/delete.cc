@@ -7,7 +7,7 @@
 #include "apiserver/pod_deletion.h"
 #include "apiserver/request_body.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "apiserver/workload_delete.h"
 #include "codec/json_codec.h"
 #include "listwatch/api_errors.h"

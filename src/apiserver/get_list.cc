@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "apiserver/rest_response.h"
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "codec/json_codec.h"
 #include "field/field.h"
 #include "listwatch/api_errors.h"

@@ -1,6 +1,6 @@
 #include "apiserver/namespace_controller.h"
 
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "listwatch/stored_object.h"
 
 namespace podlimits::apiserver {

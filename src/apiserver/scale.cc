@@ -11,7 +11,7 @@
 #include "apiserver/request_body.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "codec/json_codec.h"
 #include "listwatch/stored_object.h"
 

@@ -34,7 +34,7 @@
 #include "apiserver/request_body.h"
 #include "apiserver/rest_handler.h"
 #include "apiserver/rest_response.h"
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "apiserver/workload_update.h"
 #include "listwatch/stored_object.h"
 #include "codec/json_codec.h"

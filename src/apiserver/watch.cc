@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "apiserver/rest_response.h"
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "base/numbers.h"
 #include "field/field.h"
 #include "listwatch/api_errors.h"

@@ -4,7 +4,7 @@
 
 #include <atomic>
 
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "codec/json_codec.h"
 #include "listwatch/stored_object.h"
 #include "printers/human_duration.h"

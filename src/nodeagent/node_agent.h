@@ -39,9 +39,9 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/pod_exec_handler.h"
-#include "apiserver/pod_log_handler.h"
-#include "apiserver/pod_portforward_handler.h"
+#include "podstreams/pod_exec_handler.h"
+#include "podstreams/pod_log_handler.h"
+#include "podstreams/pod_portforward_handler.h"
 #include "apiserver/rest_handler.h"
 #include "base/error.h"
 #include "base/unique_fd.h"

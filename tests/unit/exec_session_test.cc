@@ -19,7 +19,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <thread>
 
-#include "apiserver/pod_exec_handler.h"
+#include "podstreams/pod_exec_handler.h"
 #include "cri/exec_wire.h"
 #include "http/https_server.h"
 #include "serve/pki.h"

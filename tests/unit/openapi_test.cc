@@ -1,13 +1,13 @@
 // /openapi/v3 and /openapi/v2 as kube-apiserver serves them (kube-openapi's handler3 and handler):
 // the schemas' shape, the index's hashes, and the caching and negotiation of the responses.
-#include "apiserver/openapi.h"
+#include "discovery/openapi.h"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <set>
 
-#include "apiserver/openapi_protobuf.h"
+#include "discovery/openapi_protobuf.h"
 #include "codec/json_codec.h"
 
 namespace podlimits::apiserver {

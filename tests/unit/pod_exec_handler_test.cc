@@ -2,9 +2,9 @@
 // and messages, the protocol negotiation, and the final Status the error channel carries.
 #include <gtest/gtest.h>
 
-#include "apiserver/pod_attach_handler.h"
-#include "apiserver/pod_exec_handler.h"
-#include "apiserver/pod_portforward_handler.h"
+#include "podstreams/pod_attach_handler.h"
+#include "podstreams/pod_exec_handler.h"
+#include "podstreams/pod_portforward_handler.h"
 #include "listwatch/stored_object.h"
 #include "codec/json_codec.h"
 #include "temp_dir.h"

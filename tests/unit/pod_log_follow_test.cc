@@ -1,7 +1,7 @@
 // Following a CRI log file: entries completed after the offset, partial lines held back until
 // their newline, a rotation read from the new file's start, and the last lines read after the
 // run is over.
-#include "apiserver/pod_log_follow.h"
+#include "podstreams/pod_log_follow.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "apiserver/pod_portforward_handler.h"
+#include "podstreams/pod_portforward_handler.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "listwatch/api_errors.h"
-#include "apiserver/pod_container.h"
-#include "apiserver/upgrade_request.h"
+#include "podstreams/pod_container.h"
+#include "podstreams/upgrade_request.h"
 #include "streaming/portforward_session.h"
 
 namespace podlimits::apiserver {

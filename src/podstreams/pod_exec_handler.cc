@@ -1,4 +1,4 @@
-#include "apiserver/pod_exec_handler.h"
+#include "podstreams/pod_exec_handler.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "listwatch/api_errors.h"
-#include "apiserver/pod_container.h"
-#include "apiserver/pod_log_follow.h"
+#include "podstreams/pod_container.h"
+#include "podstreams/pod_log_follow.h"
 #include "listwatch/request_info.h"
 #include "listwatch/stored_object.h"
-#include "apiserver/upgrade_request.h"
+#include "podstreams/upgrade_request.h"
 #include "base/percent_encoding.h"
 #include "codec/json_codec.h"
 #include "cri/exec_wire.h"

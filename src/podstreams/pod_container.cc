@@ -1,4 +1,4 @@
-#include "apiserver/pod_container.h"
+#include "podstreams/pod_container.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "apiserver/openapi_schemas.h"
+#include "discovery/openapi_schemas.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "apiserver/pod_log_handler.h"
+#include "podstreams/pod_log_handler.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "listwatch/api_errors.h"
-#include "apiserver/pod_container.h"
-#include "apiserver/pod_log_follow.h"
+#include "podstreams/pod_container.h"
+#include "podstreams/pod_log_follow.h"
 #include "listwatch/request_info.h"
 #include "listwatch/stored_object.h"
 #include "base/numbers.h"

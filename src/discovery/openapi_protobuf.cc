@@ -1,4 +1,4 @@
-#include "apiserver/openapi_protobuf.h"
+#include "discovery/openapi_protobuf.h"
 
 #include <cstdint>
 

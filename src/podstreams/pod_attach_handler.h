@@ -17,8 +17,8 @@
 
 #include "http/https_server.h"
 #include "storage/object_store.h"
-#include "apiserver/pod_exec_handler.h"
-#include "apiserver/pod_log_handler.h"
+#include "podstreams/pod_exec_handler.h"
+#include "podstreams/pod_log_handler.h"
 
 namespace podlimits::apiserver {
 

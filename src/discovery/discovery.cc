@@ -1,8 +1,8 @@
-#include "apiserver/discovery.h"
+#include "discovery/discovery.h"
 
 #include <string>
 
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 #include "codec/json_codec.h"
 
 namespace podlimits::apiserver {

@@ -1,4 +1,4 @@
-#include "apiserver/served_resources.h"
+#include "discovery/served_resources.h"
 
 #include <algorithm>
 

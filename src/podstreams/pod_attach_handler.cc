@@ -1,4 +1,4 @@
-#include "apiserver/pod_attach_handler.h"
+#include "podstreams/pod_attach_handler.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -7,9 +7,9 @@
 
 #include <thread>
 
-#include "apiserver/pod_container.h"
-#include "apiserver/pod_exec_handler.h"
-#include "apiserver/pod_log_follow.h"
+#include "podstreams/pod_container.h"
+#include "podstreams/pod_exec_handler.h"
+#include "podstreams/pod_log_follow.h"
 #include "cri/exec_wire.h"
 
 namespace podlimits::apiserver {

@@ -1,4 +1,4 @@
-#include "apiserver/upgrade_request.h"
+#include "podstreams/upgrade_request.h"
 
 #include <cctype>
 

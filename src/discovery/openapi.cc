@@ -1,4 +1,4 @@
-#include "apiserver/openapi.h"
+#include "discovery/openapi.h"
 
 #include <openssl/sha.h>
 
@@ -9,9 +9,9 @@
 #include <map>
 #include <string>
 
-#include "apiserver/openapi_protobuf.h"
-#include "apiserver/openapi_schemas.h"
-#include "apiserver/served_resources.h"
+#include "discovery/openapi_protobuf.h"
+#include "discovery/openapi_schemas.h"
+#include "discovery/served_resources.h"
 #include "codec/json_codec.h"
 
 namespace podlimits::apiserver {

@@ -1,4 +1,4 @@
-#include "apiserver/pod_log_follow.h"
+#include "podstreams/pod_log_follow.h"
 
 #include <chrono>
 #include <fstream>
