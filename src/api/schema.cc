@@ -423,7 +423,7 @@ class Decoder {
         if (spec.format == "byte") {
           // []byte: encoding/json decodes it with base64.StdEncoding and returns its error.
           if (auto bytes = Base64Decode(n.scalar); !bytes) {
-            result_.fatal = fmt::format("illegal base64 data at input byte {}", bytes.error());
+            result_.fatal = bytes.error().Message();
             result_.fatal_line = n.line;
             return false;
           }

@@ -1,9 +1,20 @@
 #include "base/base64.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstdint>
 
 namespace podlimits {
+
+namespace {
+
+// Go's base64.CorruptInputError, which says where the input went wrong.
+Error CorruptInput(std::size_t offset) {
+  return Error{.detail = fmt::format("illegal base64 data at input byte {}", offset)};
+}
+
+}  // namespace
 namespace {
 
 constexpr std::string_view kAlphabet =
@@ -51,7 +62,7 @@ std::string Base64Encode(std::string_view bytes) {
 }
 
 // Go's decodeQuantum, quantum by quantum, with its error offsets.
-std::expected<std::string, std::size_t> Base64Decode(std::string_view src) {
+Result<std::string> Base64Decode(std::string_view src) {
   std::string out;
   out.reserve(src.size() / 4 * 3);
   std::size_t si = 0;
@@ -62,7 +73,7 @@ std::expected<std::string, std::size_t> Base64Decode(std::string_view src) {
     for (std::size_t j = 0; j < 4; ++j) {
       if (si == src.size()) {
         if (j == 0) return out;
-        return std::unexpected(si - j);  // a partial quantum: padding was required
+        return std::unexpected(CorruptInput(si - j));  // a partial quantum: padding was required
       }
       const char in = src[si++];
       const std::uint8_t value = kDecodeMap[static_cast<unsigned char>(in)];
@@ -74,17 +85,17 @@ std::expected<std::string, std::size_t> Base64Decode(std::string_view src) {
         --j;
         continue;
       }
-      if (in != '=') return std::unexpected(si - 1);
+      if (in != '=') return std::unexpected(CorruptInput(si - 1));
       // Padding: only after two or three symbols, and "==" after two.
-      if (j < 2) return std::unexpected(si - 1);
+      if (j < 2) return std::unexpected(CorruptInput(si - 1));
       if (j == 2) {
         while (si < src.size() && IsNewline(src[si])) ++si;
-        if (si == src.size()) return std::unexpected(src.size());
-        if (src[si] != '=') return std::unexpected(si - 1);
+        if (si == src.size()) return std::unexpected(CorruptInput(src.size()));
+        if (src[si] != '=') return std::unexpected(CorruptInput(si - 1));
         ++si;
       }
       while (si < src.size() && IsNewline(src[si])) ++si;
-      if (si < src.size()) return std::unexpected(si);  // trailing garbage
+      if (si < src.size()) return std::unexpected(CorruptInput(si));  // trailing garbage
       len = j;
       end = true;
       break;
@@ -122,7 +133,7 @@ std::string Base64RawUrlEncode(std::string_view bytes) {
 
 // decodeQuantum without a padding character: a last quantum of two or three symbols is whole,
 // one of a single symbol is not; '=' is a symbol like any other outside the alphabet.
-std::expected<std::string, std::size_t> Base64RawUrlDecode(std::string_view src) {
+Result<std::string> Base64RawUrlDecode(std::string_view src) {
   std::string out;
   out.reserve(src.size() / 4 * 3 + 2);
   std::size_t si = 0;
@@ -132,7 +143,7 @@ std::expected<std::string, std::size_t> Base64RawUrlDecode(std::string_view src)
     for (std::size_t j = 0; j < 4; ++j) {
       if (si == src.size()) {
         if (j == 0) return out;
-        if (j == 1) return std::unexpected(si - j);
+        if (j == 1) return std::unexpected(CorruptInput(si - j));
         len = j;
         break;
       }
@@ -146,7 +157,7 @@ std::expected<std::string, std::size_t> Base64RawUrlDecode(std::string_view src)
         --j;
         continue;
       }
-      return std::unexpected(si - 1);
+      return std::unexpected(CorruptInput(si - 1));
     }
     const std::uint32_t v = buf[0] << 18 | buf[1] << 12 | buf[2] << 6 | buf[3];
     out += static_cast<char>(v >> 16 & 0xff);

@@ -167,7 +167,7 @@ std::string EncodeContinueToken(std::string_view start, std::int64_t revision) {
 Result<ContinueToken> DecodeContinueToken(std::string_view text) {
   auto json = Base64RawUrlDecode(text);
   if (!json) {
-    return Failure(fmt::format("{}: illegal base64 data at input byte {}", kInvalid, json.error()));
+    return Failure(fmt::format("{}: {}", kInvalid, json.error().Message()));
   }
   if (auto syntax = codec::GoJsonSyntaxError(*json)) {
     return Failure(fmt::format("{}: {}", kInvalid, *syntax));

@@ -128,11 +128,11 @@ class NodeAgent : public apiserver::PodLogSource,
 
   // `kubectl exec`: starts the command in the pod's container through its monitor
   // (nodeagent/node_exec.cc, cri/exec_wire.h) and hands the streams to the API server.
-  std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> StartExec(
+  Result<apiserver::ExecStreams> StartExec(
       const codec::Node& pod, const apiserver::ExecOptions& options) override;
 
   // `kubectl attach -i`: the container's input through its monitor (nodeagent/node_exec.cc).
-  std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> AttachInput(
+  Result<apiserver::AttachedInput> AttachInput(
       const codec::Node& pod, const apiserver::ExecOptions& options) override;
 
   // `kubectl port-forward`: a socket connected to `port` on the pod's loopback, made by its

@@ -25,8 +25,8 @@ namespace {
 // How long the monitor may take to start the command (the kubelet's stream creation timeout).
 constexpr int kStartTimeoutMs = 30000;
 
-apiserver::ExecRefusal Refused(int status, std::string message) {
-  return apiserver::ExecRefusal{status, std::move(message)};
+Error Refused(int status, std::string message) {
+  return apiserver::ExecRefusal(status, std::move(message));
 }
 
 // The monitor's answer to a request: one JSON object, with the descriptors it passed.
@@ -61,7 +61,7 @@ constexpr std::string_view kMalformedReply = "the pod's monitor sent a malformed
 
 // The refusal for an exec or attach the monitor did not answer; `doing`: what it was asked to
 // do ("start the command").
-apiserver::ExecRefusal RefusalFor(NoReply why, std::string_view doing, const std::string& not_found) {
+Error RefusalFor(NoReply why, std::string_view doing, const std::string& not_found) {
   switch (why) {
     case NoReply::kTimedOut:
       return Refused(500, fmt::format("timed out waiting for the pod's monitor to {}", doing));
@@ -75,7 +75,7 @@ apiserver::ExecRefusal RefusalFor(NoReply why, std::string_view doing, const std
 
 // A connection to the exec socket of the monitor of `pod`. No monitor listening: the pod is
 // not running here (yet, or any more), which the kubelet says as `container not found`.
-std::expected<UniqueFd, apiserver::ExecRefusal> ConnectMonitor(const fs::path& data_dir,
+Result<UniqueFd> ConnectMonitor(const fs::path& data_dir,
                                                                const Node& pod,
                                                                const std::string& not_found) {
   const std::string uid = codec::StringOf(pod.FindPath({"metadata", "uid"}));
@@ -87,7 +87,7 @@ std::expected<UniqueFd, apiserver::ExecRefusal> ConnectMonitor(const fs::path& d
 
 }  // namespace
 
-std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartExec(
+Result<apiserver::ExecStreams> NodeAgent::StartExec(
     const Node& pod, const apiserver::ExecOptions& options) {
   const std::string not_found = cri::ContainerNotFound(options.container);
   auto conn = ConnectMonitor(options_.data_dir, pod, not_found);
@@ -164,7 +164,7 @@ std::expected<apiserver::ExecStreams, apiserver::ExecRefusal> NodeAgent::StartEx
   return streams;
 }
 
-std::expected<apiserver::AttachedInput, apiserver::ExecRefusal> NodeAgent::AttachInput(
+Result<apiserver::AttachedInput> NodeAgent::AttachInput(
     const Node& pod, const apiserver::ExecOptions& options) {
   const std::string not_found = cri::ContainerNotFound(options.container);
   auto conn = ConnectMonitor(options_.data_dir, pod, not_found);

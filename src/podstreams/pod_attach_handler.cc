@@ -45,25 +45,25 @@ bool PeerGone(int fd) {
   return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
-std::optional<ExecRefusal> AttachCheck(const Node& pod, const ExecOptions& options) {
+std::optional<Error> AttachCheck(const Node& pod, const ExecOptions& options) {
   if (options.stdin) {
     const Node* spec = PodContainerSpec(pod, options.container);
     const Node* stdin = spec != nullptr ? spec->Find("stdin") : nullptr;
     if (stdin == nullptr || !stdin->AsBool()) {
-      return ExecRefusal{400, fmt::format("podlimits does not attach to a container's input "
+      return ExecRefusal(400, fmt::format("podlimits does not attach to a container's input "
                                           "unless it declares stdin: true: the stdin of container "
                                           "{} is /dev/null; attach without -i",
-                                          options.container)};
+                                          options.container));
     }
   }
   return RunningContainerCheck(pod, options);
 }
 
-std::expected<ExecStreams, ExecRefusal> StartAttach(storage::ObjectStore& store, const PodLogSource& logs,
+Result<ExecStreams> StartAttach(storage::ObjectStore& store, const PodLogSource& logs,
                                                     PodExecutor& executor, const storage::ObjectKey& key,
                                                     const Node& pod, const ExecOptions& options) {
   auto file = logs.ContainerLogFile(pod, options.container, false);
-  if (!file) return std::unexpected(ExecRefusal{404, file.error().Message()});
+  if (!file) return std::unexpected(ExecRefusal(404, file.error().Message()));
   std::error_code ec;
   std::uintmax_t offset = fs::file_size(*file, ec);
   if (ec) offset = 0;
@@ -80,7 +80,7 @@ std::expected<ExecStreams, ExecRefusal> StartAttach(storage::ObjectStore& store,
   if (!StreamPair(control, streams.control, SOCK_SEQPACKET) ||
       (options.stdout && !StreamPair(out, streams.stdout_fd)) ||
       (options.stderr && !StreamPair(err, streams.stderr_fd))) {
-    return std::unexpected(ExecRefusal{500, fmt::format("socketpair: {}", std::strerror(errno))});
+    return std::unexpected(Error{"socketpair", {}, errno});
   }
   const FollowedRun run = RunOf(pod, key, options.container);
   // The follower lives as long as the session, which joins it: it stops when the run is over

@@ -86,10 +86,23 @@ std::string ExecStatusJson(std::string_view node_message, const std::vector<std:
   return codec::EncodeJson(status, 0);
 }
 
-std::optional<ExecRefusal> RunningContainerCheck(const Node& pod, const ExecOptions& options) {
+Error ExecRefusal(int status, std::string message) {
+  Error refusal{.detail = std::move(message)};
+  if (status == 404) return std::move(refusal).Because(kRefusedNotFound);
+  if (status == 400) return std::move(refusal).Because(kRefusedBadRequest);
+  return refusal;
+}
+
+int ExecRefusalStatus(const Error& refusal) {
+  if (refusal.Is(kRefusedNotFound)) return 404;
+  if (refusal.Is(kRefusedBadRequest)) return 400;
+  return 500;
+}
+
+std::optional<Error> RunningContainerCheck(const Node& pod, const ExecOptions& options) {
   const Node* status = ContainerStatusOf(pod, options.container);
   if (status == nullptr || status->FindPath({"state", "running"}) == nullptr) {
-    return ExecRefusal{404, cri::ContainerNotFound(options.container)};
+    return ExecRefusal(404, cri::ContainerNotFound(options.container));
   }
   return std::nullopt;
 }
@@ -144,7 +157,9 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
     return refuse(404, cri::ContainerNotFound(options.container));
   }
   if (precheck) {
-    if (auto refusal = precheck(*pod, options)) return refuse(refusal->status, refusal->message);
+    if (auto refusal = precheck(*pod, options)) {
+      return refuse(ExecRefusalStatus(*refusal), refusal->Message());
+    }
   }
   if (!websocket) {
     if (HeaderHasToken(request, "upgrade", "spdy")) {
@@ -164,7 +179,7 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
                                       fmt::join(OfferedProtocols(request), " "), kV5, kV4));
   }
   auto started = start(*pod, options);
-  if (!started) return PlainText(started.error().status, started.error().message);
+  if (!started) return PlainText(ExecRefusalStatus(started.error()), started.error().Message());
   auto streams = std::make_shared<ExecStreams>(std::move(*started));
   http::HttpResponse response;
   response.websocket_protocol = protocol;

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/error.h"
 #include "base/unique_fd.h"
 #include "codec/node.h"
 #include "http/https_server.h"
@@ -34,11 +35,15 @@ namespace podlimits::apiserver {
 using streaming::ExecStreams;
 
 
-// Why the node did not start the exec: the kubelet's answer before an upgrade.
-struct ExecRefusal {
-  int status = 404;
-  std::string message;  // plain text: `container not found ("app")`
-};
+// Why the node did not start an exec or attach is an Error whose reason picks the kubelet's
+// answer before an upgrade: kRefusedNotFound 404, kRefusedBadRequest 400, any other 500; its
+// Message() is the plain-text body (`container not found ("app")`).
+inline constexpr std::string_view kRefusedNotFound = "NotFound";
+inline constexpr std::string_view kRefusedBadRequest = "BadRequest";
+// An Error for `message` with the reason of `status` (404, 400, or 500 for anything else).
+Error ExecRefusal(int status, std::string message);
+// The HTTP status a refusal is answered with.
+int ExecRefusalStatus(const Error& refusal);
 
 struct ExecOptions {
   std::string container;
@@ -55,12 +60,10 @@ struct AttachedInput {
 class PodExecutor {
  public:
   virtual ~PodExecutor() = default;
-  virtual std::expected<ExecStreams, ExecRefusal> StartExec(const codec::Node& pod,
-                                                            const ExecOptions& options) = 0;
+  virtual Result<ExecStreams> StartExec(const codec::Node& pod, const ExecOptions& options) = 0;
   // Attaches to the input of `options.container` (declared `stdin: true`), with
   // `options.tty` as the container has it.
-  virtual std::expected<AttachedInput, ExecRefusal> AttachInput(const codec::Node& pod,
-                                                                const ExecOptions& options) = 0;
+  virtual Result<AttachedInput> AttachInput(const codec::Node& pod, const ExecOptions& options) = 0;
 };
 
 http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& executor, const http::HttpRequest& request,
@@ -71,10 +74,10 @@ http::HttpResponse ServePodExec(storage::ObjectStore& store, PodExecutor& execut
 // With `attach` there is no command.
 // `precheck` refuses what it can tell from the pod alone, for SPDY requests too (kubectl shows
 // what its SPDY fallback got).
-using RemoteCommandStarter = std::function<std::expected<ExecStreams, ExecRefusal>(
-    const codec::Node& pod, const ExecOptions& options)>;
+using RemoteCommandStarter =
+    std::function<Result<ExecStreams>(const codec::Node& pod, const ExecOptions& options)>;
 using RemoteCommandCheck =
-    std::function<std::optional<ExecRefusal>(const codec::Node& pod, const ExecOptions& options)>;
+    std::function<std::optional<Error>(const codec::Node& pod, const ExecOptions& options)>;
 http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::HttpRequest& request,
                                 const storage::ObjectKey& pod_key, bool attach,
                                 const RemoteCommandCheck& precheck,
@@ -82,7 +85,7 @@ http::HttpResponse ServeRemoteCommand(storage::ObjectStore& store, const http::H
 
 // The container runs, as its published status says; else the kubelet's `container not found
 // ("app")` (404).
-std::optional<ExecRefusal> RunningContainerCheck(const codec::Node& pod, const ExecOptions& options);
+std::optional<Error> RunningContainerCheck(const codec::Node& pod, const ExecOptions& options);
 
 // Every value of `key` in the request target's query, in order (`command` repeats).
 std::vector<std::string> QueryValues(std::string_view target, std::string_view key);

@@ -2,6 +2,8 @@
 // and messages, the protocol negotiation, and the final Status the error channel carries.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 #include "podstreams/pod_attach_handler.h"
 #include "podstreams/pod_exec_handler.h"
 #include "podstreams/pod_portforward_handler.h"
@@ -16,13 +18,13 @@ using codec::Node;
 
 class FakeExecutor : public PodExecutor {
  public:
-  std::expected<ExecStreams, ExecRefusal> StartExec(const Node&, const ExecOptions& options) override {
+  Result<ExecStreams> StartExec(const Node&, const ExecOptions& options) override {
     seen = options;
     ++calls;
     if (refusal) return std::unexpected(*refusal);
     return ExecStreams{};
   }
-  std::expected<AttachedInput, ExecRefusal> AttachInput(const Node&, const ExecOptions& options) override {
+  Result<AttachedInput> AttachInput(const Node&, const ExecOptions& options) override {
     seen = options;
     ++inputs;
     if (refusal) return std::unexpected(*refusal);
@@ -36,7 +38,7 @@ class FakeExecutor : public PodExecutor {
   int inputs = 0;
   ExecOptions seen;
   int calls = 0;
-  std::optional<ExecRefusal> refusal;
+  std::optional<Error> refusal;
 };
 
 class FakeDialer : public PodPortDialer {
@@ -136,6 +138,29 @@ class PodExecHandlerTest : public ::testing::Test {
   FakeLogs logs_{dir_.path() / "0.log"};
 };
 
+// The node's refusal travels as an Error; its reason picks the kubelet's status, its message
+// is the plain-text body, and a failure without a reason (a system call's) is a 500.
+TEST(ExecRefusalTest, StatusFollowsTheReason) {
+  struct Case {
+    const char* name;
+    Error refusal;
+    int status;
+    std::string body;
+  };
+  const Case cases[] = {
+      {"not found", ExecRefusal(404, "container not found (\"app\")"), 404,
+       "container not found (\"app\")"},
+      {"bad request", ExecRefusal(400, "attach without -i"), 400, "attach without -i"},
+      {"internal", ExecRefusal(500, "timed out"), 500, "timed out"},
+      {"a failed system call", Error{"socketpair", {}, EMFILE}, 500,
+       "socketpair: Too many open files"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ExecRefusalStatus(c.refusal), c.status) << c.name;
+    EXPECT_EQ(c.refusal.Message(), c.body) << c.name;
+  }
+}
+
 TEST_F(PodExecHandlerTest, Refusals) {
   struct Case {
     std::string name, pod, query;
@@ -234,7 +259,7 @@ TEST_F(PodExecHandlerTest, StartsWithTheRequestedStreams) {
   EXPECT_FALSE(executor_.seen.stderr) << "a terminal carries stderr with stdout";
   EXPECT_TRUE(executor_.seen.tty);
 
-  executor_.refusal = ExecRefusal{404, "container not found (\"app\")"};
+  executor_.refusal = ExecRefusal(404, "container not found (\"app\")");
   r = Exec("web", "command=sh&stdout=true", true, "v4.channel.k8s.io");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.body, "container not found (\"app\")");
@@ -265,7 +290,7 @@ TEST_F(PodExecHandlerTest, AttachRefusalsAndStart) {
   EXPECT_TRUE(executor_.seen.stdin);
   EXPECT_TRUE(executor_.seen.tty);
   // The node's refusal (the container went in between) is the answer before the upgrade.
-  executor_.refusal = ExecRefusal{404, "container not found (\"app\")"};
+  executor_.refusal = ExecRefusal(404, "container not found (\"app\")");
   http::HttpResponse gone = Attach("interactive", "stdin=true&stdout=true");
   EXPECT_EQ(gone.status, 404);
   EXPECT_EQ(gone.body, "container not found (\"app\")");
