@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/protobuf_meta_schema.h"
+#include "api/protobuf_object.h"
 #include "base/base64.h"
 #include "codec/json_codec.h"
 #include "codec/protobuf_wire.h"
@@ -22,9 +23,6 @@ namespace {
 using codec::Node;
 using Writer = codec::protobuf::WireWriter;
 using enum codec::protobuf::WireType;
-
-constexpr std::string_view kMagic{"k8s\0", 4};
-constexpr int kMaxDepth = 64;
 
 Error Unfit(const std::string& where, std::string_view why) {
   return Error{"encode protobuf", {}, 0, fmt::format("{}: {}", where, why)};
@@ -171,7 +169,7 @@ Result<void> Value(Writer& w, int number, const FieldSpec& spec, const Node& v,
 // inline struct that is its field `embedded_in` (Volume's VolumeSource).
 Result<void> Fields(Writer& w, const Node& object, const TypeDef& type, int embedded_in,
                     int depth) {
-  if (depth > kMaxDepth) return std::unexpected(Unfit(type.go_name, "nested too deeply"));
+  if (depth > kMaxProtobufDepth) return std::unexpected(Unfit(type.go_name, "nested too deeply"));
   struct Item {
     int number;
     const FieldDef* field;  // nullptr: the inline struct `number`
@@ -263,7 +261,7 @@ Result<std::string> EncodeProtobufObject(const Node& object, const Schema& schem
   unknown.Message(2, *raw);
   unknown.Message(3, "");
   unknown.Message(4, "");
-  std::string out(kMagic);
+  std::string out(kProtobufEnvelopeMagic);
   out += unknown.bytes();
   return out;
 }

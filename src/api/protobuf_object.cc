@@ -17,8 +17,6 @@
 namespace podlimits::api {
 namespace {
 
-constexpr std::string_view kMagic{"k8s\0", 4};
-constexpr int kMaxDepth = 64;
 
 // The wire format's reader is codec's (bounds-checked, fuzzed by both decoders' fuzzers).
 using Reader = codec::protobuf::WireReader;
@@ -203,7 +201,7 @@ Result<void> Fields(std::string_view bytes, const TypeDef& type, int embedded_in
                     codec::Node& out, MapKeys& map_keys);
 
 Result<codec::Node> Message(std::string_view bytes, const TypeDef& type, int depth) {
-  if (depth > kMaxDepth) return Failure("protobuf message nested too deeply");
+  if (depth > kMaxProtobufDepth) return Failure("protobuf message nested too deeply");
   codec::Node out = codec::Node::Object();
   MapKeys map_keys;
   auto decoded = Fields(bytes, type, 0, depth, out, map_keys);
@@ -328,11 +326,11 @@ Result<void> Fields(std::string_view bytes, const TypeDef& type, int embedded_in
 }  // namespace
 
 Result<codec::Node> DecodeProtobufObject(std::string_view body, const Schema& schema) {
-  if (!body.starts_with(kMagic)) {
+  if (!body.starts_with(kProtobufEnvelopeMagic)) {
     return Failure("provided data does not appear to be a protobuf message, expected "
                            "prefix [107 56 115 0]");
   }
-  Reader r(body.substr(kMagic.size()));
+  Reader r(body.substr(kProtobufEnvelopeMagic.size()));
   std::string api_version, kind, content_encoding, content_type;
   std::string_view raw;
   while (!r.done()) {

@@ -18,6 +18,11 @@
 namespace podlimits::api {
 
 inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
+// What every protobuf body starts with, before its runtime.Unknown (apimachinery's
+// protobuf serializer prefix), in requests and in answers alike.
+inline constexpr std::string_view kProtobufEnvelopeMagic{"k8s\0", 4};
+// How deep messages may nest, in what is decoded and in what is encoded.
+inline constexpr int kMaxProtobufDepth = 64;
 
 // The error says what was malformed, for the apiserver's 400. Bounds: 64 levels of messages;
 // time linear in the body (a map's repeated keys are found through an index). Measured, the

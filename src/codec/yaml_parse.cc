@@ -36,7 +36,7 @@ namespace {
 // sequences, also those an alias brings in: the tree is walked recursively (here, by strict
 // decoding, by the encoders), so an alias of a deep tree placed deep must not make it deeper.
 constexpr std::size_t kMaxNodes = 1'000'000;
-constexpr std::size_t kMaxDepth = 256;
+constexpr std::size_t kMaxYamlDepth = 256;
 
 // The bytes anchor and alias copies may allocate in one stream: kCopyBytesPerInputByte for
 // every byte of the text, and never less than kCopyBytesFloor.
@@ -173,17 +173,17 @@ struct Frame {
   std::optional<KeyIndex> keys;
 };
 
-class TreeBuilder {
+class YamlTreeBuilder {
  public:
-  explicit TreeBuilder(std::string_view text)
+  explicit YamlTreeBuilder(std::string_view text)
       : text_(text), copy_budget_(std::max(kCopyBytesFloor, kCopyBytesPerInputByte * text.size())) {
     yaml_parser_initialize(&parser_);
     yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()),
                                  text.size());
   }
-  ~TreeBuilder() { yaml_parser_delete(&parser_); }
-  TreeBuilder(const TreeBuilder&) = delete;
-  TreeBuilder& operator=(const TreeBuilder&) = delete;
+  ~YamlTreeBuilder() { yaml_parser_delete(&parser_); }
+  YamlTreeBuilder(const YamlTreeBuilder&) = delete;
+  YamlTreeBuilder& operator=(const YamlTreeBuilder&) = delete;
 
   std::expected<std::vector<YamlDocument>, SyntaxError> Run() {
     while (true) {
@@ -251,7 +251,7 @@ class TreeBuilder {
   }
 
   ParseFailure Open(Node node, const yaml_event_t& event, std::string anchor) {
-    if (stack_.size() >= kMaxDepth) {
+    if (stack_.size() >= kMaxYamlDepth) {
       return {"document nested too deeply", LineOf(event.start_mark)};
     }
     if (++nodes_ > kMaxNodes) return {std::string(kExcessiveAliasing), LineOf(event.start_mark)};
@@ -286,8 +286,8 @@ class TreeBuilder {
     // Checked before the copy is made: how deep it would reach, and what it would cost. The
     // depth's words are go-yaml's for text beyond its maximum depth (go-yaml has no bound of
     // its own on aliases' depth); Open's older words for the text's own nesting stay.
-    if (stack_.size() + anchored.extent.height > kMaxDepth) {
-      return {fmt::format("exceeded max depth of {}", kMaxDepth), line};
+    if (stack_.size() + anchored.extent.height > kMaxYamlDepth) {
+      return {fmt::format("exceeded max depth of {}", kMaxYamlDepth), line};
     }
     if (!Charge(anchored.extent.bytes)) return {std::string(kExcessiveAliasing), line};
     if (IsYamlSpecialFloat(anchored.node)) return UnsupportedValue(anchored.node);
@@ -434,7 +434,7 @@ class TreeBuilder {
 }  // namespace
 
 std::expected<std::vector<YamlDocument>, SyntaxError> ParseYamlStream(std::string_view text) {
-  TreeBuilder builder(text);
+  YamlTreeBuilder builder(text);
   return builder.Run();
 }
 

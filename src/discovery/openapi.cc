@@ -20,7 +20,6 @@ namespace {
 using codec::Node;
 
 constexpr std::string_view kDeleteOptions = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
-constexpr std::string_view kPatch = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
 
 // The patch types serve applies (patch.h); kubectl computes a strategic merge patch from the
 // schemas only when the kind's PATCH operation offers that type.
@@ -53,10 +52,6 @@ constexpr std::string_view kFieldValidationDoc =
     "if any duplicate fields are present. The error returned from the server will contain all "
     "unknown and duplicate fields encountered.";
 
-std::string RefPrefix(OpenApiVersion version) {
-  return version == OpenApiVersion::kV3 ? "#/components/schemas/" : "#/definitions/";
-}
-
 // One operation of a path: its action, the kind it acts on, and for writes the fieldValidation
 // parameter (kubectl --validate=strict looks for it) and, for PATCH, the patch types.
 Node Operation(std::string_view action, const GroupVersionKind& gvk, OpenApiVersion version) {
@@ -79,9 +74,7 @@ Node Operation(std::string_view action, const GroupVersionKind& gvk, OpenApiVers
       Node content = Node::Object();
       for (std::string_view type : kPatchTypes) {
         Node media = Node::Object();
-        Node schema = Node::Object();
-        schema.Set("$ref", Node::String(RefPrefix(version) + std::string(kPatch)));
-        media.Set("schema", std::move(schema));
+        media.Set("schema", DefinitionRef(kPatchDefinition, version));
         content.Set(type, std::move(media));
       }
       Node body = Node::Object();
@@ -192,7 +185,7 @@ void AddKinds(const ServedResource& r, KindsByDefinition& kinds) {
 // The schemas the kinds reach, each named kind with its GVKs.
 Node Schemas(const KindsByDefinition& kinds, OpenApiVersion version) {
   const OpenApiSchemas& schemas = OpenApiSchemas::Embedded();
-  std::vector<std::string> roots = {std::string(kDeleteOptions), std::string(kPatch)};
+  std::vector<std::string> roots = {std::string(kDeleteOptions), std::string(kPatchDefinition)};
   for (const auto& [def, gvks] : kinds) roots.push_back(def);
   Node out = Node::Object();
   static const std::vector<GroupVersionKind> delete_options = DeleteOptionsKinds();

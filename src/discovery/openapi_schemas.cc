@@ -19,13 +19,12 @@ constexpr std::string_view kQuantity = "io.k8s.apimachinery.pkg.api.resource.Qua
 constexpr std::string_view kIntOrString = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 constexpr std::string_view kFieldsV1 = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1";
 constexpr std::string_view kRawExtension = "io.k8s.apimachinery.pkg.runtime.RawExtension";
-constexpr std::string_view kPatch = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
 
 // The definitions whose JSON form is a scalar (or anything): no fields in the schema, a
 // definition of their own in the documents.
 bool IsWrapper(std::string_view name) {
   return name == kTime || name == kMicroTime || name == kQuantity || name == kIntOrString ||
-         name == kFieldsV1 || name == kRawExtension || name == kPatch;
+         name == kFieldsV1 || name == kRawExtension || name == kPatchDefinition;
 }
 
 Node Parse(std::string_view json) {
@@ -48,15 +47,6 @@ void SortMembers(Node& n) {
   }
 }
 
-std::string RefPrefix(OpenApiVersion version) {
-  return version == OpenApiVersion::kV3 ? "#/components/schemas/" : "#/definitions/";
-}
-
-Node Ref(std::string_view name, OpenApiVersion version) {
-  Node ref = Node::Object();
-  ref.Set("$ref", Node::String(RefPrefix(version) + std::string(name)));
-  return ref;
-}
 
 Node TypeOnly(std::string_view type) {
   Node n = Node::Object();
@@ -87,6 +77,14 @@ std::optional<Node> ElementDefault(const Node& spec) {
 }
 
 }  // namespace
+
+Node DefinitionRef(std::string_view name, OpenApiVersion version) {
+  const std::string_view prefix =
+      version == OpenApiVersion::kV3 ? "#/components/schemas/" : "#/definitions/";
+  Node ref = Node::Object();
+  ref.Set("$ref", Node::String(std::string(prefix) + std::string(name)));
+  return ref;
+}
 
 OpenApiSchemas::OpenApiSchemas(std::string_view schema_json, std::string_view docs_json)
     : schema_(Parse(schema_json)), docs_(Parse(docs_json)) {}
@@ -137,7 +135,7 @@ Node OpenApiSchemas::Field(const Node& spec, const Node* docs, OpenApiVersion ve
   Node out = Node::Object();
   bool is_ref = false;
   if (const Node* ref = spec.Find("ref")) {
-    out = Ref(ref->scalar, version);
+    out = DefinitionRef(ref->scalar, version);
     is_ref = true;
   } else if (const Node* elem = spec.Find("list")) {
     out.Set("type", Node::String("array"));
@@ -148,7 +146,7 @@ Node OpenApiSchemas::Field(const Node& spec, const Node* docs, OpenApiVersion ve
   } else {
     const std::string type = StringOf(spec.Find("type"));
     if (std::string d = ScalarDefinition(type, docs); !d.empty()) {
-      out = Ref(d, version);
+      out = DefinitionRef(d, version);
       is_ref = true;
     } else if (type == "any") {
       out.Set("type", Node::String("object"));

@@ -28,6 +28,12 @@ struct GroupVersionKind {
   std::string kind;
 };
 
+// The definition a PATCH body refers to (its schema is "any object": the patch formats differ).
+inline constexpr std::string_view kPatchDefinition = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
+
+// {"$ref": "#/components/schemas/NAME"} in v3, {"$ref": "#/definitions/NAME"} in v2.
+codec::Node DefinitionRef(std::string_view name, OpenApiVersion version);
+
 class OpenApiSchemas {
  public:
   // The schemas of the embedded data, read once.

@@ -6,6 +6,7 @@
 
 #include "codec/json_codec.h"
 #include "kubelet/cm/default_rlimits.h"
+#include "kubelet/status/rlimit_json.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -94,11 +95,6 @@ std::string RuntimeText(const RuntimeInfo& r) {
 
 codec::Node OptInt(std::optional<std::int64_t> v) {
   return v ? codec::Node::Int(*v) : codec::Node();
-}
-
-codec::Node RlimNode(RlimValue v) {
-  return v == kRlimInfinity ? codec::Node::String("unlimited")
-                            : codec::Node::Int(static_cast<std::int64_t>(v));
 }
 
 codec::Node Strings(const std::vector<std::string>& items) {
@@ -267,13 +263,13 @@ codec::Node NodeInfoTree(const NodeInfo& info) {
   rl.Set("capSysResource", codec::Node::Bool(info.cap_sys_resource));
   rl.Set("nrOpen", OptInt(info.nr_open));
   codec::Node ceilings = codec::Node::Object();
-  for (const auto& c : info.ceilings) ceilings.Set(c.name, RlimNode(c.ceiling.value));
+  for (const auto& c : info.ceilings) ceilings.Set(c.name, RlimitJson(c.ceiling.value));
   rl.Set("ceilings", std::move(ceilings));
   codec::Node defaults = codec::Node::Object();
   for (const auto& d : info.default_rlimits) {
     codec::Node v = codec::Node::Object();
-    v.Set("soft", RlimNode(d.soft));
-    v.Set("hard", RlimNode(d.hard));
+    v.Set("soft", RlimitJson(d.soft));
+    v.Set("hard", RlimitJson(d.hard));
     defaults.Set(d.name, std::move(v));
   }
   rl.Set("defaults", std::move(defaults));

@@ -1,9 +1,9 @@
 #include "kubelet/status/pod_status.h"
 
 #include <cstdint>
-#include <limits>
 
 #include "cgroups/qos.h"
+#include "kubelet/status/rlimit_json.h"
 
 namespace podlimits::kubelet {
 namespace {
@@ -12,14 +12,6 @@ using codec::Node;
 
 Node MaxValueNode(const std::optional<std::int64_t>& v) {
   return v ? Node::Int(*v) : Node::String("max");
-}
-
-Node RlimNode(std::uint64_t v) {
-  if (v == std::numeric_limits<std::uint64_t>::max()) return Node::String("unlimited");
-  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-    return Node::String(std::to_string(v));
-  }
-  return Node::Int(static_cast<std::int64_t>(v));
 }
 
 // The KEP-5758 ulimit names and the rows of /proc/<pid>/limits they are, and nproc, which a
@@ -36,8 +28,8 @@ Node RlimitsNode(const std::vector<cri::ProcessLimit>& limits) {
     for (const auto& l : limits) {
       if (l.type != type) continue;
       Node row = Node::Object();
-      row.Set("soft", RlimNode(l.soft));
-      row.Set("hard", RlimNode(l.hard));
+      row.Set("soft", RlimitJson(l.soft));
+      row.Set("hard", RlimitJson(l.hard));
       out.Set(name, std::move(row));
     }
   }
