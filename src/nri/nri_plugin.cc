@@ -34,6 +34,14 @@ bool HasOwnCgroupNamespace(const Container& c) {
   return false;
 }
 
+// The node as the plugin judges it. Its own limits and capabilities stand for the runtime's
+// (docs/nri.md), so a refusal at a ceiling names the plugin, not podlimits-runc.
+runcwrap::NodeFacts ProbeAsPlugin(const NriPluginSeams& seams, const BundleRequest& request) {
+  runcwrap::NodeFacts node = seams.probe_node(request);
+  node.rlimits.rlimit_holder = kubelet::RlimitHolder::kNriPlugin;
+  return node;
+}
+
 }  // namespace
 
 std::int32_t SubscribedEvents() {
@@ -151,7 +159,7 @@ Result<void> NriPlugin::RunPodSandbox(const PodSandbox& pod) {
   auto request = runcwrap::ReadBundleRequest(&annotations);
   if (!request) return std::unexpected(request.error());
   if (!request->Any()) return {};
-  const runcwrap::NodeFacts node = seams_.probe_node(*request);
+  const runcwrap::NodeFacts node = ProbeAsPlugin(seams_, *request);
   auto plan = runcwrap::PlanCreate(*request, runcwrap::PodCgroupLocation{{}, pod.cgroup_parent},
                                    node, config_.limits);
   if (!plan) return std::unexpected(plan.error());
@@ -187,7 +195,7 @@ Result<ContainerAdjustment> NriPlugin::Adjust(const PodSandbox& pod, const Conta
   if (!request->Any() && !runcwrap::ConfigAppliesWithoutAnnotations(*request, config_.limits)) {
     return adjust;
   }
-  const runcwrap::NodeFacts node = seams_.probe_node(*request);
+  const runcwrap::NodeFacts node = ProbeAsPlugin(seams_, *request);
   auto plan = runcwrap::PlanCreate(
       *request, runcwrap::PodCgroupLocation{container.cgroups_path, pod.cgroup_parent}, node,
       config_.limits);

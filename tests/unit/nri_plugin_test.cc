@@ -34,7 +34,8 @@ class NriPluginTest : public ::testing::Test {
     node_.rlimits.cap_sys_resource = false;
     node_.rlimits.hard_limits = {{"nofile", 524288}, {"core", kInf}, {"memlock", 8u << 20}};
     node_.rlimits.nr_open = 1048576;
-    node_.rlimits.under_cri_runtime = true;
+    // What a real probe (runcwrap::ProbeNodeFacts) says; the plugin names itself in refusals.
+    node_.rlimits.rlimit_holder = kubelet::RlimitHolder::kRuncWrapper;
   }
 
   NriPlugin Plugin(NriConfig config = {}) {
@@ -142,7 +143,9 @@ TEST_F(NriPluginTest, CreateContainerAdjustments) {
       {"above the ceiling",
        {{kUlimits, "[{type: nofile, soft: 1, hard: 600000}]"}}, {}, true, {}, false,
        "container \"app\" of pod default/web: spec.containers[0].securityContext.ulimits[0].hard: "
-       "container \"app\" asks nofile 600000, above this node's ceiling 524288"},
+       "container \"app\" asks nofile 600000, above this node's ceiling 524288: this node "
+       "cannot raise a hard rlimit above its own: the NRI plugin (podlimits nri) lacks "
+       "CAP_SYS_RESOURCE"},
       {"an annotation the webhook would reject",
        {{kUlimits, "[{type: nofile, soft: 10, hard: 5}]"}}, {}, true, {}, false,
        "container \"app\" of pod default/web: "
