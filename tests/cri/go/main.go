@@ -26,8 +26,11 @@ type run struct {
 	restart string // a command that stops containerd and starts it again ("" skips the case)
 	// The runtime is a runc with runc#4195: an exec'd process's soft NOFILE may be its hard one.
 	runcExecNofileRace bool
-	passed             int
-	failed             int
+	// With `podlimits nri` (nri.go): its log, and the command that stops or starts it (bench).
+	nriLog string
+	nriCtl string
+	passed int
+	failed int
 }
 
 func (r *run) ok(name string) { r.passed++; fmt.Println("ok " + name) }
@@ -52,6 +55,8 @@ func main() {
 	r := &run{node: n}
 	flag.StringVar(&r.handler, "handler", "podlimits", "the runtime handler (RuntimeClass handler)")
 	flag.StringVar(&r.restart, "restart", "", "shell command that restarts containerd")
+	flag.StringVar(&r.nriLog, "nri-log", "", "podlimits nri's log: the node enforces through the NRI plugin, not a runtime handler")
+	flag.StringVar(&r.nriCtl, "nri-plugin-ctl", "", "command that takes stop or start for podlimits nri (-bench with -nri-log)")
 	flag.BoolVar(&r.runcExecNofileRace, "runc-exec-nofile-race", false, "the runtime is a runc with runc#4195")
 	flag.StringVar(&n.cgroupMode, "cgroup-mode", "v2", "v1 (the pids hierarchy of a v1/hybrid node) or v2")
 	flag.BoolVar(&n.nsdelegate, "nsdelegate", false, "cgroup2 is mounted with nsdelegate")
@@ -95,13 +100,23 @@ func main() {
 
 	r.imagePresent(ctx)
 	if *benchPairs > 0 {
-		if err := r.bench(ctx, *benchPairs); err != nil {
+		bench := r.bench
+		if r.nriLog != "" {
+			bench = r.benchNRI
+		}
+		if err := bench(ctx, *benchPairs); err != nil {
 			fmt.Fprintln(os.Stderr, "cri-pods: bench:", err)
 			os.Exit(1)
 		}
 		return
 	}
 	r.limitsPod(ctx)
+	if r.nriLog != "" {
+		if r.restart != "" {
+			r.adjustedAfterRestart(ctx)
+		}
+		r.plainPod(ctx)
+	}
 	r.writablePod(ctx)
 	r.refusedPods(ctx)
 	fmt.Printf("cri: %d passed, %d failed\n", r.passed, r.failed)
