@@ -135,9 +135,14 @@ TtrpcResponse NriPlugin::StateChange(std::string_view payload) {
   if (!event) return Malformed(event.error());
   switch (event->event) {
     case Event::kRunPodSandbox:
+      // A refusal is not answered here but at each of the pod's containers, whose
+      // CreateContainer decides again from the same annotations and fails with the same message.
+      // containerd 2.x starts the sandbox before NRI's RunPodSandbox and does not stop it when a
+      // plugin fails that call: its pause process and shim stay, unknown to the CRI (measured
+      // with 2.1.9 through tests/cri/run; the kubelet retries the sandbox and leaks one each
+      // time). A failed CreateContainer leaves a sandbox the kubelet knows and removes.
       if (auto ok = RunPodSandbox(event->pod); !ok) {
-        log_("error", ok.error().Message());
-        return Refused(ok.error());
+        log_("error", ok.error().Message() + " (its containers are refused)");
       }
       break;
     case Event::kPostStartContainer:

@@ -200,16 +200,40 @@ TEST_F(NriPluginTest, RunPodSandboxLowersThePodCgroup) {
   ASSERT_EQ(run({{kPidLimit, "8192"}}).code, kCodeOk);
   EXPECT_EQ(podlimits::testing::ReadText(tmp_.path() / "kubepods/podu1/pids.max"), "2048");
 
-  auto invalid = run({{kPidLimit, "100"}});
-  EXPECT_EQ(invalid.code, kCodeFailedPrecondition);
-  EXPECT_THAT(invalid.message, HasSubstr("pod default/web: metadata.annotations[podlimits.dev/pod-pid-limit]: "));
+}
 
-  node_.cgroup_mode = cgroups::CgroupMode::kHybrid;
-  auto v1 = run({{kPidLimit, "2048"}});
-  EXPECT_EQ(v1.code, kCodeFailedPrecondition);
-  EXPECT_EQ(v1.message,
-            "per-pod PID limit requires cgroupsv2, but this node is running cgroupsv1; pod web "
-            "specifies spec.resources.limits.pid");
+// What the node cannot honour is logged at RunPodSandbox, which succeeds (containerd 2.x would
+// leak a sandbox it fails), and refused at each container with the same message.
+TEST_F(NriPluginTest, ASandboxRefusalFailsItsContainers) {
+  struct Case {
+    const char* name;
+    StringMap annotations;
+    bool hybrid;
+    const char* refusal;
+  } cases[] = {
+      {"a pod PID limit below the KEP's range", {{kPidLimit, "100"}}, false,
+       "metadata.annotations[podlimits.dev/pod-pid-limit]: "},
+      {"a pod PID limit on cgroup v1", {{kPidLimit, "2048"}}, true,
+       "per-pod PID limit requires cgroupsv2, but this node is running cgroupsv1; pod web "
+       "specifies spec.resources.limits.pid"},
+      {"a writable cgroup on cgroup v1", {{kWritable, "true"}}, true,
+       "CgroupOptions.MountMode=Writable requires cgroup v2"},
+  };
+  for (const auto& c : cases) {
+    node_.cgroup_mode = c.hybrid ? cgroups::CgroupMode::kHybrid : cgroups::CgroupMode::kV2;
+    log_.clear();
+    NriPlugin plugin = Plugin();
+    PodSandbox pod = Pod(c.annotations);
+    auto sandbox = plugin.Handle(
+        Call("StateChange", EncodeStateChangeEvent(Event::kRunPodSandbox, pod, nullptr)));
+    EXPECT_EQ(sandbox.code, kCodeOk) << c.name << ": " << sandbox.message;
+    ASSERT_EQ(log_.size(), 1u) << c.name;
+    EXPECT_THAT(log_[0], HasSubstr(c.refusal)) << c.name;
+    EXPECT_THAT(log_[0], HasSubstr("(its containers are refused)")) << c.name;
+    auto create = plugin.Handle(Call("CreateContainer", EncodeContainerRequest(pod, App())));
+    EXPECT_EQ(create.code, kCodeFailedPrecondition) << c.name;
+    EXPECT_THAT(create.message, HasSubstr(c.refusal)) << c.name;
+  }
 }
 
 TEST_F(NriPluginTest, APodCgroupThatVanishedFailsTheContainer) {
