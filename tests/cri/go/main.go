@@ -29,8 +29,10 @@ type run struct {
 	// With `podlimits nri` (nri.go): its log, and the command that stops or starts it (bench).
 	nriLog string
 	nriCtl string
-	passed int
-	failed int
+	// Switches the registered plugin between podlimits and ulimit-adjuster (compare.go).
+	compareCtl string
+	passed     int
+	failed     int
 }
 
 func (r *run) ok(name string) { r.passed++; fmt.Println("ok " + name) }
@@ -57,6 +59,7 @@ func main() {
 	flag.StringVar(&r.restart, "restart", "", "shell command that restarts containerd")
 	flag.StringVar(&r.nriLog, "nri-log", "", "podlimits nri's log: the node enforces through the NRI plugin, not a runtime handler")
 	flag.StringVar(&r.nriCtl, "nri-plugin-ctl", "", "command that takes stop or start for podlimits nri (-bench with -nri-log)")
+	flag.StringVar(&r.compareCtl, "compare-ctl", "", "command that takes podlimits or ulimit-adjuster and leaves that plugin alone registered (-nri-log)")
 	flag.BoolVar(&r.runcExecNofileRace, "runc-exec-nofile-race", false, "the runtime is a runc with runc#4195")
 	flag.StringVar(&n.cgroupMode, "cgroup-mode", "v2", "v1 (the pids hierarchy of a v1/hybrid node) or v2")
 	flag.BoolVar(&n.nsdelegate, "nsdelegate", false, "cgroup2 is mounted with nsdelegate")
@@ -119,6 +122,9 @@ func main() {
 	}
 	r.writablePod(ctx)
 	r.refusedPods(ctx)
+	if r.nriLog != "" && r.compareCtl != "" {
+		r.compareWithAdjuster(ctx)
+	}
 	fmt.Printf("cri: %d passed, %d failed\n", r.passed, r.failed)
 	if r.failed > 0 {
 		os.Exit(1)
