@@ -1,6 +1,6 @@
-// cri-pods: podlimits-runc driven as a cluster drives it, through containerd's CRI plugin with the
-// kubelet's own CRI client (k8s.io/cri-client's remote runtime and image services), in the
-// kubelet's order of calls. Run by tests/cri/run, which starts the containerd and imports the
+// cri-pods: podlimits-runc, or `podlimits nri` (-nri-log: nri.go, compare.go), driven as a cluster
+// drives it, through containerd's CRI plugin with the kubelet's own CRI client (k8s.io/cri-client's
+// remote runtime and image services), in the kubelet's order of calls. Run by tests/cri/run, which starts the containerd and imports the
 // images; this program is the kubelet: it makes the pod cgroups, calls the CRI and reads back
 // what the node holds. Prints "ok CASE" per check and "cri: N passed, M failed".
 package main
