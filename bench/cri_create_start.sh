@@ -8,6 +8,9 @@
 #   bench/cri_create_start.sh [PODLIMITS_BIN] [PAIRS]     (default build/src/cli/podlimits, 200)
 #
 # CRI_CONTAINERD=build/containerd/<line> picks containerd 1.7 or 2.x (scripts/fetch-containerd).
+# CRI_ENFORCEMENT=nri measures `podlimits nri` instead: the same pod's container with the plugin
+# registered on containerd's NRI socket against without it, the plugin stopped and started
+# between the halves of each pair (bench.go's benchNRI); no runtime handler.
 # Root only; run it alone (flock /tmp/podlimits-integration.lock ...).
 set -euo pipefail
 project=$(cd "$(dirname "$0")/.." && pwd)

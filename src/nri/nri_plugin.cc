@@ -34,6 +34,14 @@ bool HasOwnCgroupNamespace(const Container& c) {
   return false;
 }
 
+// The node as the plugin judges it. Its own limits and capabilities stand for the runtime's
+// (docs/nri.md), so a refusal at a ceiling names the plugin, not podlimits-runc.
+runcwrap::NodeFacts ProbeAsPlugin(const NriPluginSeams& seams, const BundleRequest& request) {
+  runcwrap::NodeFacts node = seams.probe_node(request);
+  node.rlimits.rlimit_holder = kubelet::RlimitHolder::kNriPlugin;
+  return node;
+}
+
 }  // namespace
 
 std::int32_t SubscribedEvents() {
@@ -127,9 +135,14 @@ TtrpcResponse NriPlugin::StateChange(std::string_view payload) {
   if (!event) return Malformed(event.error());
   switch (event->event) {
     case Event::kRunPodSandbox:
+      // A refusal is not answered here but at each of the pod's containers, whose
+      // CreateContainer decides again from the same annotations and fails with the same message.
+      // containerd 2.x starts the sandbox before NRI's RunPodSandbox and does not stop it when a
+      // plugin fails that call: its pause process and shim stay, unknown to the CRI (measured
+      // with 2.1.9 through tests/cri/run; the kubelet retries the sandbox and leaks one each
+      // time). A failed CreateContainer leaves a sandbox the kubelet knows and removes.
       if (auto ok = RunPodSandbox(event->pod); !ok) {
-        log_("error", ok.error().Message());
-        return Refused(ok.error());
+        log_("error", ok.error().Message() + " (its containers are refused)");
       }
       break;
     case Event::kPostStartContainer:
@@ -151,7 +164,7 @@ Result<void> NriPlugin::RunPodSandbox(const PodSandbox& pod) {
   auto request = runcwrap::ReadBundleRequest(&annotations);
   if (!request) return std::unexpected(request.error());
   if (!request->Any()) return {};
-  const runcwrap::NodeFacts node = seams_.probe_node(*request);
+  const runcwrap::NodeFacts node = ProbeAsPlugin(seams_, *request);
   auto plan = runcwrap::PlanCreate(*request, runcwrap::PodCgroupLocation{{}, pod.cgroup_parent},
                                    node, config_.limits);
   if (!plan) return std::unexpected(plan.error());
@@ -187,7 +200,7 @@ Result<ContainerAdjustment> NriPlugin::Adjust(const PodSandbox& pod, const Conta
   if (!request->Any() && !runcwrap::ConfigAppliesWithoutAnnotations(*request, config_.limits)) {
     return adjust;
   }
-  const runcwrap::NodeFacts node = seams_.probe_node(*request);
+  const runcwrap::NodeFacts node = ProbeAsPlugin(seams_, *request);
   auto plan = runcwrap::PlanCreate(
       *request, runcwrap::PodCgroupLocation{container.cgroups_path, pod.cgroup_parent}, node,
       config_.limits);

@@ -16,9 +16,11 @@
 //                    cgroup that vanished fails the create).
 //   PostStartContainer  the container's /proc/<pid>/limits read back against the grant, and
 //                    corrected with a warning where the runtime left another value.
-//   anything refused: the call fails with one message (the KEP's, or the validation error the
-//                    webhook would give for the annotation); the runtime fails the sandbox or
-//                    the container with it, so it reaches the runtime's log and the pod's events.
+//   anything refused: CreateContainer fails with one message (the KEP's, or the validation
+//                    error the webhook would give for the annotation), so it reaches the
+//                    runtime's log and the pod's events. A pod refused at RunPodSandbox is
+//                    logged there and refused at each container: containerd 2.x leaks a sandbox
+//                    whose NRI RunPodSandbox fails (nri_plugin.cc).
 #pragma once
 
 #include <functional>

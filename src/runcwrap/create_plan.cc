@@ -60,7 +60,7 @@ NodeFacts ProbeNodeFacts(const BundleRequest& request) {
   }
   if (request.container) {
     kubelet::ProbeRlimits(node.rlimits);
-    node.rlimits.under_cri_runtime = true;
+    node.rlimits.rlimit_holder = kubelet::RlimitHolder::kRuncWrapper;
   }
   return node;
 }

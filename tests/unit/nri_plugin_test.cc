@@ -34,7 +34,8 @@ class NriPluginTest : public ::testing::Test {
     node_.rlimits.cap_sys_resource = false;
     node_.rlimits.hard_limits = {{"nofile", 524288}, {"core", kInf}, {"memlock", 8u << 20}};
     node_.rlimits.nr_open = 1048576;
-    node_.rlimits.under_cri_runtime = true;
+    // What a real probe (runcwrap::ProbeNodeFacts) says; the plugin names itself in refusals.
+    node_.rlimits.rlimit_holder = kubelet::RlimitHolder::kRuncWrapper;
   }
 
   NriPlugin Plugin(NriConfig config = {}) {
@@ -142,7 +143,9 @@ TEST_F(NriPluginTest, CreateContainerAdjustments) {
       {"above the ceiling",
        {{kUlimits, "[{type: nofile, soft: 1, hard: 600000}]"}}, {}, true, {}, false,
        "container \"app\" of pod default/web: spec.containers[0].securityContext.ulimits[0].hard: "
-       "container \"app\" asks nofile 600000, above this node's ceiling 524288"},
+       "container \"app\" asks nofile 600000, above this node's ceiling 524288: this node "
+       "cannot raise a hard rlimit above its own: the NRI plugin (podlimits nri) lacks "
+       "CAP_SYS_RESOURCE"},
       {"an annotation the webhook would reject",
        {{kUlimits, "[{type: nofile, soft: 10, hard: 5}]"}}, {}, true, {}, false,
        "container \"app\" of pod default/web: "
@@ -197,16 +200,40 @@ TEST_F(NriPluginTest, RunPodSandboxLowersThePodCgroup) {
   ASSERT_EQ(run({{kPidLimit, "8192"}}).code, kCodeOk);
   EXPECT_EQ(podlimits::testing::ReadText(tmp_.path() / "kubepods/podu1/pids.max"), "2048");
 
-  auto invalid = run({{kPidLimit, "100"}});
-  EXPECT_EQ(invalid.code, kCodeFailedPrecondition);
-  EXPECT_THAT(invalid.message, HasSubstr("pod default/web: metadata.annotations[podlimits.dev/pod-pid-limit]: "));
+}
 
-  node_.cgroup_mode = cgroups::CgroupMode::kHybrid;
-  auto v1 = run({{kPidLimit, "2048"}});
-  EXPECT_EQ(v1.code, kCodeFailedPrecondition);
-  EXPECT_EQ(v1.message,
-            "per-pod PID limit requires cgroupsv2, but this node is running cgroupsv1; pod web "
-            "specifies spec.resources.limits.pid");
+// What the node cannot honour is logged at RunPodSandbox, which succeeds (containerd 2.x would
+// leak a sandbox it fails), and refused at each container with the same message.
+TEST_F(NriPluginTest, ASandboxRefusalFailsItsContainers) {
+  struct Case {
+    const char* name;
+    StringMap annotations;
+    bool hybrid;
+    const char* refusal;
+  } cases[] = {
+      {"a pod PID limit below the KEP's range", {{kPidLimit, "100"}}, false,
+       "metadata.annotations[podlimits.dev/pod-pid-limit]: "},
+      {"a pod PID limit on cgroup v1", {{kPidLimit, "2048"}}, true,
+       "per-pod PID limit requires cgroupsv2, but this node is running cgroupsv1; pod web "
+       "specifies spec.resources.limits.pid"},
+      {"a writable cgroup on cgroup v1", {{kWritable, "true"}}, true,
+       "CgroupOptions.MountMode=Writable requires cgroup v2"},
+  };
+  for (const auto& c : cases) {
+    node_.cgroup_mode = c.hybrid ? cgroups::CgroupMode::kHybrid : cgroups::CgroupMode::kV2;
+    log_.clear();
+    NriPlugin plugin = Plugin();
+    PodSandbox pod = Pod(c.annotations);
+    auto sandbox = plugin.Handle(
+        Call("StateChange", EncodeStateChangeEvent(Event::kRunPodSandbox, pod, nullptr)));
+    EXPECT_EQ(sandbox.code, kCodeOk) << c.name << ": " << sandbox.message;
+    ASSERT_EQ(log_.size(), 1u) << c.name;
+    EXPECT_THAT(log_[0], HasSubstr(c.refusal)) << c.name;
+    EXPECT_THAT(log_[0], HasSubstr("(its containers are refused)")) << c.name;
+    auto create = plugin.Handle(Call("CreateContainer", EncodeContainerRequest(pod, App())));
+    EXPECT_EQ(create.code, kCodeFailedPrecondition) << c.name;
+    EXPECT_THAT(create.message, HasSubstr(c.refusal)) << c.name;
+  }
 }
 
 TEST_F(NriPluginTest, APodCgroupThatVanishedFailsTheContainer) {

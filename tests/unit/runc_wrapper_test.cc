@@ -544,7 +544,7 @@ NodeFacts Node(std::optional<cgroups::CgroupMode> mode, bool nsdelegate) {
   n.rlimits.hard_limits = {{"nofile", 20000}, {"core", kubelet::kRlimInfinity},
                            {"memlock", 8u << 20}};
   n.rlimits.nr_open = 1048576;
-  n.rlimits.under_cri_runtime = true;
+  n.rlimits.rlimit_holder = kubelet::RlimitHolder::kRuncWrapper;
   return n;
 }
 

@@ -33,6 +33,8 @@ struct UlimitResource {
 std::span<const UlimitResource> UlimitResources();
 const UlimitResource* FindUlimitResource(std::string_view name);
 
+enum class RlimitHolder { kKubelet, kRuncWrapper, kNriPlugin };
+
 struct NodeCapabilities {
   // std::nullopt when the mount table could not be read (cgroup_error says why).
   std::optional<cgroups::CgroupMode> cgroup_mode;
@@ -51,9 +53,10 @@ struct NodeCapabilities {
   bool cap_sys_resource = false;
   // This process's hard limit for each ulimit name (getrlimit).
   std::map<std::string, RlimValue, std::less<>> hard_limits;
-  // The limits are those of a CRI runtime that ran podlimits-runc, not of the kubelet's (only
-  // the wording of a refusal differs).
-  bool under_cri_runtime = false;
+  // Whose limits these are: the kubelet's, those of the CRI runtime that ran podlimits-runc, or
+  // the NRI plugin's own (it stands in for the runtime: deploy/nri runs it privileged). Only the
+  // wording of a refusal differs: it names what refused.
+  RlimitHolder rlimit_holder = RlimitHolder::kKubelet;
   // /proc/sys/fs/nr_open; std::nullopt when unreadable (the kernel default 1048576 is assumed).
   std::optional<std::int64_t> nr_open;
   // AppArmor in the kernel, apparmor_parser, the loaded profiles (cri/apparmor.h).

@@ -29,7 +29,12 @@ std::string Text(RlimValue v) {
 }
 
 std::string_view WhyNoCap(const NodeCapabilities& caps) {
-  return caps.under_cri_runtime ? kWhyNoCapSysResourceUnderRuntime : kWhyNoCapSysResource;
+  switch (caps.rlimit_holder) {
+    case RlimitHolder::kRuncWrapper: return kWhyNoCapSysResourceUnderRuntime;
+    case RlimitHolder::kNriPlugin: return kWhyNoCapSysResourceInNriPlugin;
+    case RlimitHolder::kKubelet: break;
+  }
+  return kWhyNoCapSysResource;
 }
 
 }  // namespace

@@ -33,6 +33,10 @@ inline constexpr std::string_view kWhyNoCapSysResource =
 inline constexpr std::string_view kWhyNoCapSysResourceUnderRuntime =
     "this node cannot raise a hard rlimit above its own: the container runtime that runs "
     "podlimits-runc lacks CAP_SYS_RESOURCE";
+// The same under `podlimits nri`, which judges the ceilings by its own limits and capabilities.
+inline constexpr std::string_view kWhyNoCapSysResourceInNriPlugin =
+    "this node cannot raise a hard rlimit above its own: the NRI plugin (podlimits nri) lacks "
+    "CAP_SYS_RESOURCE";
 inline constexpr std::string_view kWhyNrOpen =
     "the kernel refuses an RLIMIT_NOFILE above fs.nr_open (/proc/sys/fs/nr_open)";
 

@@ -15,6 +15,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"sort"
 	"time"
 
@@ -113,11 +115,13 @@ func (r *run) bench(ctx context.Context, pairs int) error {
 	return nil
 }
 
+// report prints each column's median, p90 and min and the per-pair differences; a column is a
+// runtime handler, or with the NRI plugin ("nri") or without it ("none").
 func report(what string, handlers []string, times map[string][]time.Duration, diffs []time.Duration) {
 	for _, h := range handlers {
 		t := times[h]
 		sort.Slice(t, func(a, b int) bool { return t[a] < t[b] })
-		fmt.Printf("bench: handler %-9s %s median %s ms, p90 %s ms, min %s ms (n=%d)\n",
+		fmt.Printf("bench: %-17s %s median %s ms, p90 %s ms, min %s ms (n=%d)\n",
 			h, what, ms(quantile(t, 0.5)), ms(quantile(t, 0.9)), ms(t[0]), len(t))
 	}
 	sort.Slice(diffs, func(a, b int) bool { return diffs[a] < diffs[b] })
@@ -125,4 +129,75 @@ func report(what string, handlers []string, times map[string][]time.Duration, di
 	fmt.Printf("bench: %s, %s - %s per pair: median %s ms (p10 %s, p90 %s); ratio of medians %.3f\n",
 		what, handlers[0], handlers[1], ms(quantile(diffs, 0.5)), ms(quantile(diffs, 0.1)), ms(quantile(diffs, 0.9)),
 		float64(a)/float64(b))
+}
+
+// benchNRI (-bench with -nri-log): what `podlimits nri` adds to a container's start, on one
+// containerd and one pod (ulimits for container "app"), with the plugin registered against
+// without it (NRI on, no plugin: containerd 2's default, and 1.7 with deploy/nri's snippet).
+// The plugin is stopped or started (untimed) between the two halves of each pair, the order
+// inside a pair alternating, so each pair needs one toggle. Every container's nofile is read back
+// (untimed), so a "with" that the plugin missed, or a "without" it saw, fails the run.
+func (r *run) benchNRI(ctx context.Context, pairs int) error {
+	toggle := func(to string) error {
+		cmd := exec.CommandContext(ctx, r.nriCtl, to)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s %s: %w", r.nriCtl, to, err)
+		}
+		return nil
+	}
+	p := newPod("bench-nri", map[string]string{"ulimits.noderesource.dev/container.app": appUlimits})
+	rp, failure := startPod(ctx, r.rt, r.node, r.handler, p)
+	defer stopPod(context.Background(), r.rt, r.node, rp)
+	if failure != nil {
+		return failure
+	}
+	sandboxConfig := r.node.sandboxConfig(p)
+	const with, without = "nri", "none"
+	states := []string{with, without}
+	registered := true // tests/cri/run started it
+	times := map[string][]time.Duration{}
+	var diffs []time.Duration
+	for i := 0; i < pairs; i++ {
+		order := states
+		if i%2 == 1 {
+			order = []string{without, with}
+		}
+		took := map[string]time.Duration{}
+		for _, state := range order {
+			if want := state == with; want != registered {
+				if err := toggle(map[bool]string{true: "start", false: "stop"}[want]); err != nil {
+					return err
+				}
+				registered = want
+			}
+			config := r.node.containerConfig(p, sleeper("app"))
+			config.Metadata.Attempt = uint32(i)
+			t0 := time.Now()
+			id, err := r.rt.CreateContainer(ctx, rp.sandboxID, config, sandboxConfig)
+			if err == nil {
+				err = r.rt.StartContainer(ctx, id)
+			}
+			took[state] = time.Since(t0)
+			if err == nil {
+				err = r.expectNofile(ctx, id, appNofile, state == with)
+			}
+			if id != "" {
+				r.rt.StopContainer(ctx, id, 0)
+				r.rt.RemoveContainer(ctx, id)
+			}
+			if err != nil {
+				return fmt.Errorf("%s, pair %d: %w", state, i, err)
+			}
+			times[state] = append(times[state], took[state])
+		}
+		diffs = append(diffs, took[with]-took[without])
+	}
+	if !registered {
+		if err := toggle("start"); err != nil {
+			return err
+		}
+	}
+	report("CreateContainer+StartContainer", states, times, diffs)
+	return nil
 }

@@ -167,6 +167,13 @@ func (r *run) limitsPod(ctx context.Context) {
 }
 
 func (r *run) restartContainerd(ctx context.Context) error {
+	registrations := 0
+	if r.nriLog != "" {
+		var err error
+		if registrations, err = r.configuredCount(); err != nil {
+			return err
+		}
+	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", r.restart)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -177,6 +184,11 @@ func (r *run) restartContainerd(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, err := r.rt.Status(ctx, false)
+		if err == nil && r.nriLog != "" {
+			// The plugin redials by itself; the kubelet would not wait for it, but a pod
+			// created before it is back runs without its limits (docs/nri.md).
+			return r.waitReconfigured(registrations)
+		}
 		if err == nil {
 			return nil
 		}
@@ -237,6 +249,8 @@ func (r *run) refused(ctx context.Context, name string, p *podSpec, want string)
 		err = fmt.Errorf("the pod started")
 	case !strings.Contains(failure.err.Error(), want):
 		err = fmt.Errorf("%v; want the message %q", failure, want)
+	case r.nriLog != "" && strings.Contains(failure.err.Error(), "podlimits-runc"):
+		err = fmt.Errorf("%v; the NRI plugin refused, the message names podlimits-runc", failure)
 	default:
 		fmt.Printf("   %s: %v\n", name, failure)
 	}
@@ -251,9 +265,16 @@ func (r *run) refusedPods(ctx context.Context) {
 		"ulimits.noderesource.dev/container.app": `[{"type":"RLIMIT_NOFILE","soft":4096,"hard":1024}]`}, sleeper("app")),
 		`container "app" of pod default/invalid: metadata.annotations[ulimits.noderesource.dev/container.app]: securityContext.ulimits[0].soft: Invalid value: 4096: must be less than or equal to hard limit 1024`)
 	if above := r.node.nofileCeiling + 1; above <= 1048576 {
+		want := fmt.Sprintf("asks nofile %d, above this node's ceiling", above)
+		if r.nriLog != "" {
+			// A ceiling below fs.nr_open (1048576 here) is the node's own hard limit, which
+			// only CAP_SYS_RESOURCE lifts; the plugin judges by its own and says so.
+			want = fmt.Sprintf("asks nofile %d, above this node's ceiling %d: this node cannot raise a hard "+
+				"rlimit above its own: the NRI plugin (podlimits nri) lacks CAP_SYS_RESOURCE", above, r.node.nofileCeiling)
+		}
 		r.refused(ctx, "ulimit-above-ceiling", newPod("ceiling", map[string]string{
 			"ulimits.noderesource.dev/container.app": fmt.Sprintf(`[{"type":"RLIMIT_NOFILE","soft":1,"hard":%d}]`, above)}, sleeper("app")),
-			fmt.Sprintf("asks nofile %d, above this node's ceiling", above))
+			want)
 	}
 	if r.node.cgroupMode == "v1" {
 		r.refused(ctx, "pod-pid-limit-v1", newPod("pidlimit", map[string]string{"podlimits.dev/pod-pid-limit": "2048"}, sleeper("app")),

@@ -1,6 +1,6 @@
-// cri-pods: podlimits-runc driven as a cluster drives it, through containerd's CRI plugin with the
-// kubelet's own CRI client (k8s.io/cri-client's remote runtime and image services), in the
-// kubelet's order of calls. Run by tests/cri/run, which starts the containerd and imports the
+// cri-pods: podlimits-runc, or `podlimits nri` (-nri-log: nri.go, compare.go), driven as a cluster
+// drives it, through containerd's CRI plugin with the kubelet's own CRI client (k8s.io/cri-client's
+// remote runtime and image services), in the kubelet's order of calls. Run by tests/cri/run, which starts the containerd and imports the
 // images; this program is the kubelet: it makes the pod cgroups, calls the CRI and reads back
 // what the node holds. Prints "ok CASE" per check and "cri: N passed, M failed".
 package main
@@ -26,8 +26,13 @@ type run struct {
 	restart string // a command that stops containerd and starts it again ("" skips the case)
 	// The runtime is a runc with runc#4195: an exec'd process's soft NOFILE may be its hard one.
 	runcExecNofileRace bool
-	passed             int
-	failed             int
+	// With `podlimits nri` (nri.go): its log, and the command that stops or starts it (bench).
+	nriLog string
+	nriCtl string
+	// Switches the registered plugin between podlimits and ulimit-adjuster (compare.go).
+	compareCtl string
+	passed     int
+	failed     int
 }
 
 func (r *run) ok(name string) { r.passed++; fmt.Println("ok " + name) }
@@ -52,6 +57,9 @@ func main() {
 	r := &run{node: n}
 	flag.StringVar(&r.handler, "handler", "podlimits", "the runtime handler (RuntimeClass handler)")
 	flag.StringVar(&r.restart, "restart", "", "shell command that restarts containerd")
+	flag.StringVar(&r.nriLog, "nri-log", "", "podlimits nri's log: the node enforces through the NRI plugin, not a runtime handler")
+	flag.StringVar(&r.nriCtl, "nri-plugin-ctl", "", "command that takes stop or start for podlimits nri (-bench with -nri-log)")
+	flag.StringVar(&r.compareCtl, "compare-ctl", "", "command that takes podlimits or ulimit-adjuster and leaves that plugin alone registered (-nri-log)")
 	flag.BoolVar(&r.runcExecNofileRace, "runc-exec-nofile-race", false, "the runtime is a runc with runc#4195")
 	flag.StringVar(&n.cgroupMode, "cgroup-mode", "v2", "v1 (the pids hierarchy of a v1/hybrid node) or v2")
 	flag.BoolVar(&n.nsdelegate, "nsdelegate", false, "cgroup2 is mounted with nsdelegate")
@@ -95,15 +103,28 @@ func main() {
 
 	r.imagePresent(ctx)
 	if *benchPairs > 0 {
-		if err := r.bench(ctx, *benchPairs); err != nil {
+		bench := r.bench
+		if r.nriLog != "" {
+			bench = r.benchNRI
+		}
+		if err := bench(ctx, *benchPairs); err != nil {
 			fmt.Fprintln(os.Stderr, "cri-pods: bench:", err)
 			os.Exit(1)
 		}
 		return
 	}
 	r.limitsPod(ctx)
+	if r.nriLog != "" {
+		if r.restart != "" {
+			r.adjustedAfterRestart(ctx)
+		}
+		r.plainPod(ctx)
+	}
 	r.writablePod(ctx)
 	r.refusedPods(ctx)
+	if r.nriLog != "" && r.compareCtl != "" {
+		r.compareWithAdjuster(ctx)
+	}
 	fmt.Printf("cri: %d passed, %d failed\n", r.passed, r.failed)
 	if r.failed > 0 {
 		os.Exit(1)

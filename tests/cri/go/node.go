@@ -61,6 +61,10 @@ func (n *node) removePodCgroup(p *podSpec) error {
 			continue
 		}
 		if left := childCgroups(dir); len(left) > 0 {
+			for i, l := range left {
+				procs, _ := os.ReadFile(filepath.Join(l, "cgroup.procs"))
+				left[i] = fmt.Sprintf("%s (processes: %q)", l, strings.Fields(string(procs)))
+			}
 			return fmt.Errorf("cgroups left below the pod cgroup: %v", left)
 		}
 		if err := os.Remove(dir); err != nil {
