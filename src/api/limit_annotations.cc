@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "api/objects.h"
 #include "base/error.h"
@@ -93,6 +95,35 @@ Result<codec::Node> ParseUlimits(std::string_view text) {
     out.items.push_back(std::move(ulimit));
   }
   return out;
+}
+
+// ParseUlimits through a small per-thread memo. The pods of one workload (a Deployment's
+// replicas, a Job's) carry the same annotation text, and libyaml's parse of even a two-entry
+// list is most of a webhook review's CPU (docs/benchmarks.md, issue 32): a text seen lately is
+// answered from its earlier parse, which the same text always gives. Small texts only, a
+// handful of them, the oldest replaced first, so the memo stays a few kilobytes per thread.
+Result<codec::Node> ParseUlimitsRemembered(std::string_view text) {
+  constexpr std::size_t kEntries = 16;
+  constexpr std::size_t kMaxTextBytes = 1024;
+  if (text.size() > kMaxTextBytes) return ParseUlimits(text);
+  struct Entry {
+    std::string text;
+    Result<codec::Node> parsed;
+  };
+  thread_local std::vector<Entry> memo;
+  thread_local std::size_t next = 0;
+  for (const Entry& e : memo) {
+    if (e.text == text) return e.parsed;
+  }
+  Result<codec::Node> parsed = ParseUlimits(text);
+  Entry entry{std::string(text), parsed};
+  if (memo.size() < kEntries) {
+    memo.push_back(std::move(entry));
+  } else {
+    memo[next] = std::move(entry);
+    next = (next + 1) % kEntries;
+  }
+  return parsed;
 }
 
 // Sets `at` (an object) [key] to `value` unless it holds something else already: then the
@@ -196,7 +227,7 @@ AnnotatedFields ApplyLimitAnnotations(codec::Node& pod) {
         out.warnings.push_back(fmt::format("metadata.annotations[{}]: deprecated, use {}{}", key,
                                            kUlimitsKeyPrefix, name));
       }
-      auto ulimits = ParseUlimits(value);
+      auto ulimits = ParseUlimitsRemembered(value);
       if (!ulimits) {
         out.errors.push_back(field::Invalid(AnnotationPath(key), value, ulimits.error().Message()));
         continue;

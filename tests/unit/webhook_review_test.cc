@@ -159,6 +159,34 @@ TEST(WebhookReviewTest, AnswersAsAdmitDoes) {
   }
 }
 
+TEST(WebhookReviewTest, ARememberedUlimitsParseAnswersAsTheFirst) {
+  // The ulimits annotation's parse is remembered per thread (a few texts, the oldest replaced):
+  // more distinct texts than it keeps, valid and not, answered twice in turn, must be answered
+  // the same both times, and as their own text says.
+  const ReviewPolicy policy = Policy();
+  std::vector<std::string> bodies;
+  for (int i = 1; i <= 40; ++i) {
+    // Every third one is invalid: soft above hard.
+    const int soft = i % 3 == 0 ? 9000 + i : i;
+    bodies.push_back(PodReview(
+        "ci", fmt::format(R"("ulimits.noderesource.dev/container.app":"- type: RLIMIT_NOFILE\n  )"
+                          R"(soft: {}\n  hard: 9000\n")",
+                          soft)));
+  }
+  std::vector<std::string> first;
+  for (const auto& body : bodies) first.push_back(AnswerReview(body, ReviewMode::kValidate, policy).body);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::string again = AnswerReview(bodies[i], ReviewMode::kValidate, policy).body;
+    EXPECT_EQ(again, first[i]) << "review " << i + 1;
+    const bool valid = (i + 1) % 3 != 0;
+    EXPECT_THAT(again, HasSubstr(valid ? R"("allowed":true)" : R"("allowed":false)"))
+        << "review " << i + 1;
+    // The same text back to back: the second from the memo.
+    EXPECT_EQ(AnswerReview(bodies[i], ReviewMode::kValidate, policy).body, first[i])
+        << "review " << i + 1;
+  }
+}
+
 TEST(WebhookReviewTest, ALimitRangeDefaultBecomesTheAnnotation) {
   // A pod that asks for a podlimits field in a namespace whose LimitRange defaults the pod PID
   // limit: the node's wrapper must see the default, so it is written as the annotation.
