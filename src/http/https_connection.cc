@@ -158,21 +158,58 @@ void HttpsConnection::Start() {
   WaitForBytes(&HttpsConnection::Handshake);
 }
 
+namespace {
+
+// The shortest of the listener's deadlines: a wait never expires later than this from when it
+// starts, so a deadline set after it (at least this far off) finds it expiring in time.
+std::chrono::milliseconds ShortestTimeout(const HttpsServerOptions& o) {
+  return std::min({o.read_header_timeout, o.idle_timeout, o.body_timeout, o.write_timeout});
+}
+
+}  // namespace
+
 void HttpsConnection::Arm(std::chrono::milliseconds deadline) {
-  const std::uint64_t generation = ++timer_generation_;
-  timer_.expires_after(deadline);
-  timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
-    // A wait that completed just before it was re-armed is not this deadline's.
-    if (ec || generation != self->timer_generation_ || self->closed_) return;
-    // Draining, a waiting connection takes what has arrived and closes otherwise.
-    if (self->shared_.draining && self->phase_ == Phase::kWaiting) return self->CancelWait();
-    self->shared_.timed_out_total++;
-    self->DoClose();
-  });
+  const auto now = std::chrono::steady_clock::now();
+  deadline_ = now + deadline;
+  if (timer_out_ && timer_expiry_ <= deadline_) return;  // fires in time, then waits on
+  WaitUntil(std::min(deadline_, now + ShortestTimeout(shared_.options)));
 }
 
 void HttpsConnection::Disarm() {
+  deadline_ = std::chrono::steady_clock::time_point::max();
+}
+
+void HttpsConnection::WaitUntil(std::chrono::steady_clock::time_point at) {
+  const std::uint64_t generation = ++timer_generation_;
+  timer_out_ = true;
+  timer_expiry_ = at;
+  timer_.expires_at(at);  // a wait still out ends, and its handler sees another generation
+  timer_.async_wait([self = shared_from_this(), generation](error_code ec) {
+    // A wait replaced by an earlier one, or one that completed just before it was replaced.
+    if (generation != self->timer_generation_) return;
+    self->timer_out_ = false;
+    if (ec || self->closed_) return;
+    self->OnTimer();
+  });
+}
+
+void HttpsConnection::OnTimer() {
+  if (deadline_ == std::chrono::steady_clock::time_point::max()) return;  // none: rest
+  const auto now = std::chrono::steady_clock::now();
+  if (now < deadline_) {
+    return WaitUntil(std::min(deadline_, now + ShortestTimeout(shared_.options)));
+  }
+  Disarm();
+  // Draining, a waiting connection takes what has arrived and closes otherwise.
+  if (shared_.draining && phase_ == Phase::kWaiting) return CancelWait();
+  shared_.timed_out_total++;
+  DoClose();
+}
+
+void HttpsConnection::StopTimer() {
+  Disarm();
   ++timer_generation_;
+  timer_out_ = false;
   timer_.cancel();
 }
 
@@ -211,7 +248,8 @@ void HttpsConnection::NextRequest() {
   if (buffer_.size() > 0) return ReadHeader();  // the client sent it with the last one
   // The wait is a read of the TLS stream, not a wait on the socket: the request's records may
   // already sit in the stream's buffer (they often arrive with the client's Finished), where
-  // the socket shows nothing.
+  // the socket shows nothing. (A wait on the socket first would spare the read's first try,
+  // which finds the socket empty, but Boost 1.74's reactor pays an epoll_ctl for the wait.)
   stream_->async_read_some(buffer_.prepare(4096),
                            [self = shared_from_this()](error_code ec, std::size_t n) {
                              if (self->closed_) return;
@@ -453,7 +491,7 @@ void HttpsConnection::DoClose() {
     return;
   }
   closed_ = true;
-  Disarm();
+  StopTimer();
   Socket().shutdown(tcp::socket::shutdown_both, ignored);
   Socket().close(ignored);
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -95,9 +96,16 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   HttpResponse Refusal(int status, std::string_view message) const;
   HttpResponse TooLarge() const;  // 413 (and counted)
   void RefuseMalformed();         // Go's 400 (counted), then the end
-  // One deadline at a time: the connection closes when it passes.
+  // One deadline at a time: the connection closes when it passes. Arm and Disarm only move the
+  // deadline; the timer's one wait out never expires after it (WaitUntil), and when it fires
+  // before the deadline it waits again for what is left (OnTimer). Re-arming the timer itself for
+  // every phase of every request cost a cancel, a new wait and a cancelled handler's run apiece,
+  // five times a review (docs/benchmarks.md, issue 32).
   void Arm(std::chrono::milliseconds deadline);
   void Disarm();
+  void WaitUntil(std::chrono::steady_clock::time_point at);
+  void OnTimer();
+  void StopTimer();  // closed: the wait out ends now, and with it the handler's hold
   // Before the handshake: until the client sends its hello (no TLS state exists yet).
   void WaitForBytes(void (HttpsConnection::*next)());
   void Handshake();
@@ -140,6 +148,9 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   const int fd_;
   asio::steady_timer timer_;
   std::uint64_t timer_generation_ = 0;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point timer_expiry_{};  // of the wait out, when timer_out_
+  bool timer_out_ = false;
   beast::flat_buffer buffer_;
   std::optional<RequestParser> parser_;
   std::string raw_;
