@@ -122,7 +122,8 @@ HttpResponse HttpsConnection::TooLarge() const {
   return Refusal(413, fmt::format("Request entity too large: limit is {}", kMaxRequestBodyBytes));
 }
 
-HttpsConnection::HttpsConnection(ListenerShared& shared, ConnectionTable::Id id, tcp::socket socket)
+HttpsConnection::HttpsConnection(ListenerShared& shared, ConnectionTable::Id id,
+                                 ConnectionSocket socket)
     : shared_(shared),
       id_(id),
       executor_(socket.get_executor()),
@@ -136,7 +137,7 @@ HttpsConnection::~HttpsConnection() {
   shared_.Unregister(id_);
 }
 
-tcp::socket& HttpsConnection::Socket() {
+ConnectionSocket& HttpsConnection::Socket() {
   return stream_ ? stream_->next_layer() : socket_;
 }
 

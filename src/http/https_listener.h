@@ -28,6 +28,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "http/connection_socket.h"
 #include "http/connection_table.h"
 #include "http/https_server.h"
 #include "http/tls_context.h"
@@ -74,10 +75,10 @@ struct ListenerShared {
 
 class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
  public:
-  HttpsConnection(ListenerShared& shared, ConnectionTable::Id id, tcp::socket socket);
+  HttpsConnection(ListenerShared& shared, ConnectionTable::Id id, ConnectionSocket socket);
   ~HttpsConnection();
 
-  const asio::any_io_executor& executor() const { return executor_; }
+  const ConnectionStrand& executor() const { return executor_; }
   // Runs on the connection's strand from here on.
   void Start();
   // Closes the connection now (any thread): its pending operations end.
@@ -88,11 +89,11 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
 
  private:
   enum class Phase { kHandshake, kWaiting, kReading, kBusy, kClosed };
-  using TlsStream = beast::ssl_stream<tcp::socket>;
+  using TlsStream = beast::ssl_stream<ConnectionSocket>;
   using RequestParser = beast::http::request_parser<beast::http::string_body>;
   class ChunkedBody;
 
-  tcp::socket& Socket();
+  ConnectionSocket& Socket();
   HttpResponse Refusal(int status, std::string_view message) const;
   HttpResponse TooLarge() const;  // 413 (and counted)
   void RefuseMalformed();         // Go's 400 (counted), then the end
@@ -141,12 +142,12 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
 
   ListenerShared& shared_;
   const ConnectionTable::Id id_;
-  const asio::any_io_executor executor_;  // the connection's strand
-  tcp::socket socket_;                    // until the first bytes arrive; then inside stream_
+  const ConnectionStrand executor_;  // the connection's strand
+  ConnectionSocket socket_;          // until the first bytes arrive; then inside stream_
   std::optional<TlsStream> stream_;
   std::shared_ptr<asio::ssl::context> context_;
   const int fd_;
-  asio::steady_timer timer_;
+  ConnectionTimer timer_;
   std::uint64_t timer_generation_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::chrono::steady_clock::time_point timer_expiry_{};  // of the wait out, when timer_out_

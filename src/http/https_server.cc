@@ -39,7 +39,7 @@ namespace {
 
 // The address a connection's cap is counted against: IPv4 clients of a dual-stack listener
 // count as their IPv4 address.
-std::string SourceOf(const tcp::socket& socket) {
+std::string SourceOf(const ConnectionSocket& socket) {
   boost::system::error_code ec;
   auto address = socket.remote_endpoint(ec).address();
   if (ec) return "";
@@ -76,7 +76,7 @@ struct HttpsServer::Impl {
   ConnectionTable::Id next_id = 1;  // the acceptor's strand only
 
   void Accept();
-  void Admit(tcp::socket socket);
+  void Admit(ConnectionSocket socket);
   // Stops accepting: the acceptor closes on its strand (draining, after taking in what its
   // backlog holds).
   void CloseAcceptor(bool drain);
@@ -87,7 +87,7 @@ struct HttpsServer::Impl {
 
 void HttpsServer::Impl::Accept() {
   acceptor.async_accept(asio::make_strand(io),
-                        [this](boost::system::error_code ec, tcp::socket socket) {
+                        [this](boost::system::error_code ec, ConnectionSocket socket) {
                           if (ec == asio::error::operation_aborted || shared->stopping) return;
                           // A connection the kernel accepted before a drain began is served, not
                           // reset.
@@ -117,7 +117,7 @@ void HttpsServer::Impl::Accept() {
                         });
 }
 
-void HttpsServer::Impl::Admit(tcp::socket socket) {
+void HttpsServer::Impl::Admit(ConnectionSocket socket) {
   const ConnectionTable::Id id = next_id++;
   auto admission = shared->table.Admit(id, SourceOf(socket));
   shared->displaced_total += admission.displaced.size();
@@ -141,7 +141,7 @@ void HttpsServer::Impl::CloseAcceptor(bool drain) {
       acceptor.non_blocking(true, ignored);
       while (acceptor.is_open()) {
         boost::system::error_code ec;
-        tcp::socket socket = acceptor.accept(asio::make_strand(io), ec);
+        ConnectionSocket socket = acceptor.accept(asio::make_strand(io), ec);
         if (ec) break;
         Admit(std::move(socket));
       }

@@ -13,10 +13,12 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
+#include "http/connection_socket.h"
+
 namespace podlimits::http {
 
-using WebSocketStream = boost::beast::websocket::stream<
-    boost::beast::ssl_stream<boost::asio::ip::tcp::socket>&>;
+using WebSocketStream =
+    boost::beast::websocket::stream<boost::beast::ssl_stream<ConnectionSocket>&>;
 
 struct WebSocketConnection {
   boost::asio::any_io_executor executor;  // the connection's strand
