@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "http/https_listener.h"
+#include "http/plain_response.h"
 #include "http/websocket_connection.h"
 #include "base/percent_encoding.h"
 
@@ -414,35 +415,30 @@ void HttpsConnection::Handle(HttpRequest request, bool keep_alive, bool upgrade)
 void HttpsConnection::WriteResponse(HttpResponse response, bool keep_alive) {
   if (closed_ || closing_) return End();
   keep_alive = keep_alive && !shared_.draining && !shared_.stopping;
-  auto res = std::make_shared<bhttp::response<bhttp::string_body>>(
-      static_cast<bhttp::status>(response.status), 11);
-  // No Content-Type when the handler has none (a 304 or a 406 without a body, as Go's
-  // net/http writes them).
-  if (!response.content_type.empty()) res->set(bhttp::field::content_type, response.content_type);
-  // kube-apiserver's default, which a handler may replace (the OpenAPI documents fetched by
-  // hash are `public, immutable`); every other header may repeat (Warning).
-  res->set("Cache-Control", "no-cache, private");
-  for (const auto& [k, v] : response.headers) {
-    if (beast::iequals(k, "Cache-Control")) {
-      res->set(k, v);
-    } else {
-      res->insert(k, v);
-    }
-  }
-  res->keep_alive(keep_alive);
-  res->body() = std::move(response.body);
-  res->prepare_payload();
   phase_ = Phase::kBusy;
   Arm(shared_.options.write_timeout);
+  if (auto bytes = PlainResponseBytes(response, keep_alive)) {
+    raw_ = std::move(*bytes);
+    return asio::async_write(*stream_, asio::buffer(raw_),
+                             [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
+                               self->ResponseWritten(ec, keep_alive);
+                             });
+  }
+  auto res = std::make_shared<bhttp::response<bhttp::string_body>>(
+      BeastResponse(std::move(response), keep_alive));
   bhttp::async_write(*stream_, *res,
-                    [self = shared_from_this(), res, keep_alive](error_code ec, std::size_t) {
-                      if (self->closed_) return;
-                      self->Disarm();
-                      if (ec) return self->End();
-                      if (!keep_alive) return self->EndAfterWrite();
-                      self->shared_.table.Waiting(self->id_);
-                      self->NextRequest();
-                    });
+                     [self = shared_from_this(), res, keep_alive](error_code ec, std::size_t) {
+                       self->ResponseWritten(ec, keep_alive);
+                     });
+}
+
+void HttpsConnection::ResponseWritten(error_code ec, bool keep_alive) {
+  if (closed_) return;
+  Disarm();
+  if (ec) return End();
+  if (!keep_alive) return EndAfterWrite();
+  shared_.table.Waiting(id_);
+  NextRequest();
 }
 
 void HttpsConnection::WriteRaw(std::string bytes) {

@@ -123,6 +123,7 @@ class HttpsConnection : public std::enable_shared_from_this<HttpsConnection> {
   void DropBody();
   void Dispatch();
   void WriteResponse(HttpResponse response, bool keep_alive);
+  void ResponseWritten(boost::system::error_code ec, bool keep_alive);
   void WriteRaw(std::string bytes);  // a refusal in Go's own words, then the end
   void EndAfterWrite();
   void Linger();
