@@ -87,7 +87,8 @@ TEST_F(RestHandlerTest, ProtobufWatchFrames) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.content_type, "application/vnd.kubernetes.protobuf;stream=watch");
   ASSERT_TRUE(r.stream);
-  podlimits::testing::StreamCollector collected(2);
+  podlimits::testing::StreamCollector collected(
+      2, podlimits::testing::StreamCollector::Framing::kLengthPrefixed);
   r.stream(collected);
   std::string stream;
   for (const auto& chunk : collected.lines) stream += chunk;

@@ -3,6 +3,7 @@
 // initial events and their closing bookmark, and periodic bookmarks.
 #include "listwatch/watch_handler.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -190,6 +191,41 @@ TEST_F(WatchTest, WatchListSendsTheStateThenTheInitialEventsEndBookmark) {
   EXPECT_EQ(lines[2], Bookmark(state, true));
   EXPECT_THAT(lines[3], HasSubstr(R"({"type":"ADDED")"));
   EXPECT_THAT(lines[3], HasSubstr(R"("name":"c")"));
+}
+
+// The initial events go out in a few large writes, not one per object (each write is a hand-off
+// to the connection's thread), and what was written before the watch waits is flushed: a change
+// after the sync arrives on its own.
+TEST_F(WatchTest, WritesTheInitialEventsInBatches) {
+  constexpr int kObjects = 400;
+  for (int i = 0; i < kObjects; ++i) Put(fmt::format("cm-{:03}", i), R"({"padding":")" + std::string(100, 'x') + R"("})");
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Put("late", "{}");
+  });
+  WatchRequest w;
+  w.send_initial_events = true;
+  w.initial_events_end_bookmark = true;
+  w.resource = "configmaps";
+  w.kind = "ConfigMap";
+  w.api_version = "v1";
+  w.namespace_ = "default";
+  w.timeout = std::chrono::seconds(5);
+  http::HttpResponse r = ServeWatch(*store_, std::move(w), [] {
+    return std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000));
+  });
+  podlimits::testing::StreamCollector c(kObjects + 2);
+  r.stream(c);
+  later.join();
+  ASSERT_EQ(c.lines.size(), kObjects + 2u);
+  EXPECT_THAT(c.lines[0], HasSubstr(R"("name":"cm-000")"));
+  EXPECT_THAT(c.lines[kObjects - 1], HasSubstr(R"("name":"cm-399")"));
+  EXPECT_THAT(c.lines[kObjects], HasSubstr(R"("k8s.io/initial-events-end":"true")"));
+  EXPECT_THAT(c.lines[kObjects + 1], HasSubstr(R"("name":"late")"));
+  // About 300 bytes an event: 400 of them fill a few 32 KiB batches; the late one is a write
+  // of its own.
+  EXPECT_LE(c.writes, 8u);
+  EXPECT_GE(c.writes, 2u);
 }
 
 TEST_F(WatchTest, BookmarksOnlyWhenAllowed) {
