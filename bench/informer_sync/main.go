@@ -4,7 +4,7 @@
 // side by side, round after round (issue 31: "an informer's initial sync of 1,000 pods with
 // watch-list <= 50 ms"). Run by bench/informer_sync.sh, which starts serve.
 //
-//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9]
+//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf]
 //
 // The pods are created once (a nodeSelector no node matches keeps them Pending and the node
 // idle), each round starts a fresh informer factory per encoding and times Start ->
@@ -31,8 +31,9 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "", "the kubeconfig `podlimits serve` wrote")
 	pods := flag.Int("pods", 1000, "pods in the store")
 	rounds := flag.Int("rounds", 9, "syncs per encoding")
+	only := flag.String("only", "", "sync in this encoding only (json or protobuf), e.g. to profile one")
 	flag.Parse()
-	if err := run(*kubeconfig, *pods, *rounds); err != nil {
+	if err := run(*kubeconfig, *pods, *rounds, *only); err != nil {
 		fmt.Fprintf(os.Stderr, "informer-sync: %v\n", err)
 		os.Exit(1)
 	}
@@ -82,7 +83,7 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func run(kubeconfig string, pods, rounds int) error {
+func run(kubeconfig string, pods, rounds int, only string) error {
 	base, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -119,6 +120,18 @@ func run(kubeconfig string, pods, rounds int) error {
 	time.Sleep(2 * time.Second) // the scheduler's FailedScheduling status writes settle
 	encodings := []struct{ name, contentType string }{
 		{"json", "application/json"}, {"protobuf", "application/vnd.kubernetes.protobuf"},
+	}
+	if only != "" {
+		kept := encodings[:0]
+		for _, enc := range encodings {
+			if enc.name == only {
+				kept = append(kept, enc)
+			}
+		}
+		if len(kept) == 0 {
+			return fmt.Errorf("-only %q: no such encoding (json, protobuf)", only)
+		}
+		encodings = kept
 	}
 	times := map[string][]time.Duration{}
 	for r := 0; r < rounds; r++ {

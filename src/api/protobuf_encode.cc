@@ -24,8 +24,16 @@ using codec::Node;
 using Writer = codec::protobuf::WireWriter;
 using enum codec::protobuf::WireType;
 
-Error Unfit(const std::string& where, std::string_view why) {
-  return Error{"encode protobuf", {}, 0, fmt::format("{}: {}", where, why)};
+// The field an error names ("Pod.metadata"), put together only when there is an error (built
+// up front, it was an allocation for every field of every object a watch sends).
+struct Where {
+  std::string_view type;
+  std::string_view field;
+};
+
+Error Unfit(Where where, std::string_view why) {
+  if (where.field.empty()) return Error{"encode protobuf", {}, 0, fmt::format("{}: {}", where.type, why)};
+  return Error{"encode protobuf", {}, 0, fmt::format("{}.{}: {}", where.type, where.field, why)};
 }
 
 // metav1.Time and MicroTime {int64 seconds = 1; int32 nanos = 2} from RFC 3339
@@ -73,7 +81,7 @@ std::optional<std::pair<std::int64_t, std::int32_t>> ParseRfc3339(std::string_vi
 // One value of scalar type `spec.type` as field `number` (a list's element or a map's value
 // included: written whatever its value).
 Result<void> Scalar(Writer& w, int number, const FieldSpec& spec, const Node& v,
-                    const std::string& where) {
+                    Where where) {
   const auto field = static_cast<std::uint32_t>(number);
   const std::string& t = spec.type;
   if (t == "string") {
@@ -139,7 +147,7 @@ Result<void> Fields(Writer& w, const Node& object, const TypeDef& type, int embe
 
 // One value of `spec` (a message, or a scalar) as field `number`.
 Result<void> Value(Writer& w, int number, const FieldSpec& spec, const Node& v,
-                   const std::string& where, int depth) {
+                   Where where, int depth) {
   if (spec.kind == FieldSpec::Kind::kRef) {
     if (!v.IsObject()) return std::unexpected(Unfit(where, "not an object"));
     Writer inner;
@@ -169,7 +177,7 @@ Result<void> Value(Writer& w, int number, const FieldSpec& spec, const Node& v,
 // inline struct that is its field `embedded_in` (Volume's VolumeSource).
 Result<void> Fields(Writer& w, const Node& object, const TypeDef& type, int embedded_in,
                     int depth) {
-  if (depth > kMaxProtobufDepth) return std::unexpected(Unfit(type.go_name, "nested too deeply"));
+  if (depth > kMaxProtobufDepth) return std::unexpected(Unfit({type.go_name, {}}, "nested too deeply"));
   struct Item {
     int number;
     const FieldDef* field;  // nullptr: the inline struct `number`
@@ -200,7 +208,7 @@ Result<void> Fields(Writer& w, const Node& object, const TypeDef& type, int embe
       continue;
     }
     const FieldSpec& spec = item.field->spec;
-    const std::string where = type.short_name + "." + item.field->name;
+    const Where where{type.short_name, item.field->name};
     if (spec.kind == FieldSpec::Kind::kList) {
       if (!item.value->IsArray()) return std::unexpected(Unfit(where, "not a list"));
       for (const Node& e : item.value->items) {
@@ -249,7 +257,7 @@ Result<std::string> EncodeProtobufObject(const Node& object, const Schema& schem
   const std::string api_version = codec::StringOf(object.Find("apiVersion"));
   const TypeDef* type = ProtobufTypeOf(kind, schema);
   if (type == nullptr) {
-    return std::unexpected(Unfit(kind.empty() ? "object" : kind, "no protobuf form"));
+    return std::unexpected(Unfit({kind.empty() ? "object" : kind, {}}, "no protobuf form"));
   }
   auto raw = EncodeProtobufMessage(object, *type);
   if (!raw) return raw;
