@@ -3,10 +3,14 @@
 namespace podlimits::api {
 namespace {
 
-// Written by hand (five small types): scripts/schema-add-kinds adds kinds of kubernetes/api to
-// the object schema, which would make Status a kind `podlimits admit` accepts.
+// Written by hand (a few small types): scripts/schema-add-kinds adds kinds of kubernetes/api to
+// the object schema, which would make Status a kind `podlimits admit` accepts. ObjectMeta and
+// the types under it are the object schema's own (a unit test holds them equal), repeated here
+// because a schema's references stay inside it.
 constexpr std::string_view kMetaSchema = R"({
- "roots": {"Status": "io.k8s.apimachinery.pkg.apis.meta.v1.Status"},
+ "roots": {"Status": "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+           "PartialObjectMetadata": "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata",
+           "PartialObjectMetadataList": "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList"},
  "types": {
   "io.k8s.apimachinery.pkg.apis.meta.v1.Status": {"kind": "object", "fields": {
    "kind": {"type": "string"}, "apiVersion": {"type": "string"},
@@ -31,7 +35,48 @@ constexpr std::string_view kMetaSchema = R"({
    "selfLink": {"type": "string", "pb": 1},
    "resourceVersion": {"type": "string", "pb": 2},
    "continue": {"type": "string", "pb": 3},
-   "remainingItemCount": {"type": "integer", "format": "int64", "pb": 4}}}
+   "remainingItemCount": {"type": "integer", "format": "int64", "pb": 4},
+   "shardInfo": {"ref": "io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo", "pb": 5}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo": {"kind": "object", "fields": {
+   "selector": {"type": "string", "pb": 1}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata": {"kind": "object", "fields": {
+   "kind": {"type": "string"}, "apiVersion": {"type": "string"},
+   "metadata": {"ref": "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "pb": 1}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList": {"kind": "object", "fields": {
+   "kind": {"type": "string"}, "apiVersion": {"type": "string"},
+   "metadata": {"ref": "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "always": true, "pb": 1},
+   "items": {"list": {"ref": "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata"}, "pb": 2}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"kind": "object", "fields": {
+   "name": {"type": "string", "pb": 1},
+   "generateName": {"type": "string", "pb": 2},
+   "namespace": {"type": "string", "pb": 3},
+   "selfLink": {"type": "string", "pb": 4},
+   "uid": {"type": "string", "pb": 5},
+   "resourceVersion": {"type": "string", "pb": 6},
+   "generation": {"type": "integer", "format": "int64", "pb": 7},
+   "creationTimestamp": {"type": "time", "pb": 8},
+   "deletionTimestamp": {"type": "time", "pb": 9},
+   "deletionGracePeriodSeconds": {"type": "integer", "format": "int64", "pb": 10},
+   "labels": {"map": {"type": "string"}, "pb": 11},
+   "annotations": {"map": {"type": "string"}, "pb": 12},
+   "ownerReferences": {"list": {"ref": "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"}, "pb": 13},
+   "finalizers": {"list": {"type": "string"}, "pb": 14},
+   "managedFields": {"list": {"ref": "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"}, "pb": 17}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": {"kind": "object", "fields": {
+   "apiVersion": {"type": "string", "pb": 5},
+   "kind": {"type": "string", "pb": 1},
+   "name": {"type": "string", "pb": 3},
+   "uid": {"type": "string", "pb": 4},
+   "controller": {"type": "boolean", "pb": 6},
+   "blockOwnerDeletion": {"type": "boolean", "pb": 7}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry": {"kind": "object", "fields": {
+   "manager": {"type": "string", "pb": 1},
+   "operation": {"type": "string", "pb": 2},
+   "apiVersion": {"type": "string", "pb": 3},
+   "time": {"type": "time", "pb": 4},
+   "fieldsType": {"type": "string", "pb": 6},
+   "fieldsV1": {"type": "any", "pb": 7},
+   "subresource": {"type": "string", "pb": 8}}}
  }
 })";
 

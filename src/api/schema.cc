@@ -181,6 +181,10 @@ const Schema& Schema::Config() {
 
 std::string TypeDef::ApiVersion() const {
   constexpr std::string_view kApi = "io.k8s.api.";
+  // The metadata-only kinds are meta.k8s.io's (protobuf_meta_schema.h); v1beta1's are the same.
+  if (id.ends_with(".PartialObjectMetadata") || id.ends_with(".PartialObjectMetadataList")) {
+    return "meta.k8s.io/v1";
+  }
   if (!id.starts_with(kApi)) return "v1";  // meta/v1's List
   const std::string_view rest = std::string_view(id).substr(kApi.size());
   const auto group_end = rest.find('.');

@@ -90,6 +90,7 @@ std::optional<OutputMediaType> Accepts(const AcceptClause& clause, MediaType ser
     if (served == MediaType::kProtobuf && !endpoint.protobuf) return std::nullopt;
     return out;
   }
+  if (!endpoint.transforms) return std::nullopt;
   // RequestScope.AllowsMediaTypeTransform.
   const bool meta = out.convert_group == "meta.k8s.io" &&
                     (out.convert_version == "v1" || out.convert_version == "v1beta1");

@@ -72,6 +72,9 @@ struct OutputMediaType {
 struct EndpointMediaTypes {
   bool protobuf = true;  // its kinds have a protobuf form
   bool table = true;     // it converts to a Table
+  // Conversions (as=...) are acceptable at all: not for an error, which the apiserver negotiates
+  // with its default restrictions (responsewriters.ErrorNegotiated).
+  bool transforms = true;
 };
 
 std::expected<OutputMediaType, ApiError> NegotiateOutputMediaType(std::string_view accept,

@@ -97,7 +97,13 @@ std::optional<http::HttpResponse> RestHandler::Handle(const http::HttpRequest& r
   auto media = info->verb == "watch" ? NegotiateWatchMediaType(header, endpoint)
                                      : NegotiateOutputMediaType(header, endpoint);
   if (!media) return media.error().Response();
-  return EncodeNegotiated(Dispatch(request, *info, *media), *media);
+  // Errors are negotiated again as ErrorNegotiated does, with the default restrictions: no
+  // conversion (as=...) is acceptable for them, protobuf is (Status has its form everywhere).
+  std::optional<OutputMediaType> error_media;
+  if (auto plain = NegotiateOutputMediaType(header, EndpointMediaTypes{.transforms = false})) {
+    error_media = *plain;
+  }
+  return EncodeNegotiated(Dispatch(request, *info, *media), *media, error_media);
 }
 
 http::HttpResponse RestHandler::Dispatch(const http::HttpRequest& request, const RequestInfo& info,

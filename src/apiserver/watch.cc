@@ -33,6 +33,12 @@ http::HttpResponse RestHandler::Watch(const http::HttpRequest& request, const Re
   watch.all_namespaces = !resource.namespaced || info.namespace_.empty();
   watch.table = media.convert_kind == "Table";
   watch.protobuf = media.type == MediaType::kProtobuf && !watch.table;
+  watch.metadata = MetadataConversionOf(media.convert_kind);
+  if (watch.metadata != MetadataConversion::kNone) {
+    watch.metadata_version = media.convert_version;
+    watch.kind = "PartialObjectMetadata";  // of the bookmarks, which are converted too
+    watch.api_version = "meta.k8s.io/" + media.convert_version;
+  }
   auto labels = ParseLabelSelector(query("labelSelector"));
   if (!labels) return BadRequest(labels.error().Message()).Response();
   watch.labels = std::move(*labels);

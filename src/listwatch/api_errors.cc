@@ -50,7 +50,7 @@ codec::Node ApiError::Status() const {
   status.Set("metadata", std::move(metadata));
   status.Set("status", codec::Node::String("Failure"));
   status.Set("message", codec::Node::String(message));
-  status.Set("reason", codec::Node::String(reason));
+  if (!reason.empty()) status.Set("reason", codec::Node::String(reason));  // omitempty
   if (!name.empty() || !kind.empty() || !causes.empty() || retry_after_seconds != 0) {
     codec::Node details = codec::Node::Object();
     if (!name.empty()) details.Set("name", codec::Node::String(name));

@@ -75,6 +75,9 @@ class Watch {
       Node table = printers::BuildTable(request_.resource, {*tree}, std::to_string(object.revision), clock_());
       return Event(type, table);
     }
+    if (request_.metadata == MetadataConversion::kPartialObjectMetadata) {
+      return Event(type, PartialObjectMetadataOf(*tree, request_.metadata_version));
+    }
     if (request_.protobuf) return Event(type, *tree);
     return fmt::format(R"({{"type":"{}","object":{}}})", type, object.data) + "\n";
   }
@@ -110,7 +113,9 @@ bool Watch::Send(storage::WatchEventType type, const storage::StoredObject& obje
   // JSON event without selectors is the stored bytes as they are, checked without a tree.
   const bool selects = !request_.labels.requirements.empty() || !request_.fields.requirements.empty();
   std::optional<Node> tree;
-  const bool damaged = selects || request_.table || request_.protobuf
+  if (request_.metadata == MetadataConversion::kPartialObjectMetadataList) return false;
+  const bool damaged = selects || request_.table || request_.protobuf ||
+                               request_.metadata != MetadataConversion::kNone
                            ? !(tree = Parse(object.data))
                            : StoredJsonProblem(object.data).has_value();
   if (damaged) {
@@ -154,6 +159,7 @@ bool Watch::SendBookmark(std::int64_t revision, bool initial_events_end,
                          http::ResponseStream& out) const {
   // The cacher's bookmark object is an empty object of the kind with only the resourceVersion
   // (and the annotation) set; client-go reads nothing else of it.
+  if (request_.metadata == MetadataConversion::kPartialObjectMetadataList) return false;
   if (request_.protobuf) {
     Node object = Node::Object();
     object.Set("kind", Node::String(request_.kind));

@@ -23,6 +23,8 @@
 // ADDED, one that stops matching as DELETED. With kubectl's Table Accept header each event's
 // object is a one-row Table. The stream ends at timeoutSeconds (default: upstream's range of
 // 30 to 60 minutes, here a fixed 30), when the client goes or the server stops.
+// Metadata-only clients (as=PartialObjectMetadata) get each object, bookmarks included, as its
+// PartialObjectMetadata (listwatch/partial_object_metadata.h); an ERROR's Status is not converted.
 // In protobuf (WatchRequest::protobuf, negotiated by the caller), each event is instead a frame
 // of apimachinery's protobuf stream serializer (api/protobuf_watch_event.h), the same events in
 // the same order, served as application/vnd.kubernetes.protobuf;stream=watch.
@@ -35,6 +37,7 @@
 #include <string>
 
 #include "http/https_server.h"
+#include "listwatch/partial_object_metadata.h"
 #include "storage/object_store.h"
 #include "listwatch/selectors.h"
 
@@ -64,6 +67,13 @@ struct WatchRequest {
   std::chrono::milliseconds timeout{1'800'000};
   bool table = false;
   bool protobuf = false;  // length-prefixed protobuf WatchEvents instead of JSON lines
+  // as=PartialObjectMetadata: each event's object is its PartialObjectMetadata in
+  // meta.k8s.io/`metadata_version` (the caller names that kind in `kind` and `api_version`, for
+  // the bookmarks). as=PartialObjectMetadataList: the apiserver's watch encoder fails on the
+  // first event's object (not a list, then not of meta.k8s.io's scheme) and ends the stream;
+  // so does this one, before writing it.
+  MetadataConversion metadata = MetadataConversion::kNone;
+  std::string metadata_version;
 };
 
 using WallClock = std::function<std::chrono::sys_seconds()>;

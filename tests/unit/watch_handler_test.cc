@@ -228,6 +228,46 @@ TEST_F(WatchTest, WritesTheInitialEventsInBatches) {
   EXPECT_GE(c.writes, 2u);
 }
 
+// Metadata-only informers (as=PartialObjectMetadata): every object, the initial-events-end
+// bookmark's included, as its PartialObjectMetadata; as=PartialObjectMetadataList ends the
+// stream at its first event, as the apiserver's encoder fails on it.
+TEST_F(WatchTest, PartialObjectMetadataEvents) {
+  const std::int64_t state = Put("a", R"({"app":"x"})");
+  WatchRequest w;
+  w.send_initial_events = true;
+  w.initial_events_end_bookmark = true;
+  w.metadata = MetadataConversion::kPartialObjectMetadata;
+  w.metadata_version = "v1";
+  auto run = [&](WatchRequest request, std::size_t events) {
+    request.resource = "configmaps";
+    request.kind = "PartialObjectMetadata";
+    request.api_version = "meta.k8s.io/v1";
+    request.namespace_ = "default";
+    request.timeout = std::chrono::seconds(1);
+    http::HttpResponse r = ServeWatch(*store_, std::move(request), [] {
+      return std::chrono::sys_seconds(std::chrono::seconds(1'800'000'000));
+    });
+    podlimits::testing::StreamCollector c(events);
+    r.stream(c);
+    return c.lines;
+  };
+  auto lines = run(w, 2);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], fmt::format(R"({{"type":"ADDED","object":{{"kind":"PartialObjectMetadata",)"
+                                  R"("apiVersion":"meta.k8s.io/v1","metadata":{{"name":"a",)"
+                                  R"("namespace":"default","resourceVersion":"{}",)"
+                                  R"("labels":{{"app":"x"}}}}}}}})"
+                                  "\n",
+                                  state));
+  EXPECT_EQ(lines[1], fmt::format(R"({{"type":"BOOKMARK","object":{{"kind":"PartialObjectMetadata",)"
+                                  R"("apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{}",)"
+                                  R"("annotations":{{"k8s.io/initial-events-end":"true"}}}}}}}})"
+                                  "\n",
+                                  state));
+  w.metadata = MetadataConversion::kPartialObjectMetadataList;
+  EXPECT_THAT(run(w, 1), ::testing::IsEmpty());
+}
+
 TEST_F(WatchTest, BookmarksOnlyWhenAllowed) {
   struct Case {
     const char* name;
