@@ -112,6 +112,7 @@ func allCases() []testCase {
 	cases = append(cases, openAPICases()...)
 	cases = append(cases, applyCases()...)
 	cases = append(cases, protobufCases()...)
+	cases = append(cases, metadataCases()...)
 	return cases
 }
 
