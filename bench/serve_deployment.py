@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/serve_deployment.py PODLIMITS [--replicas N] [--runs R]: a Deployment's create -> all Running.
+"""bench/serve_deployment.py PODLIMITS [--replicas N] [--runs R] [--podman]: a Deployment's create -> all Running.
 
 Starts `podlimits serve` on a scratch data directory and a free loopback port (needs root), as
 bench/serve_api.py does, then R times: POSTs an apps/v1 Deployment of N replicas (the one-container
@@ -9,6 +9,13 @@ Deployment -> ReplicaSet -> pods -> the node -> the status back up). The time is
 the POST to the first GET that shows it. Then deletes the Deployment and waits until its pods are
 gone (the garbage collector's work, not timed). Median and max over the runs. Everything it
 started is stopped and removed at the end.
+
+With --podman, each run is followed by `podman kube play --network none FILE` of the same
+Deployment (another name) through bench/podman_env.sh's view and serve_api.py's podman agent, as
+serve_api.py's section 4 plays pods: its time is the wall time of the play, which returns once
+the pods' containers are started; then the Deployment's app containers podman runs are counted
+(`podman ps`), since podman may play fewer replicas than asked. One play first, not counted
+(podman builds its pause image at its first pod). Medians and the podman/podlimits ratio.
 """
 
 import argparse
@@ -33,16 +40,58 @@ def deployment(name, replicas):
                      "template": template}}
 
 
+def start_podman(work):
+    """serve_api.py's podman agent in podman_env.sh's view, the busybox image loaded into it."""
+    pmdir = os.path.join(work, "podman")
+    log_path = os.path.join(work, "podman.log")
+    with open(log_path, "w") as log:
+        agent = subprocess.Popen([os.path.join(serve_api.HERE, "podman_env.sh"), pmdir, "python3", "-u",
+                                  "-c", serve_api.PODMAN_AGENT], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=log, text=True)
+
+    def pm(*argv, check=True):
+        agent.stdin.write(json.dumps(list(argv)) + "\n")
+        agent.stdin.flush()
+        line = agent.stdout.readline()
+        if not line:
+            sys.exit(f"podman agent ended: {open(log_path).read()[-2000:]}")
+        r = json.loads(line)
+        if check and r["rc"] != 0:
+            sys.exit(f"{' '.join(argv)}: exit {r['rc']}: {r['err'][-500:]}")
+        return r
+
+    os.makedirs(os.path.join(pmdir, "plays"), exist_ok=True)
+    print(pm("podman", "--version")["out"].strip())
+    image = pm("podman", "pull", "-q", f"oci:{work}/image/busybox-oci")["out"].strip()
+    pm("podman", "tag", image, "localhost/busybox:latest")
+    return agent, pm, log_path
+
+
+def play(pm, work, name, replicas):
+    """`podman kube play` of the Deployment: its wall time (ms) and how many of its app
+    containers are running once it returned."""
+    path = os.path.join(work, "podman", "plays", name + ".json")
+    with open(path, "w") as f:
+        json.dump(deployment(name, replicas), f)
+    r = pm("podman", "kube", "play", "--network", "none", path)
+    ps = pm("podman", "ps", "--format", "{{.Names}} {{.State}}")["out"].split("\n")
+    # "NAME-pod-I-app Up 3 seconds ago": podman 4.3 plays each replica as a pod of its own.
+    running = sum(1 for line in ps if line.startswith(name + "-pod-") and line.split()[1:2] == ["Up"])
+    return r["ms"], running
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("podlimits")
     ap.add_argument("--replicas", type=int, default=10)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--podman", action="store_true", help="and podman kube play of the same, interleaved")
     args = ap.parse_args()
     binary = os.path.realpath(args.podlimits)
     work = tempfile.mkdtemp(prefix="podlimits-deployment-bench.")
     data = os.path.join(work, "node")
     serve = None
+    agent, pm = None, None
     try:
         serve_api.prepare_node(binary, work, data)
         port = serve_api.free_port()
@@ -58,7 +107,10 @@ def main():
         api = serve_api.Api(data, port)
         c = api.conn()
         base = "/apis/apps/v1/namespaces/default/deployments"
-        times = []
+        if args.podman:
+            agent, pm, log_path = start_podman(work)
+            play(pm, work, "warm", 1)
+        times, plays, counts = [], [], []
         for run in range(args.runs):
             name = f"bench-{run}"
             started = time.monotonic()
@@ -77,10 +129,23 @@ def main():
             times.append((time.monotonic() - started) * 1000)
             api.call(c, "DELETE", f"{base}/{name}")
             serve_api.wait_no_pods(api, c)
+            if pm:
+                time.sleep(0.1)
+                ms, running = play(pm, work, f"pm-{run}", args.replicas)
+                plays.append(ms)
+                counts.append(running)
+        print(f"load average {open('/proc/loadavg').read().split()[:3]}")
         print(f"Deployment of {args.replicas} replicas, create -> all available ({args.runs} runs): "
               f"median {statistics.median(times):.0f} ms, max {max(times):.0f} ms "
               f"({', '.join(f'{t:.0f}' for t in times)})")
+        if plays:
+            print(f"podman kube play of the same Deployment ({args.runs} runs, interleaved): "
+                  f"median {statistics.median(plays):.0f} ms, max {max(plays):.0f} ms "
+                  f"({', '.join(f'{t:.0f}' for t in plays)}); app containers running after each: {counts}")
+            print(f"podman / podlimits: median {statistics.median(plays) / statistics.median(times):.1f}x")
     finally:
+        if agent:
+            serve_api.end_podman_agent(agent, log_path)
         if serve:
             serve.terminate()
             serve.wait(timeout=120)
