@@ -262,7 +262,7 @@ class Chain {
     return Admitted("Event", meta.name, std::move(obj.tree), std::move(obj.warnings));
   }
 
-  // Deployments, ReplicaSets and Jobs: defaulted (their template as a PodSpec), validated with
+  // Deployments, ReplicaSets, Jobs and CronJobs: defaulted (their template as a PodSpec), validated with
   // their template under the pod rules, and Pod Security's audit and warn on the template
   // (never enforce: the pods they create are admitted on their own, LimitRanger included).
   Outcome AdmitWorkload(api::DecodedObject& obj) {
@@ -292,7 +292,9 @@ class Chain {
     Outcome o;
     if (options_.run_admission_plugins) {
       codec::Node pod = codec::Node::Object();
-      const codec::Node* t = tree.FindPath({"spec", "template"});
+      // A CronJob's pods come from spec.jobTemplate.spec.template.
+      const codec::Node* t = kind == "CronJob" ? tree.FindPath({"spec", "jobTemplate", "spec", "template"})
+                                               : tree.FindPath({"spec", "template"});
       codec::Node pod_meta = t && t->Find("metadata") ? *t->Find("metadata") : codec::Node::Object();
       pod_meta.Set("namespace", codec::Node::String(meta.namespace_));
       pod.Set("metadata", std::move(pod_meta));

@@ -22,7 +22,7 @@ bool LooksLikeJson(std::string_view text) {
 const std::vector<std::string>& DefaultKinds() {
   static const std::vector<std::string> kinds = {
       "Pod",       "LimitRange", "Namespace",  "PersistentVolumeClaim", "ConfigMap",
-      "Secret",    "Deployment", "ReplicaSet", "Job"};
+      "Secret",    "Deployment", "ReplicaSet", "Job", "CronJob"};
   return kinds;
 }
 

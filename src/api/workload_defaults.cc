@@ -68,6 +68,17 @@ void SetDefaultsJob(Node& job) {
   }
 }
 
+void SetDefaultsCronJob(Node& cron_job) {
+  Node& spec = cron_job.Ensure("spec");
+  Default(spec, "concurrencyPolicy", Node::String("Allow"));
+  Default(spec, "suspend", Node::Bool(false));
+  Default(spec, "successfulJobsHistoryLimit", Node::Int(3));
+  Default(spec, "failedJobsHistoryLimit", Node::Int(1));
+  // Only the pod template within: a JobTemplateSpec is not a Job, so the Job's own defaults
+  // (completions, backoffLimit, ...) come when the controller creates the Job.
+  DefaultTemplate(spec.Ensure("jobTemplate").Ensure("spec"));
+}
+
 bool SetDefaultsWorkload(Node& object, std::string_view kind) {
   if (kind == "Deployment") {
     SetDefaultsDeployment(object);
@@ -75,6 +86,8 @@ bool SetDefaultsWorkload(Node& object, std::string_view kind) {
     SetDefaultsReplicaSet(object);
   } else if (kind == "Job") {
     SetDefaultsJob(object);
+  } else if (kind == "CronJob") {
+    SetDefaultsCronJob(object);
   } else {
     return false;
   }
@@ -82,7 +95,7 @@ bool SetDefaultsWorkload(Node& object, std::string_view kind) {
 }
 
 bool IsWorkloadKind(std::string_view kind) {
-  return kind == "Deployment" || kind == "ReplicaSet" || kind == "Job";
+  return kind == "Deployment" || kind == "ReplicaSet" || kind == "Job" || kind == "CronJob";
 }
 
 }  // namespace podlimits::api

@@ -9,6 +9,8 @@
 //               backoffLimit 6; completionMode NonIndexed; suspend false;
 //               podReplacementPolicy TerminatingOrFailed (Failed with a podFailurePolicy);
 //               the Job's labels from its template's when it has none
+//   CronJob     concurrencyPolicy Allow; suspend false; successfulJobsHistoryLimit 3;
+//               failedJobsHistoryLimit 1; the pod template of spec.jobTemplate.spec
 #pragma once
 
 #include <string_view>
@@ -20,6 +22,7 @@ namespace podlimits::api {
 void SetDefaultsDeployment(codec::Node& deployment);
 void SetDefaultsReplicaSet(codec::Node& replica_set);
 void SetDefaultsJob(codec::Node& job);
+void SetDefaultsCronJob(codec::Node& cron_job);
 
 // One of the above by kind; false for a kind that is not a workload.
 bool SetDefaultsWorkload(codec::Node& object, std::string_view kind);

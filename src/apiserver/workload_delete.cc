@@ -9,8 +9,10 @@ using codec::Node;
 
 Result<void> OrphanDependents(storage::ObjectStore& store, std::string_view resource,
                               std::string_view namespace_, std::string_view owner_uid) {
-  const char* dependents = resource == "deployments" ? "replicasets" : "pods";
-  const char* kind = resource == "deployments" ? "ReplicaSet" : "Pod";
+  const char* dependents = resource == "deployments" ? "replicasets"
+                           : resource == "cronjobs"  ? "jobs"
+                                                     : "pods";
+  const char* kind = resource == "deployments" ? "ReplicaSet" : resource == "cronjobs" ? "Job" : "Pod";
   auto listed = store.List(dependents, std::string(namespace_), false);
   if (!listed) return std::unexpected(listed.error());
   for (const auto& item : listed->items) {

@@ -1,6 +1,6 @@
-// What deleting a Deployment, ReplicaSet or Job with propagationPolicy Orphan (`kubectl delete
-// --cascade=orphan`) does before the object goes: its dependents (a Deployment's ReplicaSets, a
-// ReplicaSet's or Job's pods) lose the ownerReference naming it, so the garbage collector
+// What deleting a Deployment, ReplicaSet, Job or CronJob with propagationPolicy Orphan (`kubectl
+// delete --cascade=orphan`) does before the object goes: its dependents (a Deployment's
+// ReplicaSets, a CronJob's Jobs, a ReplicaSet's or Job's pods) lose the ownerReference naming it, so the garbage collector
 // (src/controllers) leaves them, as the orphan finalizer has the garbage collector do upstream.
 // Background (the default) and Foreground leave the ownerReferences: the garbage collector
 // deletes the dependents once the owner is gone (foreground's waiting is not done).

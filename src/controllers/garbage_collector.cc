@@ -10,7 +10,7 @@ using codec::Node;
 
 void GarbageCollector::SyncAll() {
   std::set<std::string> owners;
-  for (const char* resource : {"deployments", "replicasets", "jobs"}) {
+  for (const char* resource : {"deployments", "replicasets", "jobs", "cronjobs"}) {
     for (const Object& o : api_.List(resource)) {
       owners.insert(codec::StringOf(o.tree.FindPath({"metadata", "uid"})));
     }
@@ -21,12 +21,14 @@ void GarbageCollector::SyncAll() {
     if (refs == nullptr || !refs->IsArray() || refs->items.empty()) return false;
     for (const Node& r : refs->items) {
       const std::string kind = codec::StringOf(r.Find("kind"));
-      if (kind != "Deployment" && kind != "ReplicaSet" && kind != "Job") return false;
+      if (kind != "Deployment" && kind != "ReplicaSet" && kind != "Job" && kind != "CronJob") {
+        return false;
+      }
       if (owners.contains(codec::StringOf(r.Find("uid")))) return false;
     }
     return true;
   };
-  for (const char* resource : {"replicasets", "pods"}) {
+  for (const char* resource : {"jobs", "replicasets", "pods"}) {
     for (const Object& o : api_.List(resource)) {
       if (o.tree.FindPath({"metadata", "deletionTimestamp"}) || !abandoned(o.tree)) continue;
       (void)api_.Delete(resource, codec::StringOf(o.tree.FindPath({"metadata", "namespace"})),

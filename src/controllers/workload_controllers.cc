@@ -7,16 +7,19 @@ WorkloadControllers::WorkloadControllers(storage::ObjectStore& store, apiserver:
     : store_(store),
       deployment_api_(store, rest, "deployment-controller", clock),
       replica_set_api_(store, rest, "replicaset-controller", clock),
+      cron_job_api_(store, rest, "cronjob-controller", clock),
       job_api_(store, rest, "job-controller", clock),
       gc_api_(store, rest, "generic-garbage-collector", clock),
       deployments_(deployment_api_),
       replica_sets_(replica_set_api_),
+      cron_jobs_(cron_job_api_),
       jobs_(job_api_),
       garbage_(gc_api_) {}
 
 void WorkloadControllers::SyncOnce() {
   deployments_.SyncAll();
   replica_sets_.SyncAll();
+  cron_jobs_.SyncAll();
   jobs_.SyncAll();
   garbage_.SyncAll();
 }

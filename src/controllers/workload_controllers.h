@@ -1,7 +1,8 @@
 // The workload controllers of `podlimits serve` in one thread (kube-controller-manager's, on one
-// node): each change of the store (or every second, for back-offs and deadlines) runs the
-// Deployment, ReplicaSet and Job controllers and the garbage collector over every object, in
-// that order, so that a Deployment's new ReplicaSet gets its pods in the same round.
+// node): each change of the store (or every second, for back-offs, deadlines and schedules)
+// runs the Deployment, ReplicaSet, CronJob and Job controllers and the garbage collector over
+// every object, in that order, so that a Deployment's new ReplicaSet, or a CronJob's new Job,
+// gets its pods in the same round.
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,7 @@
 
 #include "apiserver/rest_handler.h"
 #include "controllers/api_client.h"
+#include "controllers/cron_job_controller.h"
 #include "controllers/deployment_controller.h"
 #include "controllers/garbage_collector.h"
 #include "controllers/job_controller.h"
@@ -33,9 +35,10 @@ class WorkloadControllers {
 
  private:
   storage::ObjectStore& store_;
-  ApiClient deployment_api_, replica_set_api_, job_api_, gc_api_;
+  ApiClient deployment_api_, replica_set_api_, cron_job_api_, job_api_, gc_api_;
   DeploymentController deployments_;
   ReplicaSetController replica_sets_;
+  CronJobController cron_jobs_;
   JobController jobs_;
   GarbageCollector garbage_;
   std::atomic<bool> stopping_{false};

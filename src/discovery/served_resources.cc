@@ -72,6 +72,8 @@ std::span<const ServedResource> ServedResources() {
       {"selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false, {"create"}, {}, {}, {},
        "authorization.k8s.io", "v1"},
       // (in kube-apiserver's group order: apps, authentication, authorization, batch, ...)
+      {"cronjobs", "cronjob", "CronJob", true, kObjectVerbs, {"cj"}, {"all"},
+       {{"status", "CronJob", kStatusVerbs}}, "batch", "v1"},
       {"jobs", "job", "Job", true, kObjectVerbs, {}, {"all"}, {{"status", "Job", kStatusVerbs}},
        "batch", "v1"},
       // The node's heartbeat (kube-node-lease/<node>), kept by the node agent.
@@ -129,7 +131,7 @@ std::string QualifiedResource(std::string_view name) {
 }
 
 bool IsWorkloadResource(std::string_view name) {
-  return name == "deployments" || name == "replicasets" || name == "jobs";
+  return name == "deployments" || name == "replicasets" || name == "jobs" || name == "cronjobs";
 }
 
 }  // namespace podlimits::apiserver

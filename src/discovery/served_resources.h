@@ -62,7 +62,7 @@ const ServedResource* FindServedResourceByName(std::string_view name);
 // "deployments.apps", "pods": how the apiserver's messages name a resource of a group.
 std::string QualifiedResource(std::string_view name);
 
-// deployments, replicasets, jobs: the resources src/controllers runs.
+// deployments, replicasets, jobs, cronjobs: the resources src/controllers runs.
 bool IsWorkloadResource(std::string_view name);
 
 }  // namespace podlimits::apiserver

@@ -3,6 +3,8 @@
 //   deployments  NAME READY UP-TO-DATE AVAILABLE AGE        (wide: CONTAINERS IMAGES SELECTOR)
 //   replicasets  NAME DESIRED CURRENT READY AGE             (wide: the same three)
 //   jobs         NAME STATUS COMPLETIONS DURATION AGE       (wide: the same three)
+//   cronjobs     NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE
+//                (wide: the same three, of spec.jobTemplate)
 //
 // The descriptions are the column definitions' (the types' swagger docs).
 #include <fmt/format.h>
@@ -23,8 +25,11 @@ std::int64_t IntAt(const Node& o, std::initializer_list<std::string_view> path) 
   return codec::IntOf(o.FindPath(path)).value_or(0);
 }
 
-// layoutContainerCells: the template's container names and images, comma-joined.
-std::vector<Node> WideCells(const Node& o) {
+// layoutContainerCells: the template's container names and images, comma-joined. A CronJob's
+// template is its jobTemplate's.
+std::vector<Node> WideCells(const Node& workload) {
+  const Node* job_spec = workload.FindPath({"spec", "jobTemplate"});
+  const Node& o = job_spec ? *job_spec : workload;
   std::string names, images;
   if (const Node* cs = o.FindPath({"spec", "template", "spec", "containers"}); cs && cs->IsArray()) {
     for (const Node& c : cs->items) {
@@ -162,6 +167,53 @@ std::optional<Printer> WorkloadPrinter(std::string_view resource) {
         [=](const Node& o, std::chrono::sys_seconds now) {
           return row({Name(o), Node::String(JobStatus(o)), Node::String(JobCompletions(o)),
                       Node::String(JobDuration(o, now)), Age(o, now)},
+                     o);
+        }};
+  }
+  if (resource == "cronjobs") {
+    return Printer{
+        {name,
+         {"Schedule", "string", "",
+          "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."},
+         {"Timezone", "string", "",
+          "The time zone name for the given schedule, see "
+          "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this "
+          "will default to the time zone of the kube-controller-manager process. The set of "
+          "valid time zone names and the time zone offset is loaded from the system-wide time "
+          "zone database by the API server during CronJob validation and the controller manager "
+          "during execution. If no system-wide time zone database can be found a bundled version "
+          "of the database is used instead. If the time zone name becomes invalid during the "
+          "lifetime of a CronJob or due to a change in host configuration, the controller will "
+          "stop creating new new Jobs and will create a system event with the reason "
+          "UnknownTimeZone. More information can be found in "
+          "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"},
+         {"Suspend", "boolean", "",
+          "This flag tells the controller to suspend subsequent executions, it does not apply to "
+          "already started executions.  Defaults to false."},
+         {"Active", "integer", "", "A list of pointers to currently running jobs."},
+         {"Last Schedule", "string", "",
+          "Information when was the last time the job was successfully scheduled."},
+         age, containers, images,
+         {"Selector", "string", "",
+          "A label query over pods that should match the pod count. Normally, the system sets "
+          "this field for you. More info: "
+          "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
+          "#label-selectors",
+          1}},
+        [=](const Node& o, std::chrono::sys_seconds now) {
+          const Node* zone = o.FindPath({"spec", "timeZone"});
+          const Node* suspend = o.FindPath({"spec", "suspend"});
+          const Node* active = o.FindPath({"status", "active"});
+          const Node* last = o.FindPath({"status", "lastScheduleTime"});
+          // printBoolPtr: <unset> for nil, else True/False.
+          const std::string suspended =
+              suspend == nullptr || suspend->IsNull() ? "<unset>" : suspend->AsBool() ? "True" : "False";
+          return row({Name(o), Node::String(codec::StringOf(o.FindPath({"spec", "schedule"}))),
+                      Node::String(zone && !zone->IsNull() ? codec::StringOf(zone) : "<none>"),
+                      Node::String(suspended),
+                      Node::Int(active && active->IsArray() ? static_cast<std::int64_t>(active->items.size()) : 0),
+                      Node::String(last && !last->IsNull() ? AgeSince(codec::StringOf(last), now) : "<none>"),
+                      Age(o, now)},
                      o);
         }};
   }

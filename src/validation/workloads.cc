@@ -6,6 +6,7 @@
 #include "api/objects.h"
 #include "api/pod_strategy.h"
 #include "codec/json_codec.h"
+#include "validation/cron_job.h"
 #include "validation/object_meta.h"
 #include "validation/pod_warnings.h"
 
@@ -144,7 +145,7 @@ void ValidateStrategy(const Node& spec, field::ErrorList& errs) {
 }  // namespace
 
 std::string WorkloadGroupKind(std::string_view kind) {
-  if (kind == "Job") return "Job.batch";
+  if (kind == "Job" || kind == "CronJob") return std::string(kind) + ".batch";
   return std::string(kind) + ".apps";
 }
 
@@ -226,6 +227,7 @@ ValidationResult ValidatePodTemplate(const Node& workload, const FeatureGates& g
 
 ValidationResult ValidateWorkloadCreate(std::string_view kind, const Node& object,
                                         const FeatureGates& gates) {
+  if (kind == "CronJob") return ValidateCronJob(object, nullptr, gates);
   ValidationResult out;
   const api::ObjectMeta meta = api::ReadObjectMeta(object);
   out.errors = ValidateObjectMeta(meta, true, NameRule::kDNSSubdomain, field::Path("metadata"));

@@ -6,6 +6,7 @@
 //               non-empty and well-formed; the strategy (Recreate has no rollingUpdate;
 //               maxSurge/maxUnavailable an int >= 0 or a percent <= 100%, not both 0)
 //   ReplicaSet  metadata; spec.replicas, minReadySeconds; spec.selector as above
+//   CronJob     validation/cron_job.h
 //   Job         metadata; parallelism, completions, backoffLimit, activeDeadlineSeconds
 //               non-negative; the generated selector and its template labels
 //   all         spec.template: its labels match the selector, restartPolicy Always
@@ -28,7 +29,7 @@
 
 namespace podlimits::validation {
 
-// `kind` is Deployment, ReplicaSet or Job; `object` is defaulted (api/workload_defaults.h).
+// `kind` is Deployment, ReplicaSet, Job or CronJob; `object` is defaulted (api/workload_defaults.h).
 ValidationResult ValidateWorkloadCreate(std::string_view kind, const codec::Node& object,
                                         const FeatureGates& gates);
 // The rules an update adds to the create ones.

@@ -9,7 +9,7 @@
 #include "codec/json_codec.h"
 #include "controllers/deployment_controller.h"
 #include "listwatch/stored_object.h"
-#include "rest_handler_fixture.h"
+#include "workload_controllers_fixture.h"
 
 namespace podlimits::controllers {
 namespace {
@@ -17,69 +17,6 @@ namespace {
 using apiserver::RestHandlerTest;
 using codec::Node;
 using ::testing::HasSubstr;
-
-class WorkloadControllersTest : public RestHandlerTest {
- protected:
-  void SetUp() override {
-    RestHandlerTest::SetUp();
-    controllers_ = std::make_unique<WorkloadControllers>(
-        *store_, *rest_, [] { return *printers::ParseApiTime("2026-11-25T12:00:00Z"); });
-  }
-
-  std::vector<Node> Items(std::string_view resource) {
-    std::vector<Node> out;
-    auto listed = store_->List(std::string(resource), "default", false);
-    EXPECT_TRUE(listed);
-    for (const auto& item : listed->items) out.push_back(*apiserver::ParseStoredObject(item.data));
-    return out;
-  }
-
-  Node Get(std::string_view path) {
-    auto r = Call("GET", std::string(path));
-    EXPECT_EQ(r.status, 200) << r.body;
-    return (*codec::ParseJsonStream(r.body))[0];
-  }
-
-  // The node's part: every pod not being deleted Running and Ready (or in `phase`).
-  void RunPods(std::string_view phase = "Running") {
-    for (Node pod : Items("pods")) {
-      if (pod.FindPath({"metadata", "deletionTimestamp"})) continue;
-      Node status = Node::Object();
-      status.Set("phase", Node::String(std::string(phase)));
-      Node ready = Node::Object();
-      ready.Set("type", Node::String("Ready"));
-      ready.Set("status", Node::String(phase == "Running" ? "True" : "False"));
-      ready.Set("lastTransitionTime", Node::String("2026-11-25T12:00:00Z"));
-      Node conditions = Node::Array();
-      conditions.items.push_back(std::move(ready));
-      status.Set("conditions", std::move(conditions));
-      pod.Set("status", std::move(status));
-      const std::string name = codec::StringOf(pod.FindPath({"metadata", "name"}));
-      auto r = Call("PUT", "/api/v1/namespaces/default/pods/" + name + "/status",
-                    codec::EncodeJson(pod, 0));
-      EXPECT_EQ(r.status, 200) << r.body;
-    }
-  }
-
-  // Pods being deleted are gone (the node's part of a graceful delete).
-  void ReapPods() {
-    for (const Node& pod : Items("pods")) {
-      if (!pod.FindPath({"metadata", "deletionTimestamp"})) continue;
-      auto got = store_->Get({"pods", "default", codec::StringOf(pod.FindPath({"metadata", "name"}))});
-      ASSERT_TRUE(got);
-      ASSERT_TRUE(store_->Delete(got->key, got->revision, [&](std::int64_t) { return got->data; }));
-    }
-  }
-
-  void Rounds(int n) {
-    for (int i = 0; i < n; ++i) {
-      controllers_->SyncOnce();
-      RunPods();
-    }
-  }
-
-  std::unique_ptr<WorkloadControllers> controllers_;
-};
 
 constexpr std::string_view kDeployment =
     R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)"
