@@ -95,7 +95,13 @@ ScheduleDecision MostRecentScheduleTime(const validation::CronSchedule& schedule
                                         sys_seconds earliest, sys_seconds now) {
   ScheduleDecision out;
   const auto t1 = schedule.Next(earliest);
-  if (!t1 || now < *t1) return out;
+  // A schedule that never comes (robfig's zero time for both) is as two activations at the same
+  // time: invalid.
+  if (!t1) {
+    out.invalid = true;
+    return out;
+  }
+  if (now < *t1) return out;
   const auto t2 = schedule.Next(*t1);
   if (!t2 || now < *t2) {
     out.most_recent = t1;

@@ -48,8 +48,9 @@ namespace podlimits::controllers {
 struct ScheduleDecision {
   std::optional<std::chrono::sys_seconds> most_recent;
   enum class Missed { kNone, kFew, kMany } missed = Missed::kNone;
-  // The schedule's two next activations are less than a second apart (a date that never comes,
-  // e.g. 31 February): upstream's "time difference between two schedules is less than 1 second".
+  // The schedule's two next activations are less than a second apart, or it has none (a date
+  // that never comes, e.g. 30 February): upstream's "time difference between two schedules is
+  // less than 1 second", the Warning InvalidSchedule.
   bool invalid = false;
 };
 ScheduleDecision MostRecentScheduleTime(const validation::CronSchedule& schedule,

@@ -145,6 +145,7 @@ struct MissedCase {
   const char* now;
   std::vector<std::string> jobs;
   std::vector<std::string> events;
+  const char* schedule = "*/1 * * * *";
 };
 
 class CronJobMissedTest : public CronJobControllerTest,
@@ -152,7 +153,7 @@ class CronJobMissedTest : public CronJobControllerTest,
 
 TEST_P(CronJobMissedTest, OneRoundLate) {
   const MissedCase& c = GetParam();
-  ASSERT_EQ(Call("POST", std::string(kCronJobs), CronJob(c.spec)).status, 201);
+  ASSERT_EQ(Call("POST", std::string(kCronJobs), CronJob(c.spec, c.schedule)).status, 201);
   RoundAt(c.now);
   EXPECT_EQ(JobNames(), c.jobs);
   EXPECT_EQ(CronJobEvents(), c.events);
@@ -170,7 +171,11 @@ INSTANTIATE_TEST_SUITE_P(
         MissedCase{"PastStartingDeadlineNone", R"("startingDeadlineSeconds":10)", "2026-11-25T12:01:30Z", {}, {}},
         MissedCase{"WithinStartingDeadline", R"("startingDeadlineSeconds":10)", "2026-11-25T12:01:09Z",
                    {"backup-29926801"}, {"SuccessfulCreate: Created job backup-29926801"}},
-        MissedCase{"Suspended", R"("suspend":true)", "2026-11-25T12:05:00Z", {}, {}}),
+        MissedCase{"Suspended", R"("suspend":true)", "2026-11-25T12:05:00Z", {}, {}},
+        MissedCase{"NeverComes", "", "2026-11-25T12:05:00Z", {},
+                   {"InvalidSchedule: invalid schedule: 0 0 30 2 * : time difference between two schedules is less "
+                    "than 1 second"},
+                   "0 0 30 2 *"}),
     [](const ::testing::TestParamInfo<MissedCase>& info) { return std::string(info.param.name); });
 
 TEST_F(CronJobControllerTest, TimeZoneOfTheScheduleAndTheAnnotation) {
@@ -229,7 +234,9 @@ TEST_F(CronJobControllerTest, ScheduleDecisions) {
   }
   auto never = validation::ParseCronSchedule("0 0 30 2 *");
   ASSERT_TRUE(never);
-  EXPECT_FALSE(MostRecentScheduleTime(*never, at("2026-11-25T12:00:00Z"), at("2030-01-01T00:00:00Z")).most_recent);
+  const ScheduleDecision none = MostRecentScheduleTime(*never, at("2026-11-25T12:00:00Z"), at("2030-01-01T00:00:00Z"));
+  EXPECT_FALSE(none.most_recent);
+  EXPECT_TRUE(none.invalid);
   EXPECT_EQ(CronJobName("backup", at("2026-11-25T12:01:00Z")), "backup-29926801");
 }
 
