@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "apiserver/api_handler.h"
 #include "discovery/served_resources.h"
 #include "codec/json_codec.h"
 #include "listwatch/stored_object.h"
@@ -72,6 +73,11 @@ ApiClient::Answer ApiClient::Send(std::string method, std::string path, std::str
   request.headers["accept"] = "application/json";
   request.body = std::move(body);
   request.user = "system:serviceaccount:kube-system:" + component_;
+  // client-go's agent for a controller of kube-controller-manager (rest.AddUserAgent): the
+  // apiserver's manager of its writes is the part before the first "/", kube-controller-manager.
+  request.headers["user-agent"] =
+      fmt::format("kube-controller-manager/{} (linux/amd64) kubernetes/podlimits/{}",
+                  apiserver::kServedGitVersion, component_);
   auto response = rest_.Handle(request);
   if (!response) return {404, ""};
   return {response->status, std::move(response->body)};

@@ -1,7 +1,8 @@
 // The controllers' view of the API: objects read from the object store (what an informer's cache
 // holds), writes sent through the API handler as HTTP requests of the controller's service
-// account, so that admission, validation and the resourceVersion checks apply to them as to any
-// client. Events are core/v1 Events as client-go's recorder posts them.
+// account and kube-controller-manager's user agent, so that admission, validation, the
+// resourceVersion checks and the managedFields (manager kube-controller-manager, Update) apply to
+// them as to any client. Events are core/v1 Events as client-go's recorder posts them.
 #pragma once
 
 #include <chrono>

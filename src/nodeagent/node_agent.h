@@ -197,8 +197,9 @@ class NodeAgent : public apiserver::PodLogSource,
   bool Spawn(const std::string& uid, KnownPod& known, const codec::Node& pod);
   void Finalize(const std::string& uid, KnownPod& known);
   void ReapChildren();
+  // `manager` writes it (managed_writes.h), an update to `subresource` ("" or "status").
   void WriteOwnObject(const storage::ObjectKey& key, std::string_view kind,
-                      std::string_view what,
+                      std::string_view what, std::string_view manager, std::string_view subresource,
                       const std::function<std::optional<codec::Node>(std::optional<codec::Node>)>& make);
   void SyncNode();
   void RenewLease();

@@ -10,6 +10,7 @@
 #include "base/clock_text.h"
 #include "base/fs.h"
 #include "codec/json_codec.h"
+#include "nodeagent/managed_writes.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/api_event.h"
 #include "nodeagent/monitor_files.h"
@@ -191,7 +192,7 @@ void NodeAgent::PostNodeEvent(std::string_view type, std::string_view reason,
   const std::string similar = fmt::format("{}\n{}\n{}", type, reason, message);
   if (auto it = node_events_.find(similar); it != node_events_.end()) {
     bool done = false;
-    WriteOwnObject({"events", "default", it->second}, "Event", "node event",
+    WriteOwnObject({"events", "default", it->second}, "Event", "node event", kKubeletManager, "",
                    [&](std::optional<Node> event) -> std::optional<Node> {
                      if (!event) return std::nullopt;  // gone: a new one below
                      done = true;

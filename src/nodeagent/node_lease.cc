@@ -8,6 +8,7 @@
 #include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/object_fields.h"
+#include "nodeagent/managed_writes.h"
 
 namespace podlimits::nodeagent {
 
@@ -18,7 +19,7 @@ using codec::Node;
 void NodeAgent::RenewLease() {
   if (!options_.node_status) return;  // no Node object, no Lease
   WriteOwnObject(
-      {"leases", "kube-node-lease", options_.node_name}, "Lease", "renew node lease",
+      {"leases", "kube-node-lease", options_.node_name}, "Lease", "renew node lease", kKubeletManager, "",
       [&](std::optional<Node> lease) -> std::optional<Node> {
         if (!lease) {
           auto node = store_.Get({"nodes", "", options_.node_name});

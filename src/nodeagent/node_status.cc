@@ -9,6 +9,7 @@
 #include "base/clock_text.h"
 #include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
+#include "nodeagent/managed_writes.h"
 #include "nodeagent/object_fields.h"
 
 namespace podlimits::nodeagent {
@@ -20,6 +21,7 @@ using storage::ObjectKey;
 // stored object (nullopt when there is none yet) and returns what to write, or nullopt to write
 // nothing; a write that lost a race with another writer is made again from the new object.
 void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std::string_view what,
+                               std::string_view manager, std::string_view subresource,
                                const std::function<std::optional<Node>(std::optional<Node>)>& make) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto got = store_.Get(key);
@@ -35,8 +37,11 @@ void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std:
         return;
       }
     }
+    const std::optional<Node> live = stored;
     std::optional<Node> object = make(std::move(stored));
     if (!object) return;
+    // A create (the Node registered, the Lease first taken) is to the object itself.
+    RecordManagedWrite(key.resource, live ? subresource : "", manager, live ? &*live : nullptr, *object);
     auto render = [&](std::int64_t rv) { return apiserver::RenderStoredObject(*object, kind, rv); };
     auto written = got ? store_.Update(key, got->revision, render) : store_.Create(key, render);
     if (written) return;
@@ -53,7 +58,7 @@ void NodeAgent::WriteOwnObject(const ObjectKey& key, std::string_view kind, std:
 void NodeAgent::SyncNode() {
   if (!options_.node_status) return;
   std::string pid_before, pid_after;
-  WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node status",
+  WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node status", kKubeletManager, "status",
                  [&](std::optional<Node> stored) -> std::optional<Node> {
                    Node fresh = options_.node_status(stored ? &*stored : nullptr, pid_pressure_);
                    pid_before = stored ? PidPressureStatus(*stored) : "";

@@ -10,6 +10,7 @@
 #include "base/uuid.h"
 #include "kubelet/plan/pod_plan.h"
 #include "nodeagent/api_event.h"
+#include "nodeagent/managed_writes.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/object_fields.h"
 
@@ -18,6 +19,15 @@ namespace podlimits::nodeagent {
 namespace fs = std::filesystem;
 using codec::Node;
 using storage::ObjectKey;
+
+namespace {
+
+// The scheduler's events are kube-scheduler's writes, the others the kubelet's.
+std::string_view EventManager(const EventSubject& subject) {
+  return subject.component == "default-scheduler" ? kSchedulerManager : kKubeletManager;
+}
+
+}  // namespace
 
 void NodeAgent::PostPodEvent(const ObjectKey& pod, const std::string& uid,
                              std::string_view component, std::string_view type,
@@ -37,6 +47,7 @@ std::optional<std::string> NodeAgent::CreateEvent(const EventSubject& subject,
   event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
   const std::string name = ApiEventName(subject, e);
   const std::string ns = codec::StringOf(event.FindPath({"metadata", "namespace"}));
+  RecordManagedWrite("events", "", EventManager(subject), nullptr, event);
   auto created = store_.Create({"events", ns, name}, [&](std::int64_t rv) {
     return apiserver::RenderStoredObject(event, "Event", rv);
   });
@@ -102,8 +113,10 @@ void NodeAgent::PublishEvents(const std::string& uid, KnownPod& known, const fs:
         if (const Node* c = event->Find("count"); c && c->kind == Node::Kind::kNumber) {
           count = std::stoll(c->scalar);
         }
+        const Node live = *event;
         event->Set("count", Node::Int(count + 1));
         event->Set("lastTimestamp", Node::String(e.time));
+        RecordManagedWrite("events", "", kKubeletManager, &live, *event);
         auto updated = store_.Update(key, got->revision, [&](std::int64_t rv) {
           return apiserver::RenderStoredObject(*event, "Event", rv);
         });
@@ -115,6 +128,7 @@ void NodeAgent::PublishEvents(const std::string& uid, KnownPod& known, const fs:
     event.Ensure("metadata").Set("uid", Node::String(NewUuid()));
     event.Ensure("metadata").Set("creationTimestamp", Node::String(e.time));
     const std::string name = ApiEventName(subject, e);
+    RecordManagedWrite("events", "", kKubeletManager, nullptr, event);
     (void)store_.Create({"events", known.key.namespace_, name}, [&](std::int64_t rv) {
       return apiserver::RenderStoredObject(event, "Event", rv);
     });

@@ -9,6 +9,7 @@
 #include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "nodeagent/object_fields.h"
+#include "nodeagent/managed_writes.h"
 #include "nodeagent/pod_fit.h"
 
 namespace podlimits::nodeagent {
@@ -110,6 +111,10 @@ void NodeAgent::MarkPending(const StoredObject& object, Node pod, std::string_vi
   conditions.items.push_back(std::move(c));
   Node& status = *pod.Find("status");
   if (status.Find("phase") == nullptr) status.Set("phase", Node::String("Pending"));
+  // The scheduler's status patch (the binding of a pod it places records nothing).
+  if (auto live = apiserver::ParseStoredObject(object.data)) {
+    RecordManagedWrite("pods", "status", kSchedulerManager, &*live, pod);
+  }
   auto updated = store_.Update(object.key, object.revision, [&](std::int64_t rv) {
     return apiserver::RenderStoredObject(pod, "Pod", rv);
   });
@@ -138,7 +143,8 @@ void NodeAgent::NodeChanged() {
   const bool pressure = PidPressureStatus(*node) == "True";
   if (cordoned != HasTaint(*node, IsCordonTaint) ||
       pressure != HasTaint(*node, IsPidPressureTaint)) {
-    WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node taints",
+    // The node lifecycle controller's taints, of kube-controller-manager.
+    WriteOwnObject({"nodes", "", options_.node_name}, "Node", "node taints", kControllerManager, "",
                    [&](std::optional<Node> stored) -> std::optional<Node> {
                      if (!stored) return std::nullopt;
                      const bool pid_pressure = PidPressureStatus(*stored) == "True";

@@ -11,6 +11,7 @@
 
 #include "api/defaults.h"
 #include "codec/json_codec.h"
+#include "nodeagent/managed_writes.h"
 #include "nodeagent/monitor_files.h"
 #include "nodeagent/pod_status_merge.h"
 
@@ -101,10 +102,12 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
     // the object may be new (a mirror pod recreated) or rewritten by someone else.
     const Node* current = pod->Find("status");
     const std::string stored_text = current ? codec::EncodeJson(*current, 0) : std::string();
+    const Node live = *pod;
     pod->Set("status", std::move(next));
     api::CanonicalizeOrder(*pod, "Pod");
     const std::string text = codec::EncodeJson(*pod->Find("status"), 0);
     if (stored_text != text) {
+      RecordManagedWrite("pods", "status", kKubeletManager, &live, *pod);
       auto updated = store_.Update(known.key, got->revision, [&](std::int64_t rv) {
         return apiserver::RenderStoredObject(*pod, "Pod", rv);
       });
@@ -133,7 +136,7 @@ void NodeAgent::Publish(const std::string& uid, bool periodic) {
 // (the eviction manager's, the node shutdown manager's): reason TerminationByKubelet.
 void NodeAgent::MarkDisruptionTarget(KnownPod& known, const std::string& uid,
                                      const std::string& message) {
-  WriteOwnObject(known.key, "Pod", "disruption condition",
+  WriteOwnObject(known.key, "Pod", "disruption condition", kKubeletManager, "status",
                  [&](std::optional<Node> stored) -> std::optional<Node> {
                    if (!stored) return std::nullopt;
                    const std::string stored_uid =

@@ -165,6 +165,26 @@ TEST_F(WorkloadControllersTest, JobCompletesAndFailsPastItsBackoffLimit) {
   EXPECT_THAT(table.body, HasSubstr(R"("cells":["ok","Complete","1/1","0s","0s")"));
 }
 
+// What the controllers write is kube-controller-manager's (client-go's agent for them), Update:
+// the pods a ReplicaSet creates, the ReplicaSet's status.
+TEST_F(WorkloadControllersTest, WritesAreKubeControllerManagers) {
+  ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", std::string(kDeployment)).status, 201);
+  Rounds(2);
+  auto managers = [](const Node& o) {
+    std::vector<std::string> out;
+    for (const Node& e : o.FindPath({"metadata", "managedFields"})->items) {
+      out.push_back(codec::StringOf(e.Find("manager")) + " " + codec::StringOf(e.Find("operation")) + " " +
+                    codec::StringOf(e.Find("subresource")));
+    }
+    return out;
+  };
+  const Node pod = Items("pods")[0];
+  EXPECT_EQ(managers(pod), (std::vector<std::string>{"kube-controller-manager Update ", "unknown Update status"}));
+  const Node rs = Items("replicasets")[0];
+  EXPECT_EQ(managers(rs), (std::vector<std::string>{"kube-controller-manager Update ",
+                                                    "kube-controller-manager Update status"}));
+}
+
 TEST_F(WorkloadControllersTest, DeletingADeploymentTakesWhatItOwned) {
   ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", std::string(kDeployment)).status, 201);
   Rounds(2);
