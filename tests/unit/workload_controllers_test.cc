@@ -3,6 +3,7 @@
 // node's part (pods becoming Running and Ready, or failing) written by the test.
 #include "controllers/workload_controllers.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -183,6 +184,27 @@ TEST_F(WorkloadControllersTest, WritesAreKubeControllerManagers) {
   const Node rs = Items("replicasets")[0];
   EXPECT_EQ(managers(rs), (std::vector<std::string>{"kube-controller-manager Update ",
                                                     "kube-controller-manager Update status"}));
+}
+
+// A server-side apply of a field kube-controller-manager set on a pod conflicts with it, as on a
+// cluster; applying the value it has shares the field instead.
+TEST_F(WorkloadControllersTest, ApplyToAControllersPodMeetsKubeControllerManager) {
+  ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", std::string(kDeployment)).status, 201);
+  Rounds(2);
+  const std::string pod = codec::StringOf(Items("pods")[0].FindPath({"metadata", "name"}));
+  auto apply = [&](std::string_view image) {
+    return Call("PATCH", "/api/v1/namespaces/default/pods/" + pod + "?fieldManager=ops",
+                fmt::format(R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{}"}},)"
+                            R"("spec":{{"containers":[{{"name":"c","image":"{}"}}]}}}})",
+                            pod, image),
+                "application/json", "application/apply-patch+yaml");
+  };
+  auto conflict = apply("busybox:v2");
+  EXPECT_EQ(conflict.status, 409) << conflict.body;
+  EXPECT_THAT(conflict.body, HasSubstr(R"(Apply failed with 1 conflict: conflict with \"kube-controller-manager\" using v1)"));
+  EXPECT_THAT(conflict.body, HasSubstr(R"(.spec.containers[name=\"c\"].image)"));
+  auto shared = apply("busybox");
+  EXPECT_EQ(shared.status, 200) << shared.body;
 }
 
 TEST_F(WorkloadControllersTest, DeletingADeploymentTakesWhatItOwned) {
