@@ -126,7 +126,13 @@ std::string CronJobName(std::string_view cron_job, sys_seconds scheduled) {
 }
 
 void CronJobController::SyncAll() {
-  for (const Object& cron_job : api_.List("cronjobs")) Sync(cron_job);
+  std::set<std::string> uids;
+  for (const Object& cron_job : api_.List("cronjobs")) {
+    uids.insert(UidOf(cron_job.tree));
+    Sync(cron_job);
+  }
+  // What was reported about CronJobs that are gone is forgotten with them.
+  std::erase_if(reported_, [&](const std::string& key) { return !uids.contains(key.substr(0, key.find('/'))); });
 }
 
 void CronJobController::EventOnce(const Node& cron_job, std::string_view type,
