@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "apiserver/api_handler.h"
 #include "listwatch/stored_object.h"
 #include "base/clock_text.h"
 #include "codec/json_codec.h"
@@ -92,6 +93,9 @@ void NodeAgent::EnsureMirror(const StaticPod& pod) {
   create.headers["content-type"] = "application/json";
   create.body = codec::EncodeJson(MirrorPod(pod, node_uid), 0);
   create.user = "system:node:" + options_.node_name;
+  // The kubelet's agent: the mirror pod is its write (managedFields manager "kubelet").
+  create.headers["user-agent"] =
+      fmt::format("kubelet/{} (linux/amd64) kubernetes/podlimits", apiserver::kServedGitVersion);
   auto r = options_.api->Handle(create);
   if (r && r->status != 201 && r->status != 409) {
     const std::string why =

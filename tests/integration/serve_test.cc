@@ -802,7 +802,7 @@ TEST_F(ServePodsTest, StaticPodsRunFromTheManifests) {
     ready = Kubectl({"wait", "--for=condition=Ready", "pod/" + pod, "--timeout=60s"});
     mirror = Kubectl({"get", "pod", pod, "-o",
                       "jsonpath={.metadata.annotations.kubernetes\\.io/config\\.mirror} "
-                      "{.metadata.ownerReferences[0].kind}"});
+                      "{.metadata.ownerReferences[0].kind} {.metadata.managedFields[0].manager}"});
     logs = Kubectl({"logs", pod});
     const std::string hash = mirror.out.substr(0, mirror.out.find(' '));
     monitor_before = ReadText(dir_ / "node/pods" / hash / "monitor.lock");
@@ -819,8 +819,9 @@ TEST_F(ServePodsTest, StaticPodsRunFromTheManifests) {
   });
   ASSERT_EQ(node.exit_code, 0) << node.err;
   EXPECT_EQ(ready.out, "pod/" + pod + " condition met\n") << ready.err;
-  EXPECT_EQ(mirror.out.size(), 32u + 5u) << mirror.out;  // "<hash> Node"
-  EXPECT_TRUE(mirror.out.ends_with(" Node")) << mirror.out;
+  // "<hash> Node kubelet": the mirror pod is the kubelet's write.
+  EXPECT_EQ(mirror.out.size(), 32u + 5u + 8u) << mirror.out;
+  EXPECT_TRUE(mirror.out.ends_with(" Node kubelet")) << mirror.out;
   EXPECT_EQ(logs.out, "static\n") << logs.err;
   EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
   EXPECT_EQ(back.out, "Running") << back.err;
