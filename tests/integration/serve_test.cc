@@ -97,6 +97,7 @@ TEST(ServeTest, KubectlTalksToIt) {
             "selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview\n"
             "selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview\n"
             "selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview\n"
+            "cronjobs                   cj           batch/v1                   true         CronJob\n"
             "jobs                                    batch/v1                   true         Job\n"
             "leases                                  coordination.k8s.io/v1     true         Lease\n"
             "nodes                                   metrics.k8s.io/v1beta1     false        NodeMetrics\n"
