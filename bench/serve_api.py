@@ -59,6 +59,22 @@ def prepare_node(binary, work, data):
                 f"stateDirectory: {work}/state\n")
 
 
+def start_serve(binary, work, data):
+    """Prepares the node in `work`, starts `podlimits serve` on a free loopback port with its log
+    in work/serve.log, and waits (up to 10 s) for it to listen. Returns (process, port)."""
+    prepare_node(binary, work, data)
+    port = free_port()
+    log = open(os.path.join(work, "serve.log"), "w")
+    serve = subprocess.Popen([binary, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}",
+                              "--node-config", os.path.join(work, "node.yaml")],
+                             stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(200):
+        if "listening on" in open(os.path.join(work, "serve.log")).read():
+            break
+        time.sleep(0.05)
+    return serve, port
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -406,16 +422,7 @@ def main():
     serve = None
     podman_agents = []
     try:
-        prepare_node(binary, work, data)
-        port = free_port()
-        log = open(os.path.join(work, "serve.log"), "w")
-        serve = subprocess.Popen([binary, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}",
-                                  "--node-config", os.path.join(work, "node.yaml")],
-                                 stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(200):
-            if "listening on" in open(os.path.join(work, "serve.log")).read():
-                break
-            time.sleep(0.05)
+        serve, port = start_serve(binary, work, data)
         api = Api(data, port)
         c = api.conn()
 

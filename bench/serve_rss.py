@@ -57,17 +57,7 @@ def main():
     data = os.path.join(work, "node")
     serve = None
     try:
-        serve_api.prepare_node(binary, work, data)
-        port = serve_api.free_port()
-        log = open(os.path.join(work, "serve.log"), "w")
-        serve = subprocess.Popen([binary, "serve", "--data-dir", data, "--listen",
-                                  f"127.0.0.1:{port}", "--node-config",
-                                  os.path.join(work, "node.yaml")],
-                                 stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(200):
-            if "listening on" in open(os.path.join(work, "serve.log")).read():
-                break
-            time.sleep(0.05)
+        serve, port = serve_api.start_serve(binary, work, data)
         api = serve_api.Api(data, port)
         c = api.conn()
         time.sleep(2)

@@ -92,6 +92,13 @@ std::optional<Printer> WorkloadPrinter(std::string_view resource) {
   const Column age{"Age", "string", "", kCreationDoc};
   const Column containers{"Containers", "string", "", kContainersDoc, 1};
   const Column images{"Images", "string", "", kImagesDoc, 1};
+  // A Job's selector, which a CronJob's table shows as well (its Jobs' template's).
+  const Column job_selector{"Selector", "string", "",
+                            "A label query over pods that should match the pod count. Normally, "
+                            "the system sets this field for you. More info: "
+                            "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
+                            "labels/#label-selectors",
+                            1};
   auto row = [](std::vector<Node> cells, const Node& o) {
     for (Node& c : WideCells(o)) cells.push_back(std::move(c));
     return cells;
@@ -158,12 +165,7 @@ std::optional<Printer> WorkloadPrinter(std::string_view resource) {
           "indexed jobs."},
          {"Duration", "string", "", "Time required to complete the job."},
          age, containers, images,
-         {"Selector", "string", "",
-          "A label query over pods that should match the pod count. Normally, the system sets "
-          "this field for you. More info: "
-          "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
-          "#label-selectors",
-          1}},
+         job_selector},
         [=](const Node& o, std::chrono::sys_seconds now) {
           return row({Name(o), Node::String(JobStatus(o)), Node::String(JobCompletions(o)),
                       Node::String(JobDuration(o, now)), Age(o, now)},
@@ -194,12 +196,7 @@ std::optional<Printer> WorkloadPrinter(std::string_view resource) {
          {"Last Schedule", "string", "",
           "Information when was the last time the job was successfully scheduled."},
          age, containers, images,
-         {"Selector", "string", "",
-          "A label query over pods that should match the pod count. Normally, the system sets "
-          "this field for you. More info: "
-          "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
-          "#label-selectors",
-          1}},
+         job_selector},
         [=](const Node& o, std::chrono::sys_seconds now) {
           const Node* zone = o.FindPath({"spec", "timeZone"});
           const Node* suspend = o.FindPath({"spec", "suspend"});
