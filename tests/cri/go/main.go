@@ -74,6 +74,8 @@ func main() {
 	flag.Int64Var(&n.nofileCeiling, "nofile-ceiling", 1048576, "the hard nofile this node's runtime may grant")
 	timeout := flag.Duration("timeout", 90*time.Second, "for the whole run")
 	benchPairs := flag.Int("bench", 0, "measure N pairs of CreateContainer+StartContainer (bench.go) instead of the checks")
+	serveURL := flag.String("serve", "", "with -bench: podlimits serve's URL; N rounds of its create->Running against the CRI calls for the same pod (serve.go)")
+	servePKI := flag.String("serve-pki", "", "podlimits serve's data directory's pki/ (ca.crt, admin.crt, admin.key)")
 	flag.Parse()
 	if *others != "" {
 		n.otherHierarchies = strings.Split(*others, ",")
@@ -106,6 +108,9 @@ func main() {
 		bench := r.bench
 		if r.nriLog != "" {
 			bench = r.benchNRI
+		}
+		if *serveURL != "" {
+			bench = func(ctx context.Context, rounds int) error { return r.benchServe(ctx, rounds, *serveURL, *servePKI) }
 		}
 		if err := bench(ctx, *benchPairs); err != nil {
 			fmt.Fprintln(os.Stderr, "cri-pods: bench:", err)

@@ -205,6 +205,7 @@ if [ "$list" = all ]; then
   for f in "$tests_dir"/*.sh; do
     m=$(meta "$f" mode)
     [ "${m:-nsdelegate}" = "$mode" ] || continue
+    [ -z "$(meta "$f" benchmark)" ] || continue  # a benchmark runs only when named
     n=${f##*/}
     names="$names ${n%.sh}"
   done
