@@ -30,7 +30,7 @@ rw::NodeFacts Node2() {
                            {"nproc", podlimits::kubelet::kRlimInfinity},
                            {"data", podlimits::kubelet::kRlimInfinity}};
   n.rlimits.nr_open = 1048576;
-  n.rlimits.under_cri_runtime = true;
+  n.rlimits.rlimit_holder = podlimits::kubelet::RlimitHolder::kRuncWrapper;
   return n;
 }
 
