@@ -33,6 +33,7 @@ import argparse
 import http.client
 import json
 import os
+import secrets
 import shutil
 import socket
 import ssl
@@ -57,6 +58,19 @@ def prepare_node(binary, work, data):
     with open(os.path.join(work, "node.yaml"), "w") as f:
         f.write("apiVersion: podlimits.dev/v1alpha1\nkind: NodeConfiguration\n"
                 f"stateDirectory: {work}/state\n")
+
+
+def work_dir(prefix):
+    """A new scratch directory /tmp/PREFIX-<hex> (mode 0700). Not tempfile.mkdtemp: podman pulls
+    the image as oci:WORK/image/busybox-oci and names it after that path, and mkdtemp's letters
+    ("._", "-_") can make the name an invalid reference ("invalid reference format")."""
+    while True:
+        path = os.path.join(tempfile.gettempdir(), f"{prefix}-{secrets.token_hex(4)}")
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
 
 
 def start_serve(binary, work, data):
@@ -319,16 +333,17 @@ def end_podman_agent(agent, log_path):
               + open(log_path).read()[-2000:], file=sys.stderr)
 
 
-def podman_side_by_side(api, c, ready_at, work, n, agents):
-    """Section 4: n pods on podlimits and n through `podman kube play`, interleaved. The agent
-    started is appended to `agents`, for main to wait for if this ends by an exception."""
+def start_podman_agent(work):
+    """PODMAN_AGENT in podman_env.sh's view of work/podman, its stderr in work/podman.log.
+    Returns (process, pm, log path): pm(*argv, check=True) runs one command through it and
+    returns {"rc", "out", "err", "ms", "t0"}, exiting the benchmark when the agent ended or
+    (with check) the command failed."""
     pmdir = os.path.join(work, "podman")
     log_path = os.path.join(work, "podman.log")
     with open(log_path, "w") as log:
         agent = subprocess.Popen([os.path.join(HERE, "podman_env.sh"), pmdir, "python3", "-u", "-c",
                                   PODMAN_AGENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=log, text=True)
-    agents.append(agent)
 
     def pm(*argv, check=True):
         agent.stdin.write(json.dumps(list(argv)) + "\n")
@@ -340,6 +355,16 @@ def podman_side_by_side(api, c, ready_at, work, n, agents):
         if check and r["rc"] != 0:
             sys.exit(f"{' '.join(argv)}: exit {r['rc']}: {r['err'][-500:]}")
         return r
+
+    return agent, pm, log_path
+
+
+def podman_side_by_side(api, c, ready_at, work, n, agents):
+    """Section 4: n pods on podlimits and n through `podman kube play`, interleaved. The agent
+    started is appended to `agents`, for main to wait for if this ends by an exception."""
+    pmdir = os.path.join(work, "podman")
+    agent, pm, log_path = start_podman_agent(work)
+    agents.append(agent)
 
     def podlimits_pod(name):
         return create_until_running(api, c, ready_at, name)
@@ -417,7 +442,7 @@ def main():
     args = ap.parse_args()
     binary = os.path.realpath(args.podlimits)
 
-    work = tempfile.mkdtemp(prefix="podlimits-serve-bench.")
+    work = work_dir("podlimits-serve-bench")
     data = os.path.join(work, "node")
     serve = None
     podman_agents = []

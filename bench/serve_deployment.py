@@ -24,7 +24,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,23 +42,7 @@ def deployment(name, replicas):
 def start_podman(work):
     """serve_api.py's podman agent in podman_env.sh's view, the busybox image loaded into it."""
     pmdir = os.path.join(work, "podman")
-    log_path = os.path.join(work, "podman.log")
-    with open(log_path, "w") as log:
-        agent = subprocess.Popen([os.path.join(serve_api.HERE, "podman_env.sh"), pmdir, "python3", "-u",
-                                  "-c", serve_api.PODMAN_AGENT], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=log, text=True)
-
-    def pm(*argv, check=True):
-        agent.stdin.write(json.dumps(list(argv)) + "\n")
-        agent.stdin.flush()
-        line = agent.stdout.readline()
-        if not line:
-            sys.exit(f"podman agent ended: {open(log_path).read()[-2000:]}")
-        r = json.loads(line)
-        if check and r["rc"] != 0:
-            sys.exit(f"{' '.join(argv)}: exit {r['rc']}: {r['err'][-500:]}")
-        return r
-
+    agent, pm, log_path = serve_api.start_podman_agent(work)
     os.makedirs(os.path.join(pmdir, "plays"), exist_ok=True)
     print(pm("podman", "--version")["out"].strip())
     image = pm("podman", "pull", "-q", f"oci:{work}/image/busybox-oci")["out"].strip()
@@ -88,7 +71,7 @@ def main():
     ap.add_argument("--podman", action="store_true", help="and podman kube play of the same, interleaved")
     args = ap.parse_args()
     binary = os.path.realpath(args.podlimits)
-    work = tempfile.mkdtemp(prefix="podlimits-deployment-bench.")
+    work = serve_api.work_dir("podlimits-deployment-bench")
     data = os.path.join(work, "node")
     serve = None
     agent, pm = None, None
