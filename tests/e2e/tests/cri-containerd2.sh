@@ -17,26 +17,17 @@
 # /opt/containerd-1.7), config version 2, deploy/runc-wrapper's
 # containerd-1.6-1.7.toml and deploy/nri/containerd-1.7.toml (which turns NRI on) appended.
 CRI_LINE=${CRI_LINE:-2}
-CTRD=$W/containerd
-CTRD_PID=
+. "$E2E/cri_containerd.sh"
 PATH=/opt/containerd-$CRI_LINE:/opt/containerd-2:$PATH
-pause=registry.k8s.io/pause:podlimits-test
 
 cri_stop() {
   set +e
-  if [ -s "$CTRD/pid" ]; then
-    pid=$(cat "$CTRD/pid")
-    kill -TERM "$pid" 2>/dev/null
-    i=0
-    while alive "$pid" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-    : >"$CTRD/pid"
-  fi
-  rmdir /sys/fs/cgroup/kubepods-cri 2>/dev/null
+  cri_stop_containerd
   if [ -s "$CTRD/nri.pid" ]; then
     kill -TERM "$(cat "$CTRD/nri.pid")" 2>/dev/null
     : >"$CTRD/nri.pid"
   fi
-  rm -rf /run/containerd /run/nri /var/run/nri /usr/local/bin/podlimits /usr/local/bin/podlimits-runc
+  rm -rf /run/nri /var/run/nri /usr/local/bin/podlimits /usr/local/bin/podlimits-runc
   rm -f "/run/podlimits/runc-front/$(printf '%s' "$CTRD/runc.yaml" | sed 's|%|%25|g; s|/|%2F|g')"
   rmdir /run/podlimits/runc-front /run/podlimits 2>/dev/null
   return 0
@@ -49,19 +40,7 @@ ln -sf /usr/bin/podlimits /usr/local/bin/podlimits
 ln -sf /usr/bin/podlimits-runc /usr/local/bin/podlimits-runc
 printf 'runtime: /usr/bin/runc\n' >"$CTRD/runc.yaml"
 {
-  cat <<EOF
-version = $([ "$CRI_LINE" = 2 ] && echo 3 || echo 2)
-root = "$CTRD/root"
-state = "$CTRD/state"
-disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.aufs"]
-[grpc]
-  address = "$CTRD/containerd.sock"
-[ttrpc]
-  address = "$CTRD/containerd.sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$CTRD/opt"
-EOF
+  cri_base_config "$([ "$CRI_LINE" = 2 ] && echo 3 || echo 2)"
   if [ "$CRI_LINE" = 2 ]; then
     printf '%s\n' "[plugins.'io.containerd.cri.v1.images'.pinned_images]" "  sandbox = '$pause'"
     sed 's/^\( *SystemdCgroup = \)true$/\1false/' "$E2E/deploy/containerd-2.x.toml"
@@ -76,36 +55,7 @@ EOF
 } >"$CTRD/config.toml"
 grep -q 'SystemdCgroup = false' "$CTRD/config.toml" || fail "the snippet has no SystemdCgroup line"
 
-# containerd-ctl start|stop, as tests/cri/run has it: the Go program restarts containerd with it.
-cat >"$CTRD/ctl" <<EOF
-#!/bin/sh
-case \$1 in
-start)
-  PODLIMITS_RUNC_CONFIG=$CTRD/runc.yaml PATH=$PATH containerd --config $CTRD/config.toml >>$CTRD/log 2>&1 &
-  echo \$! >$CTRD/pid
-  i=0
-  until ctr -a $CTRD/containerd.sock version >/dev/null 2>&1; do
-    kill -0 \$(cat $CTRD/pid) 2>/dev/null || { tail -n 20 $CTRD/log >&2; exit 1; }
-    [ \$i -lt 300 ] || { echo "containerd did not answer in 60 s" >&2; exit 1; }
-    sleep 0.2; i=\$((i + 1))
-  done ;;
-stop)
-  pid=\$(cat $CTRD/pid)
-  kill -TERM \$pid
-  i=0
-  while kill -0 \$pid 2>/dev/null && [ \$i -lt 100 ]; do sleep 0.2; i=\$((i + 1)); done
-  kill -0 \$pid 2>/dev/null && kill -KILL \$pid
-  : >$CTRD/pid ;;
-esac
-EOF
-chmod +x "$CTRD/ctl"
-"$CTRD/ctl" start || fail "containerd did not start: $(tail -n 3 "$CTRD/log" | one_line)"
-ctr -a "$CTRD/containerd.sock" -n k8s.io images import "$E2E/cri-images.tar" >"$CTRD/import.log" 2>&1 \
-  || fail "ctr images import: $(one_line <"$CTRD/import.log")"
-
-echo +pids >/sys/fs/cgroup/cgroup.subtree_control
-mkdir /sys/fs/cgroup/kubepods-cri
-echo +pids >/sys/fs/cgroup/kubepods-cri/cgroup.subtree_control
+cri_start
 mkdir -p "$W/logs"
 # runc#4195 (tests/cri/run says more): the 1.1 line built with Go >= 1.19.
 race=false

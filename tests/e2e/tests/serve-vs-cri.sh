@@ -10,9 +10,8 @@
 # (E2E_APPEND), default 20. The figures go to the console (bench: lines).
 rounds=$(sed -n 's/.*serve_vs_cri\.rounds=\([0-9]*\).*/\1/p' /proc/cmdline)
 rounds=${rounds:-20}
-CTRD=$W/containerd
+. "$E2E/cri_containerd.sh"
 PATH=/opt/containerd-2:$PATH
-pause=registry.k8s.io/pause:podlimits-test
 data=$W/serve
 serve_pid=
 
@@ -24,48 +23,17 @@ finish() {
     i=0
     while alive "$serve_pid" && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
   fi
-  if [ -s "$CTRD/pid" ]; then
-    pid=$(cat "$CTRD/pid")
-    kill -TERM "$pid" 2>/dev/null
-    i=0
-    while alive "$pid" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-  fi
-  rmdir /sys/fs/cgroup/kubepods-cri 2>/dev/null
-  rm -rf /run/containerd
-  return 0
+  cri_stop_containerd
 }
 trap finish EXIT
 
 # containerd 2.x with its defaults (the runc handler) but for its paths and the local pause image.
 mkdir -p "$CTRD" "$W/logs"
-cat >"$CTRD/config.toml" <<EOF
-version = 3
-root = "$CTRD/root"
-state = "$CTRD/state"
-disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.aufs"]
-[grpc]
-  address = "$CTRD/containerd.sock"
-[ttrpc]
-  address = "$CTRD/containerd.sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$CTRD/opt"
-[plugins.'io.containerd.cri.v1.images'.pinned_images]
-  sandbox = '$pause'
-EOF
-containerd --config "$CTRD/config.toml" >"$CTRD/log" 2>&1 &
-echo $! >"$CTRD/pid"
-i=0
-until ctr -a "$CTRD/containerd.sock" version >/dev/null 2>&1; do
-  alive "$(cat "$CTRD/pid")" || fail "containerd exited: $(tail -n 3 "$CTRD/log" | one_line)"
-  [ $i -lt 300 ] || fail "containerd did not answer in 60 s"
-  sleep 0.2; i=$((i + 1))
-done
-ctr -a "$CTRD/containerd.sock" -n k8s.io images import "$E2E/cri-images.tar" >"$CTRD/import.log" 2>&1 \
-  || fail "ctr images import: $(one_line <"$CTRD/import.log")"
-echo +pids >/sys/fs/cgroup/cgroup.subtree_control
-mkdir /sys/fs/cgroup/kubepods-cri
-echo +pids >/sys/fs/cgroup/kubepods-cri/cgroup.subtree_control
+{
+  cri_base_config 3
+  printf '%s\n' "[plugins.'io.containerd.cri.v1.images'.pinned_images]" "  sandbox = '$pause'"
+} >"$CTRD/config.toml"
+cri_start
 
 # podlimits serve on a scratch data directory, with the same busybox image in its own store.
 mkdir -p "$data"
