@@ -99,6 +99,19 @@ func (r *run) expectPidsMax(p *podSpec, want int64) error {
 	return nil
 }
 
+// startCase starts the pod of case NAME and records NAME/started: the running pod, or nil once
+// the failure is recorded and what was made of the pod removed.
+func (r *run) startCase(ctx context.Context, name string, p *podSpec) *runningPod {
+	rp, failure := startPod(ctx, r.rt, r.node, r.handler, p)
+	if failure != nil {
+		r.fail(name+"/started", "%v", failure)
+		r.endPod(ctx, name, rp)
+		return nil
+	}
+	r.ok(name + "/started")
+	return rp
+}
+
 func (r *run) endPod(ctx context.Context, name string, rp *runningPod) {
 	err := stopPod(ctx, r.rt, r.node, rp)
 	if err == nil {
@@ -125,13 +138,10 @@ func (r *run) limitsPod(ctx context.Context) {
 		wantPids = min(wantPids, podPidLimit)
 	}
 	p := newPod("web", annotations, sleeper("app"), sleeper("sidecar"))
-	rp, failure := startPod(ctx, r.rt, r.node, r.handler, p)
-	if failure != nil {
-		r.fail(name+"/started", "%v", failure)
-		r.endPod(ctx, name, rp)
+	rp := r.startCase(ctx, name, p)
+	if rp == nil {
 		return
 	}
-	r.ok(name + "/started")
 	app, sidecar := rp.containers["app"], rp.containers["sidecar"]
 	readBack := func(suffix string) {
 		r.check(name+"/pids.max"+suffix, r.expectPidsMax(p, wantPids))
@@ -215,13 +225,10 @@ func (r *run) writablePod(ctx context.Context) {
 		r.refused(ctx, name, p, want)
 		return
 	}
-	rp, failure := startPod(ctx, r.rt, r.node, r.handler, p)
-	if failure != nil {
-		r.fail(name+"/started", "%v", failure)
-		r.endPod(ctx, name, rp)
+	rp := r.startCase(ctx, name, p)
+	if rp == nil {
 		return
 	}
-	r.ok(name + "/started")
 	id := rp.containers["delegate"]
 	stdout, stderr, err := r.rt.ExecSync(ctx, id, []string{"sh", "-c",
 		`grep " /sys/fs/cgroup " /proc/self/mountinfo && mkdir /sys/fs/cgroup/child && rmdir /sys/fs/cgroup/child && echo made-child`}, 10*time.Second)

@@ -63,13 +63,10 @@ func (r *run) pluginLogMentions(name string) ([]string, error) {
 func (r *run) adjustedAfterRestart(ctx context.Context) {
 	const name = "after-restart-pod"
 	p := newPod("after-restart", map[string]string{"ulimits.noderesource.dev/container.app": appUlimits}, sleeper("app"))
-	rp, failure := startPod(ctx, r.rt, r.node, r.handler, p)
-	if failure != nil {
-		r.fail(name+"/started", "%v", failure)
-		r.endPod(ctx, name, rp)
+	rp := r.startCase(ctx, name, p)
+	if rp == nil {
 		return
 	}
-	r.ok(name + "/started")
 	r.check(name+"/app-limits", r.expectNofile(ctx, rp.containers["app"], appNofile, true))
 	r.check(name+"/exec-sync-limits", r.execSyncNofile(ctx, rp.containers["app"]))
 	r.endPod(ctx, name, rp)
@@ -81,13 +78,10 @@ func (r *run) adjustedAfterRestart(ctx context.Context) {
 func (r *run) plainPod(ctx context.Context) {
 	const name = "plain-pod"
 	p := newPod("plain", nil, sleeper("app"))
-	rp, failure := startPod(ctx, r.rt, r.node, r.handler, p)
-	if failure != nil {
-		r.fail(name+"/started", "%v", failure)
-		r.endPod(ctx, name, rp)
+	rp := r.startCase(ctx, name, p)
+	if rp == nil {
 		return
 	}
-	r.ok(name + "/started")
 	err := func() error {
 		pid, err := r.containerPid(ctx, rp.containers["app"])
 		if err != nil {
