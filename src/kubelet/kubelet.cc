@@ -178,6 +178,7 @@ PodRunEnvironment Kubelet::PodEnvironment(std::vector<cgroups::ManagedHierarchy>
       .on_progress = io.on_progress,
       .config_retry = io.config_retry,
       .history = io.history,
+      .ephemeral_containers = {},  // RunPod's, from the pod
   };
 }
 
@@ -185,6 +186,11 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
   if (!started_) return NodeFailed("the node is not started (Kubelet::Start)");
   EventRecorder& events = *io.events;
   const api::Pod& pod = pod_object.pod;
+  // The pod as it was first admitted: without ephemeral containers (the API refuses them on
+  // create). One that has them is a pod a new worker takes over; they are planned as the update
+  // that added them was (PlanSpecUpdate), so one the node refuses fails alone, not the pod.
+  api::Pod admitted_pod = pod;
+  admitted_pod.spec.ephemeral_containers.clear();
 
   // Node admission: before anything is created. First every field this node would not apply,
   // then the declared features and rlimit ceilings.
@@ -221,12 +227,12 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
   std::optional<std::string> apparmor_problem;
   {
     std::lock_guard lock(apparmor_mu_);
-    apparmor_problem = cri::AppArmorAdmissionProblem(pod, caps_.apparmor);
+    apparmor_problem = cri::AppArmorAdmissionProblem(admitted_pod, caps_.apparmor);
   }
   if (apparmor_problem) {
     return Rejected(events, pod, "AppArmor", "Cannot enforce AppArmor: " + *apparmor_problem);
   }
-  AdmitResult admit = AdmitPod(pod, features_, caps_);
+  AdmitResult admit = AdmitPod(admitted_pod, features_, caps_);
   if (!admit.admitted) return Rejected(events, pod, admit.reason, admit.message);
   if (!cgroups_ready_) return NodeFailed(cgroups_ready_.error().Message());
   for (const auto& e : admit.events) events.Record(e);
@@ -300,6 +306,9 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
     return failed;
   }
   PodRunEnvironment env = PodEnvironment(std::move(*hierarchies), events, io);
+  if (!pod.spec.ephemeral_containers.empty()) {
+    env.ephemeral_containers = PlanSpecUpdate(pod).ephemeral_containers;
+  }
   outcome.result = kubelet::RunPod(plan, env);
   claim->Release();
   return outcome;

@@ -265,6 +265,8 @@ int RunPodMonitor(const PodMonitorOptions& options) {
   io.config_retry = options.config_retry;
   // A monitor that finds its pod's status from an earlier monitor (that one was killed, and its
   // containers with it) goes on from there: restart counts, last states and log files continue.
+  // The ephemeral containers pod.json has by then are RunPod's too: one that ran stays as it
+  // ended (or lost), one that never got to run starts.
   if (auto before = ReadMonitorStatus(dir); before && !before->finished) {
     io.history = kubelet::ContainerHistoryFromStatus(before->status);
   }

@@ -163,5 +163,50 @@ TEST(PodApiStatusTest, ContainerHistoryReadsBackWhatWasPublished) {
   EXPECT_EQ(*history[1].last_terminated, *app.last_terminated);
 }
 
+// An ephemeral container's published status reads back as its history too (from
+// status.ephemeralContainerStatuses): running, terminated with its end, or waiting (it never
+// ran: no end and not running).
+TEST(PodApiStatusTest, EphemeralContainerHistoryReadsBack) {
+  const TerminatedState exited{3, 0, "Error", "", "2027-01-15T07:00:01Z", "2027-01-15T07:00:02Z",
+                               "podlimits://e"};
+  struct Case {
+    const char* name;
+    ContainerProgress::State state;
+    std::optional<TerminatedState> terminated;
+    std::string waiting_reason;
+    bool want_running;
+  };
+  const Case cases[] = {
+      {"running", ContainerProgress::State::kRunning, std::nullopt, "", true},
+      {"exited", ContainerProgress::State::kTerminated, exited, "", false},
+      {"waiting", ContainerProgress::State::kWaiting, std::nullopt, "CreateContainerError", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ContainerProgress app;
+    app.name = "app";
+    app.state = ContainerProgress::State::kRunning;
+    app.started_at = "2027-01-15T07:00:00Z";
+    ContainerProgress dbg;
+    dbg.name = "dbg";
+    dbg.ephemeral = true;
+    dbg.state = c.state;
+    dbg.terminated = c.terminated;
+    dbg.waiting_reason = c.waiting_reason;
+    if (c.state == ContainerProgress::State::kRunning) dbg.started_at = "2027-01-15T07:00:01Z";
+    PodProgress p;
+    p.containers = {app, dbg};
+    const codec::Node status = PodApiStatus(p, {}, nullptr, "2027-01-15T07:00:03Z");
+    ASSERT_NE(status.Find("ephemeralContainerStatuses"), nullptr);
+    auto history = ContainerHistoryFromStatus(status);
+    ASSERT_EQ(history.size(), 2u);
+    EXPECT_EQ(history[1].name, "dbg");
+    EXPECT_EQ(history[1].was_running, c.want_running);
+    EXPECT_EQ(history[1].restart_count, 0);
+    EXPECT_EQ(history[1].terminated, c.terminated);
+    EXPECT_FALSE(history[1].last_terminated);
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::kubelet

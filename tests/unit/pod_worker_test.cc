@@ -1181,5 +1181,104 @@ TEST(PodWorker, HistoryOfAnEarlierWorkerCarriesOver) {
   }
 }
 
+// The ephemeral containers a pod had when a new worker takes it over (a pod monitor killed):
+// never restarted. One that was running is lost (137, ContainerStatusUnknown) and not started
+// again, one that had exited keeps its end, one that never ran (no history) starts once the
+// app has (the kubelet's sync after the sandbox's), and the node's refusal is only for one that
+// never ran.
+TEST(PodWorker, EphemeralContainersOfAnEarlierWorkerAreNeverRestarted) {
+  TerminatedState exited;
+  exited.exit_code = 3;
+  exited.reason = "Error";
+  exited.started_at = "2027-01-15T07:00:01Z";
+  exited.finished_at = "2027-01-15T07:00:02Z";
+  exited.container_id = "podlimits://0123";
+  struct Case {
+    const char* name;
+    std::vector<ContainerHistory> history;
+    std::string refused;  // the node's refusal of dbg (PlanSpecUpdate)
+    int creates;          // of dbg, by this worker
+    std::optional<TerminatedState> terminated;  // dbg's end as the worker reports it
+    std::string waiting_reason;                 // or why it waits
+  };
+  const TerminatedState lost = LostContainerState();
+  TerminatedState ran_now;  // what the fake runtime's run of dbg ends with
+  ran_now.exit_code = 5;
+  ran_now.reason = "Error";
+  const Case cases[] = {
+      {"running under the earlier worker: lost, not started again",
+       {{"dbg", 0, true, std::nullopt, std::nullopt}}, "", 0, lost, ""},
+      {"exited under the earlier worker: keeps its end",
+       {{"dbg", 0, false, exited, std::nullopt}}, "", 0, exited, ""},
+      {"never ran (no history): starts in the new worker", {}, "", 1, ran_now, ""},
+      {"waiting under the earlier worker (no runtime status): starts",
+       {{"dbg", 0, false, std::nullopt, std::nullopt}}, "", 1, ran_now, ""},
+      {"refused, never ran: waits with the node's refusal", {}, "a refusal of the node's", 0,
+       std::nullopt, "CreateContainerError"},
+      {"refused now, but it ran: lost, not refused",
+       {{"dbg", 0, true, std::nullopt, std::nullopt}}, "a refusal of the node's", 0, lost, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeNode node;
+    FakeRuntime runtime;
+    runtime.Script("app", {{.exit_code = 0, .runs_for = 60s}});
+    runtime.Script("dbg", {{.exit_code = 5, .runs_for = 20ms}});
+    EventRecorder events;
+    RestartIndexOutput output;
+    PodStop stop;
+    PodPlan plan =
+        node.Plan("  restartPolicy: Always\n  containers: [{name: app, image: busybox}]\n");
+    PodRunEnvironment env = node.Env(runtime, events, output, &stop);
+    env.history = c.history;
+    api::Container dbg;
+    dbg.kind = api::ContainerKind::kEphemeral;
+    dbg.name = "dbg";
+    dbg.image = "busybox";
+    dbg.command = {"true"};
+    dbg.termination_message_path = "/dev/termination-log";
+    dbg.termination_message_policy = "File";
+    env.ephemeral_containers.push_back({PlanContainer(dbg, AdmitResult{}), c.refused});
+    std::optional<ContainerProgress> last;  // dbg as last reported while the pod ran
+    env.on_progress = [&](const PodProgress& p) {
+      if (p.finished) return;
+      bool app_running = false;
+      for (const auto& cp : p.containers) {
+        app_running |= cp.name == "app" && cp.state == ContainerProgress::State::kRunning;
+        if (cp.ephemeral) last = cp;
+      }
+      // Once the app runs and dbg has settled (ended, or waits for good), the pod is stopped.
+      const bool settled = last && (last->terminated || last->waiting_reason == "CreateContainerError");
+      if (app_running && settled) stop.Request(1);
+    };
+    PodRunResult r = RunPod(plan, env);
+    EXPECT_EQ(Count(runtime.CallsFor("dbg"), "create dbg"), c.creates);
+    ASSERT_TRUE(last);
+    EXPECT_TRUE(last->ephemeral);
+    EXPECT_EQ(last->restart_count, 0);
+    EXPECT_EQ(last->waiting_reason, c.waiting_reason);
+    ASSERT_EQ(last->terminated.has_value(), c.terminated.has_value());
+    if (c.terminated && c.creates == 0) {
+      EXPECT_EQ(*last->terminated, *c.terminated) << "what the earlier worker published, as it was";
+    } else if (c.terminated) {
+      EXPECT_EQ(last->terminated->exit_code, c.terminated->exit_code);
+      EXPECT_EQ(last->terminated->reason, c.terminated->reason);
+    }
+    const auto opened = output.opened();
+    EXPECT_EQ(std::count(opened.begin(), opened.end(), "dbg:0"), 2 * c.creates)
+        << "a run of its own logs (stdout and stderr) to 0.log; one not run again leaves its log "
+           "alone";
+    if (c.creates == 1) {
+      auto calls = runtime.Calls();
+      EXPECT_LT(std::find(calls.begin(), calls.end(), "start app"),
+                std::find(calls.begin(), calls.end(), "create dbg"))
+          << "started at the sync after the one that started the app";
+    }
+    ASSERT_NE(Find(r, "dbg"), nullptr);
+    EXPECT_EQ(Find(r, "dbg")->restarts, 0);
+    EXPECT_TRUE(r.interrupted) << "the app runs until stopped: dbg's end is none of the pod's";
+  }
+}
+
 }  // namespace
 }  // namespace podlimits::kubelet

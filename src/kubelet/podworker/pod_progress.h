@@ -78,7 +78,8 @@ struct PodProgress {
 // a container (convertToAPIContainerStatuses): one that was running is gone, exit code 137,
 // reason ContainerStatusUnknown, and counts a restart if the policy restarts it; one that had
 // ended keeps its end, and runs again only if the policy says so. The restart count and the last
-// termination carry over, so logs go on in the next <restart>.log.
+// termination carry over, so logs go on in the next <restart>.log. An ephemeral container is
+// never restarted: one that ran keeps its end (or the lost one), one that never ran starts.
 struct ContainerHistory {
   std::string name;
   int restart_count = 0;

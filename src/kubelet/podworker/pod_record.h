@@ -1,6 +1,7 @@
 // What a run is about to create for a pod, written to <pod_dir>/pod.json before it creates any
 // of it: enough for a later run to clean up after this one if it dies without tearing down
-// (stale_pods.h), whatever that later run's own pod or configuration is.
+// (stale_pods.h), whatever that later run's own pod or configuration is. An ephemeral container
+// added to the running pod is written in (with its image) before the runtime creates it.
 //
 //   {"uid", "name", "namespace",
 //    "runtime": {"name": "crun", "binary": "/usr/bin/crun", "root": "<state>/runtime/crun"},

@@ -41,15 +41,20 @@ bool PodRun::AppsDone() const {
 // and the pod's end once its app containers are done.
 void PodRun::Advance() {
   if (terminating_ || !sandbox_created_) return;
+  const bool pod_started = advanced_;  // an earlier Advance started the first containers
+  advanced_ = true;
   auto now = Clock::now();
   for (auto& s : slots_) {
     const bool waiting = s.state == SlotState::kBackOff || s.state == SlotState::kConfigWait;
     if (waiting && s.restart_at <= now && !StartSlot(s)) return;
   }
   // Ephemeral containers start as soon as they are added, whatever the init containers do
-  // (computePodActions starts them once the sandbox is there).
+  // (computePodActions starts them once the sandbox is there); ones the pod already had, from
+  // the next pass on.
   for (auto& s : slots_) {
-    if (s.ephemeral && s.state == SlotState::kPending && !StartSlot(s)) return;
+    if (!s.ephemeral || s.state != SlotState::kPending) continue;
+    if (s.after_pod_start && !pod_started) continue;
+    if (!StartSlot(s)) return;
   }
   while (next_init_ < slots_.size() && slots_[next_init_].init) {
     Slot& s = slots_[next_init_];
@@ -91,6 +96,10 @@ int PodRun::PollTimeoutMs() const {
   for (const auto& s : slots_) {
     if (s.state == SlotState::kBackOff || s.state == SlotState::kConfigWait) {
       consider(s.restart_at);
+    }
+    // An inherited ephemeral container waits for the pass after the pod's first starts only.
+    if (s.after_pod_start && s.state == SlotState::kPending && advanced_ && !terminating_) {
+      consider(now);
     }
     if (s.state != SlotState::kRunning) continue;
     if (s.kill_at) consider(*s.kill_at);
@@ -138,6 +147,7 @@ PodRunResult PodRun::Run() {
     s.result.sidecar = s.sidecar;
     ApplyHistory(s);
   }
+  AddEphemeralContainers(env_.ephemeral_containers, /*inherited=*/true);
 
   // The kubelet's active deadline counts from when the node started the pod.
   run_started_ = Clock::now();

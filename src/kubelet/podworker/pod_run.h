@@ -51,6 +51,10 @@ struct Slot {
   bool init = false;
   bool sidecar = false;
   bool ephemeral = false;  // added by a spec update; never restarted, no part of the phase
+  // An ephemeral container the pod had when this worker took it over, never started: it starts
+  // at the sync after the one that started the pod's first containers (computePodActions
+  // starts none on the sync that creates the sandbox), so a target has begun to run.
+  bool after_pod_start = false;
   SlotState state = SlotState::kPending;
   // Why the image is not there (ErrImageNeverPull's message) while the pod waits for it.
   std::string image_missing;
@@ -120,6 +124,7 @@ class PodRun {
   int PollTimeoutMs() const;
   // pod_run_start.cc
   bool FindImages();
+  bool FindImage(Slot& s);  // false: missing (s.image_missing says why)
   // FindImages, then the sandbox and the first containers; on a node that keeps pods, a missing
   // image is waited out (image_retry_at_) instead of failing the pod.
   void StartPod();
@@ -153,7 +158,10 @@ class PodRun {
   void KillForRestart(Slot& s, std::string message, std::optional<std::int64_t> grace);
   // pod_run_spec_update.cc
   void ApplySpecUpdate(const PodSpecUpdate& update);
-  void AddEphemeralContainers(const PodSpecUpdate& update);
+  // Slots for the ones not yet known; `inherited`: the pod had them when this worker started
+  // (PodRunEnvironment::ephemeral_containers), and each goes on from its history.
+  void AddEphemeralContainers(const std::vector<EphemeralContainerPlan>& containers,
+                              bool inherited);
   // The init process whose PID namespace an ephemeral container joins (targetContainerName):
   // 0 for the pod's own namespaces; nullopt when the target does not run.
   std::optional<pid_t> TargetPid(const Slot& s) const;
@@ -171,6 +179,7 @@ class PodRun {
   std::deque<Slot> slots_;
   std::size_t next_init_ = 0;
   bool apps_started_ = false;
+  bool advanced_ = false;  // Advance has run once with the sandbox there
   bool init_failed_ = false;
   PodHolder holder_;
   std::vector<std::string> pod_ips_;  // the pod network's addresses (pod_network.h)

@@ -109,7 +109,9 @@ bool PodRun::RestartsAfter(const Slot& s, int code) const {
   return false;
 }
 
-// Picks up where an earlier worker of this pod left the container (ContainerHistory).
+// Picks up where an earlier worker of this pod left the container (ContainerHistory). An
+// ephemeral container that ran is done whatever it did, since none is restarted: as it ended,
+// or lost (137, ContainerStatusUnknown) if it was running.
 void PodRun::ApplyHistory(Slot& s) {
   auto h = std::find_if(env_.history.begin(), env_.history.end(),
                         [&](const ContainerHistory& c) { return c.name == s.plan->container.name; });

@@ -10,7 +10,7 @@ namespace podlimits::kubelet::pod_run {
 
 void PodRun::ApplySpecUpdate(const PodSpecUpdate& update) {
   if (terminating_) return;  // a pod on its way out keeps the spec it is stopped with
-  AddEphemeralContainers(update);
+  AddEphemeralContainers(update.ephemeral_containers, false);
   if (update.active_deadline_seconds != deadline_seconds_) {
     deadline_seconds_ = update.active_deadline_seconds;
     deadline_.reset();
@@ -38,9 +38,12 @@ void PodRun::ApplySpecUpdate(const PodSpecUpdate& update) {
 }
 
 // Each ephemeral container not yet known gets a slot; Advance starts it. One the node refused
-// waits with CreateContainerError and the node's message, and never runs.
-void PodRun::AddEphemeralContainers(const PodSpecUpdate& update) {
-  for (const EphemeralContainerPlan& e : update.ephemeral_containers) {
+// waits with CreateContainerError and the node's message, and never runs. One the pod had under
+// an earlier worker goes on from there first (ApplyHistory): one that ran is done, as it ended or
+// lost; the node's refusal is for one that never ran.
+void PodRun::AddEphemeralContainers(const std::vector<EphemeralContainerPlan>& containers,
+                                    bool inherited) {
+  for (const EphemeralContainerPlan& e : containers) {
     const std::string& name = e.plan.container.name;
     const bool known = std::any_of(slots_.begin(), slots_.end(), [&](const Slot& s) {
       return s.plan->container.name == name;
@@ -50,6 +53,11 @@ void PodRun::AddEphemeralContainers(const PodSpecUpdate& update) {
     s.plan = &updated_plans_.emplace_back(e.plan);
     s.ephemeral = true;
     s.result.name = name;
+    if (inherited) {
+      ApplyHistory(s);
+      if (s.state == SlotState::kDone) continue;
+      s.after_pod_start = true;
+    }
     if (!e.refused.empty()) {
       Event(EventType::kWarning, "Failed", "Error: " + e.refused);
       s.result.reason = std::string(kCreateContainerError);

@@ -28,21 +28,26 @@ void Adopt(Slot& s) {
 // podlimits never pulls, which is the kubelet's imagePullPolicy: Never, whatever the pod's
 // policy says: the image manager's ErrImageNeverPull, with its message, and where to load the
 // image from the store's own error (which names the `podlimits image` command for this store).
+bool PodRun::FindImage(Slot& s) {
+  if (!s.image.id.empty()) return true;
+  auto image = env_.images->Find(s.plan->container.image);
+  if (!image) {
+    s.image_missing =
+        fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
+                    s.plan->container.image, image.error().Message());
+    return false;
+  }
+  s.image = std::move(*image);
+  s.image_missing.clear();
+  return true;
+}
+
+// The images the pod's init and app containers need. An ephemeral container's is looked for at
+// its own start: one missing leaves it waiting, not the pod (and one that ran needs none).
 bool PodRun::FindImages() {
   bool all = true;
   for (auto& s : slots_) {
-    if (!s.image.id.empty()) continue;
-    auto image = env_.images->Find(s.plan->container.image);
-    if (!image) {
-      all = false;
-      std::string message =
-          fmt::format("Container image \"{}\" is not present with pull policy of Never: {}",
-                      s.plan->container.image, image.error().Message());
-      s.image_missing = std::move(message);
-      continue;
-    }
-    s.image = std::move(*image);
-    s.image_missing.clear();
+    if (!s.ephemeral && !FindImage(s)) all = false;
   }
   return all;
 }
@@ -112,6 +117,7 @@ bool PodRun::CreateSandbox() {
   record.cpu_request_milli = PodCpuRequestMilli(plan_.pod);
   std::vector<std::string> image_names;
   for (const auto& s : slots_) {
+    if (s.ephemeral) continue;  // recorded at its start (StartSlot), if it starts
     record.containers.push_back({s.plan->container.name, s.plan->id});
     const fs::path dir = env_.images->root() / s.image.id;
     if (std::find(record.images.begin(), record.images.end(), dir) == record.images.end()) {
@@ -183,12 +189,10 @@ bool PodRun::StartSlot(Slot& s) {
   const std::string& name = s.plan->container.name;
   // An image a spec update named (pod_run_spec_update.cc), looked for at this start: missing,
   // the container waits with ErrImageNeverPull as the kubelet's image manager has it.
-  if (s.image.id.empty()) {
-    if (!FindImages() && !s.image_missing.empty()) {
-      Event(EventType::kWarning, "ErrImageNeverPull", s.image_missing);
-      ConfigFailed(s, kErrImageNeverPull, s.image_missing);
-      return true;
-    }
+  if (!FindImage(s)) {
+    Event(EventType::kWarning, "ErrImageNeverPull", s.image_missing);
+    ConfigFailed(s, kErrImageNeverPull, s.image_missing);
+    return true;
   }
   // Every start ensures the image first (startContainer's EnsureImageExists: a Pulled event
   // each time, "(x4 over 2m)" in a crash loop). A retry after CreateContainerConfigError is not
@@ -212,6 +216,15 @@ bool PodRun::StartSlot(Slot& s) {
     StartFailed(s, fmt::format("target container \"{}\" is not running",
                                s.plan->container.target_container_name));
     return true;
+  }
+  if (s.ephemeral) {
+    // Not in the record the sandbox began with: named there before the runtime has it.
+    auto recorded = sandbox_.AddContainer(name, s.plan->id, env_.images->root() / s.image.id,
+                                          s.plan->container.image);
+    if (!recorded) {
+      StartFailed(s, recorded.error().Message());
+      return true;
+    }
   }
   auto inst = CreateContainer(ctx_, plan_, *s.plan, s.image, *env_.events, *target);
   if (!inst) {

@@ -123,6 +123,12 @@ struct PodRunEnvironment {
   // The containers' history under an earlier worker of this pod (pod_progress.h; empty: the
   // pod's first run).
   std::vector<ContainerHistory> history;
+  // The ephemeral containers the pod already has when this worker starts it (a worker taking
+  // over from one that died; the API refuses them on create). Each is never restarted: one with
+  // a history ran, and keeps how it ended (a running one was lost: 137, ContainerStatusUnknown);
+  // one without starts once the pod's first containers have, as the kubelet's sync after a new
+  // sandbox starts those it has no status of (computePodActions).
+  std::vector<EphemeralContainerPlan> ephemeral_containers;
 };
 
 struct ContainerRunResult {

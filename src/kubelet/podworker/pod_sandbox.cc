@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "base/error.h"
@@ -48,6 +49,7 @@ Result<cgroups::AppliedPodCgroup> PodSandbox::Create(const PodRecord& record,
   }
   pod_dir_created_ = true;
   if (auto w = WritePodRecord(plan_.pod_dir, record); !w) return failed(std::move(w.error()));
+  record_ = record;
 
   // 2. Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
   for (std::size_t i = 0; i < record.images.size(); ++i) {
@@ -82,6 +84,33 @@ Result<cgroups::AppliedPodCgroup> PodSandbox::Create(const PodRecord& record,
     return failed(std::move(u.error()));
   }
   return std::move(*applied);
+}
+
+Result<void> PodSandbox::AddContainer(const std::string& name, const std::string& id,
+                                      const fs::path& image_dir, const std::string& image_name) {
+  if (!pod_dir_created_) return Failure("the pod sandbox is not there");
+  PodRecord record = record_;
+  const PodRecord::Container container{name, id};
+  if (std::find(record.containers.begin(), record.containers.end(), container) ==
+      record.containers.end()) {
+    record.containers.push_back(container);  // once, however often its start is tried
+  }
+  const bool new_image =
+      std::find(record.images.begin(), record.images.end(), image_dir) == record.images.end();
+  if (new_image) record.images.push_back(image_dir);
+  if (auto w = WritePodRecord(plan_.pod_dir, record); !w) return w;
+  record_ = std::move(record);
+  if (!new_image) return {};
+  auto lease = image::ImageLease::Acquire(image_dir, image::LeaseHolder{plan_.uid, plan_.pod_dir});
+  if (!lease) {
+    return std::unexpected(
+        std::move(lease.error())
+            .Wrap(fmt::format("Container image \"{}\" is not present with pull policy of Never",
+                              image_name))
+            .Because(kErrImageNeverPull));
+  }
+  leases_.push_back(std::move(*lease));
+  return {};
 }
 
 Result<void> PodSandbox::Kill(const fs::path& cgroup) {

@@ -40,6 +40,12 @@ class PodSandbox {
   Result<cgroups::AppliedPodCgroup> Create(
       const PodRecord& record, const std::vector<std::string>& image_names);
 
+  // A container added to the running pod (an ephemeral one), before it is created: the record
+  // names it, so that a later run deletes it from the runtime if this one dies, and its image
+  // (`image_dir`, named `image_name` in messages) is leased as the pod's others are.
+  Result<void> AddContainer(const std::string& name, const std::string& id,
+                            const std::filesystem::path& image_dir, const std::string& image_name);
+
   // Kills every process in `cgroup` (relative) in every managed hierarchy.
   Result<void> Kill(const std::filesystem::path& cgroup);
   // The OOM killer killed a process in `cgroup` (relative; cgroup v2 only).
@@ -56,6 +62,7 @@ class PodSandbox {
   const PodPlan& plan_;
   std::filesystem::path state_dir_;
   cgroups::PodCgroup cgroup_;
+  PodRecord record_;  // as last written
   bool pod_dir_created_ = false;
   bool cgroup_applied_ = false;
   std::vector<image::ImageLease> leases_;

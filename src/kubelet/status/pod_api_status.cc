@@ -102,7 +102,8 @@ Node Condition(const Node* previous, std::string_view type, bool status, std::st
 
 std::vector<ContainerHistory> ContainerHistoryFromStatus(const Node& status) {
   std::vector<ContainerHistory> out;
-  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+  for (const char* list :
+       {"initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"}) {
     const Node* statuses = status.Find(list);
     if (statuses == nullptr || !statuses->IsArray()) continue;
     for (const Node& c : statuses->items) {

@@ -34,7 +34,8 @@ codec::Node PodApiStatus(const PodProgress& progress, const PodStatusContext& co
                        const codec::Node* previous, std::string_view now);
 
 // The containers of a published PodStatus, read back: what a new worker of the same pod goes on
-// from (ContainerHistory, pod_progress.h). Init and app containers alike, by name.
+// from (ContainerHistory, pod_progress.h). Init, app and ephemeral containers alike, by name
+// (unique across the three).
 std::vector<ContainerHistory> ContainerHistoryFromStatus(const codec::Node& status);
 
 // getPhase's answer while the pod runs (final_phase unset).
