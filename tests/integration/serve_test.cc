@@ -641,6 +641,89 @@ TEST_F(ServePodsTest, AKilledMonitorIsALostContainerRestarted) {
   }
 }
 
+// The ephemeral containers of a pod whose monitor is killed with kill -9: the new monitor reads
+// them from pod.json and their statuses from the last published status, and restarts none (the
+// kubelet's computePodActions): the one that was running is terminated with exit code 137 and
+// ContainerStatusUnknown, the one that had exited keeps its exit code, both keep their logs,
+// while the app container is restarted as restartPolicy says. The lost one's processes and
+// runtime state are gone, and nothing is left once the pod is deleted.
+TEST_F(ServePodsTest, AKilledMonitorDoesNotRestartEphemeralContainers) {
+  const std::string kKeep =
+      R"({"spec":{"ephemeralContainers":[{"name":"keep","image":"busybox:latest",)"
+      R"("command":["sh","-c","echo kept; trap 'exit 0' TERM; while true; do sleep 0.1; done"]}]}})";
+  const std::string kOnce =
+      R"({"spec":{"ephemeralContainers":[{"name":"once","image":"busybox:latest",)"
+      R"("command":["sh","-c","echo once; exit 3"]}]}})";
+  const std::string kStates =
+      "jsonpath={range .status.ephemeralContainerStatuses[*]}{.name}:"
+      "{.state.running.startedAt}{.state.terminated.exitCode} {.state.terminated.reason}/"
+      "{.restartCount} {end}";
+  CommandResult created, ready, keep, once, before, uid, ids, restarted, after, later, app_last,
+      keep_logs, once_logs, deleted;
+  std::string first_monitor, second_monitor, keep_id;
+  bool keep_state_before = false, keep_state_left = true;
+  Serve([&](pid_t) {
+    created = Kubectl({"create", "-f", "-"}, LoopingPod("dbgk", "app", "up", 5));
+    ready = Kubectl({"wait", "--for=condition=Ready", "pod/dbgk", "--timeout=60s"});
+    keep = Kubectl({"patch", "pod", "dbgk", "--subresource=ephemeralcontainers",
+                    "--type=strategic", "-p", kKeep});
+    once = Kubectl({"patch", "pod", "dbgk", "--subresource=ephemeralcontainers",
+                    "--type=strategic", "-p", kOnce});
+    for (int i = 0; i < 300; ++i) {
+      before = Kubectl({"get", "pod", "dbgk", "-o", kStates});
+      if (before.out.starts_with("keep:2") && before.out.find("once:3 Error/0") != std::string::npos) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    uid = Kubectl({"get", "pod", "dbgk", "-o", "jsonpath={.metadata.uid}"});
+    ids = Kubectl({"get", "pod", "dbgk", "-o",
+                   "jsonpath={.status.ephemeralContainerStatuses[0].containerID}"});
+    keep_id = ids.out.substr(ids.out.find("://") == std::string::npos ? 0 : ids.out.find("://") + 3);
+    keep_state_before = !keep_id.empty() && fs::exists(dir_ / "state/runtime/crun" / keep_id);
+    first_monitor = MonitorPid(uid.out);
+    const pid_t pid = static_cast<pid_t>(std::atoll(first_monitor.c_str()));
+    if (pid > 1) ::kill(pid, SIGKILL);
+    restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
+                         "pod/dbgk", "--timeout=60s"});
+    Kubectl({"wait", "--for=condition=Ready", "pod/dbgk", "--timeout=60s"});
+    second_monitor = MonitorPid(uid.out);
+    after = Kubectl({"get", "pod", "dbgk", "-o", kStates});
+    // What the node does not start again stays down.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    later = Kubectl({"get", "pod", "dbgk", "-o", kStates});
+    // The new monitor deleted the lost container from the runtime (its record names it).
+    keep_state_left = !keep_id.empty() && fs::exists(dir_ / "state/runtime/crun" / keep_id);
+    app_last = Kubectl({"get", "pod", "dbgk", "-o",
+                        "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode} "
+                        "{.status.containerStatuses[0].lastState.terminated.reason}"});
+    keep_logs = Kubectl({"logs", "dbgk", "-c", "keep"});
+    once_logs = Kubectl({"logs", "dbgk", "-c", "once"});
+    deleted = Kubectl({"delete", "pod", "dbgk", "--timeout=60s"});
+  });
+  ASSERT_EQ(created.out, "pod/dbgk created\n") << created.err;
+  ASSERT_EQ(ready.out, "pod/dbgk condition met\n") << ready.err;
+  EXPECT_EQ(keep.out, "pod/dbgk patched\n") << keep.err;
+  EXPECT_EQ(once.out, "pod/dbgk patched\n") << once.err;
+  EXPECT_TRUE(before.out.starts_with("keep:2")) << before.out;
+  EXPECT_NE(before.out.find("once:3 Error/0"), std::string::npos) << before.out;
+  EXPECT_FALSE(keep_id.empty()) << ids.out << ids.err;
+  EXPECT_EQ(restarted.out, "pod/dbgk condition met\n") << restarted.err;
+  EXPECT_NE(second_monitor, first_monitor) << "no new monitor";
+  EXPECT_EQ(after.out, "keep:137 ContainerStatusUnknown/0 once:3 Error/0 ") << after.err;
+  EXPECT_EQ(later.out, after.out) << "ephemeral containers are never restarted";
+  EXPECT_TRUE(keep_state_before) << "crun's state of the running container " << keep_id;
+  EXPECT_FALSE(keep_state_left) << "the lost ephemeral container's runtime state " << keep_id;
+  EXPECT_EQ(app_last.out, "137 ContainerStatusUnknown") << app_last.err;
+  EXPECT_EQ(keep_logs.out, "kept\n") << keep_logs.err;
+  EXPECT_EQ(once_logs.out, "once\n") << once_logs.err;
+  EXPECT_EQ(deleted.out, "pod \"dbgk\" deleted\n") << deleted.err;
+  for (const auto& d : {dir_ / "node/pods", dir_ / "node/log/pods", dir_ / "state/pods"}) {
+    std::error_code ec;
+    EXPECT_TRUE(!fs::exists(d) || fs::is_empty(d, ec)) << d << " is not empty";
+  }
+}
+
 // What of a running pod's spec an update may change, the node takes (ValidatePodUpdate, the
 // kubelet's computePodActions): `kubectl set image` restarts the container with the new image
 // ("definition changed"), an image the node does not have leaves it waiting with
