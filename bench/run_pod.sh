@@ -3,7 +3,9 @@
 # busybox pod running `true`, side by side with the bare OCI runtime (`RUNTIME run`) of a bundle
 # with the same rootfs, namespaces and cgroup parent. Runs alternate (podlimits, bare, podlimits,
 # ...) so both see the same machine load; prints each median and the ratio, and podlimits' own
-# CPU per run (perf stat --no-inherit, when perf is there). Needs root.
+# CPU and page faults per run (perf stat --no-inherit, when perf is there). Needs root.
+# AGAINST=OTHER_PODLIMITS (e.g. main's binary) runs that one too, interleaved with the first in
+# every round, and prints its figures beside them: an A/B comparison on one load.
 #
 # The bare runtime runs in the same kind of mount namespace podlimits gives it (only the v1 pids
 # hierarchy visible under /sys/fs/cgroup on a hybrid machine; crun refuses the hybrid layout).
@@ -61,9 +63,11 @@ PY
 # The timing loop runs in one private mount namespace shaped like the one podlimits gives its
 # runtime (only the v1 pids hierarchy under /sys/fs/cgroup on a hybrid machine), set up once, so
 # the bare runtime's figure is `crun run` itself. podlimits makes its own namespace inside it.
-unshare -m python3 - "$bin" "$work" "$rt" "$runs" <<'PY'
+against=${AGAINST:+$(realpath "$AGAINST")}
+unshare -m python3 - "$bin" "$work" "$rt" "$runs" "$against" <<'PY'
 import os, statistics, subprocess, sys, time
-bin, work, rt, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+bin, work, rt, runs, against = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+bins = [bin] + ([against] if against else [])
 subprocess.run(["mount", "--make-rprivate", "/"], check=True)
 # State on tmpfs for both, as /run is on a standard node (containerd's and crun's state live
 # there too); this machine's /run is on its ext4 root, where every directory podlimits and crun
@@ -79,8 +83,9 @@ if os.path.isdir("/sys/fs/cgroup/unified"):
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/sys/fs/cgroup"], check=True)
     os.mkdir("/sys/fs/cgroup/pids")
     subprocess.run(["mount", "-t", "cgroup", "-o", "pids", "cgroup", "/sys/fs/cgroup/pids"], check=True)
-podlimits = [bin, "run", "-f", f"{work}/pod.yaml", "--node-config", f"{work}/node.yaml",
-             "--image-root", f"{work}/images"]
+def podlimits(b):
+    return [b, "run", "-f", f"{work}/pod.yaml", "--node-config", f"{work}/node.yaml",
+            "--image-root", f"{work}/images"]
 def timed(cmd):
     t0 = time.perf_counter()
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -119,31 +124,42 @@ def lifecycle(i):
 def settled(measure):
     time.sleep(0.1)
     return measure()
-p, b, l = [], [], []
-for i in range(runs):  # interleaved, so all three see the same load
-    p.append(settled(lambda: timed(podlimits)))
+p, b, l = {x: [] for x in bins}, [], []
+for i in range(runs):  # interleaved, so all of them see the same load (A/B in turns: AB, BA, ...)
+    for x in (bins if i % 2 == 0 else bins[::-1]):
+        p[x].append(settled(lambda: timed(podlimits(x))))
     b.append(settled(lambda: timed([rt, "--root", f"{work}/bare-state", "run", "--bundle",
                                     f"{work}/bundle", f"bench-{i}"])))
     l.append(settled(lambda: lifecycle(i)))
-mp, mb, ml = statistics.median(p), statistics.median(b), statistics.median(l)
-print(f"podlimits run ({rt}): median {mp:.1f} ms, min {min(p):.1f} ms over {runs} runs")
+mb, ml = statistics.median(b), statistics.median(l)
+for x in bins:
+    mp = statistics.median(p[x])
+    print(f"podlimits run ({rt}) [{x}]: median {mp:.1f} ms, min {min(p[x]):.1f} ms over {runs} runs")
+    print(f"  ratio to `{rt} run`: {mp / mb:.2f}x; to the same lifecycle: {mp / ml:.2f}x")
 print(f"bare `{rt} run` of the same bundle: median {mb:.1f} ms, min {min(b):.1f} ms")
 print(f"bare {rt} create/start/wait/delete: median {ml:.1f} ms, min {min(l):.1f} ms")
 print("  its steps (medians): " + ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in steps.items()))
-print(f"ratio to `{rt} run`: {mp / mb:.2f}x; to the same lifecycle: {mp / ml:.2f}x")
 # podlimits' own CPU (its process alone, not the runtime's it starts), as issue 30 measures it.
 import shutil
 if shutil.which("perf"):
-    own = []
+    own, faults = {x: [] for x in bins}, {x: [] for x in bins}
     for i in range(min(runs, 21)):
-        time.sleep(0.1)
-        r = subprocess.run(["perf", "stat", "--no-inherit", "-x", ",", "-e", "task-clock"] + podlimits,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for line in r.stderr.splitlines():
-            fields = line.split(",")
-            if len(fields) > 2 and fields[2] == "task-clock":
-                own.append(float(fields[0]))
-    if own:
-        print(f"podlimits' own CPU (perf stat --no-inherit task-clock): median {statistics.median(own):.2f} ms "
-              f"over {len(own)} runs")
+        for x in (bins if i % 2 == 0 else bins[::-1]):
+            time.sleep(0.1)
+            r = subprocess.run(["perf", "stat", "--no-inherit", "-x", ",", "-e", "task-clock,page-faults"]
+                               + podlimits(x), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for line in r.stderr.splitlines():
+                fields = line.split(",")
+                if len(fields) > 2 and fields[2] == "task-clock":
+                    own[x].append(float(fields[0]))
+                elif len(fields) > 2 and fields[2] == "page-faults":
+                    faults[x].append(float(fields[0]))
+    for x in bins:
+        if own[x]:
+            print(f"podlimits' own CPU (perf stat --no-inherit task-clock) [{x}]: median "
+                  f"{statistics.median(own[x]):.2f} ms over {len(own[x])} runs, "
+                  f"{statistics.median(faults[x]):.0f} page faults")
+    if against and own[bin] and own[against]:
+        diffs = [a - c for a, c in zip(own[bin], own[against])]
+        print(f"own CPU, {bin} minus {against}, paired by round: median {statistics.median(diffs):+.2f} ms")
 PY
