@@ -27,7 +27,7 @@ struct RawRule {
 constexpr std::string_view kContainerLists[] = {"spec.initContainers[*]", "spec.containers[*]"};
 
 const std::vector<RawRule>& RawRules() {
-  static const std::vector<RawRule> rules = {
+  static const std::vector<RawRule>& rules = *new std::vector<RawRule>{
       {"apiVersion", kNoNodeMeaning, "the object's type"},
       {"kind", kNoNodeMeaning, "the object's type"},
       {"metadata", kNoNodeMeaning,
@@ -368,9 +368,18 @@ struct Table {
   std::unordered_map<std::string, std::size_t> by_path;
 };
 
+// Built at the first pod and never destroyed (as RawRules): a process needs it until it exits,
+// and a one-shot `podlimits run` freed its hundreds of blocks one by one at exit.
 const Table& RuleTable() {
-  static const Table table = [] {
-    Table t;
+  static const Table& table = *[] {
+    auto* t_owned = new Table;
+    Table& t = *t_owned;
+    std::size_t count = 0;
+    for (const RawRule& raw : RawRules()) {
+      count += raw.path.starts_with("<c>") ? std::size(kContainerLists) : 1;
+    }
+    t.rules.reserve(count);
+    t.by_path.reserve(count);
     for (const RawRule& raw : RawRules()) {
       auto add = [&](std::string path) {
         FieldRule rule{"", raw.coverage, raw.why, raw.applied_values};
@@ -386,7 +395,7 @@ const Table& RuleTable() {
         add(std::string(raw.path));
       }
     }
-    return t;
+    return t_owned;
   }();
   return table;
 }
