@@ -125,6 +125,7 @@ class PodRun {
   // pod_run_start.cc
   bool FindImages();
   bool FindImage(Slot& s);  // false: missing (s.image_missing says why)
+  std::minstd_rand& JitterSource();
   // FindImages, then the sandbox and the first containers; on a node that keeps pods, a missing
   // image is waited out (image_retry_at_) instead of failing the pod.
   void StartPod();
@@ -193,7 +194,9 @@ class PodRun {
   bool sandbox_created_ = false;
   std::optional<Clock::time_point> image_retry_at_;  // the next look for missing images
   bool terminating_ = false;
-  std::minstd_rand jitter_source_{std::random_device{}()};  // config retries' jitter
+  // Config retries' jitter, seeded at the first retry (JitterSource): std::random_device costs
+  // CPUID instructions and a read of /dev/urandom, which a pod that never retries need not pay.
+  std::optional<std::minstd_rand> jitter_source_;
   bool killed_ = false;
   std::optional<Clock::time_point> kill_at_;
   PodRunResult result_;

@@ -52,6 +52,11 @@ bool PodRun::FindImages() {
   return all;
 }
 
+std::minstd_rand& PodRun::JitterSource() {
+  if (!jitter_source_) jitter_source_.emplace(std::random_device{}());
+  return *jitter_source_;
+}
+
 void PodRun::StartPod() {
   if (!FindImages()) {
     if (!env_.config_retry) {
@@ -72,7 +77,7 @@ void PodRun::StartPod() {
     }
     const auto period = std::chrono::duration_cast<Clock::duration>(*env_.config_retry);
     std::uniform_int_distribution<Clock::rep> jitter(0, period.count() / 2);
-    image_retry_at_ = Clock::now() + period + Clock::duration(jitter(jitter_source_));
+    image_retry_at_ = Clock::now() + period + Clock::duration(jitter(JitterSource()));
     return;
   }
   image_retry_at_.reset();
@@ -318,7 +323,7 @@ void PodRun::ConfigFailed(Slot& s, std::string_view reason, const std::string& m
     const auto period = std::chrono::duration_cast<Clock::duration>(*env_.config_retry);
     std::uniform_int_distribution<Clock::rep> jitter(0, period.count() / 2);
     s.state = SlotState::kConfigWait;
-    s.restart_at = Clock::now() + period + Clock::duration(jitter(jitter_source_));
+    s.restart_at = Clock::now() + period + Clock::duration(jitter(JitterSource()));
     return;
   }
   s.state = SlotState::kDone;
