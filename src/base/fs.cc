@@ -35,29 +35,28 @@ std::string JoinDisplay(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
 
-// Lists a directory's entries (without "." and ".."). Reading the names first keeps the
-// removal loop from racing the directory stream it is deleting from.
+// Lists a directory's entries (without "." and ".."), read with getdents64(2) from `dirfd`
+// itself: a DIR stream first needed a dup of the descriptor, an fstat and two fcntl calls, and a
+// close after, for each directory a pod's teardown removes. Reading the names first keeps the
+// removal loop from racing the listing it is deleting from.
 Result<std::vector<std::string>> ListDir(int dirfd, const std::string& display) {
-  int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return SystemError("dup", display, errno);
-  DIR* dir = fdopendir(dup_fd);
-  if (dir == nullptr) {
-    int err = errno;
-    close(dup_fd);
-    return SystemError("opendir", display, err);
-  }
   std::vector<std::string> names;
-  errno = 0;
-  while (dirent* e = readdir(dir)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-      names.emplace_back(e->d_name);
+  alignas(struct dirent64) char buf[8192];
+  for (;;) {
+    const ssize_t n = getdents64(dirfd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return SystemError("readdir", display, errno);
     }
-    errno = 0;
+    if (n == 0) return names;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const struct dirent64*>(buf + at);
+      at += e->d_reclen;
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+        names.emplace_back(e->d_name);
+      }
+    }
   }
-  int err = errno;
-  closedir(dir);
-  if (err != 0) return SystemError("readdir", display, err);
-  return names;
 }
 
 }  // namespace

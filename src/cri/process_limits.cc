@@ -187,17 +187,25 @@ Result<std::vector<ProcessLimit>> ReadProcessLimits(pid_t pid,
 Result<std::vector<LimitCorrection>> CorrectProcessLimits(pid_t pid,
                                                           const std::vector<Rlimit>& wanted,
                                                           const std::filesystem::path& proc_root) {
-  std::vector<LimitCorrection> corrections;
-  if (wanted.empty()) return corrections;
+  if (wanted.empty()) return std::vector<LimitCorrection>();
+  auto corrected = CorrectAndReadProcessLimits(pid, wanted, proc_root);
+  if (!corrected) return std::unexpected(std::move(corrected.error()));
+  return std::move(corrected->corrections);
+}
+
+Result<CorrectedLimits> CorrectAndReadProcessLimits(pid_t pid, const std::vector<Rlimit>& wanted,
+                                                    const std::filesystem::path& proc_root) {
+  CorrectedLimits out;
   auto found = ReadProcessLimits(pid, proc_root);
   if (!found) return std::unexpected(found.error());
+  out.limits = std::move(*found);
   for (const Rlimit& want : wanted) {
     auto row = std::find_if(std::begin(kRows), std::end(kRows),
                             [&](const LimitRow& r) { return r.type == want.type; });
     if (row == std::end(kRows)) return Failure(fmt::format("unknown rlimit \"{}\"", want.type));
-    auto have = std::find_if(found->begin(), found->end(),
+    auto have = std::find_if(out.limits.begin(), out.limits.end(),
                              [&](const ProcessLimit& l) { return l.type == want.type; });
-    if (have == found->end()) {
+    if (have == out.limits.end()) {
       return Failure(fmt::format("\"{}\" has no \"{}\" row", LimitsFile(pid, proc_root), row->row));
     }
     if (have->soft == want.soft && have->hard == want.hard) continue;
@@ -211,9 +219,12 @@ Result<std::vector<LimitCorrection>> CorrectProcessLimits(pid_t pid,
       context.nr_open = ReadNrOpen(proc_root);
       return Failure(DescribePrlimitFailure(want, *have, pid, err, context));
     }
-    corrections.push_back({want, have->soft, have->hard});
+    out.corrections.push_back({want, have->soft, have->hard});
+    // What the kernel now holds: prlimit sets exactly the values given, or fails.
+    have->soft = want.soft;
+    have->hard = want.hard;
   }
-  return corrections;
+  return out;
 }
 
 Result<int> ReadSeccompMode(pid_t pid) {

@@ -56,15 +56,25 @@ struct PrlimitContext {
 std::string DescribePrlimitFailure(const Rlimit& wanted, const ProcessLimit& found, pid_t pid,
                                    int err, const PrlimitContext& context);
 
+// The Seccomp field of /proc/<pid>/status: 0 disabled, 1 strict, 2 filter.
+Result<int> ReadSeccompMode(pid_t pid);
+
 // Compares `wanted` with the process's limits and sets each that differs with prlimit(2).
 // Returns the corrections made (empty when the runtime applied everything). A prlimit that fails
 // is an error naming the limit, the pid, the value the runtime left, the one wanted and why the
 // kernel refused (DescribePrlimitFailure; the context is read from `proc_root` then): a limit
 // that does not hold is never accepted.
-// The Seccomp field of /proc/<pid>/status: 0 disabled, 1 strict, 2 filter.
-Result<int> ReadSeccompMode(pid_t pid);
-
 Result<std::vector<LimitCorrection>> CorrectProcessLimits(
+    pid_t pid, const std::vector<Rlimit>& wanted, const std::filesystem::path& proc_root = "/proc");
+
+// CorrectProcessLimits, and every limit of the process as it holds them afterwards (the rows read,
+// each corrected one at the value prlimit set): one read of /proc/<pid>/limits where the
+// comparison and the pod's status had one each. Reads the file also when nothing is wanted.
+struct CorrectedLimits {
+  std::vector<LimitCorrection> corrections;
+  std::vector<ProcessLimit> limits;
+};
+Result<CorrectedLimits> CorrectAndReadProcessLimits(
     pid_t pid, const std::vector<Rlimit>& wanted, const std::filesystem::path& proc_root = "/proc");
 
 }  // namespace podlimits::cri

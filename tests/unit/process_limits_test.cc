@@ -216,6 +216,37 @@ TEST(CorrectProcessLimits, SetsOnlyTheLimitsThatDiffer) {
   EXPECT_TRUE(again->empty());
 }
 
+// The limits it returns are what a read of /proc/<pid>/limits afterwards gives, whether it
+// corrected something or not: `podlimits run` records them instead of reading the file again.
+TEST(CorrectAndReadProcessLimits, ReturnsTheLimitsAsTheyHoldAfterwards) {
+  SleepingChild child;
+  ASSERT_GT(child.pid(), 0);
+  auto before = ReadProcessLimits(child.pid());
+  ASSERT_TRUE(before) << before.error();
+  const ProcessLimit* core = Find(*before, "RLIMIT_CORE");
+  ASSERT_NE(core, nullptr);
+  ASSERT_GT(Find(*before, "RLIMIT_NOFILE")->hard, 200u);
+  struct Case {
+    std::string name;
+    std::vector<Rlimit> wanted;
+    std::size_t corrections;
+  };
+  const std::vector<Case> cases = {
+      {"nothing wanted", {}, 0},
+      {"one lowered", {{"RLIMIT_NOFILE", 100, 200}, {"RLIMIT_CORE", core->soft, core->hard}}, 1},
+      {"already as wanted", {{"RLIMIT_NOFILE", 100, 200}}, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto corrected = CorrectAndReadProcessLimits(child.pid(), c.wanted);
+    ASSERT_TRUE(corrected) << corrected.error();
+    EXPECT_EQ(corrected->corrections.size(), c.corrections);
+    auto now = ReadProcessLimits(child.pid());
+    ASSERT_TRUE(now) << now.error();
+    EXPECT_EQ(corrected->limits, *now);
+  }
+}
+
 TEST(CorrectProcessLimits, ReportsWhatCannotBeSet) {
   SleepingChild child;
   ASSERT_GT(child.pid(), 0);

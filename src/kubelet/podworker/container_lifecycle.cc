@@ -192,11 +192,11 @@ Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const Pod
   }
 
   // Verify before the workload runs: a limit the runtime lost is fixed now, and said so.
-  auto corrections = cri::CorrectProcessLimits(inst.pid, plan.rlimits);
-  if (!corrections) {
-    return fail(std::move(corrections.error().Wrap(fmt::format("container \"{}\"", inst.name))));
+  auto corrected = cri::CorrectAndReadProcessLimits(inst.pid, plan.rlimits);
+  if (!corrected) {
+    return fail(std::move(corrected.error().Wrap(fmt::format("container \"{}\"", inst.name))));
   }
-  for (const auto& c : *corrections) {
+  for (const auto& c : corrected->corrections) {
     events.Eventf(
         EventType::kWarning, "RlimitCorrected",
         fmt::format("Container {}: the OCI runtime left {} at {}/{} instead of {}/{}; "
@@ -204,10 +204,7 @@ Result<ContainerInstance> CreateContainer(const ContainerContext& ctx, const Pod
                     inst.name, c.wanted.type, LimitText(c.found_soft), LimitText(c.found_hard),
                     LimitText(c.wanted.soft), LimitText(c.wanted.hard)));
   }
-  auto limits = cri::ReadProcessLimits(inst.pid);
-  if (!limits)
-    return fail(std::move(limits.error().Wrap(fmt::format("container \"{}\"", inst.name))));
-  inst.limits = std::move(*limits);
+  inst.limits = std::move(corrected->limits);
   // crun installs the filter before `create` returns; runc only right before execve, after
   // `start` (StartContainer checks again then).
   auto mode = cri::ReadSeccompMode(inst.pid);
