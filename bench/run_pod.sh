@@ -5,7 +5,9 @@
 # ...) so both see the same machine load; prints each median and the ratio, and podlimits' own
 # CPU and page faults per run (perf stat --no-inherit, when perf is there). Needs root.
 # AGAINST=OTHER_PODLIMITS (e.g. main's binary) runs that one too, interleaved with the first in
-# every round, and prints its figures beside them: an A/B comparison on one load.
+# every round, and prints its figures beside them: an A/B comparison on one load. PERF_RUNS
+# (default min(RUNS, 21)) is how many perf stat rounds measure the own CPU: one run's figure
+# varies by half a millisecond on a shared machine, so a few tenths need some 80.
 #
 # The bare runtime runs in the same kind of mount namespace podlimits gives it (only the v1 pids
 # hierarchy visible under /sys/fs/cgroup on a hybrid machine; crun refuses the hybrid layout).
@@ -20,6 +22,12 @@ cleanup() {
 trap cleanup EXIT
 
 scripts/build-busybox-image "$work/image" >/dev/null
+# Each binary runs from a copy made here, the same way for both: the same bytes cost 0.4-0.6 ms
+# more own CPU per run when executed from the file the linker wrote (or after its page cache was
+# dropped and faulted back in) than from a `cp` of it, with the same 366 page faults
+# (docs/benchmarks.md, 2026-11-29): the page cache's history of the file, not the code, would
+# otherwise decide an A/B of two builds.
+cp "$bin" "$work/podlimits"; shown_bin=$bin; bin=$work/podlimits
 "$bin" image --image-root "$work/images" load "$work/image/busybox-oci" --name busybox:latest >/dev/null
 rootfs=$(ls -d "$work"/images/*/rootfs | head -1)
 
@@ -63,10 +71,17 @@ PY
 # The timing loop runs in one private mount namespace shaped like the one podlimits gives its
 # runtime (only the v1 pids hierarchy under /sys/fs/cgroup on a hybrid machine), set up once, so
 # the bare runtime's figure is `crun run` itself. podlimits makes its own namespace inside it.
-against=${AGAINST:+$(realpath "$AGAINST")}
-unshare -m python3 - "$bin" "$work" "$rt" "$runs" "$against" <<'PY'
+shown_against=
+if [ -n "${AGAINST:-}" ]; then
+  shown_against=$(realpath "$AGAINST"); against=$work/podlimits-against
+  cp "$shown_against" "$against"
+fi
+perf_runs=${PERF_RUNS:-$((runs < 21 ? runs : 21))}
+unshare -m python3 - "$bin" "$work" "$rt" "$runs" "${against:-}" "$perf_runs" "$shown_bin" "$shown_against" <<'PY'
 import os, statistics, subprocess, sys, time
 bin, work, rt, runs, against = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+perf_runs = int(sys.argv[6])
+shown = {bin: sys.argv[7], against: sys.argv[8]}
 bins = [bin] + ([against] if against else [])
 subprocess.run(["mount", "--make-rprivate", "/"], check=True)
 # State on tmpfs for both, as /run is on a standard node (containerd's and crun's state live
@@ -134,7 +149,7 @@ for i in range(runs):  # interleaved, so all of them see the same load (A/B in t
 mb, ml = statistics.median(b), statistics.median(l)
 for x in bins:
     mp = statistics.median(p[x])
-    print(f"podlimits run ({rt}) [{x}]: median {mp:.1f} ms, min {min(p[x]):.1f} ms over {runs} runs")
+    print(f"podlimits run ({rt}) [{shown[x]}]: median {mp:.1f} ms, min {min(p[x]):.1f} ms over {runs} runs")
     print(f"  ratio to `{rt} run`: {mp / mb:.2f}x; to the same lifecycle: {mp / ml:.2f}x")
 print(f"bare `{rt} run` of the same bundle: median {mb:.1f} ms, min {min(b):.1f} ms")
 print(f"bare {rt} create/start/wait/delete: median {ml:.1f} ms, min {min(l):.1f} ms")
@@ -143,7 +158,7 @@ print("  its steps (medians): " + ", ".join(f"{k} {statistics.median(v):.1f} ms"
 import shutil
 if shutil.which("perf"):
     own, faults = {x: [] for x in bins}, {x: [] for x in bins}
-    for i in range(min(runs, 21)):
+    for i in range(perf_runs):
         for x in (bins if i % 2 == 0 else bins[::-1]):
             time.sleep(0.1)
             r = subprocess.run(["perf", "stat", "--no-inherit", "-x", ",", "-e", "task-clock,page-faults"]
@@ -156,10 +171,11 @@ if shutil.which("perf"):
                     faults[x].append(float(fields[0]))
     for x in bins:
         if own[x]:
-            print(f"podlimits' own CPU (perf stat --no-inherit task-clock) [{x}]: median "
+            print(f"podlimits' own CPU (perf stat --no-inherit task-clock) [{shown[x]}]: median "
                   f"{statistics.median(own[x]):.2f} ms over {len(own[x])} runs, "
                   f"{statistics.median(faults[x]):.0f} page faults")
     if against and own[bin] and own[against]:
         diffs = [a - c for a, c in zip(own[bin], own[against])]
-        print(f"own CPU, {bin} minus {against}, paired by round: median {statistics.median(diffs):+.2f} ms")
+        print(f"own CPU, {shown[bin]} minus {shown[against]}, paired by round: "
+              f"median {statistics.median(diffs):+.2f} ms")
 PY
