@@ -4,11 +4,13 @@
 // side by side, round after round (issue 31: "an informer's initial sync of 1,000 pods with
 // watch-list <= 50 ms"). Run by bench/informer_sync.sh, which starts serve.
 //
-//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf]
+//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf] [-floor]
 //
 // The pods are created once (a nodeSelector no node matches keeps them Pending and the node
 // idle), each round starts a fresh informer factory per encoding and times Start ->
-// HasSynced, and the medians are printed. The namespace is removed at the end.
+// HasSynced, and the medians are printed. The namespace is removed at the end. -floor adds,
+// interleaved with serve, the same informer against a replay of serve's recorded answers and
+// client-go's bare decoding of the recorded watch (floor.go).
 package main
 
 import (
@@ -32,8 +34,10 @@ func main() {
 	pods := flag.Int("pods", 1000, "pods in the store")
 	rounds := flag.Int("rounds", 9, "syncs per encoding")
 	only := flag.String("only", "", "sync in this encoding only (json or protobuf), e.g. to profile one")
+	floor := flag.Bool("floor", false, "also time each sync against a replay of serve's recorded "+
+		"answers (a server that does no work) and the bare decoding of the recorded watch")
 	flag.Parse()
-	if err := run(*kubeconfig, *pods, *rounds, *only); err != nil {
+	if err := run(*kubeconfig, *pods, *rounds, *only, *floor); err != nil {
 		fmt.Fprintf(os.Stderr, "informer-sync: %v\n", err)
 		os.Exit(1)
 	}
@@ -83,7 +87,7 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func run(kubeconfig string, pods, rounds int, only string) error {
+func run(kubeconfig string, pods, rounds int, only string, floor bool) error {
 	base, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -118,7 +122,7 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 	}
 	fmt.Printf("created %d pods in %v\n", pods, time.Since(began).Round(time.Millisecond))
 	time.Sleep(2 * time.Second) // the scheduler's FailedScheduling status writes settle
-	encodings := []struct{ name, contentType string }{
+	encodings := []encoding{
 		{"json", "application/json"}, {"protobuf", "application/vnd.kubernetes.protobuf"},
 	}
 	if only != "" {
@@ -132,6 +136,9 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 			return fmt.Errorf("-only %q: no such encoding (json, protobuf)", only)
 		}
 		encodings = kept
+	}
+	if floor {
+		return runFloor(ctx, base, ns.Name, pods, rounds, encodings)
 	}
 	times := map[string][]time.Duration{}
 	for r := 0; r < rounds; r++ {
@@ -149,12 +156,17 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 	}
 	for _, enc := range encodings {
 		t := times[enc.name]
-		s := append([]time.Duration(nil), t...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		lo, hi := span(t)
 		fmt.Printf("informer sync of %d pods, %-8s median %7.1f ms  (min %.1f, max %.1f, %d rounds)\n",
-			pods, enc.name, ms(median(t)), ms(s[0]), ms(s[len(s)-1]), len(t))
+			pods, enc.name, ms(median(t)), ms(lo), ms(hi), len(t))
 	}
 	return nil
+}
+
+func span(d []time.Duration) (lo, hi time.Duration) {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[0], s[len(s)-1]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

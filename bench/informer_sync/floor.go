@@ -1,0 +1,139 @@
+package main
+
+// -floor: how much of a sync is the client's own. Per encoding, one sync against serve is
+// recorded (record.go) and a replay server built from it (replay.go); then each round times,
+// interleaved, the informer against serve, the same informer against the replay (a server that
+// does no work: its answer is ready before the request comes), and client-go's bare decoding of
+// the recorded watch body (decode.go). The replay is the floor no server on this machine can go
+// below with this client; serve minus replay is what serve adds.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+)
+
+type encoding struct{ name, contentType string }
+
+type floorSubject struct {
+	enc    encoding
+	replay *replay
+	watch  *exchange
+}
+
+// recordSync syncs once against serve with the recorder on, and builds the replay.
+func recordSync(ctx context.Context, base *rest.Config, enc encoding, ns string, pods int) (*floorSubject, error) {
+	rec := &recorder{}
+	c := rest.CopyConfig(base)
+	c.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
+	cs, err := clientset(c, enc.contentType)
+	if err != nil {
+		return nil, err
+	}
+	rec.start()
+	_, err = syncOnce(ctx, cs, ns, pods)
+	exchanges := rec.stop()
+	if err != nil {
+		return nil, fmt.Errorf("recording: %w", err)
+	}
+	s := &floorSubject{enc: enc}
+	for _, e := range exchanges {
+		fmt.Printf("recorded %-8s %v\n", enc.name, e)
+		if e.isWatch() && e.status == http.StatusOK {
+			s.watch = e
+		}
+	}
+	if s.watch == nil {
+		return nil, fmt.Errorf("no watch among the %d requests recorded", len(exchanges))
+	}
+	body := s.watch.bytes()
+	if !bytes.Contains(body[max(0, len(body)-1024):], []byte(metav1.InitialEventsAnnotationKey)) {
+		return nil, fmt.Errorf("the recorded watch body does not end in the %s bookmark",
+			metav1.InitialEventsAnnotationKey)
+	}
+	if n, err := decodeWatch(body, s.watch.header.Get("Content-Type")); err != nil || n != pods {
+		return nil, fmt.Errorf("the recorded watch body decodes to %d pods (%v), want %d", n, err, pods)
+	}
+	if s.watch.peer == nil {
+		return nil, fmt.Errorf("serve's watch answer came without a TLS certificate")
+	}
+	if s.replay, err = newReplay(exchanges, s.watch.peer); err != nil {
+		return nil, err
+	}
+	// One untimed sync against the replay: its connection and TLS handshake, as the recording
+	// was serve's (client-go's transport cache keeps one connection per TLS configuration).
+	rcs, err := clientset(s.replay.config(base), enc.contentType)
+	if err == nil {
+		_, err = syncOnce(ctx, rcs, ns, pods)
+	}
+	if err != nil {
+		s.replay.close()
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	return s, nil
+}
+
+func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds int, encodings []encoding) error {
+	var subjects []*floorSubject
+	defer func() {
+		for _, s := range subjects {
+			s.replay.close()
+		}
+	}()
+	for _, enc := range encodings {
+		s, err := recordSync(ctx, base, enc, ns, pods)
+		if err != nil {
+			return fmt.Errorf("%s: %w", enc.name, err)
+		}
+		subjects = append(subjects, s)
+	}
+	times := map[string][]time.Duration{}
+	for r := 0; r < rounds; r++ {
+		for _, s := range subjects {
+			targets := []struct {
+				line string
+				cfg  *rest.Config
+			}{{"serve", base}, {"replay", s.replay.config(base)}}
+			if r%2 == 1 { // neither side always first
+				targets[0], targets[1] = targets[1], targets[0]
+			}
+			for _, t := range targets {
+				cs, err := clientset(t.cfg, s.enc.contentType)
+				if err != nil {
+					return err
+				}
+				took, err := syncOnce(ctx, cs, ns, pods)
+				if err != nil {
+					return fmt.Errorf("%s against %s, round %d: %w", s.enc.name, t.line, r, err)
+				}
+				key := s.enc.name + " " + t.line
+				times[key] = append(times[key], took)
+			}
+			body, ct := s.watch.bytes(), s.watch.header.Get("Content-Type")
+			began := time.Now()
+			if _, err := decodeWatch(body, ct); err != nil {
+				return err
+			}
+			key := s.enc.name + " bare decode"
+			times[key] = append(times[key], time.Since(began))
+		}
+	}
+	for _, s := range subjects {
+		if m := s.replay.misses.Load(); m > 0 {
+			return fmt.Errorf("%s: the replay answered %d requests it had no recording of", s.enc.name, m)
+		}
+		for _, line := range []string{"serve", "replay", "bare decode"} {
+			t := times[s.enc.name+" "+line]
+			lo, hi := span(t)
+			fmt.Printf("floor %-8s %-11s median %7.1f ms  (min %.1f, max %.1f, %d rounds)\n",
+				s.enc.name, line, ms(median(t)), ms(lo), ms(hi), len(t))
+		}
+		fmt.Printf("floor %-8s watch body %d bytes\n", s.enc.name, len(s.watch.bytes()))
+	}
+	return nil
+}
