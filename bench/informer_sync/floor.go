@@ -12,6 +12,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,7 +80,9 @@ func recordSync(ctx context.Context, base *rest.Config, enc encoding, ns string,
 	return s, nil
 }
 
-func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds int, encodings []encoding) error {
+// runFloor prints the three lines per encoding; keep, if set, is a directory to write the
+// recorded watch bodies to (NAME.watch), e.g. to profile their decoding without serve.
+func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds int, encodings []encoding, keep string) error {
 	var subjects []*floorSubject
 	defer func() {
 		for _, s := range subjects {
@@ -133,7 +137,24 @@ func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds in
 			fmt.Printf("floor %-8s %-11s median %7.1f ms  (min %.1f, max %.1f, %d rounds)\n",
 				s.enc.name, line, ms(median(t)), ms(lo), ms(hi), len(t))
 		}
+		// Each round's serve and replay ran back to back: their difference is what serve adds,
+		// less exposed to the machine's load than the difference of the two medians.
+		sv, rp := times[s.enc.name+" serve"], times[s.enc.name+" replay"]
+		diff := make([]time.Duration, len(sv))
+		for i := range sv {
+			diff[i] = sv[i] - rp[i]
+		}
+		lo, hi := span(diff)
+		fmt.Printf("floor %-8s serve-replay median %6.1f ms  (min %.1f, max %.1f, paired per round)\n",
+			s.enc.name, ms(median(diff)), ms(lo), ms(hi))
 		fmt.Printf("floor %-8s watch body %d bytes\n", s.enc.name, len(s.watch.bytes()))
+		if keep != "" {
+			name := filepath.Join(keep, s.enc.name+".watch")
+			if err := os.WriteFile(name, s.watch.bytes(), 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("floor %-8s watch body kept in %s\n", s.enc.name, name)
+		}
 	}
 	return nil
 }

@@ -4,7 +4,7 @@
 // side by side, round after round (issue 31: "an informer's initial sync of 1,000 pods with
 // watch-list <= 50 ms"). Run by bench/informer_sync.sh, which starts serve.
 //
-//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf] [-floor]
+//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf] [-floor [-floor-keep DIR]]
 //
 // The pods are created once (a nodeSelector no node matches keeps them Pending and the node
 // idle), each round starts a fresh informer factory per encoding and times Start ->
@@ -36,8 +36,9 @@ func main() {
 	only := flag.String("only", "", "sync in this encoding only (json or protobuf), e.g. to profile one")
 	floor := flag.Bool("floor", false, "also time each sync against a replay of serve's recorded "+
 		"answers (a server that does no work) and the bare decoding of the recorded watch")
+	keep := flag.String("floor-keep", "", "with -floor, a directory to write the recorded watch bodies to")
 	flag.Parse()
-	if err := run(*kubeconfig, *pods, *rounds, *only, *floor); err != nil {
+	if err := run(*kubeconfig, *pods, *rounds, *only, *floor, *keep); err != nil {
 		fmt.Fprintf(os.Stderr, "informer-sync: %v\n", err)
 		os.Exit(1)
 	}
@@ -87,7 +88,7 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func run(kubeconfig string, pods, rounds int, only string, floor bool) error {
+func run(kubeconfig string, pods, rounds int, only string, floor bool, keep string) error {
 	base, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -138,7 +139,7 @@ func run(kubeconfig string, pods, rounds int, only string, floor bool) error {
 		encodings = kept
 	}
 	if floor {
-		return runFloor(ctx, base, ns.Name, pods, rounds, encodings)
+		return runFloor(ctx, base, ns.Name, pods, rounds, encodings, keep)
 	}
 	times := map[string][]time.Duration{}
 	for r := 0; r < rounds; r++ {
