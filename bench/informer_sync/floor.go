@@ -20,6 +20,9 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// fastest is the least of d.
+func fastest(d []time.Duration) time.Duration { lo, _ := span(d); return lo }
+
 type encoding struct{ name, contentType string }
 
 type floorSubject struct {
@@ -38,7 +41,7 @@ func recordSync(ctx context.Context, base *rest.Config, enc encoding, ns string,
 		return nil, err
 	}
 	rec.start()
-	_, err = syncOnce(ctx, cs, ns, pods)
+	_, _, err = syncOnce(ctx, cs, ns, pods)
 	exchanges := rec.stop()
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
@@ -71,7 +74,7 @@ func recordSync(ctx context.Context, base *rest.Config, enc encoding, ns string,
 	// was serve's (client-go's transport cache keeps one connection per TLS configuration).
 	rcs, err := clientset(s.replay.config(base), enc.contentType)
 	if err == nil {
-		_, err = syncOnce(ctx, rcs, ns, pods)
+		_, _, err = syncOnce(ctx, rcs, ns, pods)
 	}
 	if err != nil {
 		s.replay.close()
@@ -96,13 +99,19 @@ func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds in
 		}
 		subjects = append(subjects, s)
 	}
-	times := map[string][]time.Duration{}
+	times, cpus := map[string][]time.Duration{}, map[string][]time.Duration{}
+	clock := &watchClock{}
+	clocked := func(c *rest.Config) *rest.Config {
+		c = rest.CopyConfig(c)
+		c.Wrap(func(rt http.RoundTripper) http.RoundTripper { clock.next = rt; return clock })
+		return c
+	}
 	for r := 0; r < rounds; r++ {
 		for _, s := range subjects {
 			targets := []struct {
 				line string
 				cfg  *rest.Config
-			}{{"serve", base}, {"replay", s.replay.config(base)}}
+			}{{"serve", clocked(base)}, {"replay", clocked(s.replay.config(base))}}
 			if r%2 == 1 { // neither side always first
 				targets[0], targets[1] = targets[1], targets[0]
 			}
@@ -111,20 +120,26 @@ func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds in
 				if err != nil {
 					return err
 				}
-				took, err := syncOnce(ctx, cs, ns, pods)
+				began := clock.reset()
+				took, cpu, err := syncOnce(ctx, cs, ns, pods)
 				if err != nil {
 					return fmt.Errorf("%s against %s, round %d: %w", s.enc.name, t.line, r, err)
 				}
+				headers, lastRead := clock.since(began)
 				key := s.enc.name + " " + t.line
 				times[key] = append(times[key], took)
+				cpus[key] = append(cpus[key], cpu)
+				times[key+" headers"] = append(times[key+" headers"], headers)
+				times[key+" last read"] = append(times[key+" last read"], lastRead)
 			}
 			body, ct := s.watch.bytes(), s.watch.header.Get("Content-Type")
-			began := time.Now()
+			cpu0, began := processCPU(), time.Now()
 			if _, err := decodeWatch(body, ct); err != nil {
 				return err
 			}
 			key := s.enc.name + " bare decode"
 			times[key] = append(times[key], time.Since(began))
+			cpus[key] = append(cpus[key], processCPU()-cpu0)
 		}
 	}
 	for _, s := range subjects {
@@ -132,10 +147,17 @@ func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds in
 			return fmt.Errorf("%s: the replay answered %d requests it had no recording of", s.enc.name, m)
 		}
 		for _, line := range []string{"serve", "replay", "bare decode"} {
-			t := times[s.enc.name+" "+line]
+			t, c := times[s.enc.name+" "+line], cpus[s.enc.name+" "+line]
 			lo, hi := span(t)
-			fmt.Printf("floor %-8s %-11s median %7.1f ms  (min %.1f, max %.1f, %d rounds)\n",
-				s.enc.name, line, ms(median(t)), ms(lo), ms(hi), len(t))
+			clo, chi := span(c)
+			fmt.Printf("floor %-8s %-11s median %7.1f ms  (min %.1f, max %.1f, %d rounds); "+
+				"client CPU median %.1f ms (min %.1f, max %.1f)\n",
+				s.enc.name, line, ms(median(t)), ms(lo), ms(hi), len(t), ms(median(c)), ms(clo), ms(chi))
+		}
+		for _, line := range []string{"serve", "replay"} {
+			h, l := times[s.enc.name+" "+line+" headers"], times[s.enc.name+" "+line+" last read"]
+			fmt.Printf("floor %-8s %-11s watch headers at median %.1f ms, last read of the body at "+
+				"median %.1f ms (min %.1f) after Start\n", s.enc.name, line, ms(median(h)), ms(median(l)), ms(fastest(l)))
 		}
 		// Each round's serve and replay ran back to back: their difference is what serve adds,
 		// less exposed to the machine's load than the difference of the two medians.

@@ -54,12 +54,13 @@ func clientset(base *rest.Config, contentType string) (*kubernetes.Clientset, er
 	return kubernetes.NewForConfig(c)
 }
 
-// syncOnce is one informer's Start -> HasSynced over the namespace's pods.
-func syncOnce(ctx context.Context, cs *kubernetes.Clientset, ns string, want int) (time.Duration, error) {
+// syncOnce is one informer's Start -> HasSynced over the namespace's pods: the wall time, and
+// the process's CPU time over the same span.
+func syncOnce(ctx context.Context, cs *kubernetes.Clientset, ns string, want int) (time.Duration, time.Duration, error) {
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
 	stop := make(chan struct{})
-	began := time.Now()
+	cpu0, began := processCPU(), time.Now()
 	f.Start(stop)
 	// cache.WaitForCacheSync polls every 100 ms, coarser than what is measured: poll each 0.2 ms.
 	ok := false
@@ -69,17 +70,17 @@ func syncOnce(ctx context.Context, cs *kubernetes.Clientset, ns string, want int
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-	took := time.Since(began)
+	took, cpu := time.Since(began), processCPU()-cpu0
 	n := len(inf.GetStore().List())
 	close(stop)
 	f.Shutdown()
 	if !ok {
-		return 0, fmt.Errorf("the informer did not sync")
+		return 0, 0, fmt.Errorf("the informer did not sync")
 	}
 	if n != want {
-		return 0, fmt.Errorf("synced %d pods, want %d", n, want)
+		return 0, 0, fmt.Errorf("synced %d pods, want %d", n, want)
 	}
-	return took, nil
+	return took, cpu, nil
 }
 
 func median(d []time.Duration) time.Duration {
@@ -148,7 +149,7 @@ func run(kubeconfig string, pods, rounds int, only string, floor bool, keep stri
 			if err != nil {
 				return err
 			}
-			took, err := syncOnce(ctx, cs, ns.Name, pods)
+			took, _, err := syncOnce(ctx, cs, ns.Name, pods)
 			if err != nil {
 				return fmt.Errorf("%s round %d: %w", enc.name, r, err)
 			}
