@@ -36,7 +36,7 @@ func main() {
 	only := flag.String("only", "", "sync in this encoding only (json or protobuf), e.g. to profile one")
 	floor := flag.Bool("floor", false, "also time each sync against a replay of serve's recorded "+
 		"answers (a server that does no work) and the bare decoding of the recorded watch")
-	keep := flag.String("floor-keep", "", "with -floor, a directory to write the recorded watch bodies to")
+	keep := flag.String("floor-keep", "", "with -floor, a directory to write the recorded watch bodies and CPU profiles of syncs against the replay to")
 	flag.Parse()
 	if err := run(*kubeconfig, *pods, *rounds, *only, *floor, *keep); err != nil {
 		fmt.Fprintf(os.Stderr, "informer-sync: %v\n", err)
