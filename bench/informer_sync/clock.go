@@ -14,7 +14,6 @@ import (
 )
 
 type watchClock struct {
-	next     http.RoundTripper
 	mu       sync.Mutex
 	headers  time.Time
 	lastRead time.Time
@@ -41,8 +40,20 @@ func (c *watchClock) since(began time.Time) (headers, lastRead time.Duration) {
 	return headers, lastRead
 }
 
-func (c *watchClock) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := c.next.RoundTrip(req)
+// wrap times the watches sent through next (one per rest.Config: serve's and the replay's
+// transports differ, the clock is one).
+func (c *watchClock) wrap(next http.RoundTripper) http.RoundTripper {
+	return clockedTransport{next: next, c: c}
+}
+
+type clockedTransport struct {
+	next http.RoundTripper
+	c    *watchClock
+}
+
+func (t clockedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := t.c
+	resp, err := t.next.RoundTrip(req)
 	if err != nil || !strings.Contains(req.URL.RawQuery, "watch=true") {
 		return resp, err
 	}

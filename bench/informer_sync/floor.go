@@ -106,7 +106,7 @@ func runFloor(ctx context.Context, base *rest.Config, ns string, pods, rounds in
 	clock := &watchClock{}
 	clocked := func(c *rest.Config) *rest.Config {
 		c = rest.CopyConfig(c)
-		c.Wrap(func(rt http.RoundTripper) http.RoundTripper { clock.next = rt; return clock })
+		c.Wrap(clock.wrap)
 		return c
 	}
 	for r := 0; r < rounds; r++ {
