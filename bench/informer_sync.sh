@@ -4,6 +4,12 @@
 # JSON and in protobuf side by side, median of 9 rounds each (bench/informer_sync/main.go).
 # Go and client-go from scripts/fetch-go-clients, as tests/clients/run has them. Needs root, as
 # serve does; run it alone (flock /tmp/podlimits-integration.lock ...).
+#
+# -floor (e.g. `bench/informer_sync.sh BINARY -floor -rounds 21`): the client's own floor. One
+# sync per encoding against serve is recorded (the responses' bytes as client-go read them) and
+# replayed by an in-process HTTPS server on loopback that answers at once; each round then times,
+# interleaved, the informer against serve, the same informer against the replay, and client-go's
+# bare decoding of the recorded watch body in memory (bench/informer_sync/floor.go).
 set -u
 export LC_ALL=C
 die() { echo "informer_sync: $*" >&2; exit 2; }

@@ -4,11 +4,13 @@
 // side by side, round after round (issue 31: "an informer's initial sync of 1,000 pods with
 // watch-list <= 50 ms"). Run by bench/informer_sync.sh, which starts serve.
 //
-//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf]
+//	informer-sync -kubeconfig FILE [-pods 1000] [-rounds 9] [-only json|protobuf] [-floor [-floor-keep DIR]]
 //
 // The pods are created once (a nodeSelector no node matches keeps them Pending and the node
 // idle), each round starts a fresh informer factory per encoding and times Start ->
-// HasSynced, and the medians are printed. The namespace is removed at the end.
+// HasSynced, and the medians are printed. The namespace is removed at the end. -floor adds,
+// interleaved with serve, the same informer against a replay of serve's recorded answers and
+// client-go's bare decoding of the recorded watch (floor.go).
 package main
 
 import (
@@ -32,8 +34,11 @@ func main() {
 	pods := flag.Int("pods", 1000, "pods in the store")
 	rounds := flag.Int("rounds", 9, "syncs per encoding")
 	only := flag.String("only", "", "sync in this encoding only (json or protobuf), e.g. to profile one")
+	floor := flag.Bool("floor", false, "also time each sync against a replay of serve's recorded "+
+		"answers (a server that does no work) and the bare decoding of the recorded watch")
+	keep := flag.String("floor-keep", "", "with -floor, a directory to write the recorded watch bodies and CPU profiles of syncs against the replay to")
 	flag.Parse()
-	if err := run(*kubeconfig, *pods, *rounds, *only); err != nil {
+	if err := run(*kubeconfig, *pods, *rounds, *only, *floor, *keep); err != nil {
 		fmt.Fprintf(os.Stderr, "informer-sync: %v\n", err)
 		os.Exit(1)
 	}
@@ -49,12 +54,13 @@ func clientset(base *rest.Config, contentType string) (*kubernetes.Clientset, er
 	return kubernetes.NewForConfig(c)
 }
 
-// syncOnce is one informer's Start -> HasSynced over the namespace's pods.
-func syncOnce(ctx context.Context, cs *kubernetes.Clientset, ns string, want int) (time.Duration, error) {
+// syncOnce is one informer's Start -> HasSynced over the namespace's pods: the wall time, and
+// the process's CPU time over the same span.
+func syncOnce(ctx context.Context, cs *kubernetes.Clientset, ns string, want int) (time.Duration, time.Duration, error) {
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
 	stop := make(chan struct{})
-	began := time.Now()
+	cpu0, began := processCPU(), time.Now()
 	f.Start(stop)
 	// cache.WaitForCacheSync polls every 100 ms, coarser than what is measured: poll each 0.2 ms.
 	ok := false
@@ -64,17 +70,17 @@ func syncOnce(ctx context.Context, cs *kubernetes.Clientset, ns string, want int
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-	took := time.Since(began)
+	took, cpu := time.Since(began), processCPU()-cpu0
 	n := len(inf.GetStore().List())
 	close(stop)
 	f.Shutdown()
 	if !ok {
-		return 0, fmt.Errorf("the informer did not sync")
+		return 0, 0, fmt.Errorf("the informer did not sync")
 	}
 	if n != want {
-		return 0, fmt.Errorf("synced %d pods, want %d", n, want)
+		return 0, 0, fmt.Errorf("synced %d pods, want %d", n, want)
 	}
-	return took, nil
+	return took, cpu, nil
 }
 
 func median(d []time.Duration) time.Duration {
@@ -83,7 +89,7 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func run(kubeconfig string, pods, rounds int, only string) error {
+func run(kubeconfig string, pods, rounds int, only string, floor bool, keep string) error {
 	base, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -118,7 +124,7 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 	}
 	fmt.Printf("created %d pods in %v\n", pods, time.Since(began).Round(time.Millisecond))
 	time.Sleep(2 * time.Second) // the scheduler's FailedScheduling status writes settle
-	encodings := []struct{ name, contentType string }{
+	encodings := []encoding{
 		{"json", "application/json"}, {"protobuf", "application/vnd.kubernetes.protobuf"},
 	}
 	if only != "" {
@@ -133,6 +139,9 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 		}
 		encodings = kept
 	}
+	if floor {
+		return runFloor(ctx, base, ns.Name, pods, rounds, encodings, keep)
+	}
 	times := map[string][]time.Duration{}
 	for r := 0; r < rounds; r++ {
 		for _, enc := range encodings {
@@ -140,7 +149,7 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 			if err != nil {
 				return err
 			}
-			took, err := syncOnce(ctx, cs, ns.Name, pods)
+			took, _, err := syncOnce(ctx, cs, ns.Name, pods)
 			if err != nil {
 				return fmt.Errorf("%s round %d: %w", enc.name, r, err)
 			}
@@ -149,12 +158,17 @@ func run(kubeconfig string, pods, rounds int, only string) error {
 	}
 	for _, enc := range encodings {
 		t := times[enc.name]
-		s := append([]time.Duration(nil), t...)
-		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		lo, hi := span(t)
 		fmt.Printf("informer sync of %d pods, %-8s median %7.1f ms  (min %.1f, max %.1f, %d rounds)\n",
-			pods, enc.name, ms(median(t)), ms(s[0]), ms(s[len(s)-1]), len(t))
+			pods, enc.name, ms(median(t)), ms(lo), ms(hi), len(t))
 	}
 	return nil
+}
+
+func span(d []time.Duration) (lo, hi time.Duration) {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[0], s[len(s)-1]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
