@@ -157,8 +157,9 @@ print("  its steps (medians): " + ", ".join(f"{k} {statistics.median(v):.1f} ms"
 # podlimits' own CPU (its process alone, not the runtime's it starts), as issue 30 measures it.
 import shutil
 if shutil.which("perf"):
-    own, faults = {x: [] for x in bins}, {x: [] for x in bins}
+    own, faults, diffs = {x: [] for x in bins}, {x: [] for x in bins}, []
     for i in range(perf_runs):
+        this_round = {}
         for x in (bins if i % 2 == 0 else bins[::-1]):
             time.sleep(0.1)
             r = subprocess.run(["perf", "stat", "--no-inherit", "-x", ",", "-e", "task-clock,page-faults"]
@@ -167,15 +168,17 @@ if shutil.which("perf"):
                 fields = line.split(",")
                 if len(fields) > 2 and fields[2] == "task-clock":
                     own[x].append(float(fields[0]))
+                    this_round[x] = float(fields[0])
                 elif len(fields) > 2 and fields[2] == "page-faults":
                     faults[x].append(float(fields[0]))
+        if against and bin in this_round and against in this_round:  # a pair only when both counted
+            diffs.append(this_round[bin] - this_round[against])
     for x in bins:
         if own[x]:
             print(f"podlimits' own CPU (perf stat --no-inherit task-clock) [{shown[x]}]: median "
                   f"{statistics.median(own[x]):.2f} ms over {len(own[x])} runs, "
                   f"{statistics.median(faults[x]):.0f} page faults")
-    if against and own[bin] and own[against]:
-        diffs = [a - c for a, c in zip(own[bin], own[against])]
+    if diffs:
         print(f"own CPU, {shown[bin]} minus {shown[against]}, paired by round: "
               f"median {statistics.median(diffs):+.2f} ms")
 PY

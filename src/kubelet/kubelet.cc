@@ -189,8 +189,13 @@ PodOutcome Kubelet::RunPod(const api::PodObject& pod_object, const PodRunIo& io)
   // The pod as it was first admitted: without ephemeral containers (the API refuses them on
   // create). One that has them is a pod a new worker takes over; they are planned as the update
   // that added them was (PlanSpecUpdate), so one the node refuses fails alone, not the pod.
-  api::Pod admitted_pod = pod;
-  admitted_pod.spec.ephemeral_containers.clear();
+  // Copied only then: a pod's first run (every `podlimits run`) admits the pod as it is.
+  std::optional<api::Pod> without_ephemeral;
+  if (!pod.spec.ephemeral_containers.empty()) {
+    without_ephemeral = pod;
+    without_ephemeral->spec.ephemeral_containers.clear();
+  }
+  const api::Pod& admitted_pod = without_ephemeral ? *without_ephemeral : pod;
 
   // Node admission: before anything is created. First every field this node would not apply,
   // then the declared features and rlimit ceilings.

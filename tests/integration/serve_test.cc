@@ -334,6 +334,24 @@ class ServePodsTest : public ::testing::Test {
     return ReadText(dir_ / "node/pods" / uid / "monitor.lock");
   }
 
+  // Kills pod `name`'s monitor with kill -9 and waits for the node agent's next one to have
+  // restarted the pod's first app container and made the pod Ready again.
+  struct MonitorReplaced {
+    std::string first, second;  // the monitors' pids
+    CommandResult restarted;    // the wait for restartCount 1
+  };
+  MonitorReplaced KillMonitorAndWaitForTheNext(const std::string& name, const std::string& uid) {
+    MonitorReplaced out;
+    out.first = MonitorPid(uid);
+    const pid_t pid = static_cast<pid_t>(std::atoll(out.first.c_str()));
+    if (pid > 1) ::kill(pid, SIGKILL);
+    out.restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
+                             "pod/" + name, "--timeout=60s"});
+    Kubectl({"wait", "--for=condition=Ready", "pod/" + name, "--timeout=60s"});
+    out.second = MonitorPid(uid);
+    return out;
+  }
+
   const fs::path kubectl_ = "/usr/bin/kubectl";
   TempDir dir_{"podlimits-serve-pods"};
   std::string listen_;
@@ -613,13 +631,10 @@ TEST_F(ServePodsTest, AKilledMonitorIsALostContainerRestarted) {
     created = Kubectl({"create", "-f", "-"}, kPod);
     ready = Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
     uid = Kubectl({"get", "pod", "web", "-o", "jsonpath={.metadata.uid}"});
-    first_monitor = MonitorPid(uid.out);
-    const pid_t pid = static_cast<pid_t>(std::atoll(first_monitor.c_str()));
-    if (pid > 1) ::kill(pid, SIGKILL);
-    restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
-                         "pod/web", "--timeout=60s"});
-    Kubectl({"wait", "--for=condition=Ready", "pod/web", "--timeout=60s"});
-    second_monitor = MonitorPid(uid.out);
+    MonitorReplaced replaced = KillMonitorAndWaitForTheNext("web", uid.out);
+    first_monitor = replaced.first;
+    second_monitor = replaced.second;
+    restarted = replaced.restarted;
     last_state = Kubectl({"get", "pod", "web", "-o",
                           "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode} "
                           "{.status.containerStatuses[0].lastState.terminated.reason}"});
@@ -681,13 +696,10 @@ TEST_F(ServePodsTest, AKilledMonitorDoesNotRestartEphemeralContainers) {
                    "jsonpath={.status.ephemeralContainerStatuses[0].containerID}"});
     keep_id = ids.out.substr(ids.out.find("://") == std::string::npos ? 0 : ids.out.find("://") + 3);
     keep_state_before = !keep_id.empty() && fs::exists(dir_ / "state/runtime/crun" / keep_id);
-    first_monitor = MonitorPid(uid.out);
-    const pid_t pid = static_cast<pid_t>(std::atoll(first_monitor.c_str()));
-    if (pid > 1) ::kill(pid, SIGKILL);
-    restarted = Kubectl({"wait", "--for=jsonpath={.status.containerStatuses[0].restartCount}=1",
-                         "pod/dbgk", "--timeout=60s"});
-    Kubectl({"wait", "--for=condition=Ready", "pod/dbgk", "--timeout=60s"});
-    second_monitor = MonitorPid(uid.out);
+    MonitorReplaced replaced = KillMonitorAndWaitForTheNext("dbgk", uid.out);
+    first_monitor = replaced.first;
+    second_monitor = replaced.second;
+    restarted = replaced.restarted;
     after = Kubectl({"get", "pod", "dbgk", "-o", kStates});
     // What the node does not start again stays down.
     std::this_thread::sleep_for(std::chrono::seconds(3));

@@ -865,9 +865,6 @@ constexpr std::string_view kReadsSettings =
     "  restartPolicy: Never\n  containers:\n  - name: app\n    image: busybox\n"
     "    envFrom: [{configMapRef: {name: settings}}]\n";
 
-// On a node that keeps pods, CreateContainerConfigError is waited out: the container waits with
-// the kubelet's reason and message, each retry ensures the image again (Pulled) and fails again
-// (Failed), and once the ConfigMap exists the container starts, not counted as a restart.
 // An ephemeral container a spec update adds starts in the running pod, is never restarted, and
 // its exit is no part of the pod's phase; one the node refused waits with the node's reason.
 TEST(PodWorker, EphemeralContainersStartInTheRunningPodAndAreNeverRestarted) {
@@ -928,6 +925,9 @@ TEST(PodWorker, EphemeralContainersStartInTheRunningPodAndAreNeverRestarted) {
             std::find(calls.begin(), calls.end(), "create dbg"));
 }
 
+// On a node that keeps pods, CreateContainerConfigError is waited out: the container waits with
+// the kubelet's reason and message, each retry ensures the image again (Pulled) and fails again
+// (Failed), and once the ConfigMap exists the container starts, not counted as a restart.
 TEST(PodWorker, ConfigErrorIsRetriedUntilTheConfigMapExists) {
   FakeNode node;
   FakeRuntime runtime;

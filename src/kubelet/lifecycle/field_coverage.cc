@@ -371,9 +371,8 @@ struct Table {
 // Built at the first pod and never destroyed (as RawRules): a process needs it until it exits,
 // and a one-shot `podlimits run` freed its hundreds of blocks one by one at exit.
 const Table& RuleTable() {
-  static const Table& table = *[] {
-    auto* t_owned = new Table;
-    Table& t = *t_owned;
+  static const Table& table = *new Table([] {
+    Table t;
     std::size_t count = 0;
     for (const RawRule& raw : RawRules()) {
       count += raw.path.starts_with("<c>") ? std::size(kContainerLists) : 1;
@@ -395,8 +394,8 @@ const Table& RuleTable() {
         add(std::string(raw.path));
       }
     }
-    return t_owned;
-  }();
+    return t;
+  }());
   return table;
 }
 

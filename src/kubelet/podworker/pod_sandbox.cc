@@ -53,17 +53,12 @@ Result<cgroups::AppliedPodCgroup> PodSandbox::Create(const PodRecord& record,
 
   // 2. Held until the pod is gone: `image rm` cannot see overlays in our mount namespace.
   for (std::size_t i = 0; i < record.images.size(); ++i) {
-    auto lease =
-        image::ImageLease::Acquire(record.images[i], image::LeaseHolder{plan_.uid, plan_.pod_dir});
-    if (!lease) {
-      return std::unexpected(
-          std::move(lease.error())
-              .Wrap(fmt::format("Container image \"{}\" is not present with pull policy of Never",
-                                i < image_names.size() ? image_names[i]
-                                                       : record.images[i].string()))
-              .Because(kErrImageNeverPull));
+    if (auto leased = LeaseImage(record.images[i], i < image_names.size()
+                                                       ? image_names[i]
+                                                       : record.images[i].string());
+        !leased) {
+      return std::unexpected(std::move(leased.error()));  // ErrImageNeverPull, as it is
     }
-    leases_.push_back(std::move(*lease));
   }
 
   // 3. The parents are created under the ledger's lock, so no run sharing this state directory
@@ -101,6 +96,10 @@ Result<void> PodSandbox::AddContainer(const std::string& name, const std::string
   if (auto w = WritePodRecord(plan_.pod_dir, record); !w) return w;
   record_ = std::move(record);
   if (!new_image) return {};
+  return LeaseImage(image_dir, image_name);
+}
+
+Result<void> PodSandbox::LeaseImage(const fs::path& image_dir, const std::string& image_name) {
   auto lease = image::ImageLease::Acquire(image_dir, image::LeaseHolder{plan_.uid, plan_.pod_dir});
   if (!lease) {
     return std::unexpected(

@@ -59,6 +59,10 @@ class PodSandbox {
   std::vector<std::string> Teardown(bool keep_state = false);
 
  private:
+  // Holds `image_dir` for the pod until it is gone (`image rm` cannot see overlays in the
+  // runtime's mount namespace); a missing image is ErrImageNeverPull naming `image_name`.
+  Result<void> LeaseImage(const std::filesystem::path& image_dir, const std::string& image_name);
+
   const PodPlan& plan_;
   std::filesystem::path state_dir_;
   cgroups::PodCgroup cgroup_;
